@@ -1,0 +1,118 @@
+// ScatteredStreamWriter writes a byte stream into a sequence of
+// non-contiguous memory ranges (heap slices, shared-memory chunks) that a
+// Delegate supplies on demand.
+//
+// Every write is bounds-checked inline; only a write that crosses the end of
+// the current range takes the out-of-line slow path, which asks the delegate
+// for the next range. This keeps the common case to a compare and a memcpy.
+//
+// Thread-compatible: one writer is used by one thread at a time.
+
+#ifndef ZT_PROTOZERO_SCATTERED_STREAM_WRITER_H_
+#define ZT_PROTOZERO_SCATTERED_STREAM_WRITER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "zt/protozero/contiguous_memory_range.h"
+#include "zt/protozero/proto_utils.h"
+
+namespace zt {
+namespace protozero {
+
+class ScatteredStreamWriter {
+ public:
+  class Delegate {
+   public:
+    virtual ~Delegate();
+
+    // Returns the next range to write into; must be at least
+    // kMinRangeSize bytes. Called with the writer's write_ptr() still inside
+    // the range being abandoned, so the delegate can tell how much of it was
+    // used. This is also the moment to redirect size fields of open messages
+    // that lie in the abandoned range (see Message::set_size_field()).
+    virtual ContiguousMemoryRange GetNewBuffer() = 0;
+  };
+
+  // Smallest range a delegate may hand out: it must fit any reservation.
+  static constexpr size_t kMinRangeSize = 8;
+
+  // Starts with an empty range: the first write asks |delegate| for memory.
+  explicit ScatteredStreamWriter(Delegate* delegate) : delegate_(delegate) {}
+
+  ScatteredStreamWriter(const ScatteredStreamWriter&) = delete;
+  ScatteredStreamWriter& operator=(const ScatteredStreamWriter&) = delete;
+
+  // Continues writing into |range|. Bytes left unwritten in the current range
+  // are abandoned (not counted by written()). O(1).
+  void Reset(ContiguousMemoryRange range) {
+    written_previously_ += static_cast<uint64_t>(write_ptr_ - cur_range_.begin);
+    cur_range_ = range;
+    write_ptr_ = range.begin;
+  }
+
+  // Appends one byte. O(1), may call the delegate.
+  void WriteByte(uint8_t value) {
+    if (ZT_UNLIKELY(write_ptr_ >= cur_range_.end))
+      Extend();
+    *write_ptr_++ = value;
+  }
+
+  // Appends |size| bytes, splitting them across ranges when needed. O(size).
+  void WriteBytes(const uint8_t* src, size_t size) {
+    if (ZT_LIKELY(static_cast<size_t>(cur_range_.end - write_ptr_) >= size)) {
+      WriteBytesUnsafe(src, size);
+      return;
+    }
+    WriteBytesSlowPath(src, size);
+  }
+
+  // Appends |size| bytes that the caller knows fit in the current range.
+  void WriteBytesUnsafe(const uint8_t* src, size_t size) {
+    memcpy(write_ptr_, src, size);
+    write_ptr_ += size;
+  }
+
+  // Returns |size| (<= kMinRangeSize) contiguous bytes and moves past them.
+  // If the current range has less room, its tail is abandoned.
+  uint8_t* ReserveBytes(size_t size) {
+    if (ZT_UNLIKELY(static_cast<size_t>(cur_range_.end - write_ptr_) < size))
+      Extend();
+    uint8_t* begin = write_ptr_;
+    write_ptr_ += size;
+    return begin;
+  }
+
+  // Total bytes written since construction (excluding abandoned tails).
+  uint64_t written() const {
+    return written_previously_ +
+           static_cast<uint64_t>(write_ptr_ - cur_range_.begin);
+  }
+
+  size_t bytes_available() const {
+    return static_cast<size_t>(cur_range_.end - write_ptr_);
+  }
+  uint8_t* write_ptr() const { return write_ptr_; }
+  uint8_t* end() const { return cur_range_.end; }
+  ContiguousMemoryRange cur_range() const { return cur_range_; }
+  Delegate* delegate() const { return delegate_; }
+
+  // Moves the write pointer within the current range, after the caller wrote
+  // directly into [write_ptr(), end()).
+  void set_write_ptr(uint8_t* ptr) { write_ptr_ = ptr; }
+
+ private:
+  void Extend();
+  void WriteBytesSlowPath(const uint8_t* src, size_t size);
+
+  Delegate* const delegate_;
+  ContiguousMemoryRange cur_range_{};
+  uint8_t* write_ptr_ = nullptr;
+  uint64_t written_previously_ = 0;
+};
+
+}  // namespace protozero
+}  // namespace zt
+
+#endif  // ZT_PROTOZERO_SCATTERED_STREAM_WRITER_H_
