@@ -1,0 +1,36 @@
+# zt_libprotobuf_library(NAME PROTOS <files...> PROTO_ROOT <dir>)
+#
+# Test- and benchmark-only: compiles .proto files with protoc's own C++
+# generator into a static library linked against libprotobuf, so that tests
+# can check protozero's bytes against the reference implementation. Nothing
+# that ships links this.
+find_package(Protobuf REQUIRED)
+
+function(zt_libprotobuf_library name)
+  cmake_parse_arguments(A "" "PROTO_ROOT" "PROTOS" ${ARGN})
+  if(NOT A_PROTO_ROOT)
+    set(A_PROTO_ROOT ${CMAKE_CURRENT_SOURCE_DIR})
+  endif()
+  set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/${name}_gen)
+  file(MAKE_DIRECTORY ${out_dir})
+  set(srcs "")
+  foreach(proto ${A_PROTOS})
+    get_filename_component(abs ${proto} ABSOLUTE)
+    file(RELATIVE_PATH rel ${A_PROTO_ROOT} ${abs})
+    string(REGEX REPLACE "\\.proto$" "" stem ${rel})
+    set(cc ${out_dir}/${stem}.pb.cc)
+    set(h ${out_dir}/${stem}.pb.h)
+    add_custom_command(
+      OUTPUT ${cc} ${h}
+      COMMAND protobuf::protoc --cpp_out=${out_dir} -I ${A_PROTO_ROOT} ${abs}
+      DEPENDS ${abs} protobuf::protoc
+      COMMENT "libprotobuf C++ for ${rel}"
+      VERBATIM)
+    list(APPEND srcs ${cc})
+  endforeach()
+  add_library(${name} STATIC ${srcs})
+  # Generated code is not ours: no -Werror, no warnings.
+  target_compile_options(${name} PRIVATE -w)
+  target_include_directories(${name} SYSTEM PUBLIC ${out_dir})
+  target_link_libraries(${name} PUBLIC protobuf::libprotobuf)
+endfunction()
