@@ -1,0 +1,12 @@
+// Entry point of protoc-gen-pbzero. protoc runs it as a plugin:
+//   protoc --plugin=protoc-gen-pbzero=<path>
+//          --pbzero_out=wrapper_namespace=pbzero:<out_dir> -I<root> x.proto
+
+#include <google/protobuf/compiler/plugin.h>
+
+#include "pbzero_generator.h"
+
+int main(int argc, char** argv) {
+  zt::pbzero_plugin::PbzeroGenerator generator;
+  return google::protobuf::compiler::PluginMain(argc, argv, &generator);
+}

@@ -1,0 +1,906 @@
+// protoc-gen-pbzero code generator.
+//
+// Output layout of X.pbzero.h, inside the file's namespace (package parts,
+// then the wrapper namespace):
+//   1. forward declarations of every writer and decoder class of the file;
+//   2. every enum of the file (nested ones flattened to namespace scope as
+//      Outer_Inner, their values as Outer_Inner_VALUE) and its E_Name();
+//   3. per message, pre-order: the decoder M_Decoder, then the writer M
+//      (nested messages flattened to namespace scope as Outer_Inner and
+//      aliased inside the outer writer class);
+//   4. out-of-line inline bodies of the nested-message accessors
+//      (T* set_f() / T* add_f()). They come last so that messages can refer
+//      to each other in any order, including themselves, using only the
+//      forward declarations: BeginNestedMessage<T> needs a complete T.
+// Every type is spelled fully qualified from the global namespace (::a::b::T,
+// ::std::..., ::zt::protozero::...), so user identifiers can never capture
+// a name the generated code relies on.
+//
+// Identifier mapping (proto name -> C++ name):
+//   * Namespaces, messages, enums and enum values: the proto name; if it is a
+//     C++ keyword, a <cstdint> type name or a common libc macro (see
+//     IsReservedWord), a '_' is appended ("class" -> "class_"). Nested names
+//     are flattened first (Outer.class -> Outer_class, not reserved).
+//   * Fields: each field gets a base identifier B from which its members
+//     derive: writer set_B / add_B, decoder B() and has_B(). B starts as the
+//     field name ('_' appended if reserved as above). Fields are processed in
+//     field-number order (so adding a field with a higher number never
+//     renames an existing one); while any of B, has_B, set_B, add_B is
+//     already taken - by a member of the zt::protozero base class it would
+//     hide (a field "size_field" would hide Message::set_size_field, one
+//     named "at" TypedProtoDecoder::at), by a generated member of the class
+//     (Decoder, GetName, nested type and enum aliases, enum value aliases,
+//     E_Name) or by a member of an earlier field (fields "foo" and "has_foo"
+//     would both want has_foo()) - one more '_' is appended to B.
+//   * Field-number constants: k<UpperCamel(field name)>FieldNumber, with '_'
+//     appended before "FieldNumber" while taken ("foo_bar" and "fooBar" give
+//     kFooBarFieldNumber and kFooBar_FieldNumber).
+//   Not disambiguated (as with libprotobuf's C++ generator): flattened
+//   message names that coincide (a top-level "A_B" next to a nested A.B, or
+//   a nested message "Decoder" in M next to M's decoder M_Decoder).
+
+#include "pbzero_generator.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <google/protobuf/compiler/code_generator.h>
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/descriptor.pb.h>
+#include <google/protobuf/io/printer.h>
+#include <google/protobuf/io/zero_copy_stream.h>
+
+namespace zt {
+namespace pbzero_plugin {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::EnumDescriptor;
+using google::protobuf::EnumValueDescriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::FileDescriptor;
+using google::protobuf::compiler::GeneratorContext;
+
+// Fields whose id is above this are not given a slot in the decoder's O(1)
+// field table (it is an array of MAX_FIELD_ID + 1 entries); they are looked
+// up by scanning the message instead.
+constexpr int kMaxDecoderTableFieldId = 999;
+
+const char kUnknownEnumName[] = "PBZERO_UNKNOWN_ENUM_VALUE";
+
+bool IsReservedWord(const std::string& s) {
+  static const std::set<std::string>* const kWords = new std::set<std::string>{
+      // C++ keywords (up to C++20) and alternative tokens.
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+      "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
+      "char32_t", "class", "compl", "concept", "const", "consteval",
+      "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do",
+      "double", "dynamic_cast", "else", "enum", "explicit", "export",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline",
+      "int", "long", "mutable", "namespace", "new", "noexcept", "not",
+      "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
+      "public", "register", "reinterpret_cast", "requires", "return", "short",
+      "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+      "switch", "template", "this", "thread_local", "throw", "true", "try",
+      "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+      // Type names the generated code spells unqualified.
+      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+      "uint32_t", "uint64_t", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t",
+      // Macros commonly defined by libc / compilers.
+      "NULL", "EOF", "TRUE", "FALSE", "DOMAIN", "OVERFLOW", "UNDERFLOW",
+      "linux", "unix", "errno", "assert", "major", "minor", "stdin", "stdout",
+      "stderr", "offsetof", "BIG_ENDIAN", "LITTLE_ENDIAN", "PAGE_SIZE",
+      "INT_MAX", "INT_MIN", "UINT_MAX"};
+  return kWords->count(s) != 0;
+}
+
+std::string SanitizeIdent(const std::string& s) {
+  return IsReservedWord(s) ? s + "_" : s;
+}
+
+// "foo_bar" -> "FooBar", "fooBar" -> "FooBar", "foo2bar" -> "Foo2bar".
+std::string UpperCamel(const std::string& s) {
+  std::string out;
+  bool upper_next = true;
+  for (char c : s) {
+    if (c == '_') {
+      upper_next = true;
+      continue;
+    }
+    if (upper_next && c >= 'a' && c <= 'z')
+      c = static_cast<char>(c - 'a' + 'A');
+    upper_next = false;
+    out += c;
+  }
+  return out;
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      if (!cur.empty())
+        parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty())
+    parts.push_back(cur);
+  return parts;
+}
+
+std::string StripProto(const std::string& path) {
+  const std::string ext = ".proto";
+  if (path.size() > ext.size() &&
+      path.compare(path.size() - ext.size(), ext.size(), ext) == 0)
+    return path.substr(0, path.size() - ext.size());
+  return path;
+}
+
+std::string HeaderPathFor(const FileDescriptor* file) {
+  return StripProto(file->name()) + ".pbzero.h";
+}
+
+// A C++ string literal for |s| (proto names are ASCII identifiers with dots,
+// but be safe anyway).
+std::string CppStringLiteral(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      snprintf(buf, sizeof(buf), "\\%03o", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+// Members of the zt::protozero base classes that a generated member must not
+// hide. Private members are listed too: hiding them is harmless today, but
+// the list then survives them becoming protected.
+const std::set<std::string>& WriterBaseMembers() {
+  static const std::set<std::string>* const kNames = new std::set<std::string>{
+      "Message", "Reset", "Finalize", "AppendVarInt", "AppendSignedVarInt",
+      "AppendFixed", "AppendBytes", "AppendString", "AppendRawProtoBytes",
+      "BeginNestedMessage", "nested_message", "size_field", "set_size_field",
+      "is_finalized", "stream_writer", "arena", "BeginNestedMessageInternal",
+      "EndNestedMessage", "AppendVarIntSlowPath", "AppendFixedSlowPath",
+      "AppendBytesSlowPath", "BeginNestedMessageSlowPath",
+      // Generated members of every writer class.
+      "Decoder", "GetName"};
+  return *kNames;
+}
+
+const std::set<std::string>& DecoderBaseMembers() {
+  static const std::set<std::string>* const kNames = new std::set<std::string>{
+      "ProtoDecoder", "TypedProtoDecoder", "TypedProtoDecoderBase",
+      "ReadField", "FindField", "Reset", "parse_error", "read_offset",
+      "bytes_left", "length", "begin", "end", "Get", "GetRepeated",
+      "GetPackedRepeated", "ParseAllFields", "ExpandHeapStorage", "at"};
+  return *kNames;
+}
+
+// Outer.Inner -> Outer_Inner (before sanitizing).
+std::string RawFlatName(const Descriptor* msg) {
+  if (!msg->containing_type())
+    return msg->name();
+  return RawFlatName(msg->containing_type()) + "_" + msg->name();
+}
+
+std::string RawFlatName(const EnumDescriptor* en) {
+  if (!en->containing_type())
+    return en->name();
+  return RawFlatName(en->containing_type()) + "_" + en->name();
+}
+
+// How one field is spelled in the generated classes.
+struct FieldNames {
+  const FieldDescriptor* field = nullptr;
+  std::string base;      // B: set_B, add_B, B(), has_B()
+  std::string constant;  // kBFieldNumber
+};
+
+class FileGenerator {
+ public:
+  FileGenerator(const FileDescriptor* file, std::string wrapper_namespace)
+      : file_(file), wrapper_namespace_(std::move(wrapper_namespace)) {}
+
+  bool Generate(std::string* header, std::string* error);
+
+ private:
+  // Naming.
+  std::vector<std::string> NamespaceParts(const FileDescriptor* file) const;
+  std::string FlatName(const Descriptor* msg) const;
+  std::string FlatName(const EnumDescriptor* en) const;
+  std::string Qualified(const FileDescriptor* file,
+                        const std::string& flat) const;
+  std::string Qualified(const Descriptor* msg) const {
+    return Qualified(msg->file(), FlatName(msg));
+  }
+  std::string Qualified(const EnumDescriptor* en) const {
+    return Qualified(en->file(), FlatName(en));
+  }
+  std::string ValueFlatName(const EnumValueDescriptor* v) const;
+  std::string DecoderName(const Descriptor* msg) const {
+    return SanitizeIdent(RawFlatName(msg) + "_Decoder");
+  }
+  // Namespace-scope helpers of an enum: E_Name, E_MIN, E_MAX.
+  std::string EnumHelperName(const EnumDescriptor* en,
+                             const std::string& suffix) const {
+    return SanitizeIdent(RawFlatName(en) + suffix);
+  }
+  std::string QualifiedValue(const EnumValueDescriptor* v) const {
+    return Qualified(v->type()->file(), ValueFlatName(v));
+  }
+  std::vector<FieldNames> AssignFieldNames(const Descriptor* msg) const;
+
+  // Collection.
+  void CollectMessages(const Descriptor* msg);
+  void CollectEnums(const EnumDescriptor* en) { enums_.push_back(en); }
+  bool Validate(std::string* error) const;
+
+  // Emission.
+  void EmitIncludes();
+  void EmitEnum(const EnumDescriptor* en);
+  void EmitDecoder(const Descriptor* msg, const std::vector<FieldNames>& names);
+  void EmitWriter(const Descriptor* msg, const std::vector<FieldNames>& names);
+  void EmitWriterField(const Descriptor* msg, const FieldNames& f);
+  void EmitDecoderField(const FieldNames& f, bool in_table);
+
+  const FileDescriptor* const file_;
+  const std::string wrapper_namespace_;
+  std::vector<const Descriptor*> messages_;  // pre-order
+  std::vector<const EnumDescriptor*> enums_;
+  std::ostringstream out_;
+  std::ostringstream deferred_;  // out-of-line nested accessor bodies
+};
+
+std::vector<std::string> FileGenerator::NamespaceParts(
+    const FileDescriptor* file) const {
+  std::vector<std::string> parts;
+  for (const std::string& p : Split(file->package(), '.'))
+    parts.push_back(SanitizeIdent(p));
+  if (!wrapper_namespace_.empty()) {
+    for (const std::string& p : Split(wrapper_namespace_, ':'))
+      parts.push_back(SanitizeIdent(p));
+  }
+  return parts;
+}
+
+
+std::string FileGenerator::FlatName(const Descriptor* msg) const {
+  return SanitizeIdent(RawFlatName(msg));
+}
+
+std::string FileGenerator::FlatName(const EnumDescriptor* en) const {
+  if (!en->containing_type())
+    return SanitizeIdent(en->name());
+  return SanitizeIdent(RawFlatName(en));
+}
+
+std::string FileGenerator::ValueFlatName(const EnumValueDescriptor* v) const {
+  // Top-level enum values live at namespace scope unprefixed (protobuf's
+  // scoping rules make them unique in the package); values of a nested enum
+  // are prefixed with the enum's flattened name.
+  const EnumDescriptor* en = v->type();
+  if (!en->containing_type())
+    return SanitizeIdent(v->name());
+  return SanitizeIdent(RawFlatName(en) + "_" + v->name());
+}
+
+std::string FileGenerator::Qualified(const FileDescriptor* file,
+                                     const std::string& flat) const {
+  std::string q;
+  for (const std::string& p : NamespaceParts(file))
+    q += "::" + p;
+  return q + "::" + flat;
+}
+
+std::vector<FieldNames> FileGenerator::AssignFieldNames(
+    const Descriptor* msg) const {
+  // Names already taken in the writer class / the decoder class.
+  std::set<std::string> writer_taken = WriterBaseMembers();
+  std::set<std::string> decoder_taken = DecoderBaseMembers();
+  for (int i = 0; i < msg->nested_type_count(); ++i)
+    writer_taken.insert(SanitizeIdent(msg->nested_type(i)->name()));
+  for (int i = 0; i < msg->enum_type_count(); ++i) {
+    const EnumDescriptor* en = msg->enum_type(i);
+    writer_taken.insert(SanitizeIdent(en->name()));
+    writer_taken.insert(SanitizeIdent(en->name() + "_Name"));
+    for (int j = 0; j < en->value_count(); ++j)
+      writer_taken.insert(SanitizeIdent(en->value(j)->name()));
+  }
+
+  std::vector<const FieldDescriptor*> fields;
+  for (int i = 0; i < msg->field_count(); ++i)
+    fields.push_back(msg->field(i));
+  std::sort(fields.begin(), fields.end(),
+            [](const FieldDescriptor* a, const FieldDescriptor* b) {
+              return a->number() < b->number();
+            });
+
+  std::map<const FieldDescriptor*, FieldNames> by_field;
+  auto taken = [&](const std::string& n) {
+    return writer_taken.count(n) != 0 || decoder_taken.count(n) != 0;
+  };
+  for (const FieldDescriptor* fd : fields) {
+    FieldNames names;
+    names.field = fd;
+    names.base = SanitizeIdent(fd->name());
+    while (taken(names.base) || taken("has_" + names.base) ||
+           taken("set_" + names.base) || taken("add_" + names.base)) {
+      names.base += "_";
+    }
+    writer_taken.insert("set_" + names.base);
+    writer_taken.insert("add_" + names.base);
+    decoder_taken.insert(names.base);
+    decoder_taken.insert("has_" + names.base);
+
+    std::string stem = UpperCamel(fd->name());
+    while (taken("k" + stem + "FieldNumber"))
+      stem += "_";
+    names.constant = "k" + stem + "FieldNumber";
+    writer_taken.insert(names.constant);
+    by_field[fd] = names;
+  }
+  // Back to declaration order for emission.
+  std::vector<FieldNames> result;
+  for (int i = 0; i < msg->field_count(); ++i)
+    result.push_back(by_field[msg->field(i)]);
+  return result;
+}
+
+void FileGenerator::CollectMessages(const Descriptor* msg) {
+  messages_.push_back(msg);
+  for (int i = 0; i < msg->enum_type_count(); ++i)
+    CollectEnums(msg->enum_type(i));
+  for (int i = 0; i < msg->nested_type_count(); ++i)
+    CollectMessages(msg->nested_type(i));
+}
+
+bool FileGenerator::Validate(std::string* error) const {
+  for (const Descriptor* msg : messages_) {
+    for (int i = 0; i < msg->field_count(); ++i) {
+      const FieldDescriptor* fd = msg->field(i);
+      if (fd->type() == FieldDescriptor::TYPE_GROUP) {
+        *error = file_->name() + ": field " + fd->full_name() +
+                 " is a group; groups are not supported by protoc-gen-pbzero";
+        return false;
+      }
+      if (fd->is_repeated() && fd->number() > kMaxDecoderTableFieldId) {
+        // TypedProtoDecoder skips ids beyond its table, so their occurrences
+        // could not be iterated; singular ones are found with FindField().
+        *error = file_->name() + ": repeated field " + fd->full_name() +
+                 " has id " + std::to_string(fd->number()) +
+                 "; protoc-gen-pbzero supports repeated fields up to id " +
+                 std::to_string(kMaxDecoderTableFieldId);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void FileGenerator::EmitIncludes() {
+  out_ << "#include <cstddef>\n"
+          "#include <cstdint>\n"
+          "#include <string>\n"
+          "#include <string_view>\n"
+          "\n"
+          "#include \"zt/protozero/field.h\"\n"
+          "#include \"zt/protozero/message.h\"\n"
+          "#include \"zt/protozero/packed_repeated_fields.h\"\n"
+          "#include \"zt/protozero/proto_decoder.h\"\n"
+          "#include \"zt/protozero/proto_utils.h\"\n";
+
+  // Imports: public ones always (they re-export their symbols to whoever
+  // includes us); others only when one of our fields uses a type from them,
+  // so that e.g. an import of google/protobuf/descriptor.proto for custom
+  // options needs no generated header.
+  std::set<const FileDescriptor*> used;
+  for (const Descriptor* msg : messages_) {
+    for (int i = 0; i < msg->field_count(); ++i) {
+      const FieldDescriptor* fd = msg->field(i);
+      if (fd->message_type())
+        used.insert(fd->message_type()->file());
+      if (fd->enum_type())
+        used.insert(fd->enum_type()->file());
+    }
+  }
+  std::vector<std::string> includes;
+  for (int i = 0; i < file_->dependency_count(); ++i) {
+    const FileDescriptor* dep = file_->dependency(i);
+    bool is_public = false;
+    for (int j = 0; j < file_->public_dependency_count(); ++j)
+      is_public = is_public || file_->public_dependency(j) == dep;
+    if (is_public || used.count(dep))
+      includes.push_back(HeaderPathFor(dep));
+  }
+  std::sort(includes.begin(), includes.end());
+  if (!includes.empty())
+    out_ << "\n";
+  for (const std::string& inc : includes)
+    out_ << "#include \"" << inc << "\"\n";
+}
+
+void FileGenerator::EmitEnum(const EnumDescriptor* en) {
+  const std::string name = FlatName(en);
+  out_ << "// Proto enum " << en->full_name() << ".\n";
+  out_ << "enum " << name << " : int32_t {\n";
+  const EnumValueDescriptor* min = nullptr;
+  const EnumValueDescriptor* max = nullptr;
+  std::set<std::string> value_names;
+  for (int i = 0; i < en->value_count(); ++i) {
+    const EnumValueDescriptor* v = en->value(i);
+    out_ << "  " << ValueFlatName(v) << " = " << v->number() << ",\n";
+    value_names.insert(ValueFlatName(v));
+    if (!min || v->number() < min->number())
+      min = v;
+    if (!max || v->number() > max->number())
+      max = v;
+  }
+  out_ << "};\n";
+  // Bounds, unless a value already has that name.
+  const std::string min_name = EnumHelperName(en, "_MIN");
+  const std::string max_name = EnumHelperName(en, "_MAX");
+  if (min && !value_names.count(min_name))
+    out_ << "inline constexpr " << name << " " << min_name << " = "
+         << ValueFlatName(min) << ";\n";
+  if (max && !value_names.count(max_name))
+    out_ << "inline constexpr " << name << " " << max_name << " = "
+         << ValueFlatName(max) << ";\n";
+
+  // Name lookup. Aliased values (allow_alias) share a number: the first
+  // declared name wins.
+  out_ << "\n// Returns the proto name of |value|, or \"" << kUnknownEnumName
+       << "\".\n";
+  out_ << "inline const char* " << EnumHelperName(en, "_Name") << "(" << name
+       << " value) {\n";
+  out_ << "  switch (value) {\n";
+  std::set<int> seen;
+  for (int i = 0; i < en->value_count(); ++i) {
+    const EnumValueDescriptor* v = en->value(i);
+    if (!seen.insert(v->number()).second)
+      continue;
+    out_ << "    case " << ValueFlatName(v) << ":\n"
+         << "      return " << CppStringLiteral(v->name()) << ";\n";
+  }
+  out_ << "  }\n";
+  out_ << "  return \"" << kUnknownEnumName << "\";\n";
+  out_ << "}\n\n";
+}
+
+// ---------------------------------------------------------------------------
+// Writer
+
+struct ScalarSpec {
+  const char* cpp_type;    // argument type of set_/add_
+  const char* append;      // Message method
+  const char* packed_append;  // how values go into the packed builder
+  bool fixed;              // PackedFixedSizeInt<cpp_type> vs PackedVarInt
+};
+
+// Spec for every non-length-delimited type (enum handled by the caller).
+ScalarSpec SpecFor(FieldDescriptor::Type type) {
+  switch (type) {
+    case FieldDescriptor::TYPE_INT32:
+      return {"int32_t", "AppendVarInt", "Append", false};
+    case FieldDescriptor::TYPE_INT64:
+      return {"int64_t", "AppendVarInt", "Append", false};
+    case FieldDescriptor::TYPE_UINT32:
+      return {"uint32_t", "AppendVarInt", "Append", false};
+    case FieldDescriptor::TYPE_UINT64:
+      return {"uint64_t", "AppendVarInt", "Append", false};
+    case FieldDescriptor::TYPE_SINT32:
+      return {"int32_t", "AppendSignedVarInt", "AppendZigZag", false};
+    case FieldDescriptor::TYPE_SINT64:
+      return {"int64_t", "AppendSignedVarInt", "AppendZigZag", false};
+    case FieldDescriptor::TYPE_BOOL:
+      return {"bool", "AppendVarInt", "Append", false};
+    case FieldDescriptor::TYPE_ENUM:
+      return {"int32_t", "AppendVarInt", "Append", false};
+    case FieldDescriptor::TYPE_FIXED32:
+      return {"uint32_t", "AppendFixed", "Append", true};
+    case FieldDescriptor::TYPE_FIXED64:
+      return {"uint64_t", "AppendFixed", "Append", true};
+    case FieldDescriptor::TYPE_SFIXED32:
+      return {"int32_t", "AppendFixed", "Append", true};
+    case FieldDescriptor::TYPE_SFIXED64:
+      return {"int64_t", "AppendFixed", "Append", true};
+    case FieldDescriptor::TYPE_FLOAT:
+      return {"float", "AppendFixed", "Append", true};
+    case FieldDescriptor::TYPE_DOUBLE:
+      return {"double", "AppendFixed", "Append", true};
+    default:
+      return {nullptr, nullptr, nullptr, false};
+  }
+}
+
+void FileGenerator::EmitWriterField(const Descriptor* msg, const FieldNames& f) {
+  const FieldDescriptor* fd = f.field;
+  const std::string num = std::to_string(fd->number());
+  const std::string verb = fd->is_repeated() ? "add_" : "set_";
+  const std::string m = verb + f.base;
+
+  out_ << "\n  // " << fd->number() << ": " << fd->full_name();
+  if (fd->real_containing_oneof())
+    out_ << " (oneof " << fd->real_containing_oneof()->name() << ")";
+  if (fd->is_packed())
+    out_ << " (packed)";
+  out_ << "\n";
+
+  switch (fd->type()) {
+    case FieldDescriptor::TYPE_STRING:
+    case FieldDescriptor::TYPE_BYTES:
+      out_ << "  void " << m << "(::std::string_view value) {\n"
+           << "    AppendBytes(" << num << ", value.data(), value.size());\n"
+           << "  }\n";
+      out_ << "  void " << m << "(const ::std::string& value) {\n"
+           << "    AppendBytes(" << num << ", value.data(), value.size());\n"
+           << "  }\n";
+      // Makes m("literal") unambiguous between the two overloads above.
+      out_ << "  void " << m << "(const char* value) {\n"
+           << "    AppendString(" << num << ", value);\n"
+           << "  }\n";
+      out_ << "  void " << m << "(const char* data, size_t size) {\n"
+           << "    AppendBytes(" << num << ", data, size);\n"
+           << "  }\n";
+      if (fd->type() == FieldDescriptor::TYPE_BYTES) {
+        out_ << "  void " << m << "(const uint8_t* data, size_t size) {\n"
+             << "    AppendBytes(" << num << ", data, size);\n"
+             << "  }\n";
+      }
+      return;
+    case FieldDescriptor::TYPE_MESSAGE: {
+      const std::string type = Qualified(fd->message_type());
+      out_ << "  " << type << "* " << m << "();\n";
+      deferred_ << "inline " << type << "* " << FlatName(msg) << "::" << m
+                << "() {\n"
+                << "  return BeginNestedMessage<" << type << ">(" << num
+                << ");\n"
+                << "}\n";
+      return;
+    }
+    default:
+      break;
+  }
+
+  const ScalarSpec spec = SpecFor(fd->type());
+  const std::string value_type = fd->type() == FieldDescriptor::TYPE_ENUM
+                                     ? Qualified(fd->enum_type())
+                                     : spec.cpp_type;
+  if (fd->is_packed()) {
+    const std::string builder =
+        spec.fixed ? std::string("::zt::protozero::PackedFixedSizeInt<") +
+                         spec.cpp_type + ">"
+                   : std::string("::zt::protozero::PackedVarInt");
+    out_ << "  // Build |packed| with " << builder << "::" << spec.packed_append
+         << "().\n";
+    out_ << "  void set_" << f.base << "(const " << builder << "& packed) {\n"
+         << "    AppendBytes(" << num << ", packed.data(), packed.size());\n"
+         << "  }\n";
+    return;
+  }
+  out_ << "  void " << m << "(" << value_type << " value) {\n"
+       << "    " << spec.append << "(" << num << ", value);\n"
+       << "  }\n";
+}
+
+void FileGenerator::EmitWriter(const Descriptor* msg,
+                               const std::vector<FieldNames>& names) {
+  const std::string name = FlatName(msg);
+  out_ << "// Writer for proto message " << msg->full_name()
+       << ". Append-only: setters encode immediately.\n";
+  out_ << "class " << name << " : public ::zt::protozero::Message {\n"
+       << " public:\n";
+  out_ << "  using Decoder = " << DecoderName(msg) << ";\n";
+  if (!names.empty()) {
+    out_ << "  enum : int32_t {\n";
+    for (const FieldNames& f : names)
+      out_ << "    " << f.constant << " = " << f.field->number() << ",\n";
+    out_ << "  };\n";
+  }
+  out_ << "  static constexpr const char* GetName() { return "
+       << CppStringLiteral(msg->full_name()) << "; }\n";
+
+  for (int i = 0; i < msg->nested_type_count(); ++i) {
+    const Descriptor* nested = msg->nested_type(i);
+    out_ << "  using " << SanitizeIdent(nested->name()) << " = "
+         << Qualified(nested) << ";\n";
+  }
+  for (int i = 0; i < msg->enum_type_count(); ++i) {
+    const EnumDescriptor* en = msg->enum_type(i);
+    const std::string alias = SanitizeIdent(en->name());
+    out_ << "  using " << alias << " = " << Qualified(en) << ";\n";
+    out_ << "  static const char* " << SanitizeIdent(en->name() + "_Name")
+         << "(" << alias
+         << " value) {\n"
+         << "    return "
+         << Qualified(en->file(), EnumHelperName(en, "_Name")) << "(value);\n"
+         << "  }\n";
+    for (int j = 0; j < en->value_count(); ++j) {
+      const EnumValueDescriptor* v = en->value(j);
+      out_ << "  static constexpr " << alias << " " << SanitizeIdent(v->name())
+           << " = " << QualifiedValue(v) << ";\n";
+    }
+  }
+
+  for (const FieldNames& f : names)
+    EmitWriterField(msg, f);
+  out_ << "};\n\n";
+}
+
+// ---------------------------------------------------------------------------
+// Decoder
+
+void FileGenerator::EmitDecoderField(const FieldNames& f, bool in_table) {
+  const FieldDescriptor* fd = f.field;
+  const std::string num = std::to_string(fd->number());
+  // Fields inside the table are O(1) via at<N>(); others (very large ids)
+  // are found by scanning the message each time.
+  const std::string field_expr =
+      in_table ? "at<" + num + ">()" : "FindField(" + num + ")";
+
+  out_ << "  bool has_" << f.base << "() const { return " << field_expr
+       << ".valid(); }\n";
+
+  if (fd->is_repeated()) {
+    switch (fd->type()) {
+      case FieldDescriptor::TYPE_STRING:
+        out_ << "  ::zt::protozero::RepeatedFieldIterator<::std::string_view> "
+             << f.base << "() const {\n"
+             << "    return GetRepeated<::std::string_view>(" << num
+             << ");\n  }\n";
+        return;
+      case FieldDescriptor::TYPE_BYTES:
+      case FieldDescriptor::TYPE_MESSAGE:
+        out_ << "  ::zt::protozero::RepeatedFieldIterator<"
+                "::zt::protozero::ConstBytes> "
+             << f.base << "() const {\n"
+             << "    return GetRepeated<::zt::protozero::ConstBytes>(" << num
+             << ");\n  }\n";
+        return;
+      default: {
+        const ScalarSpec spec = SpecFor(fd->type());
+        const char* kind = nullptr;
+        switch (fd->type()) {
+          case FieldDescriptor::TYPE_SINT32:
+          case FieldDescriptor::TYPE_SINT64:
+            kind = "kZigZag";
+            break;
+          case FieldDescriptor::TYPE_FIXED32:
+          case FieldDescriptor::TYPE_SFIXED32:
+          case FieldDescriptor::TYPE_FLOAT:
+            kind = "kFixed32";
+            break;
+          case FieldDescriptor::TYPE_FIXED64:
+          case FieldDescriptor::TYPE_SFIXED64:
+          case FieldDescriptor::TYPE_DOUBLE:
+            kind = "kFixed64";
+            break;
+          default:
+            kind = "kVarInt";
+            break;
+        }
+        const std::string value_type =
+            fd->type() == FieldDescriptor::TYPE_ENUM
+                ? Qualified(fd->enum_type())
+                : std::string(spec.cpp_type);
+        const std::string args =
+            std::string("::zt::protozero::PackedKind::") + kind + ", " +
+            value_type;
+        out_ << "  ::zt::protozero::PackedRepeatedFieldIterator<" << args
+             << "> " << f.base
+             << "(bool* parse_error_out = nullptr) const {\n"
+             << "    return GetPackedRepeated<" << args << ">(" << num
+             << ", parse_error_out);\n  }\n";
+        return;
+      }
+    }
+  }
+
+  std::string type, accessor;
+  switch (fd->type()) {
+    case FieldDescriptor::TYPE_INT32: type = "int32_t"; accessor = "as_int32()"; break;
+    case FieldDescriptor::TYPE_INT64: type = "int64_t"; accessor = "as_int64()"; break;
+    case FieldDescriptor::TYPE_UINT32: type = "uint32_t"; accessor = "as_uint32()"; break;
+    case FieldDescriptor::TYPE_UINT64: type = "uint64_t"; accessor = "as_uint64()"; break;
+    case FieldDescriptor::TYPE_SINT32: type = "int32_t"; accessor = "as_sint32()"; break;
+    case FieldDescriptor::TYPE_SINT64: type = "int64_t"; accessor = "as_sint64()"; break;
+    case FieldDescriptor::TYPE_FIXED32: type = "uint32_t"; accessor = "as_uint32()"; break;
+    case FieldDescriptor::TYPE_FIXED64: type = "uint64_t"; accessor = "as_uint64()"; break;
+    case FieldDescriptor::TYPE_SFIXED32: type = "int32_t"; accessor = "as_int32()"; break;
+    case FieldDescriptor::TYPE_SFIXED64: type = "int64_t"; accessor = "as_int64()"; break;
+    case FieldDescriptor::TYPE_FLOAT: type = "float"; accessor = "as_float()"; break;
+    case FieldDescriptor::TYPE_DOUBLE: type = "double"; accessor = "as_double()"; break;
+    case FieldDescriptor::TYPE_BOOL: type = "bool"; accessor = "as_bool()"; break;
+    case FieldDescriptor::TYPE_STRING: type = "::std::string_view"; accessor = "as_string()"; break;
+    case FieldDescriptor::TYPE_BYTES:
+    case FieldDescriptor::TYPE_MESSAGE:
+      type = "::zt::protozero::ConstBytes"; accessor = "as_bytes()"; break;
+    case FieldDescriptor::TYPE_ENUM:
+      type = Qualified(fd->enum_type());
+      out_ << "  " << type << " " << f.base << "() const {\n"
+           << "    return static_cast<" << type << ">(" << field_expr
+           << ".as_int32());\n  }\n";
+      return;
+    default:
+      return;
+  }
+  out_ << "  " << type << " " << f.base << "() const { return " << field_expr
+       << "." << accessor << "; }\n";
+}
+
+void FileGenerator::EmitDecoder(const Descriptor* msg,
+                                const std::vector<FieldNames>& names) {
+  const std::string name = DecoderName(msg);
+  int max_id = 0;
+  bool has_repeated = false;
+  for (const FieldNames& f : names) {
+    if (f.field->number() <= kMaxDecoderTableFieldId)
+      max_id = std::max(max_id, f.field->number());
+    has_repeated = has_repeated || f.field->is_repeated();
+  }
+  const std::string base = "::zt::protozero::TypedProtoDecoder<" +
+                           std::to_string(max_id) + ", " +
+                           (has_repeated ? "true" : "false") + ">";
+  out_ << "// Decoder for proto message " << msg->full_name()
+       << ". Parses the whole message on construction; absent fields read as "
+          "zero/empty.\n";
+  out_ << "class " << name << " : public " << base << " {\n"
+       << " public:\n";
+  out_ << "  " << name << "(const uint8_t* data, size_t len)\n"
+       << "      : " << base << "(data, len) {}\n";
+  out_ << "  explicit " << name << "(::std::string_view raw) : " << base
+       << "(raw) {}\n";
+  out_ << "  explicit " << name << "(::zt::protozero::ConstBytes raw) : "
+       << base << "(raw) {}\n";
+  for (const FieldNames& f : names)
+    EmitDecoderField(f, f.field->number() <= kMaxDecoderTableFieldId);
+  out_ << "};\n\n";
+}
+
+bool FileGenerator::Generate(std::string* header, std::string* error) {
+  for (int i = 0; i < file_->enum_type_count(); ++i)
+    CollectEnums(file_->enum_type(i));
+  for (int i = 0; i < file_->message_type_count(); ++i)
+    CollectMessages(file_->message_type(i));
+  if (!Validate(error))
+    return false;
+
+  std::string guard = "ZT_PBZERO_GEN_";
+  for (char c : StripProto(file_->name()) + "_PBZERO_H_") {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                       (c >= '0' && c <= '9');
+    guard += alnum ? static_cast<char>(toupper(c)) : '_';
+  }
+
+  out_ << "// Generated by protoc-gen-pbzero from " << file_->name()
+       << ". DO NOT EDIT.\n\n";
+  out_ << "#ifndef " << guard << "\n#define " << guard << "\n\n";
+  EmitIncludes();
+  out_ << "\n";
+
+  const std::vector<std::string> ns = NamespaceParts(file_);
+  for (const std::string& p : ns)
+    out_ << "namespace " << p << " {\n";
+  if (!ns.empty())
+    out_ << "\n";
+
+  if (!messages_.empty()) {
+    for (const Descriptor* msg : messages_) {
+      out_ << "class " << FlatName(msg) << ";\n";
+      out_ << "class " << DecoderName(msg) << ";\n";
+    }
+    out_ << "\n";
+  }
+
+  for (const EnumDescriptor* en : enums_)
+    EmitEnum(en);
+
+  for (const Descriptor* msg : messages_) {
+    const std::vector<FieldNames> names = AssignFieldNames(msg);
+    EmitDecoder(msg, names);
+    EmitWriter(msg, names);
+  }
+
+  const std::string deferred = deferred_.str();
+  if (!deferred.empty())
+    out_ << "// Nested-message accessors, defined once every class is "
+            "complete.\n"
+         << deferred << "\n";
+
+  for (auto it = ns.rbegin(); it != ns.rend(); ++it)
+    out_ << "}  // namespace " << *it << "\n";
+  out_ << "\n#endif  // " << guard << "\n";
+  *header = out_.str();
+  return true;
+}
+
+bool WriteFile(GeneratorContext* context, const std::string& name,
+               const std::string& contents) {
+  std::unique_ptr<google::protobuf::io::ZeroCopyOutputStream> stream(
+      context->Open(name));
+  google::protobuf::io::Printer printer(stream.get(), '$');
+  printer.WriteRaw(contents.data(), static_cast<int>(contents.size()));
+  return !printer.failed();
+}
+
+}  // namespace
+
+PbzeroGenerator::PbzeroGenerator() = default;
+PbzeroGenerator::~PbzeroGenerator() = default;
+
+uint64_t PbzeroGenerator::GetSupportedFeatures() const {
+  // proto3 "optional" is a synthetic oneof; its member is an ordinary field.
+  return FEATURE_PROTO3_OPTIONAL;
+}
+
+bool PbzeroGenerator::Generate(const FileDescriptor* file,
+                               const std::string& parameter,
+                               GeneratorContext* context,
+                               std::string* error) const {
+  std::vector<std::pair<std::string, std::string>> options;
+  google::protobuf::compiler::ParseGeneratorParameter(parameter, &options);
+  std::string wrapper_namespace;
+  for (const auto& kv : options) {
+    if (kv.first == "wrapper_namespace") {
+      wrapper_namespace = kv.second;
+    } else {
+      *error = "protoc-gen-pbzero: unknown option '" + kv.first +
+               "' (supported: wrapper_namespace=<ns>)";
+      return false;
+    }
+  }
+  for (const std::string& part : Split(wrapper_namespace, ':')) {
+    bool ok = !part.empty() && !(part[0] >= '0' && part[0] <= '9');
+    for (char c : part)
+      ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  (c >= '0' && c <= '9') || c == '_');
+    if (!ok) {
+      *error = "protoc-gen-pbzero: wrapper_namespace '" + wrapper_namespace +
+               "' is not a C++ namespace name";
+      return false;
+    }
+  }
+
+  FileGenerator gen(file, wrapper_namespace);
+  std::string header;
+  if (!gen.Generate(&header, error))
+    return false;
+
+  const std::string stem = StripProto(file->name());
+  if (!WriteFile(context, stem + ".pbzero.h", header)) {
+    *error = "protoc-gen-pbzero: failed writing " + stem + ".pbzero.h";
+    return false;
+  }
+  const std::string cc =
+      "// Generated by protoc-gen-pbzero from " + file->name() +
+      ". DO NOT EDIT.\n"
+      "// Intentionally empty: the generated code is header-only (" +
+      stem + ".pbzero.h).\n";
+  if (!WriteFile(context, stem + ".pbzero.cc", cc)) {
+    *error = "protoc-gen-pbzero: failed writing " + stem + ".pbzero.cc";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pbzero_plugin
+}  // namespace zt
