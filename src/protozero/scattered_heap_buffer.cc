@@ -20,7 +20,7 @@ ContiguousMemoryRange ScatteredHeapBuffer::Slice::GetUsedRange() const {
 ScatteredHeapBuffer::ScatteredHeapBuffer(size_t initial_slice_size_bytes,
                                          size_t maximum_slice_size_bytes)
     : next_slice_size_(std::max(initial_slice_size_bytes,
-                                ScatteredStreamWriter::kMinRangeSize)),
+                                ScatteredStreamWriter::kMaxReserveSize)),
       initial_slice_size_(next_slice_size_),
       maximum_slice_size_(
           std::max(maximum_slice_size_bytes, next_slice_size_)) {}

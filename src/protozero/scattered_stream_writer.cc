@@ -8,21 +8,28 @@ namespace protozero {
 
 ScatteredStreamWriter::Delegate::~Delegate() = default;
 
-void ScatteredStreamWriter::Extend() {
-  ContiguousMemoryRange next = delegate_->GetNewBuffer();
-  // A delegate that cannot supply memory must hand out scratch space instead
-  // (see StaticBufferDelegate); a too-small range would make reservations
-  // write out of bounds, so it is a programming error we refuse to hide.
-  if (!next.is_valid() || next.size() < kMinRangeSize)
-    abort();
-  Reset(next);
+void ScatteredStreamWriter::Extend(size_t min_size) {
+  // A delegate that runs out of memory must hand out scratch space instead
+  // (see StaticBufferDelegate). Returning nothing, or only ranges too small
+  // to ever hold a reservation, is a broken delegate: writing on would go out
+  // of bounds or never end, so we stop loudly rather than corrupt memory.
+  constexpr int kMaxTooSmallRanges = 1024;
+  for (int attempt = 0; attempt < kMaxTooSmallRanges; attempt++) {
+    ContiguousMemoryRange next = delegate_->GetNewBuffer();
+    if (!next.is_valid() || next.size() == 0)
+      abort();
+    Reset(next);
+    if (next.size() >= min_size)
+      return;
+  }
+  abort();
 }
 
 void ScatteredStreamWriter::WriteBytesSlowPath(const uint8_t* src,
                                                size_t size) {
   while (size > 0) {
     if (write_ptr_ >= cur_range_.end)
-      Extend();
+      Extend(1);
     const size_t chunk = std::min(size, bytes_available());
     WriteBytesUnsafe(src, chunk);
     src += chunk;

@@ -27,16 +27,18 @@ class ScatteredStreamWriter {
    public:
     virtual ~Delegate();
 
-    // Returns the next range to write into; must be at least
-    // kMinRangeSize bytes. Called with the writer's write_ptr() still inside
-    // the range being abandoned, so the delegate can tell how much of it was
-    // used. This is also the moment to redirect size fields of open messages
-    // that lie in the abandoned range (see Message::set_size_field()).
+    // Returns the next range to write into (any non-zero size). Called with
+    // the writer's write_ptr() still inside the range being abandoned, so the
+    // delegate can tell how much of it was used. This is also the moment to
+    // redirect size fields of open messages that lie in the abandoned range
+    // (see Message::set_size_field()). A range too small for a pending
+    // ReserveBytes() is abandoned unused and the delegate is asked again.
     virtual ContiguousMemoryRange GetNewBuffer() = 0;
   };
 
-  // Smallest range a delegate may hand out: it must fit any reservation.
-  static constexpr size_t kMinRangeSize = 8;
+  // Largest contiguous reservation: a delegate must eventually hand out a
+  // range at least this big.
+  static constexpr size_t kMaxReserveSize = 8;
 
   // Starts with an empty range: the first write asks |delegate| for memory.
   explicit ScatteredStreamWriter(Delegate* delegate) : delegate_(delegate) {}
@@ -55,7 +57,7 @@ class ScatteredStreamWriter {
   // Appends one byte. O(1), may call the delegate.
   void WriteByte(uint8_t value) {
     if (ZT_UNLIKELY(write_ptr_ >= cur_range_.end))
-      Extend();
+      Extend(1);
     *write_ptr_++ = value;
   }
 
@@ -74,11 +76,11 @@ class ScatteredStreamWriter {
     write_ptr_ += size;
   }
 
-  // Returns |size| (<= kMinRangeSize) contiguous bytes and moves past them.
-  // If the current range has less room, its tail is abandoned.
+  // Returns |size| (<= kMaxReserveSize) contiguous bytes and moves past
+  // them. If the current range has less room, its tail is abandoned.
   uint8_t* ReserveBytes(size_t size) {
     if (ZT_UNLIKELY(static_cast<size_t>(cur_range_.end - write_ptr_) < size))
-      Extend();
+      Extend(size);
     uint8_t* begin = write_ptr_;
     write_ptr_ += size;
     return begin;
@@ -103,7 +105,8 @@ class ScatteredStreamWriter {
   void set_write_ptr(uint8_t* ptr) { write_ptr_ = ptr; }
 
  private:
-  void Extend();
+  // Moves to a new range of at least |min_size| bytes.
+  void Extend(size_t min_size);
   void WriteBytesSlowPath(const uint8_t* src, size_t size);
 
   Delegate* const delegate_;
