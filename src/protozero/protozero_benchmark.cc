@@ -95,20 +95,23 @@ __attribute__((always_inline)) inline void FillSimple(M* msg) {
   msg->set_field_string(g_input.str);
 }
 
-template <typename M>
-__attribute__((always_inline)) inline void FillNested(M* msg, int depth = 0) {
+// Depth is a template argument so the whole tree inlines, as a call site
+// writing a fixed message shape would.
+template <int kDepth = 0, typename M>
+__attribute__((always_inline)) inline void FillNested(M* msg) {
   FillSimple(msg);
-  if (depth < 3)
-    FillNested(msg->set_field_nested(), depth + 1);
+  if constexpr (kDepth < 3)
+    FillNested<kDepth + 1>(msg->set_field_nested());
 }
 
 // Speed-of-light nesting: children are laid out right after the parent.
+template <int kDepth = 0>
 __attribute__((always_inline)) inline void FillNestedSol(
-    SpeedOfLightMessage* msg, int depth = 0) {
+    SpeedOfLightMessage* msg) {
   FillSimple(msg);
-  if (depth < 3) {
+  if constexpr (kDepth < 3) {
     SpeedOfLightMessage child{msg->ptr};
-    FillNestedSol(&child, depth + 1);
+    FillNestedSol<kDepth + 1>(&child);
     msg->ptr = child.ptr;
   }
 }
