@@ -9,36 +9,57 @@ namespace {
 
 using proto_utils::ProtoWireType;
 
+// Decodes a varint at |pos|. Returns the position after it, or nullptr if it
+// is truncated or longer than 10 bytes. With 10 readable bytes the loop
+// needs no end check, which is the common case inside a message.
+inline const uint8_t* ReadVarInt(const uint8_t* pos, const uint8_t* end,
+                                 uint64_t* value) {
+  if (ZT_LIKELY(end - pos >= static_cast<ptrdiff_t>(
+                                 proto_utils::kMaxVarIntEncodedSize))) {
+    uint64_t result = 0;
+    for (uint32_t shift = 0; shift < 70; shift += 7) {
+      const uint64_t byte = *pos++;
+      result |= (byte & 0x7f) << (shift & 63);
+      if (!(byte & 0x80)) {
+        *value = result;
+        return pos;
+      }
+    }
+    return nullptr;  // Eleven bytes or more.
+  }
+  const uint8_t* next = proto_utils::ParseVarInt(pos, end, value);
+  return next == pos ? nullptr : next;
+}
+
 // Parses the field starting at |pos|. Returns the position after it, or
 // nullptr if the input is malformed there. Precondition: pos < end.
-inline const uint8_t* ParseOneField(const uint8_t* pos, const uint8_t* end,
-                                    Field* field) {
+ZT_ALWAYS_INLINE inline const uint8_t* ParseOneField(const uint8_t* pos,
+                                                     const uint8_t* end,
+                                                     Field* field) {
   // Tags and small values are almost always one byte: decode those inline.
   uint64_t tag;
   if (ZT_LIKELY(*pos < 0x80)) {
     tag = *pos++;
   } else {
-    const uint8_t* next = proto_utils::ParseVarInt(pos, end, &tag);
-    if (next == pos || tag > 0xffffffffu)
+    pos = ReadVarInt(pos, end, &tag);
+    if (!pos || tag > 0xffffffffu)
       return nullptr;
-    pos = next;
   }
-  const uint32_t id = static_cast<uint32_t>(tag >> 3);
-  if (ZT_UNLIKELY(id == 0))
+  if (ZT_UNLIKELY(tag < 8))  // Field id 0.
     return nullptr;
+  const uint32_t tag32 = static_cast<uint32_t>(tag);
 
-  switch (static_cast<ProtoWireType>(tag & 7)) {
+  switch (static_cast<ProtoWireType>(tag32 & 7)) {
     case ProtoWireType::kVarInt: {
       uint64_t value;
       if (ZT_LIKELY(pos < end && *pos < 0x80)) {
         value = *pos++;
       } else {
-        const uint8_t* next = proto_utils::ParseVarInt(pos, end, &value);
-        if (next == pos)
+        pos = ReadVarInt(pos, end, &value);
+        if (!pos)
           return nullptr;
-        pos = next;
       }
-      field->initialize(id, ProtoWireType::kVarInt, value, 0);
+      field->initialize_from_tag(tag32, value, 0);
       return pos;
     }
     case ProtoWireType::kLengthDelimited: {
@@ -46,16 +67,15 @@ inline const uint8_t* ParseOneField(const uint8_t* pos, const uint8_t* end,
       if (ZT_LIKELY(pos < end && *pos < 0x80)) {
         len = *pos++;
       } else {
-        const uint8_t* next = proto_utils::ParseVarInt(pos, end, &len);
-        if (next == pos)
+        pos = ReadVarInt(pos, end, &len);
+        if (!pos)
           return nullptr;
-        pos = next;
       }
       if (ZT_UNLIKELY(len > static_cast<uint64_t>(end - pos)))
         return nullptr;
-      field->initialize(id, ProtoWireType::kLengthDelimited,
-                        static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pos)),
-                        static_cast<uint32_t>(len));
+      field->initialize_from_tag(
+          tag32, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pos)),
+          static_cast<uint32_t>(len));
       return pos + len;
     }
     case ProtoWireType::kFixed64: {
@@ -63,7 +83,7 @@ inline const uint8_t* ParseOneField(const uint8_t* pos, const uint8_t* end,
         return nullptr;
       uint64_t value;
       memcpy(&value, pos, 8);
-      field->initialize(id, ProtoWireType::kFixed64, value, 0);
+      field->initialize_from_tag(tag32, value, 0);
       return pos + 8;
     }
     case ProtoWireType::kFixed32: {
@@ -71,7 +91,7 @@ inline const uint8_t* ParseOneField(const uint8_t* pos, const uint8_t* end,
         return nullptr;
       uint32_t value;
       memcpy(&value, pos, 4);
-      field->initialize(id, ProtoWireType::kFixed32, value, 0);
+      field->initialize_from_tag(tag32, value, 0);
       return pos + 4;
     }
   }
@@ -109,26 +129,30 @@ Field ProtoDecoder::FindField(uint32_t field_id) const {
 }
 
 void TypedProtoDecoderBase::ParseAllFields(bool keep_duplicates) {
+  // Locals, so that stores into fields_ cannot force reloads of the bounds.
   const uint8_t* pos = read_ptr_;
-  while (pos < end_) {
+  const uint8_t* const end = end_;
+  const uint32_t num_fields = num_fields_;
+  while (pos < end) {
     Field field;
-    const uint8_t* next = ParseOneField(pos, end_, &field);
+    const uint8_t* next = ParseOneField(pos, end, &field);
     if (ZT_UNLIKELY(!next)) {
       parse_error_ = true;
       break;
     }
     pos = next;
     const uint32_t id = field.id();
-    if (ZT_UNLIKELY(id >= num_fields_))
+    if (ZT_UNLIKELY(id >= num_fields))
       continue;  // Not in this schema (e.g. from a newer peer): skipped.
-    if (keep_duplicates && fields_[id].valid()) {
+    Field* const slot = &fields_[id];
+    if (keep_duplicates && slot->valid()) {
       if (ZT_UNLIKELY(size_ >= capacity_))
         ExpandHeapStorage();
-      fields_[size_++] = fields_[id];
+      fields_[size_++] = fields_[id];  // fields_ may have moved.
     }
     fields_[id] = field;
   }
-  read_ptr_ = end_;
+  read_ptr_ = end;
 }
 
 void TypedProtoDecoderBase::ExpandHeapStorage() {

@@ -38,14 +38,14 @@ class Field {
   using ProtoWireType = proto_utils::ProtoWireType;
 
   // An invalid (absent) field.
-  constexpr Field() : id_(0), type_(0) {}
+  constexpr Field() = default;
 
   // True for a field that was present in the input.
-  bool valid() const { return id_ != 0; }
+  bool valid() const { return tag_ != 0; }
   explicit operator bool() const { return valid(); }
 
-  uint32_t id() const { return id_; }
-  ProtoWireType type() const { return static_cast<ProtoWireType>(type_); }
+  uint32_t id() const { return tag_ >> 3; }
+  ProtoWireType type() const { return static_cast<ProtoWireType>(tag_ & 7); }
 
   // Numeric views. Zero for absent and length-delimited fields.
   bool as_bool() const { return scalar() != 0; }
@@ -102,25 +102,26 @@ class Field {
   void SerializeAndAppendTo(std::string* dst) const;
 
   // Used by the decoders. |value| is the number, or the data address for a
-  // length-delimited field of |size| bytes.
+  // length-delimited field of |size| bytes. |id| must be in [1, 2^29).
   void initialize(uint32_t id, ProtoWireType type, uint64_t value,
                   uint32_t size) {
+    initialize_from_tag(proto_utils::MakeTag(id, type), value, size);
+  }
+  void initialize_from_tag(uint32_t tag, uint64_t value, uint32_t size) {
     int_value_ = value;
     size_ = size;
-    id_ = id;
-    type_ = static_cast<uint32_t>(type);
+    tag_ = tag;
   }
 
  private:
   bool is_length_delimited() const {
-    return type_ == static_cast<uint32_t>(ProtoWireType::kLengthDelimited);
+    return (tag_ & 7) == static_cast<uint32_t>(ProtoWireType::kLengthDelimited);
   }
   uint64_t scalar() const { return is_length_delimited() ? 0 : int_value_; }
 
   uint64_t int_value_ = 0;
   uint32_t size_ = 0;
-  uint32_t id_ : 29;
-  uint32_t type_ : 3;
+  uint32_t tag_ = 0;  // As on the wire: id << 3 | wire type; 0 = absent.
 };
 
 static_assert(sizeof(Field) == 16, "Field is meant to stay 16 bytes");
