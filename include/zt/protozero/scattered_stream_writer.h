@@ -72,7 +72,11 @@ class ScatteredStreamWriter {
 
   // Appends |size| bytes that the caller knows fit in the current range.
   void WriteBytesUnsafe(const uint8_t* src, size_t size) {
-    memcpy(write_ptr_, src, size);
+    // memcpy(dst, nullptr, 0) is undefined behaviour (glibc declares both
+    // pointers nonnull, UBSan flags it): an empty std::string_view has a
+    // null data(), and a fresh writer has a null write_ptr_.
+    if (ZT_LIKELY(size != 0))
+      memcpy(write_ptr_, src, size);
     write_ptr_ += size;
   }
 
