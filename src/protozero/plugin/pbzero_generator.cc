@@ -276,10 +276,8 @@ std::vector<std::string> FileGenerator::NamespaceParts(
   std::vector<std::string> parts;
   for (const std::string& p : Split(file->package(), '.'))
     parts.push_back(SanitizeIdent(p));
-  if (!wrapper_namespace_.empty()) {
-    for (const std::string& p : Split(wrapper_namespace_, ':'))
-      parts.push_back(SanitizeIdent(p));
-  }
+  if (!wrapper_namespace_.empty())
+    parts.push_back(SanitizeIdent(wrapper_namespace_));
   return parts;
 }
 
@@ -379,19 +377,48 @@ bool FileGenerator::Validate(std::string* error) const {
     for (int i = 0; i < msg->field_count(); ++i) {
       const FieldDescriptor* fd = msg->field(i);
       if (fd->type() == FieldDescriptor::TYPE_GROUP) {
-        *error = file_->name() + ": field " + fd->full_name() +
+        *error = "field " + fd->full_name() +
                  " is a group; groups are not supported by protoc-gen-pbzero";
         return false;
       }
       if (fd->is_repeated() && fd->number() > kMaxDecoderTableFieldId) {
         // TypedProtoDecoder skips ids beyond its table, so their occurrences
         // could not be iterated; singular ones are found with FindField().
-        *error = file_->name() + ": repeated field " + fd->full_name() +
+        *error = "repeated field " + fd->full_name() +
                  " has id " + std::to_string(fd->number()) +
                  "; protoc-gen-pbzero supports repeated fields up to id " +
                  std::to_string(kMaxDecoderTableFieldId);
         return false;
       }
+    }
+  }
+
+  // Flattening can make two proto names one C++ name (a nested message
+  // "Decoder" in M and M's decoder M_Decoder; a top-level "A_B" and A.B).
+  // Say so here rather than leave a redefinition error in generated code.
+  std::map<std::string, std::string> symbols;  // C++ name -> what it is
+  auto claim = [&](const std::string& cpp, const std::string& what) {
+    auto inserted = symbols.emplace(cpp, what);
+    if (inserted.second)
+      return true;
+    *error = what + " and " + inserted.first->second +
+             " would both be generated as C++ '" + cpp + "'";
+    return false;
+  };
+  for (const Descriptor* msg : messages_) {
+    if (!claim(FlatName(msg), "message " + msg->full_name()) ||
+        !claim(DecoderName(msg), "the decoder of " + msg->full_name()))
+      return false;
+  }
+  for (const EnumDescriptor* en : enums_) {
+    if (!claim(FlatName(en), "enum " + en->full_name()) ||
+        !claim(EnumHelperName(en, "_Name"),
+               "the name function of " + en->full_name()))
+      return false;
+    for (int i = 0; i < en->value_count(); ++i) {
+      if (!claim(ValueFlatName(en->value(i)),
+                 "enum value " + en->value(i)->full_name()))
+        return false;
     }
   }
   return true;
@@ -868,16 +895,15 @@ bool PbzeroGenerator::Generate(const FileDescriptor* file,
       return false;
     }
   }
-  for (const std::string& part : Split(wrapper_namespace, ':')) {
-    bool ok = !part.empty() && !(part[0] >= '0' && part[0] <= '9');
-    for (char c : part)
-      ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                  (c >= '0' && c <= '9') || c == '_');
-    if (!ok) {
-      *error = "protoc-gen-pbzero: wrapper_namespace '" + wrapper_namespace +
-               "' is not a C++ namespace name";
-      return false;
-    }
+  bool valid_ns = wrapper_namespace.empty() ||
+                  !(wrapper_namespace[0] >= '0' && wrapper_namespace[0] <= '9');
+  for (char c : wrapper_namespace)
+    valid_ns = valid_ns && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                            (c >= '0' && c <= '9') || c == '_');
+  if (!valid_ns) {
+    *error = "protoc-gen-pbzero: wrapper_namespace '" + wrapper_namespace +
+             "' is not a C++ identifier";
+    return false;
   }
 
   FileGenerator gen(file, wrapper_namespace);

@@ -4,9 +4,12 @@
 //
 // Parameters (comma-separated key=value, as protoc passes them after
 // --pbzero_out=...:<dir>):
-//   wrapper_namespace=<ns>   innermost namespace for everything generated,
-//                            e.g. package a.b + pbzero -> a::b::pbzero.
-//                            Absent or empty: no wrapper namespace.
+//   wrapper_namespace=<ns>   innermost namespace (one C++ identifier) for
+//                            everything generated, e.g. package a.b +
+//                            pbzero -> a::b::pbzero. Absent or empty: no
+//                            wrapper namespace. Every file of a program must
+//                            use the same value: references to imported
+//                            types assume it.
 
 #ifndef ZT_SRC_PROTOZERO_PLUGIN_PBZERO_GENERATOR_H_
 #define ZT_SRC_PROTOZERO_PLUGIN_PBZERO_GENERATOR_H_
