@@ -86,12 +86,12 @@ TEST(ProtoUtilsTest, VarIntBoundaries) {
               ElementsAre(0xff, 0xff, 0xff, 0xff, 0x0f));
   EXPECT_THAT(Encode(uint64_t{1} << 32),
               ElementsAre(0x80, 0x80, 0x80, 0x80, 0x10));
-  EXPECT_THAT(Encode(uint64_t{1} << 63),
-              ElementsAre(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-                          0x80, 0x01));
-  EXPECT_THAT(Encode(std::numeric_limits<uint64_t>::max()),
-              ElementsAre(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                          0xff, 0x01));
+  EXPECT_THAT(
+      Encode(uint64_t{1} << 63),
+      ElementsAre(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01));
+  EXPECT_THAT(
+      Encode(std::numeric_limits<uint64_t>::max()),
+      ElementsAre(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01));
 }
 
 TEST(ProtoUtilsTest, VarIntSignedAndSmallTypes) {
@@ -101,14 +101,14 @@ TEST(ProtoUtilsTest, VarIntSignedAndSmallTypes) {
   EXPECT_EQ(Encode(int32_t{-1}), minus_one);
   EXPECT_EQ(Encode(int64_t{-1}), minus_one);
   EXPECT_EQ(Encode(int8_t{-1}), minus_one);
-  EXPECT_THAT(Encode(std::numeric_limits<int32_t>::min()),
-              ElementsAre(0x80, 0x80, 0x80, 0x80, 0xf8, 0xff, 0xff, 0xff,
-                          0xff, 0x01));
+  EXPECT_THAT(
+      Encode(std::numeric_limits<int32_t>::min()),
+      ElementsAre(0x80, 0x80, 0x80, 0x80, 0xf8, 0xff, 0xff, 0xff, 0xff, 0x01));
   EXPECT_THAT(Encode(std::numeric_limits<int32_t>::max()),
               ElementsAre(0xff, 0xff, 0xff, 0xff, 0x07));
-  EXPECT_THAT(Encode(std::numeric_limits<int64_t>::min()),
-              ElementsAre(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-                          0x80, 0x01));
+  EXPECT_THAT(
+      Encode(std::numeric_limits<int64_t>::min()),
+      ElementsAre(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01));
   EXPECT_THAT(Encode(true), ElementsAre(0x01));
   EXPECT_THAT(Encode(false), ElementsAre(0x00));
   EXPECT_THAT(Encode(uint8_t{200}), ElementsAre(0xc8, 0x01));
@@ -171,10 +171,10 @@ TEST(ProtoUtilsTest, ZigZag) {
             std::numeric_limits<uint64_t>::max() - 1);
   EXPECT_EQ(ZigZagEncode(std::numeric_limits<int64_t>::min()),
             std::numeric_limits<uint64_t>::max());
-  static_assert(std::is_same<decltype(ZigZagEncode(int32_t{})), uint32_t>::value,
-                "");
-  static_assert(std::is_same<decltype(ZigZagEncode(int64_t{})), uint64_t>::value,
-                "");
+  static_assert(
+      std::is_same<decltype(ZigZagEncode(int32_t{})), uint32_t>::value, "");
+  static_assert(
+      std::is_same<decltype(ZigZagEncode(int64_t{})), uint64_t>::value, "");
 
   EXPECT_EQ(ZigZagDecode(uint32_t{0}), 0);
   EXPECT_EQ(ZigZagDecode(uint32_t{1}), -1);
@@ -186,10 +186,10 @@ TEST(ProtoUtilsTest, ZigZag) {
             std::numeric_limits<int32_t>::max());
   EXPECT_EQ(ZigZagDecode(std::numeric_limits<uint64_t>::max()),
             std::numeric_limits<int64_t>::min());
-  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{63}, int64_t{-64},
-                    int64_t{1} << 40, -(int64_t{1} << 40),
-                    std::numeric_limits<int64_t>::max(),
-                    std::numeric_limits<int64_t>::min()}) {
+  for (int64_t v :
+       {int64_t{0}, int64_t{-1}, int64_t{63}, int64_t{-64}, int64_t{1} << 40,
+        -(int64_t{1} << 40), std::numeric_limits<int64_t>::max(),
+        std::numeric_limits<int64_t>::min()}) {
     EXPECT_EQ(ZigZagDecode(ZigZagEncode(v)), v);
   }
   // Small magnitudes of either sign stay one byte.
