@@ -1,5 +1,8 @@
 #include "zt/protozero/message.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace zt {
 namespace protozero {
 
@@ -12,14 +15,26 @@ uint32_t Message::Finalize() {
     EndNestedMessage();
   const uint64_t size =
       stream_writer_ ? stream_writer_->written() - payload_start_ : 0;
-  assert(size <= proto_utils::kMaxMessageLength);
   size_ = static_cast<uint32_t>(size);
   if (size_field_ != nullptr) {
+    // A nested message this large cannot be described by its 4-byte size
+    // field; writing a truncated size would silently corrupt everything
+    // after it, so we stop instead (a documented precondition).
+    if (ZT_UNLIKELY(size > proto_utils::kMaxMessageLength))
+      FatalMessageTooLarge(size);
     proto_utils::WriteRedundantVarInt(size_, size_field_);
     size_field_ = nullptr;
   }
   finalized_ = true;
   return size_;
+}
+
+void Message::FatalMessageTooLarge(uint64_t size) {
+  fprintf(stderr,
+          "zt::protozero: nested message of %llu bytes exceeds the maximum of "
+          "%zu bytes (proto_utils::kMaxMessageLength)\n",
+          static_cast<unsigned long long>(size), proto_utils::kMaxMessageLength);
+  abort();
 }
 
 void Message::EndNestedMessage() {

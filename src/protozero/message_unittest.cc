@@ -564,6 +564,47 @@ TEST(MessageTest, RootResetStartsAtCurrentPosition) {
   EXPECT_EQ(writer.written(), 16u);
 }
 
+// Hands out one reusable buffer forever: lets a test write gigabytes
+// without keeping them.
+class DiscardingDelegate : public ScatteredStreamWriter::Delegate {
+ public:
+  ContiguousMemoryRange GetNewBuffer() override {
+    return {buf_.get(), buf_.get() + kSize};
+  }
+
+ private:
+  static constexpr size_t kSize = 1 << 20;
+  std::unique_ptr<uint8_t[]> buf_{new uint8_t[kSize]};
+};
+
+TEST(MessageDeathTest, NestedMessageBeyondMaxLengthIsFatalNotCorrupt) {
+  // 256 MiB cannot be written in a 4-byte size field: rather than write a
+  // truncated size (silently corrupting the stream), Finalize() stops.
+  auto write_oversized = [] {
+    DiscardingDelegate delegate;
+    ScatteredStreamWriter writer(&delegate);
+    RootMessage<Node> root(&writer);
+    Node* child = root.add_child();
+    std::vector<uint8_t> chunk(1 << 20, 0xab);
+    for (size_t i = 0; i <= proto_utils::kMaxMessageLength >> 20; i++)
+      child->AppendBytes(1, chunk.data(), chunk.size());
+    root.Finalize();
+  };
+  EXPECT_DEATH(write_oversized(), "exceeds the maximum");
+}
+
+TEST(MessageTest, NestedMessageJustBelowMaxLengthIsFine) {
+  DiscardingDelegate delegate;
+  ScatteredStreamWriter writer(&delegate);
+  RootMessage<Node> root(&writer);
+  Node* child = root.add_child();
+  std::vector<uint8_t> chunk(1 << 20, 0xab);
+  // 255 fields of 1 MiB + 4 bytes of tag/length each stay below 2^28 - 1.
+  for (size_t i = 0; i < 255; i++)
+    child->AppendBytes(1, chunk.data(), chunk.size());
+  EXPECT_EQ(child->Finalize(), 255u * ((1u << 20) + 4));
+}
+
 }  // namespace
 }  // namespace protozero
 }  // namespace zt

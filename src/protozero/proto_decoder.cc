@@ -71,7 +71,9 @@ ZT_ALWAYS_INLINE inline const uint8_t* ParseOneField(const uint8_t* pos,
         if (!pos)
           return nullptr;
       }
-      if (ZT_UNLIKELY(len > static_cast<uint64_t>(end - pos)))
+      // Field keeps 32-bit lengths: a 4 GiB+ field is rejected, not cut.
+      if (ZT_UNLIKELY(len > static_cast<uint64_t>(end - pos) ||
+                      len > 0xffffffffu))
         return nullptr;
       field->initialize_from_tag(
           tag32, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(pos)),

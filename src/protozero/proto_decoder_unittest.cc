@@ -70,7 +70,7 @@ TEST(ProtoDecoderTest, ReadFieldAllWireTypes) {
       {0x32, 0x00},                                        // 6: ""
   });
   ProtoDecoder dec(in.data(), in.size());
-  EXPECT_EQ(dec.length(), in.size());
+  EXPECT_EQ(dec.read_offset() + dec.bytes_left(), in.size());
   Field f = dec.ReadField();
   EXPECT_EQ(f.id(), 1u);
   EXPECT_EQ(f.type(), ProtoWireType::kVarInt);
@@ -501,7 +501,7 @@ TEST(ProtoDecoderTest, NestedMessageDecoding) {
   TypedProtoDecoder<2, false> dec(nested);
   EXPECT_EQ(dec.at<1>().as_uint32(), 4u);
   EXPECT_EQ(dec.at<2>().as_string(), "in");
-  EXPECT_EQ(dec.length(), inner.size());
+  EXPECT_EQ(dec.read_offset() + dec.bytes_left(), inner.size());
 }
 
 TEST(ProtoDecoderTest, SerializeAndAppendToRoundTrips) {

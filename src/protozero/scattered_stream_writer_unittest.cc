@@ -67,9 +67,10 @@ class FakeDelegate : public ScatteredStreamWriter::Delegate {
 };
 
 std::vector<uint8_t> Iota(size_t n, uint8_t first = 1) {
-  std::vector<uint8_t> v(n);
+  std::vector<uint8_t> v;
+  v.reserve(n);
   for (size_t i = 0; i < n; ++i)
-    v[i] = static_cast<uint8_t>(first + i);
+    v.push_back(static_cast<uint8_t>(first + i));
   return v;
 }
 

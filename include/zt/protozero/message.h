@@ -57,8 +57,10 @@ class Message {
 
   // Finalizes the open nested message (recursively), writes this message's
   // size into its size field if it has one, and returns the size in bytes of
-  // its payload. Idempotent. Precondition: the payload is at most
-  // proto_utils::kMaxMessageLength bytes (256 MiB - 1).
+  // its payload. Idempotent. Precondition: a nested message's payload is at
+  // most proto_utils::kMaxMessageLength bytes (256 MiB - 1); a larger one
+  // cannot be encoded and terminates the process with a message rather than
+  // corrupt the stream. Root messages have no such limit.
   uint32_t Finalize();
 
   // Appends a varint field (int32/64, uint32/64, bool, enum). O(1).
@@ -175,6 +177,7 @@ class Message {
   }
 
   void EndNestedMessage();
+  [[noreturn]] static void FatalMessageTooLarge(uint64_t size);
   void AppendVarIntSlowPath(uint32_t tag, uint64_t payload);
   void AppendFixedSlowPath(uint32_t tag, const void* value, size_t size);
   void AppendBytesSlowPath(uint32_t field_id, const void* data, size_t size);

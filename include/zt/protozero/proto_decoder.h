@@ -54,9 +54,8 @@ class ProtoDecoder {
   bool parse_error() const { return parse_error_; }
   size_t read_offset() const { return static_cast<size_t>(read_ptr_ - begin_); }
   size_t bytes_left() const { return static_cast<size_t>(end_ - read_ptr_); }
-  size_t length() const { return static_cast<size_t>(end_ - begin_); }
-  const uint8_t* begin() const { return begin_; }
-  const uint8_t* end() const { return end_; }
+  // No begin()/end()/length(): generated decoders add one accessor per
+  // proto field, and common field names must not clash with base members.
 
  protected:
   const uint8_t* const begin_;

@@ -191,7 +191,7 @@ const std::set<std::string>& DecoderBaseMembers() {
   static const std::set<std::string>* const kNames = new std::set<std::string>{
       "ProtoDecoder", "TypedProtoDecoder", "TypedProtoDecoderBase",
       "ReadField", "FindField", "Reset", "parse_error", "read_offset",
-      "bytes_left", "length", "begin", "end", "Get", "GetRepeated",
+      "bytes_left", "Get", "GetRepeated",
       "GetPackedRepeated", "ParseAllFields", "ExpandHeapStorage", "at"};
   return *kNames;
 }
