@@ -1,0 +1,326 @@
+#include "zt/ext/tracing/core/shared_memory_abi.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace zt {
+namespace {
+
+using ABI = SharedMemoryABI;
+
+struct Region {
+  explicit Region(size_t size) : mem(static_cast<uint8_t*>(aligned_alloc(4096, size))), len(size) {
+    memset(mem, 0, size);
+  }
+  ~Region() { free(mem); }
+  uint8_t* mem;
+  size_t len;
+};
+
+ABI::ChunkHeaderValues Hdr(uint16_t writer, uint32_t id, uint16_t count = 0,
+                           uint8_t flags = 0) {
+  ABI::ChunkHeaderValues h;
+  h.writer_id = writer;
+  h.chunk_id = id;
+  h.packet_count = count;
+  h.flags = flags;
+  return h;
+}
+
+uint32_t RawWord(const Region& r, size_t page_size, size_t page) {
+  uint32_t w;
+  memcpy(&w, r.mem + page * page_size, 4);
+  return w;
+}
+
+TEST(SharedMemoryABITest, ChunkSizesOfEveryLayout) {
+  // align-down-4((page - 8) / n), as the wire format fixes.
+  EXPECT_EQ(ABI::ChunkSizeFor(4096, ABI::kPageDiv1), 4088u);
+  EXPECT_EQ(ABI::ChunkSizeFor(4096, ABI::kPageDiv2), 2044u);
+  EXPECT_EQ(ABI::ChunkSizeFor(4096, ABI::kPageDiv4), 1020u);
+  EXPECT_EQ(ABI::ChunkSizeFor(4096, ABI::kPageDiv7), 584u);
+  EXPECT_EQ(ABI::ChunkSizeFor(4096, ABI::kPageDiv14), 292u);
+  EXPECT_EQ(ABI::ChunkSizeFor(65536, ABI::kPageDiv1), 65528u);
+  EXPECT_EQ(ABI::ChunkSizeFor(32768, ABI::kPageDiv7), 4680u);
+  EXPECT_EQ(ABI::ChunkSizeFor(4096, ABI::kPageNotPartitioned), 0u);
+  EXPECT_EQ(ABI::ChunkSizeFor(4096, 6), 0u);
+  EXPECT_EQ(ABI::ChunkSizeFor(4096, 7), 0u);
+  for (size_t page = 4096; page <= 65536; page += 4096) {
+    for (uint32_t layout = 1; layout <= 5; layout++) {
+      const size_t cs = ABI::ChunkSizeFor(page, layout);
+      EXPECT_EQ(cs % 4, 0u);
+      EXPECT_LE(8 + cs * ABI::NumChunksForLayout(layout), page);
+      EXPECT_LT(page - 8 - cs * ABI::NumChunksForLayout(layout),
+                4 * ABI::NumChunksForLayout(layout));
+    }
+  }
+}
+
+TEST(SharedMemoryABITest, GeometryValidation) {
+  Region r(65536);
+  EXPECT_TRUE(ABI::IsValidGeometry(r.mem, 65536, 4096));
+  EXPECT_TRUE(ABI::IsValidGeometry(r.mem, 65536, 65536));
+  EXPECT_FALSE(ABI::IsValidGeometry(r.mem, 65536, 2048));
+  EXPECT_FALSE(ABI::IsValidGeometry(r.mem, 65536, 6000));
+  EXPECT_FALSE(ABI::IsValidGeometry(r.mem, 65536 + 4096, 8192));
+  EXPECT_FALSE(ABI::IsValidGeometry(r.mem, 0, 4096));
+  EXPECT_FALSE(ABI::IsValidGeometry(nullptr, 4096, 4096));
+  EXPECT_FALSE(ABI::IsValidGeometry(r.mem + 4, 4096, 4096));
+  EXPECT_FALSE(ABI::IsValidGeometry(r.mem, 131072, 131072));
+  ABI bad(r.mem, 65536, 3000);
+  EXPECT_FALSE(bad.is_valid());
+  EXPECT_FALSE(bad.TryPartitionPage(0, ABI::kPageDiv1));
+  EXPECT_FALSE(bad.TryAcquireChunkForReading(0, 0).is_valid());
+}
+
+TEST(SharedMemoryABITest, EveryLayoutFullLifecycle) {
+  for (size_t page_size : {4096u, 8192u, 16384u, 32768u, 65536u}) {
+    Region r(page_size * 2);
+    ABI abi(r.mem, r.len, page_size);
+    ASSERT_TRUE(abi.is_valid());
+    ASSERT_EQ(abi.num_pages(), 2u);
+    for (uint32_t layout = 1; layout <= 5; layout++) {
+      SCOPED_TRACE(testing::Message() << page_size << " layout " << layout);
+      const uint32_t n = ABI::NumChunksForLayout(layout);
+      ASSERT_TRUE(abi.is_page_free(1));
+      ASSERT_TRUE(abi.TryPartitionPage(1, static_cast<ABI::PageLayout>(layout)));
+      EXPECT_FALSE(abi.TryPartitionPage(1, ABI::kPageDiv1));
+      EXPECT_EQ(abi.GetPageLayout(1), layout);
+      EXPECT_EQ(RawWord(r, page_size, 1), layout << 28);
+      EXPECT_EQ(abi.GetFreeChunks(1), (1u << n) - 1);
+      EXPECT_EQ(abi.GetUsedChunks(1), 0u);
+      std::vector<ABI::Chunk> chunks;
+      for (uint32_t i = 0; i < n; i++) {
+        ABI::Chunk c = abi.TryAcquireChunkForWriting(1, i, Hdr(7, 100 + i, 1, 3));
+        ASSERT_TRUE(c.is_valid());
+        EXPECT_EQ(c.size(), ABI::ChunkSizeFor(page_size, layout));
+        EXPECT_EQ(c.begin(), r.mem + page_size + 8 + i * c.size());
+        EXPECT_EQ(c.page_idx(), 1u);
+        EXPECT_EQ(c.chunk_idx(), i);
+        EXPECT_EQ(abi.GetChunkState(1, i), ABI::kChunkBeingWritten);
+        // Header bytes: chunk_id u32, writer_id u16, count:10|flags:6.
+        uint32_t id;
+        uint16_t writer, packets;
+        memcpy(&id, c.begin(), 4);
+        memcpy(&writer, c.begin() + 4, 2);
+        memcpy(&packets, c.begin() + 6, 2);
+        EXPECT_EQ(id, 100 + i);
+        EXPECT_EQ(writer, 7);
+        EXPECT_EQ(packets, 1 | (3 << 10));
+        // A chunk cannot be taken twice.
+        EXPECT_FALSE(abi.TryAcquireChunkForWriting(1, i, Hdr(8, 1)).is_valid());
+        // Not complete yet: the service cannot take it.
+        EXPECT_FALSE(abi.TryAcquireChunkForReading(1, i).is_valid());
+        chunks.push_back(std::move(c));
+      }
+      EXPECT_FALSE(abi.TryAcquireChunkForWriting(1, n, Hdr(7, 1)).is_valid());
+      EXPECT_EQ(abi.GetFreeChunks(1), 0u);
+      EXPECT_FALSE(abi.IsPageComplete(1));
+      for (auto& c : chunks)
+        EXPECT_TRUE(abi.ReleaseChunkAsComplete(std::move(c)));
+      EXPECT_TRUE(abi.IsPageComplete(1));
+      for (uint32_t i = 0; i < n; i++) {
+        EXPECT_EQ(abi.GetChunkState(1, i), ABI::kChunkComplete);
+        ABI::Chunk rc = abi.TryAcquireChunkForReading(1, i);
+        ASSERT_TRUE(rc.is_valid());
+        EXPECT_EQ(abi.GetChunkState(1, i), ABI::kChunkBeingRead);
+        EXPECT_FALSE(abi.TryAcquireChunkForReading(1, i).is_valid());
+        ABI::ChunkCopy copy;
+        ABI::CopyChunk(rc, &copy);
+        EXPECT_EQ(copy.header.chunk_id, 100 + i);
+        EXPECT_EQ(copy.header.writer_id, 7);
+        EXPECT_EQ(copy.header.packet_count, 1);
+        EXPECT_EQ(copy.header.flags, 3);
+        EXPECT_EQ(copy.payload.size(), rc.payload_size());
+        uint8_t* hdr = rc.begin();
+        EXPECT_TRUE(abi.ReleaseChunkAsFree(std::move(rc)));
+        const uint8_t zeros[8] = {};
+        EXPECT_EQ(memcmp(hdr, zeros, 8), 0) << "header cleared on free";
+      }
+      // The last free chunk returns the page to "not partitioned".
+      EXPECT_TRUE(abi.is_page_free(1));
+      EXPECT_EQ(RawWord(r, page_size, 1), 0u);
+      EXPECT_EQ(RawWord(r, page_size, 0), 0u) << "neighbour untouched";
+    }
+  }
+}
+
+TEST(SharedMemoryABITest, InvalidTransitionsAreRejected) {
+  Region r(8192);
+  ABI abi(r.mem, r.len, 4096);
+  // Nothing works on an unpartitioned page.
+  EXPECT_FALSE(abi.TryAcquireChunkForWriting(0, 0, Hdr(1, 1)).is_valid());
+  EXPECT_FALSE(abi.TryAcquireChunkForReading(0, 0).is_valid());
+  // Bad arguments.
+  EXPECT_FALSE(abi.TryPartitionPage(2, ABI::kPageDiv1));
+  EXPECT_FALSE(abi.TryPartitionPage(0, ABI::kPageNotPartitioned));
+  EXPECT_FALSE(abi.TryPartitionPage(0, static_cast<ABI::PageLayout>(6)));
+  EXPECT_FALSE(abi.TryPartitionPage(0, static_cast<ABI::PageLayout>(7)));
+  EXPECT_FALSE(abi.ReleaseChunkAsComplete(ABI::Chunk()));
+  EXPECT_FALSE(abi.ReleaseChunkAsFree(ABI::Chunk()));
+
+  ASSERT_TRUE(abi.TryPartitionPage(0, ABI::kPageDiv4));
+  ABI::Chunk w = abi.TryAcquireChunkForWriting(0, 2, Hdr(1, 1));
+  ASSERT_TRUE(w.is_valid());
+  // Free a chunk that is BeingWritten: refused (the service may only free
+  // what it is reading).
+  {
+    ABI::Chunk again = abi.TryAcquireChunkForWriting(0, 3, Hdr(1, 2));
+    ASSERT_TRUE(again.is_valid());
+    EXPECT_FALSE(abi.ReleaseChunkAsFree(std::move(again)));
+    EXPECT_EQ(abi.GetChunkState(0, 3), ABI::kChunkBeingWritten);
+  }
+  ASSERT_TRUE(abi.ReleaseChunkAsComplete(std::move(w)));
+  // Completing twice: we need a handle; rebuild one via reading then try to
+  // complete a BeingRead chunk.
+  ABI::Chunk rd = abi.TryAcquireChunkForReading(0, 2);
+  ASSERT_TRUE(rd.is_valid());
+  ABI::Chunk rd_moved = std::move(rd);
+  EXPECT_FALSE(rd.is_valid());
+  // A peer repartitions the page behind our back (hostile): the handle's
+  // geometry no longer matches and both releases fail without touching it.
+  uint32_t hostile = (ABI::kPageDiv2 << 28) | (2u << 4);
+  reinterpret_cast<std::atomic<uint32_t>*>(r.mem)->store(hostile);
+  EXPECT_FALSE(abi.ReleaseChunkAsFree(std::move(rd_moved)));
+  EXPECT_EQ(RawWord(r, 4096, 0), hostile);
+}
+
+TEST(SharedMemoryABITest, ReservedLayoutsAreInvalid) {
+  Region r(4096);
+  ABI abi(r.mem, r.len, 4096);
+  for (uint32_t layout : {6u, 7u}) {
+    const uint32_t word = (layout << 28) | 0x0FFFFFFF;
+    reinterpret_cast<std::atomic<uint32_t>*>(r.mem)->store(word);
+    EXPECT_EQ(abi.GetPageLayout(0), ABI::kPageNotPartitioned);
+    EXPECT_EQ(abi.GetChunkState(0, 0), ABI::kChunkFree);
+    EXPECT_EQ(abi.GetFreeChunks(0), 0u);
+    EXPECT_EQ(abi.GetUsedChunks(0), 0u);
+    EXPECT_FALSE(abi.IsPageComplete(0));
+    EXPECT_FALSE(abi.TryAcquireChunkForReading(0, 0).is_valid());
+    EXPECT_FALSE(abi.TryAcquireChunkForWriting(0, 0, Hdr(1, 1)).is_valid());
+    ABI::ChunkCopy copy;
+    EXPECT_FALSE(abi.ScrapeChunk(0, 0, &copy));
+  }
+}
+
+TEST(SharedMemoryABITest, ConcurrentChangeOfOtherChunksIsRetried) {
+  // Other chunks' bits changing between load and CAS is normal; the
+  // transition must still succeed.
+  Region r(4096);
+  ABI abi(r.mem, r.len, 4096);
+  ASSERT_TRUE(abi.TryPartitionPage(0, ABI::kPageDiv14));
+  std::vector<ABI::Chunk> chunks;
+  for (int i = 0; i < 14; i++)
+    chunks.push_back(abi.TryAcquireChunkForWriting(0, i, Hdr(1, i)));
+  for (int i = 0; i < 14; i += 2)
+    ASSERT_TRUE(abi.ReleaseChunkAsComplete(std::move(chunks[i])));
+  EXPECT_EQ(abi.GetUsedChunks(0), 0x3FFFu);
+  for (int i = 0; i < 14; i += 2) {
+    ABI::Chunk c = abi.TryAcquireChunkForReading(0, i);
+    ASSERT_TRUE(c.is_valid());
+    ASSERT_TRUE(abi.ReleaseChunkAsFree(std::move(c)));
+  }
+  EXPECT_EQ(abi.GetFreeChunks(0), 0x1555u);
+  EXPECT_FALSE(abi.is_page_free(0));
+  // Chunk 0 free again: it can be re-acquired while the page stays split.
+  EXPECT_TRUE(abi.TryAcquireChunkForWriting(0, 0, Hdr(2, 9)).is_valid());
+}
+
+TEST(SharedMemoryABITest, ScrapeTakesOnlyFinishedPackets) {
+  Region r(4096);
+  ABI abi(r.mem, r.len, 4096);
+  ASSERT_TRUE(abi.TryPartitionPage(0, ABI::kPageDiv1));
+  ABI::Chunk c = abi.TryAcquireChunkForWriting(0, 0, Hdr(3, 5));
+  ASSERT_TRUE(c.is_valid());
+  ABI::ChunkCopy copy;
+  ASSERT_TRUE(abi.ScrapeChunk(0, 0, &copy));
+  EXPECT_TRUE(copy.payload.empty());
+  EXPECT_FALSE(copy.complete);
+  // Two finished packets of 3 and 2 bytes, a third in progress.
+  uint8_t* p = c.payload_begin();
+  const uint8_t bytes[] = {0x83, 0x80, 0x80, 0x00, 'a', 'b', 'c',
+                           0x82, 0x80, 0x80, 0x00, 'd', 'e',
+                           0x00, 0x00, 0x00, 0x00, 'x'};
+  memcpy(p, bytes, sizeof(bytes));
+  c.IncrementPacketCount();
+  c.IncrementPacketCount();
+  c.IncrementPacketCount();
+  ASSERT_TRUE(abi.ScrapeChunk(0, 0, &copy));
+  EXPECT_EQ(copy.header.packet_count, 3);
+  EXPECT_EQ(copy.header.writer_id, 3);
+  EXPECT_EQ(copy.header.chunk_id, 5u);
+  ASSERT_EQ(copy.payload.size(), 13u);
+  EXPECT_EQ(memcmp(copy.payload.data(), bytes, 13), 0);
+  // A size running past the chunk makes the scrape fail.
+  p[0] = 0xFF;
+  p[1] = 0xFF;
+  p[2] = 0x7F;
+  p[3] = 0x00;
+  EXPECT_FALSE(abi.ScrapeChunk(0, 0, &copy));
+  // Only BeingWritten chunks are scraped.
+  ASSERT_TRUE(abi.ReleaseChunkAsComplete(std::move(c)));
+  EXPECT_FALSE(abi.ScrapeChunk(0, 0, &copy));
+}
+
+TEST(SharedMemoryABITest, PacketCountSaturatesAndFlagsAccumulate) {
+  Region r(4096);
+  ABI abi(r.mem, r.len, 4096);
+  ASSERT_TRUE(abi.TryPartitionPage(0, ABI::kPageDiv1));
+  ABI::Chunk c = abi.TryAcquireChunkForWriting(0, 0, Hdr(3, 5));
+  for (int i = 0; i < 2000; i++)
+    c.IncrementPacketCount();
+  EXPECT_EQ(c.packet_count(), ABI::kMaxPacketCount);
+  c.SetFlags(ABI::kLastPacketContinuesOnNextChunk);
+  c.SetFlags(ABI::kChunkNeedsPatching);
+  EXPECT_EQ(c.flags(), 6);
+  EXPECT_EQ(c.packet_count(), ABI::kMaxPacketCount);
+  EXPECT_EQ(c.ReadHeader().packet_count, 1023);
+}
+
+// Random garbage page words and chunk headers: no call may crash, read out
+// of bounds (ASan) or report a state/layout that is not in the word.
+TEST(SharedMemoryABITest, GarbageWordsAreValidated) {
+  Region r(4 * 4096);
+  ABI abi(r.mem, r.len, 4096);
+  std::mt19937 rng(42);
+  for (int iter = 0; iter < 20000; iter++) {
+    const size_t page = rng() % 4;
+    const uint32_t word = static_cast<uint32_t>(rng());
+    reinterpret_cast<std::atomic<uint32_t>*>(r.mem + page * 4096)->store(word);
+    for (size_t off = 8; off < 4096; off += 292)
+      r.mem[page * 4096 + off + rng() % 8] = static_cast<uint8_t>(rng());
+    const uint32_t layout = (word >> 28) & 7;
+    const uint32_t n = ABI::NumChunksForLayout(layout);
+    const size_t idx = rng() % 16;
+    EXPECT_EQ(abi.GetPageLayout(page), n ? layout : 0u);
+    const ABI::ChunkState st = abi.GetChunkState(page, idx);
+    if (idx >= n)
+      EXPECT_EQ(st, ABI::kChunkFree);
+    else
+      EXPECT_EQ(st, (word >> (2 * idx)) & 3);
+    ABI::ChunkCopy copy;
+    if (abi.ScrapeChunk(page, idx, &copy)) {
+      EXPECT_LE(copy.payload.size(), ABI::ChunkSizeFor(4096, layout) - 8);
+    }
+    ABI::Chunk c = abi.TryAcquireChunkForReading(page, idx);
+    if (c.is_valid()) {
+      EXPECT_LT(idx, n);
+      EXPECT_EQ(st, ABI::kChunkComplete);
+      EXPECT_LE(c.end(), r.mem + r.len);
+      ABI::CopyChunk(c, &copy);
+      EXPECT_TRUE(abi.ReleaseChunkAsFree(std::move(c)));
+    }
+    ABI::Chunk w = abi.TryAcquireChunkForWriting(page, idx, Hdr(1, 1));
+    if (w.is_valid()) {
+      EXPECT_LT(idx, n);
+      EXPECT_TRUE(abi.ReleaseChunkAsComplete(std::move(w)));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace zt
