@@ -56,4 +56,5 @@ install(FILES
   "${PROJECT_BINARY_DIR}/zerotraceConfig.cmake"
   "${PROJECT_BINARY_DIR}/zerotraceConfigVersion.cmake"
   "${CMAKE_CURRENT_LIST_DIR}/ZtProtozero.cmake"
+  "${CMAKE_CURRENT_LIST_DIR}/ZtCppgen.cmake"
   DESTINATION "${ZT_INSTALL_CMAKEDIR}")

@@ -148,3 +148,6 @@ function(zt_protozero_library name)
     ZT_PBZERO_GEN_DIR "${out_dir}"
     ZT_PBZERO_HEADERS "${headers}")
 endfunction()
+
+# zt_cppgen_library(): the .gen.h/.gen.cc value classes, same plugin.
+include("${CMAKE_CURRENT_LIST_DIR}/ZtCppgen.cmake")

@@ -1,6 +1,8 @@
 // Entry point of protoc-gen-pbzero. protoc runs it as a plugin:
 //   protoc --plugin=protoc-gen-pbzero=<path>
 //          --pbzero_out=wrapper_namespace=pbzero:<out_dir> -I<root> x.proto
+// and, for the .gen.h/.gen.cc value classes (cppgen_generator.h):
+//          --pbzero_out=generator=cppgen,wrapper_namespace=gen:<out_dir> ...
 
 #include <google/protobuf/compiler/plugin.h>
 

@@ -42,6 +42,7 @@
 #include "pbzero_generator.h"
 
 #include "codegen_utils.h"
+#include "cppgen_generator.h"
 
 #include <algorithm>
 #include <map>
@@ -795,14 +796,23 @@ bool PbzeroGenerator::Generate(const FileDescriptor* file,
   std::vector<std::pair<std::string, std::string>> options;
   google::protobuf::compiler::ParseGeneratorParameter(parameter, &options);
   std::string wrapper_namespace;
+  std::string generator = "pbzero";
   for (const auto& kv : options) {
     if (kv.first == "wrapper_namespace") {
       wrapper_namespace = kv.second;
+    } else if (kv.first == "generator") {
+      generator = kv.second;
     } else {
       *error = "protoc-gen-pbzero: unknown option '" + kv.first +
-               "' (supported: wrapper_namespace=<ns>)";
+               "' (supported: wrapper_namespace=<ns>, "
+               "generator=pbzero|cppgen)";
       return false;
     }
+  }
+  if (generator != "pbzero" && generator != "cppgen") {
+    *error = "protoc-gen-pbzero: unknown generator '" + generator +
+             "' (supported: pbzero, cppgen)";
+    return false;
   }
   bool valid_ns = wrapper_namespace.empty() ||
                   !(wrapper_namespace[0] >= '0' && wrapper_namespace[0] <= '9');
@@ -814,6 +824,9 @@ bool PbzeroGenerator::Generate(const FileDescriptor* file,
              "' is not a C++ identifier";
     return false;
   }
+
+  if (generator == "cppgen")
+    return GenerateCppgen(file, wrapper_namespace, context, error);
 
   FileGenerator gen(file, wrapper_namespace);
   std::string header;

@@ -10,6 +10,9 @@
 //                            wrapper namespace. Every file of a program must
 //                            use the same value: references to imported
 //                            types assume it.
+//   generator=<g>            pbzero (default): X.pbzero.h writer/decoder
+//                            stubs; cppgen: X.gen.h/X.gen.cc value classes
+//                            with schema tables (cppgen_generator.h).
 
 #ifndef ZT_SRC_PROTOZERO_PLUGIN_PBZERO_GENERATOR_H_
 #define ZT_SRC_PROTOZERO_PLUGIN_PBZERO_GENERATOR_H_

@@ -1,0 +1,119 @@
+// The cppgen output of protoc-gen-pbzero (parameter generator=cppgen):
+// X.gen.h / X.gen.cc value classes with schema tables. See
+// docs/design/cppgen.md. The naming model below is shared by the header
+// emitter (cppgen_header.cc) and the source emitter (cppgen_source.cc).
+//
+// Identifier mapping, on top of the pbzero rules (pbzero_generator.cc):
+//   * Messages, enums and enum values are named and flattened exactly as in
+//     the .pbzero.h output (Outer_Inner, Outer_Inner_VALUE), in namespace
+//     <package parts>::<wrapper_namespace>.
+//   * Each field gets a base identifier B (the field name, '_' appended if
+//     reserved); its members are B(), B_ (storage), has_B, set_B, mutable_B,
+//     clear_B, add_B and B_size, all reserved for every field whatever its
+//     kind. Fields are taken in number order; while any of those names is
+//     already taken - by the class itself, a fixed member of every class
+//     (Serialize, ParseFromArray, ...), a nested type or enum alias, an enum
+//     value alias, E_Name, or an earlier field's member - one more '_' is
+//     appended to B.
+//   * Field-number constants k<UpperCamel(name)>FieldNumber, as in pbzero.
+
+#ifndef ZT_SRC_PROTOZERO_PLUGIN_CPPGEN_GENERATOR_H_
+#define ZT_SRC_PROTOZERO_PLUGIN_CPPGEN_GENERATOR_H_
+
+#include <string>
+#include <vector>
+
+#include <google/protobuf/compiler/code_generator.h>
+#include <google/protobuf/descriptor.h>
+
+namespace zt {
+namespace pbzero_plugin {
+
+// Writes <stem>.gen.h and <stem>.gen.cc for |file| into |context|. Returns
+// false with |*error| set on input it cannot generate (groups, C++ name
+// collisions) or on write failure.
+bool GenerateCppgen(const google::protobuf::FileDescriptor* file,
+                    const std::string& wrapper_namespace,
+                    google::protobuf::compiler::GeneratorContext* context,
+                    std::string* error);
+
+namespace cppgen {
+
+// How one field is spelled, stored and encoded.
+struct CgField {
+  const google::protobuf::FieldDescriptor* fd = nullptr;
+  std::string base;      // B: B(), set_B, has_B, ...
+  std::string member;    // storage: B_
+  std::string constant;  // kBFieldNumber
+  int has_bit = -1;      // index in has_bits_, or -1 (no explicit bit)
+
+  // Element type as stored (T of std::vector<T> for repeated fields).
+  std::string cpp_type;
+  bool is_message = false;
+  bool is_string = false;  // string or bytes
+  bool is_scalar = false;  // numbers, bool, enums
+};
+
+class Names {
+ public:
+  Names(const google::protobuf::FileDescriptor* file,
+        std::string wrapper_namespace);
+
+  const google::protobuf::FileDescriptor* file() const { return file_; }
+  // Every message of the file, pre-order (outer before nested), and every
+  // enum (top-level first, then those nested in each message).
+  const std::vector<const google::protobuf::Descriptor*>& messages() const {
+    return messages_;
+  }
+  const std::vector<const google::protobuf::EnumDescriptor*>& enums() const {
+    return enums_;
+  }
+
+  std::vector<std::string> NamespaceParts(
+      const google::protobuf::FileDescriptor* file) const;
+  std::string FlatName(const google::protobuf::Descriptor* msg) const;
+  std::string FlatName(const google::protobuf::EnumDescriptor* en) const;
+  std::string Qualified(const google::protobuf::Descriptor* msg) const;
+  std::string Qualified(const google::protobuf::EnumDescriptor* en) const;
+  std::string ValueFlatName(const google::protobuf::EnumValueDescriptor* v) const;
+  std::string QualifiedValue(
+      const google::protobuf::EnumValueDescriptor* v) const;
+  // Namespace-scope helpers of an enum: suffix "_Name", "_MIN", "_MAX",
+  // "_Schema".
+  std::string EnumHelper(const google::protobuf::EnumDescriptor* en,
+                         const std::string& suffix) const;
+  std::string QualifiedEnumHelper(const google::protobuf::EnumDescriptor* en,
+                                  const std::string& suffix) const;
+
+  // Fields of |msg| in field-number order, with names assigned.
+  std::vector<CgField> Fields(const google::protobuf::Descriptor* msg) const;
+  // Number of has-bits |fields| use.
+  static int NumHasBits(const std::vector<CgField>& fields);
+
+  // "ZT_GEN_<PATH>_GEN_H_".
+  std::string HeaderGuard() const;
+  static std::string HeaderPath(const google::protobuf::FileDescriptor* file);
+
+  // Fails on groups and on proto names that flatten to the same C++ name.
+  bool Validate(std::string* error) const;
+
+ private:
+  void Collect(const google::protobuf::Descriptor* msg);
+  std::string QualifiedIn(const google::protobuf::FileDescriptor* file,
+                          const std::string& flat) const;
+
+  const google::protobuf::FileDescriptor* const file_;
+  const std::string wrapper_namespace_;
+  std::vector<const google::protobuf::Descriptor*> messages_;
+  std::vector<const google::protobuf::EnumDescriptor*> enums_;
+};
+
+// The contents of X.gen.h and X.gen.cc.
+std::string GenerateHeader(const Names& names);
+std::string GenerateSource(const Names& names);
+
+}  // namespace cppgen
+}  // namespace pbzero_plugin
+}  // namespace zt
+
+#endif  // ZT_SRC_PROTOZERO_PLUGIN_CPPGEN_GENERATOR_H_

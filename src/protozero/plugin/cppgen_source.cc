@@ -1,0 +1,389 @@
+// cppgen: emits X.gen.cc: special members, operator==, Clear, the parser,
+// the serializer and the schema tables of every class and enum declared in
+// X.gen.h (cppgen_header.cc).
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/descriptor.h>
+
+#include "codegen_utils.h"
+#include "cppgen_generator.h"
+
+namespace zt {
+namespace pbzero_plugin {
+namespace cppgen {
+
+using google::protobuf::Descriptor;
+using google::protobuf::EnumDescriptor;
+using google::protobuf::EnumValueDescriptor;
+using google::protobuf::FieldDescriptor;
+
+namespace {
+
+// How a non-length-delimited type travels.
+struct WireSpec {
+  const char* wire_type;    // ProtoWireType enumerator
+  const char* packed_kind;  // PackedKind enumerator
+  const char* getter;       // Field accessor for a singular value
+  const char* append;       // Message method for one value
+};
+
+WireSpec SpecFor(FieldDescriptor::Type type) {
+  switch (type) {
+    case FieldDescriptor::TYPE_INT32:
+    case FieldDescriptor::TYPE_ENUM:
+      return {"kVarInt", "kVarInt", "as_int32()", "AppendVarInt"};
+    case FieldDescriptor::TYPE_INT64:
+      return {"kVarInt", "kVarInt", "as_int64()", "AppendVarInt"};
+    case FieldDescriptor::TYPE_UINT32:
+      return {"kVarInt", "kVarInt", "as_uint32()", "AppendVarInt"};
+    case FieldDescriptor::TYPE_UINT64:
+      return {"kVarInt", "kVarInt", "as_uint64()", "AppendVarInt"};
+    case FieldDescriptor::TYPE_BOOL:
+      return {"kVarInt", "kVarInt", "as_bool()", "AppendVarInt"};
+    case FieldDescriptor::TYPE_SINT32:
+      return {"kVarInt", "kZigZag", "as_sint32()", "AppendSignedVarInt"};
+    case FieldDescriptor::TYPE_SINT64:
+      return {"kVarInt", "kZigZag", "as_sint64()", "AppendSignedVarInt"};
+    case FieldDescriptor::TYPE_FIXED32:
+      return {"kFixed32", "kFixed32", "as_uint32()", "AppendFixed"};
+    case FieldDescriptor::TYPE_SFIXED32:
+      return {"kFixed32", "kFixed32", "as_int32()", "AppendFixed"};
+    case FieldDescriptor::TYPE_FLOAT:
+      return {"kFixed32", "kFixed32", "as_float()", "AppendFixed"};
+    case FieldDescriptor::TYPE_FIXED64:
+      return {"kFixed64", "kFixed64", "as_uint64()", "AppendFixed"};
+    case FieldDescriptor::TYPE_SFIXED64:
+      return {"kFixed64", "kFixed64", "as_int64()", "AppendFixed"};
+    case FieldDescriptor::TYPE_DOUBLE:
+      return {"kFixed64", "kFixed64", "as_double()", "AppendFixed"};
+    default:
+      return {"kLengthDelimited", nullptr, nullptr, nullptr};
+  }
+}
+
+// FieldType enumerator of schema.h.
+const char* SchemaType(FieldDescriptor::Type type) {
+  switch (type) {
+    case FieldDescriptor::TYPE_DOUBLE: return "kDouble";
+    case FieldDescriptor::TYPE_FLOAT: return "kFloat";
+    case FieldDescriptor::TYPE_INT64: return "kInt64";
+    case FieldDescriptor::TYPE_UINT64: return "kUint64";
+    case FieldDescriptor::TYPE_INT32: return "kInt32";
+    case FieldDescriptor::TYPE_FIXED64: return "kFixed64";
+    case FieldDescriptor::TYPE_FIXED32: return "kFixed32";
+    case FieldDescriptor::TYPE_BOOL: return "kBool";
+    case FieldDescriptor::TYPE_STRING: return "kString";
+    case FieldDescriptor::TYPE_GROUP: return "kGroup";
+    case FieldDescriptor::TYPE_MESSAGE: return "kMessage";
+    case FieldDescriptor::TYPE_BYTES: return "kBytes";
+    case FieldDescriptor::TYPE_UINT32: return "kUint32";
+    case FieldDescriptor::TYPE_ENUM: return "kEnum";
+    case FieldDescriptor::TYPE_SFIXED32: return "kSfixed32";
+    case FieldDescriptor::TYPE_SFIXED64: return "kSfixed64";
+    case FieldDescriptor::TYPE_SINT32: return "kSint32";
+    case FieldDescriptor::TYPE_SINT64: return "kSint64";
+  }
+  return "kGroup";
+}
+
+// The type values of a repeated scalar are read/written as on the wire:
+// int32_t for enums, the stored type otherwise.
+std::string WireCppType(const CgField& f) {
+  return f.fd->type() == FieldDescriptor::TYPE_ENUM ? "int32_t" : f.cpp_type;
+}
+
+class SourceEmitter {
+ public:
+  explicit SourceEmitter(const Names& names) : names_(names) {}
+  std::string Emit();
+
+ private:
+  void EmitEnumSchema(const EnumDescriptor* en);
+  void EmitClass(const Descriptor* msg);
+  void EmitParser(const std::string& cls, const std::vector<CgField>& fields);
+  void EmitParseCase(const CgField& f);
+  void EmitSerializer(const std::string& cls,
+                      const std::vector<CgField>& fields);
+  void EmitSchema(const Descriptor* msg, const std::string& cls,
+                  const std::vector<CgField>& fields);
+
+  const Names& names_;
+  std::ostringstream out_;
+};
+
+void SourceEmitter::EmitEnumSchema(const EnumDescriptor* en) {
+  const std::string values = "kValues_" + names_.FlatName(en);
+  out_ << "namespace {\n"
+       << "constexpr ::zt::protozero::EnumValueSchema " << values << "[] = {\n";
+  for (int i = 0; i < en->value_count(); ++i) {
+    const EnumValueDescriptor* v = en->value(i);
+    out_ << "    {" << CppStringLiteral(v->name()) << ", " << v->number()
+         << "},\n";
+  }
+  out_ << "};\n"
+       << "}  // namespace\n\n";
+  out_ << "const ::zt::protozero::EnumSchema* "
+       << names_.EnumHelper(en, "_Schema") << "() {\n"
+       << "  static constexpr ::zt::protozero::EnumSchema kSchema = {\n"
+       << "      " << CppStringLiteral(en->full_name()) << ", " << values
+       << ", " << en->value_count() << "};\n"
+       << "  return &kSchema;\n"
+       << "}\n\n";
+}
+
+void SourceEmitter::EmitParseCase(const CgField& f) {
+  const FieldDescriptor* fd = f.fd;
+  const std::string& m = f.member;
+  out_ << "      case " << fd->number() << ":  // " << fd->name() << "\n";
+  if (f.is_message) {
+    out_ << "        if (field.type() != WireType::kLengthDelimited)\n"
+         << "          break;\n"
+         << "        if (field.size() > "
+            "::zt::protozero::kCppGenMaxNestedMessageSize)\n"
+         << "          return false;\n";
+    if (fd->is_repeated()) {
+      out_ << "        " << m << ".emplace_back();\n"
+           << "        if (!" << m << ".back().MergeFromArrayAtDepth(";
+    } else {
+      out_ << "        if (!" << m << ".GetOrCreate()->MergeFromArrayAtDepth(";
+    }
+    out_ << "field.data(), field.size(), depth + 1))\n"
+         << "          return false;\n"
+         << "        continue;\n";
+    return;
+  }
+  if (f.is_string) {
+    out_ << "        if (field.type() != WireType::kLengthDelimited)\n"
+         << "          break;\n";
+    if (fd->is_repeated()) {
+      out_ << "        " << m << ".push_back(field.as_std_string());\n";
+    } else {
+      out_ << "        " << m << " = field.as_std_string();\n";
+      if (f.has_bit >= 0)
+        out_ << "        has_bits_.set(" << f.has_bit << ");\n";
+    }
+    out_ << "        continue;\n";
+    return;
+  }
+  const WireSpec spec = SpecFor(fd->type());
+  if (fd->is_repeated()) {
+    out_ << "        switch (::zt::protozero::cppgen_internal::"
+            "ReadRepeatedScalar<::zt::protozero::PackedKind::"
+         << spec.packed_kind << ", " << WireCppType(f) << ">(field, &" << m
+         << ")) {\n"
+         << "          case ::zt::protozero::cppgen_internal::ReadResult::kOk:"
+            "\n"
+         << "            continue;\n"
+         << "          case ::zt::protozero::cppgen_internal::ReadResult::"
+            "kMalformed:\n"
+         << "            return false;\n"
+         << "          case ::zt::protozero::cppgen_internal::ReadResult::"
+            "kWrongWireType:\n"
+         << "            break;\n"
+         << "        }\n"
+         << "        break;\n";
+    return;
+  }
+  out_ << "        if (field.type() != WireType::" << spec.wire_type << ")\n"
+       << "          break;\n";
+  if (fd->type() == FieldDescriptor::TYPE_ENUM) {
+    out_ << "        " << m << " = static_cast<" << f.cpp_type
+         << ">(field.as_int32());\n";
+  } else {
+    out_ << "        " << m << " = field." << spec.getter << ";\n";
+  }
+  if (f.has_bit >= 0)
+    out_ << "        has_bits_.set(" << f.has_bit << ");\n";
+  out_ << "        continue;\n";
+}
+
+void SourceEmitter::EmitParser(const std::string& cls,
+                               const std::vector<CgField>& fields) {
+  out_ << "bool " << cls << "::ParseFromArray(const void* data, size_t size) {\n"
+       << "  Clear();\n"
+       << "  return MergeFromArrayAtDepth(data, size, 0);\n"
+       << "}\n\n";
+  out_ << "bool " << cls
+       << "::MergeFromArrayAtDepth(const void* data, size_t size, int depth) "
+          "{\n"
+       << "  if (depth > ::zt::protozero::kCppGenMaxParseDepth)\n"
+       << "    return false;\n"
+       << "  ::zt::protozero::ProtoDecoder decoder(data, size);\n";
+  if (!fields.empty())
+    out_ << "  using WireType = ::zt::protozero::proto_utils::ProtoWireType;\n";
+  out_ << "  for (::zt::protozero::Field field = decoder.ReadField(); "
+          "field.valid();\n"
+       << "       field = decoder.ReadField()) {\n";
+  if (!fields.empty()) {
+    out_ << "    switch (field.id()) {\n";
+    for (const CgField& f : fields)
+      EmitParseCase(f);
+    out_ << "      default:\n"
+         << "        break;\n"
+         << "    }\n";
+  }
+  out_ << "    // Unknown id, or a wire type the schema type cannot have.\n"
+       << "    field.SerializeAndAppendTo(&unknown_fields_);\n"
+       << "  }\n"
+       << "  return !decoder.parse_error();\n"
+       << "}\n\n";
+}
+
+void SourceEmitter::EmitSerializer(const std::string& cls,
+                                   const std::vector<CgField>& fields) {
+  out_ << "void " << cls << "::Serialize(::zt::protozero::Message* msg) const {\n";
+  for (const CgField& f : fields) {
+    const FieldDescriptor* fd = f.fd;
+    const std::string num = std::to_string(fd->number());
+    const std::string& m = f.member;
+    out_ << "  // " << fd->number() << ": " << fd->name() << "\n";
+    if (f.is_message) {
+      if (fd->is_repeated()) {
+        out_ << "  for (const " << f.cpp_type << "& value : " << m << ")\n"
+             << "    value.Serialize(msg->BeginNestedMessage<"
+                "::zt::protozero::Message>("
+             << num << "));\n";
+      } else {
+        out_ << "  if (" << m << ")\n"
+             << "    " << m << "->Serialize(msg->BeginNestedMessage<"
+             << "::zt::protozero::Message>(" << num << "));\n";
+      }
+      continue;
+    }
+    if (f.is_string) {
+      if (fd->is_repeated()) {
+        out_ << "  for (const ::std::string& value : " << m << ")\n"
+             << "    msg->AppendBytes(" << num
+             << ", value.data(), value.size());\n";
+      } else {
+        out_ << "  if (has_" << f.base << "())\n"
+             << "    msg->AppendBytes(" << num << ", " << m << ".data(), " << m
+             << ".size());\n";
+      }
+      continue;
+    }
+    const WireSpec spec = SpecFor(fd->type());
+    if (fd->is_packed()) {
+      out_ << "  ::zt::protozero::cppgen_internal::AppendPacked<"
+              "::zt::protozero::PackedKind::"
+           << spec.packed_kind << ", " << WireCppType(f) << ">(msg, " << num
+           << ", " << m << ");\n";
+    } else if (fd->is_repeated()) {
+      out_ << "  for (" << f.cpp_type << " value : " << m << ")\n"
+           << "    msg->" << spec.append << "(" << num << ", value);\n";
+    } else {
+      out_ << "  if (has_" << f.base << "())\n"
+           << "    msg->" << spec.append << "(" << num << ", " << m << ");\n";
+    }
+  }
+  out_ << "  if (!unknown_fields_.empty())\n"
+       << "    msg->AppendRawProtoBytes(unknown_fields_.data(), "
+          "unknown_fields_.size());\n"
+       << "}\n\n";
+
+  out_ << "::std::string " << cls << "::SerializeAsString() const {\n"
+       << "  return ::zt::protozero::cppgen_internal::SerializeToString(\n"
+       << "      this, [](const void* self, ::zt::protozero::Message* msg) {\n"
+       << "        static_cast<const " << cls << "*>(self)->Serialize(msg);\n"
+       << "      });\n"
+       << "}\n\n";
+  out_ << "::std::vector<uint8_t> " << cls << "::SerializeAsArray() const {\n"
+       << "  return ::zt::protozero::cppgen_internal::SerializeToArray(\n"
+       << "      this, [](const void* self, ::zt::protozero::Message* msg) {\n"
+       << "        static_cast<const " << cls << "*>(self)->Serialize(msg);\n"
+       << "      });\n"
+       << "}\n\n";
+}
+
+void SourceEmitter::EmitSchema(const Descriptor* msg, const std::string& cls,
+                               const std::vector<CgField>& fields) {
+  const std::string table = "kFields_" + cls;
+  if (!fields.empty()) {
+    out_ << "namespace {\n"
+         << "constexpr ::zt::protozero::FieldSchema " << table << "[] = {\n";
+    for (const CgField& f : fields) {
+      const FieldDescriptor* fd = f.fd;
+      std::string message_fn = "nullptr", enum_fn = "nullptr";
+      if (f.is_message)
+        message_fn = "&" + names_.Qualified(fd->message_type()) + "::GetSchema";
+      if (fd->type() == FieldDescriptor::TYPE_ENUM)
+        enum_fn = "&" + names_.QualifiedEnumHelper(fd->enum_type(), "_Schema");
+      out_ << "    {" << CppStringLiteral(fd->name()) << ", " << fd->number()
+           << ", ::zt::protozero::FieldType::" << SchemaType(fd->type())
+           << ", " << (fd->is_repeated() ? "true" : "false") << ", "
+           << (fd->is_packed() ? "true" : "false") << ", " << message_fn
+           << ", " << enum_fn << "},\n";
+    }
+    out_ << "};\n"
+         << "}  // namespace\n\n";
+  }
+  out_ << "const ::zt::protozero::MessageSchema* " << cls
+       << "::GetSchema() {\n"
+       << "  static constexpr ::zt::protozero::MessageSchema kSchema = {\n"
+       << "      " << CppStringLiteral(msg->full_name()) << ", "
+       << (fields.empty() ? "nullptr" : table) << ", " << fields.size()
+       << "};\n"
+       << "  return &kSchema;\n"
+       << "}\n\n";
+}
+
+void SourceEmitter::EmitClass(const Descriptor* msg) {
+  const std::string cls = names_.FlatName(msg);
+  const std::vector<CgField> fields = names_.Fields(msg);
+  out_ << "// " << msg->full_name() << "\n\n";
+  out_ << cls << "::" << cls << "() = default;\n"
+       << cls << "::~" << cls << "() = default;\n"
+       << cls << "::" << cls << "(const " << cls << "&) = default;\n"
+       << cls << "::" << cls << "(" << cls << "&&) noexcept = default;\n"
+       << cls << "& " << cls << "::operator=(const " << cls
+       << "&) = default;\n"
+       << cls << "& " << cls << "::operator=(" << cls
+       << "&&) noexcept = default;\n\n";
+
+  out_ << "bool " << cls << "::operator==(const " << cls
+       << "& other) const {\n"
+       << "  return unknown_fields_ == other.unknown_fields_";
+  if (Names::NumHasBits(fields) > 0)
+    out_ << " &&\n         has_bits_ == other.has_bits_";
+  for (const CgField& f : fields)
+    out_ << " &&\n         " << f.member << " == other." << f.member;
+  out_ << ";\n}\n\n";
+
+  out_ << "void " << cls << "::Clear() {\n"
+       << "  *this = " << cls << "();\n"
+       << "}\n\n";
+  EmitParser(cls, fields);
+  EmitSerializer(cls, fields);
+  EmitSchema(msg, cls, fields);
+}
+
+std::string SourceEmitter::Emit() {
+  out_ << "// Generated by protoc-gen-pbzero (cppgen) from "
+       << names_.file()->name() << ". DO NOT EDIT.\n\n";
+  out_ << "#include \"" << Names::HeaderPath(names_.file()) << "\"\n\n"
+       << "#include \"zt/protozero/cpp_message_internal.h\"\n\n";
+  const std::vector<std::string> ns = names_.NamespaceParts(names_.file());
+  for (const std::string& p : ns)
+    out_ << "namespace " << p << " {\n";
+  out_ << "\n";
+  for (const EnumDescriptor* en : names_.enums())
+    EmitEnumSchema(en);
+  for (const Descriptor* msg : names_.messages())
+    EmitClass(msg);
+  for (auto it = ns.rbegin(); it != ns.rend(); ++it)
+    out_ << "}  // namespace " << *it << "\n";
+  return out_.str();
+}
+
+}  // namespace
+
+std::string GenerateSource(const Names& names) {
+  return SourceEmitter(names).Emit();
+}
+
+}  // namespace cppgen
+}  // namespace pbzero_plugin
+}  // namespace zt
