@@ -1,0 +1,74 @@
+// CommitData: the content of a CommitDataRequest (protos/zt/common/
+// commit_data_request.proto) as plain values. The producer-side arbiter
+// builds these; Serialize()/Parse() convert to and from the wire message, so
+// in-process tests can look at commits without going through bytes and the
+// IPC layer can send them as bytes.
+
+#ifndef ZT_EXT_TRACING_CORE_COMMIT_DATA_H_
+#define ZT_EXT_TRACING_CORE_COMMIT_DATA_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace zt {
+
+struct CommitData {
+  struct ChunkToMove {
+    uint32_t page = 0;
+    uint32_t chunk = 0;
+    uint32_t target_buffer = 0;
+    bool operator==(const ChunkToMove& o) const {
+      return page == o.page && chunk == o.chunk &&
+             target_buffer == o.target_buffer;
+    }
+  };
+  struct Patch {
+    uint32_t offset = 0;  // From the start of the chunk payload.
+    std::array<uint8_t, 4> data{};
+    bool operator==(const Patch& o) const {
+      return offset == o.offset && data == o.data;
+    }
+  };
+  struct ChunkToPatch {
+    uint32_t target_buffer = 0;
+    uint16_t writer_id = 0;
+    uint32_t chunk_id = 0;
+    std::vector<Patch> patches;
+    bool has_more_patches = false;
+    bool operator==(const ChunkToPatch& o) const {
+      return target_buffer == o.target_buffer && writer_id == o.writer_id &&
+             chunk_id == o.chunk_id && patches == o.patches &&
+             has_more_patches == o.has_more_patches;
+    }
+  };
+
+  std::vector<ChunkToMove> chunks_to_move;
+  std::vector<ChunkToPatch> chunks_to_patch;
+  uint64_t flush_request_id = 0;
+
+  bool empty() const {
+    return chunks_to_move.empty() && chunks_to_patch.empty() &&
+           flush_request_id == 0;
+  }
+  bool operator==(const CommitData& o) const {
+    return chunks_to_move == o.chunks_to_move &&
+           chunks_to_patch == o.chunks_to_patch &&
+           flush_request_id == o.flush_request_id;
+  }
+
+  // Encodes as a zt.protos.CommitDataRequest.
+  std::string Serialize() const;
+  // Decodes a CommitDataRequest from an untrusted peer. False on malformed
+  // input, out-of-range values (writer id > 65535) or patches whose data is
+  // not exactly 4 bytes; |out| is then unspecified. Inline chunk data
+  // (chunks_to_move.data, used by producers without shared memory) is not
+  // supported yet and rejected.
+  static bool Parse(const uint8_t* data, size_t size, CommitData* out);
+};
+
+}  // namespace zt
+
+#endif  // ZT_EXT_TRACING_CORE_COMMIT_DATA_H_

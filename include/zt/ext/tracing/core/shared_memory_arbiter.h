@@ -1,0 +1,136 @@
+// SharedMemoryArbiter: the producer side of one shared memory buffer. It
+// hands free chunks to TraceWriters, takes completed chunks and filled patch
+// slots back, batches them into CommitData and delivers the batches, in
+// order, to a CommitSink (the IPC channel to the service, or a test).
+//
+// Thread-safe. One mutex, taken only when a chunk is acquired or returned or
+// patches are queued; never held while the sink runs.
+
+#ifndef ZT_EXT_TRACING_CORE_SHARED_MEMORY_ARBITER_H_
+#define ZT_EXT_TRACING_CORE_SHARED_MEMORY_ARBITER_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "zt/ext/tracing/core/commit_data.h"
+#include "zt/ext/tracing/core/patch_list.h"
+#include "zt/ext/tracing/core/shared_memory_abi.h"
+
+namespace zt {
+
+class TraceWriter;
+
+// What a writer does when no chunk is free.
+enum class BufferExhaustedPolicy {
+  kDrop,           // Give up at once: the data is dropped (and counted).
+  kStallThenDrop,  // Commit, wait up to the arbiter's stall timeout, then drop.
+};
+
+class CommitSink {
+ public:
+  virtual ~CommitSink();
+  // Called with batches in the order they were formed, one at a time (never
+  // concurrently). May be called from any producer thread.
+  virtual void OnCommit(CommitData data) = 0;
+};
+
+class SharedMemoryArbiter {
+ public:
+  struct Options {
+    // How new pages are split (chunks of other pages are used as they are).
+    SharedMemoryABI::PageLayout layout = SharedMemoryABI::kPageDiv1;
+    // A batch is delivered once it names this many chunks (or on Flush(), or
+    // when the buffer is found full). Clamped to [1, chunks in the SMB / 2].
+    size_t commit_batch_chunks = 4;
+    // Upper bound of one kStallThenDrop wait.
+    std::chrono::milliseconds stall_timeout{100};
+  };
+
+  struct Stats {
+    uint64_t chunks_acquired = 0;
+    uint64_t chunks_returned = 0;
+    uint64_t chunks_unavailable = 0;  // Requests that ended without a chunk.
+    uint64_t stalls = 0;              // Requests that had to wait.
+    uint64_t stall_timeouts = 0;      // ... and still got nothing.
+    uint64_t release_failures = 0;    // Chunks the page word disowned (peer).
+    uint64_t commits = 0;
+    uint64_t patches_sent = 0;
+    uint64_t writer_ids_exhausted = 0;
+  };
+
+  // |start| .. |start + size| is the SMB (see SharedMemoryABI for the
+  // geometry rules); |sink| must outlive the arbiter. The region is not
+  // cleared: a fresh SMB is all zeros, which reads as all pages free.
+  SharedMemoryArbiter(uint8_t* start, size_t size, size_t page_size,
+                      CommitSink* sink, Options options);
+  SharedMemoryArbiter(uint8_t* start, size_t size, size_t page_size,
+                      CommitSink* sink)
+      : SharedMemoryArbiter(start, size, page_size, sink, Options()) {}
+  ~SharedMemoryArbiter();
+
+  SharedMemoryArbiter(const SharedMemoryArbiter&) = delete;
+  SharedMemoryArbiter& operator=(const SharedMemoryArbiter&) = delete;
+
+  // A writer with a fresh id (1..65535), or null when all ids are in use
+  // (counted). Writers must be destroyed before the arbiter.
+  std::unique_ptr<TraceWriter> CreateTraceWriter(
+      uint32_t target_buffer,
+      BufferExhaustedPolicy policy = BufferExhaustedPolicy::kDrop);
+
+  // Delivers what is pending now, even an empty batch when
+  // |flush_request_id| is not 0 (the answer to a service flush).
+  void FlushPendingCommitData(uint64_t flush_request_id = 0);
+
+  Stats stats() const;
+  SharedMemoryABI* abi() { return &abi_; }
+  const Options& options() const { return options_; }
+
+  // --- For TraceWriter ---
+  // A chunk in BeingWritten with |header| written, or an invalid chunk when
+  // the policy gave up.
+  SharedMemoryABI::Chunk GetNewChunk(
+      const SharedMemoryABI::ChunkHeaderValues& header,
+      BufferExhaustedPolicy policy);
+  // Marks |chunk| Complete, queues it for the service together with the
+  // filled patches at the head of |patches| (removed from it).
+  void ReturnCompletedChunk(SharedMemoryABI::Chunk chunk,
+                            uint32_t target_buffer, uint16_t writer_id,
+                            PatchList* patches);
+  // Queues the filled patches at the head of |patches| alone.
+  void SendPatches(uint32_t target_buffer, uint16_t writer_id,
+                   PatchList* patches);
+  void ReleaseWriterId(uint16_t id);
+
+ private:
+  uint16_t AcquireWriterIdLocked();
+  SharedMemoryABI::Chunk TryGetChunkLocked(
+      const SharedMemoryABI::ChunkHeaderValues& header);
+  void MovePatchesLocked(uint32_t target_buffer, uint16_t writer_id,
+                         PatchList* patches);
+  // Delivers the pending batch when |force| or it is big enough. Takes the
+  // caller's lock on |lock_| and returns with it released.
+  void MaybeCommitAndUnlock(std::unique_lock<std::mutex>* lock, bool force,
+                            uint64_t flush_request_id = 0);
+
+  SharedMemoryABI abi_;
+  CommitSink* const sink_;
+  Options options_;
+
+  mutable std::mutex lock_;
+  // Serializes deliveries to the sink; taken before |lock_| is dropped so
+  // batches cannot overtake each other.
+  std::mutex commit_mutex_;
+  CommitData pending_;
+  size_t next_page_ = 0;  // Where the next chunk search starts.
+  std::vector<bool> writer_ids_;  // Index = id; true = in use.
+  uint16_t next_writer_id_ = 1;
+  Stats stats_;
+};
+
+}  // namespace zt
+
+#endif  // ZT_EXT_TRACING_CORE_SHARED_MEMORY_ARBITER_H_

@@ -1,0 +1,179 @@
+// TraceWriter: writes TracePackets of one sequence (one thread, one data
+// source instance) straight into chunks of the shared memory buffer.
+//
+//   auto packet = writer->NewTracePacket();
+//   packet->set_timestamp(...);
+//   ...                       // the handle finalizes the packet when it dies
+//
+// Packets bigger than what is left in a chunk continue in the next chunk as
+// fragments; size fields left behind in a chunk already handed over are
+// patched out of band. When the buffer is full, packets are dropped, counted
+// and the next packet that makes it carries previous_packet_dropped.
+//
+// Thread-compatible: one thread at a time. Destroy before its arbiter.
+
+#ifndef ZT_EXT_TRACING_CORE_TRACE_WRITER_H_
+#define ZT_EXT_TRACING_CORE_TRACE_WRITER_H_
+
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "zt/ext/tracing/core/patch_list.h"
+#include "zt/ext/tracing/core/shared_memory_abi.h"
+#include "zt/ext/tracing/core/shared_memory_arbiter.h"
+#include "zt/protozero/message.h"
+#include "zt/protozero/scattered_stream_writer.h"
+#include "zt/trace/trace_packet.pbzero.h"
+
+namespace zt {
+
+class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
+ public:
+  using TracePacket = protos::pbzero::TracePacket;
+
+  // Owns the right to write the current packet; finalizes it on destruction.
+  class TracePacketHandle {
+   public:
+    TracePacketHandle() = default;
+    explicit TracePacketHandle(TraceWriter* writer) : writer_(writer) {}
+    TracePacketHandle(TracePacketHandle&& o) noexcept : writer_(o.writer_) {
+      o.writer_ = nullptr;
+    }
+    TracePacketHandle& operator=(TracePacketHandle&& o) noexcept {
+      Finish();
+      writer_ = o.writer_;
+      o.writer_ = nullptr;
+      return *this;
+    }
+    ~TracePacketHandle() { Finish(); }
+
+    TracePacket* get() const { return &writer_->packet_; }
+    TracePacket* operator->() const { return get(); }
+    TracePacket& operator*() const { return *get(); }
+    explicit operator bool() const { return writer_ != nullptr; }
+    // Finalizes now (idempotent).
+    void Finish() {
+      if (writer_) {
+        TraceWriter* w = writer_;
+        writer_ = nullptr;
+        w->FinishTracePacket();
+      }
+    }
+
+   private:
+    TraceWriter* writer_ = nullptr;
+  };
+
+  // Every NewTracePacket() call is counted once in packets_started; a packet
+  // reaches the service iff it is not counted in packets_dropped.
+  struct Stats {
+    uint64_t packets_started = 0;
+    uint64_t packets_dropped = 0;  // Started in, or cut short by, drop mode.
+    uint64_t drop_episodes = 0;    // Times the writer entered drop mode.
+    uint64_t chunks_used = 0;
+  };
+
+  ~TraceWriter() override;
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  // Starts a packet. The previous handle must have been destroyed (or
+  // Finish()ed). O(1) except when a new chunk is needed.
+  TracePacketHandle NewTracePacket() {
+    assert(!in_packet_);
+    if (ZT_UNLIKELY(stream_writer_.bytes_available() < kMinRoomForPacket ||
+                    cur_count_ >= SharedMemoryABI::kMaxPacketCount ||
+                    dropping_)) {
+      SwitchChunkBeforePacket();
+    }
+    uint8_t* size_field =
+        stream_writer_.ReserveBytes(SharedMemoryABI::kPacketHeaderSize);
+    memset(size_field, 0, SharedMemoryABI::kPacketHeaderSize);
+    cur_fragment_size_field_ = size_field;
+    packet_.Reset(&stream_writer_);
+    fragment_start_ = stream_writer_.write_ptr();
+    in_packet_ = true;
+    stats_.packets_started++;
+    if (ZT_LIKELY(!dropping_)) {
+      cur_chunk_.IncrementPacketCount();
+      cur_count_++;
+      if (ZT_UNLIKELY(mark_previous_dropped_)) {
+        mark_previous_dropped_ = false;
+        packet_.set_previous_packet_dropped(1);
+      }
+    } else {
+      stats_.packets_dropped++;
+    }
+    return TracePacketHandle(this);
+  }
+
+  // Hands the current chunk (even partly filled) to the service and
+  // delivers all pending commits. Must not be called inside a packet.
+  void Flush();
+
+  uint16_t writer_id() const { return writer_id_; }
+  uint32_t target_buffer() const { return target_buffer_; }
+  const Stats& stats() const { return stats_; }
+  bool is_dropping() const { return dropping_; }
+  size_t pending_patches() const { return patch_list_.size(); }
+
+ private:
+  friend class SharedMemoryArbiter;
+  // Leaves room for the 4-byte size and a few bytes of packet: opening a
+  // packet that fragments at once would only waste a fragment header.
+  static constexpr size_t kMinRoomForPacket =
+      SharedMemoryABI::kPacketHeaderSize + 8;
+  static constexpr size_t kGarbageSize = 1024;
+
+  TraceWriter(SharedMemoryArbiter* arbiter, uint16_t writer_id,
+              uint32_t target_buffer, BufferExhaustedPolicy policy);
+
+  void FinishTracePacket() {
+    packet_.Finalize();
+    if (ZT_LIKELY(cur_fragment_size_field_ != nullptr)) {
+      protozero::proto_utils::WriteRedundantVarInt(
+          static_cast<uint32_t>(stream_writer_.write_ptr() - fragment_start_),
+          cur_fragment_size_field_);
+      cur_fragment_size_field_ = nullptr;
+    }
+    in_packet_ = false;
+    if (ZT_UNLIKELY(!patch_list_.empty()))
+      SendFilledPatches();
+  }
+
+  void SwitchChunkBeforePacket();
+  // Acquires the next chunk and, inside a packet, closes the current
+  // fragment (size, continuation flag, patch slots). On failure enters drop
+  // mode and returns the garbage range.
+  protozero::ContiguousMemoryRange AcquireNextRange();
+  void SendFilledPatches();
+  void ReturnCurrentChunk();
+  protozero::ContiguousMemoryRange GarbageRange();
+  // ScatteredStreamWriter::Delegate: the chunk-switch slow path.
+  protozero::ContiguousMemoryRange GetNewBuffer() override;
+
+  SharedMemoryArbiter* const arbiter_;
+  const uint16_t writer_id_;
+  const uint32_t target_buffer_;
+  const BufferExhaustedPolicy policy_;
+
+  SharedMemoryABI::Chunk cur_chunk_;
+  uint32_t next_chunk_id_ = 0;
+  uint16_t cur_count_ = 0;  // Mirror of the chunk's packet count.
+  protozero::ScatteredStreamWriter stream_writer_;
+  protozero::RootMessage<TracePacket> packet_;
+  uint8_t* cur_fragment_size_field_ = nullptr;
+  uint8_t* fragment_start_ = nullptr;
+  bool in_packet_ = false;
+  bool dropping_ = false;
+  bool mark_previous_dropped_ = false;
+  PatchList patch_list_;
+  std::unique_ptr<uint8_t[]> garbage_;
+  Stats stats_;
+};
+
+}  // namespace zt
+
+#endif  // ZT_EXT_TRACING_CORE_TRACE_WRITER_H_

@@ -1,0 +1,222 @@
+#include "zt/ext/tracing/core/shared_memory_arbiter.h"
+
+#include <algorithm>
+#include <cassert>
+#include <thread>
+#include <utility>
+
+#include "zt/ext/tracing/core/trace_writer.h"
+
+namespace zt {
+
+using ABI = SharedMemoryABI;
+
+CommitSink::~CommitSink() = default;
+
+SharedMemoryArbiter::SharedMemoryArbiter(uint8_t* start, size_t size,
+                                         size_t page_size, CommitSink* sink,
+                                         Options options)
+    : abi_(start, size, page_size),
+      sink_(sink),
+      options_(options),
+      writer_ids_(static_cast<size_t>(ABI::kMaxWriterId) + 1, false) {
+  const size_t chunks_in_smb =
+      abi_.num_pages() * ABI::NumChunksForLayout(options_.layout);
+  options_.commit_batch_chunks = std::max<size_t>(
+      1, std::min(options_.commit_batch_chunks, chunks_in_smb / 2));
+}
+
+SharedMemoryArbiter::~SharedMemoryArbiter() = default;
+
+std::unique_ptr<TraceWriter> SharedMemoryArbiter::CreateTraceWriter(
+    uint32_t target_buffer, BufferExhaustedPolicy policy) {
+  uint16_t id;
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    id = AcquireWriterIdLocked();
+  }
+  if (id == 0)
+    return nullptr;
+  return std::unique_ptr<TraceWriter>(
+      new TraceWriter(this, id, target_buffer, policy));
+}
+
+uint16_t SharedMemoryArbiter::AcquireWriterIdLocked() {
+  // Round robin, so a recently released id is not reused at once (the
+  // service may still hold chunks of the previous writer with that id).
+  for (uint32_t i = 0; i < ABI::kMaxWriterId; i++) {
+    const uint16_t id = next_writer_id_;
+    next_writer_id_ = next_writer_id_ == ABI::kMaxWriterId
+                          ? 1
+                          : static_cast<uint16_t>(next_writer_id_ + 1);
+    if (!writer_ids_[id]) {
+      writer_ids_[id] = true;
+      return id;
+    }
+  }
+  stats_.writer_ids_exhausted++;
+  return 0;
+}
+
+void SharedMemoryArbiter::ReleaseWriterId(uint16_t id) {
+  std::lock_guard<std::mutex> guard(lock_);
+  writer_ids_[id] = false;
+}
+
+SharedMemoryArbiter::Stats SharedMemoryArbiter::stats() const {
+  std::lock_guard<std::mutex> guard(lock_);
+  return stats_;
+}
+
+ABI::Chunk SharedMemoryArbiter::TryGetChunkLocked(
+    const ABI::ChunkHeaderValues& header) {
+  const size_t num_pages = abi_.num_pages();
+  for (size_t i = 0; i < num_pages; i++) {
+    const size_t page = (next_page_ + i) % num_pages;
+    uint32_t word = abi_.GetPageHeaderWord(page);
+    if (word == 0) {
+      // Partitioning can lose to another arbiter over the same SMB; either
+      // way the page is split now (or in use) and we look at its chunks.
+      abi_.TryPartitionPage(page, options_.layout);
+      word = abi_.GetPageHeaderWord(page);
+    }
+    const uint32_t n = ABI::NumChunksForLayout(ABI::LayoutOf(word));
+    for (uint32_t c = 0; c < n; c++) {
+      if (ABI::StateOf(word, c) != ABI::kChunkFree)
+        continue;
+      ABI::Chunk chunk = abi_.TryAcquireChunkForWriting(page, c, header);
+      if (chunk.is_valid()) {
+        // Keep filling this page while it has free chunks: pages complete
+        // sooner and the service can move them whole.
+        next_page_ = page;
+        stats_.chunks_acquired++;
+        return chunk;
+      }
+    }
+  }
+  return ABI::Chunk();
+}
+
+ABI::Chunk SharedMemoryArbiter::GetNewChunk(
+    const ABI::ChunkHeaderValues& header, BufferExhaustedPolicy policy) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point deadline{};
+  for (uint32_t attempt = 0;; attempt++) {
+    std::unique_lock<std::mutex> lock(lock_);
+    ABI::Chunk chunk = TryGetChunkLocked(header);
+    if (chunk.is_valid())
+      return chunk;
+    const bool give_up = policy == BufferExhaustedPolicy::kDrop ||
+                         (attempt > 0 && Clock::now() >= deadline);
+    if (give_up) {
+      stats_.chunks_unavailable++;
+      if (policy != BufferExhaustedPolicy::kDrop)
+        stats_.stall_timeouts++;
+    } else if (attempt == 0) {
+      stats_.stalls++;
+      deadline = Clock::now() + options_.stall_timeout;
+    }
+    // Whatever is complete but not yet announced is what the service needs
+    // to free chunks: deliver it now.
+    if (!pending_.chunks_to_move.empty() || !pending_.chunks_to_patch.empty())
+      MaybeCommitAndUnlock(&lock, /*force=*/true);
+    else
+      lock.unlock();
+    if (give_up)
+      return ABI::Chunk();
+    if (attempt < 16) {
+      std::this_thread::yield();
+    } else {
+      const uint32_t shift = std::min<uint32_t>(attempt - 16, 4);
+      std::this_thread::sleep_for(std::chrono::microseconds(100u << shift));
+    }
+  }
+}
+
+void SharedMemoryArbiter::MovePatchesLocked(uint32_t target_buffer,
+                                            uint16_t writer_id,
+                                            PatchList* patches) {
+  CommitData::ChunkToPatch* last = nullptr;
+  while (!patches->empty() && patches->front().is_filled()) {
+    const PendingPatch& p = patches->front();
+    if (!last || last->chunk_id != p.chunk_id || last->writer_id != writer_id ||
+        last->target_buffer != target_buffer) {
+      auto& entries = pending_.chunks_to_patch;
+      if (!entries.empty() && entries.back().writer_id == writer_id &&
+          entries.back().chunk_id == p.chunk_id &&
+          entries.back().target_buffer == target_buffer) {
+        last = &entries.back();
+      } else {
+        entries.emplace_back();
+        last = &entries.back();
+        last->target_buffer = target_buffer;
+        last->writer_id = writer_id;
+        last->chunk_id = p.chunk_id;
+      }
+    }
+    CommitData::Patch out;
+    out.offset = p.offset;
+    std::copy(p.data, p.data + 4, out.data.begin());
+    last->patches.push_back(out);
+    stats_.patches_sent++;
+    patches->pop_front();
+  }
+  if (last) {
+    // Slots of the same chunk still waiting: the service must keep holding
+    // the chunk's last packet back.
+    last->has_more_patches =
+        !patches->empty() && patches->front().chunk_id == last->chunk_id;
+  }
+}
+
+void SharedMemoryArbiter::ReturnCompletedChunk(ABI::Chunk chunk,
+                                               uint32_t target_buffer,
+                                               uint16_t writer_id,
+                                               PatchList* patches) {
+  std::unique_lock<std::mutex> lock(lock_);
+  const uint32_t page = chunk.page_idx();
+  const uint32_t index = chunk.chunk_idx();
+  if (abi_.ReleaseChunkAsComplete(std::move(chunk))) {
+    stats_.chunks_returned++;
+    pending_.chunks_to_move.push_back({page, index, target_buffer});
+  } else {
+    stats_.release_failures++;  // The page word changed under us: a peer bug.
+  }
+  if (patches)
+    MovePatchesLocked(target_buffer, writer_id, patches);
+  MaybeCommitAndUnlock(&lock, /*force=*/false);
+}
+
+void SharedMemoryArbiter::SendPatches(uint32_t target_buffer,
+                                      uint16_t writer_id, PatchList* patches) {
+  std::unique_lock<std::mutex> lock(lock_);
+  MovePatchesLocked(target_buffer, writer_id, patches);
+  MaybeCommitAndUnlock(&lock, /*force=*/false);
+}
+
+void SharedMemoryArbiter::FlushPendingCommitData(uint64_t flush_request_id) {
+  std::unique_lock<std::mutex> lock(lock_);
+  MaybeCommitAndUnlock(&lock, /*force=*/true, flush_request_id);
+}
+
+void SharedMemoryArbiter::MaybeCommitAndUnlock(
+    std::unique_lock<std::mutex>* lock, bool force,
+    uint64_t flush_request_id) {
+  const bool big_enough =
+      pending_.chunks_to_move.size() >= options_.commit_batch_chunks;
+  if (!(force || big_enough) ||
+      (pending_.empty() && flush_request_id == 0)) {
+    lock->unlock();
+    return;
+  }
+  CommitData batch = std::move(pending_);
+  pending_ = CommitData();
+  batch.flush_request_id = flush_request_id;
+  stats_.commits++;
+  // Hand over hand: whoever formed the earlier batch delivers it first.
+  std::lock_guard<std::mutex> commit_guard(commit_mutex_);
+  lock->unlock();
+  sink_->OnCommit(std::move(batch));
+}
+
+}  // namespace zt

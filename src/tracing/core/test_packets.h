@@ -1,0 +1,67 @@
+// Test support: packets whose content is a function of (writer, sequence
+// number, size), written through TraceWriter and re-created with
+// HeapBuffered for byte-exact comparison.
+
+#ifndef SRC_TRACING_CORE_TEST_PACKETS_H_
+#define SRC_TRACING_CORE_TEST_PACKETS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "zt/protozero/scattered_heap_buffer.h"
+#include "zt/trace/test_event.pbzero.h"
+#include "zt/trace/trace_packet.pbzero.h"
+
+namespace zt {
+namespace test {
+
+inline std::string TestPayload(uint32_t writer, uint64_t seq, size_t size) {
+  std::string s(size, '\0');
+  const uint8_t base = static_cast<uint8_t>(seq * 131 + writer * 13);
+  for (size_t j = 0; j < size; j++)
+    s[j] = static_cast<char>(base + static_cast<uint8_t>(j * 7));
+  return s;
+}
+
+// timestamp = seq; for_testing { seq_value = writer; payload { nested {
+// str = payload } } }: three nested levels whose size fields end up patched
+// when the payload crosses chunks.
+inline void WriteTestPacket(protos::pbzero::TracePacket* p, uint32_t writer,
+                            uint64_t seq, const std::string& payload) {
+  p->set_timestamp(seq);
+  auto* ev = p->set_for_testing();
+  ev->set_seq_value(writer);
+  auto* pl = ev->set_payload();
+  pl->add_nested()->add_str(payload);
+}
+
+inline std::vector<uint8_t> ExpectedPacket(uint32_t writer, uint64_t seq,
+                                           size_t size) {
+  protozero::HeapBuffered<protos::pbzero::TracePacket> msg;
+  WriteTestPacket(msg.get(), writer, seq, TestPayload(writer, seq, size));
+  return msg.SerializeAsArray();
+}
+
+// The writer puts previous_packet_dropped (field 42, varint 1) first.
+constexpr uint8_t kPreviousDroppedPrefix[] = {0xD0, 0x02, 0x01};
+
+// Strips the prefix; returns whether it was there.
+inline bool StripPreviousDropped(std::vector<uint8_t>* data) {
+  if (data->size() >= 3 && (*data)[0] == 0xD0 && (*data)[1] == 0x02 &&
+      (*data)[2] == 0x01) {
+    data->erase(data->begin(), data->begin() + 3);
+    return true;
+  }
+  return false;
+}
+
+inline uint64_t SeqOf(const std::vector<uint8_t>& data) {
+  protos::pbzero::TracePacket_Decoder d(data.data(), data.size());
+  return d.timestamp();
+}
+
+}  // namespace test
+}  // namespace zt
+
+#endif  // SRC_TRACING_CORE_TEST_PACKETS_H_

@@ -1,0 +1,158 @@
+#include "zt/ext/tracing/core/trace_writer.h"
+
+#include <utility>
+
+namespace zt {
+
+using protozero::ContiguousMemoryRange;
+using protozero::proto_utils::kMessageLengthFieldSize;
+using protozero::proto_utils::WriteRedundantVarInt;
+using ABI = SharedMemoryABI;
+
+TraceWriter::TraceWriter(SharedMemoryArbiter* arbiter, uint16_t writer_id,
+                         uint32_t target_buffer, BufferExhaustedPolicy policy)
+    : arbiter_(arbiter),
+      writer_id_(writer_id),
+      target_buffer_(target_buffer),
+      policy_(policy),
+      stream_writer_(this),
+      packet_(&stream_writer_) {
+  packet_.Finalize();  // No packet open until NewTracePacket().
+}
+
+TraceWriter::~TraceWriter() {
+  assert(!in_packet_);
+  Flush();
+  arbiter_->ReleaseWriterId(writer_id_);
+}
+
+void TraceWriter::Flush() {
+  assert(!in_packet_);
+  if (cur_chunk_.is_valid())
+    ReturnCurrentChunk();
+  // The next packet asks for a chunk again (drop mode keeps its state).
+  stream_writer_.Reset(ContiguousMemoryRange{});
+  cur_count_ = 0;
+  if (!patch_list_.empty())
+    SendFilledPatches();
+  arbiter_->FlushPendingCommitData();
+}
+
+void TraceWriter::ReturnCurrentChunk() {
+  arbiter_->ReturnCompletedChunk(std::move(cur_chunk_), target_buffer_,
+                                 writer_id_, &patch_list_);
+  cur_chunk_ = ABI::Chunk();
+}
+
+void TraceWriter::SendFilledPatches() {
+  if (patch_list_.front().is_filled())
+    arbiter_->SendPatches(target_buffer_, writer_id_, &patch_list_);
+}
+
+ContiguousMemoryRange TraceWriter::GarbageRange() {
+  if (!garbage_)
+    garbage_.reset(new uint8_t[kGarbageSize]);
+  return ContiguousMemoryRange{garbage_.get(), garbage_.get() + kGarbageSize};
+}
+
+void TraceWriter::SwitchChunkBeforePacket() {
+  stream_writer_.Reset(AcquireNextRange());
+}
+
+ContiguousMemoryRange TraceWriter::GetNewBuffer() {
+  // In drop mode a packet runs to its end in the garbage range: its start is
+  // lost already. A new chunk is tried again when the next packet starts.
+  if (dropping_)
+    return GarbageRange();
+  return AcquireNextRange();
+}
+
+ContiguousMemoryRange TraceWriter::AcquireNextRange() {
+  ABI::ChunkHeaderValues header;
+  header.writer_id = writer_id_;
+  header.chunk_id = next_chunk_id_;
+  if (in_packet_) {
+    // The new chunk opens with the rest of the current packet.
+    header.packet_count = 1;
+    header.flags = ABI::kFirstPacketContinuesFromPrevChunk;
+  }
+  // A writer already dropping does not stall again for every packet.
+  const BufferExhaustedPolicy policy =
+      dropping_ ? BufferExhaustedPolicy::kDrop : policy_;
+  ABI::Chunk next = arbiter_->GetNewChunk(header, policy);
+
+  if (!next.is_valid()) {
+    if (cur_chunk_.is_valid()) {
+      if (in_packet_) {
+        // The packet cannot be finished: tell the service to discard its
+        // fragments with the drop size, and forget size fields in this chunk
+        // (the service owns its bytes once it is returned).
+        WriteRedundantVarInt(ABI::kPacketSizeDropPacket,
+                             cur_fragment_size_field_);
+        for (protozero::Message* m = packet_.nested_message(); m;
+             m = m->nested_message()) {
+          uint8_t* f = m->size_field();
+          if (f >= cur_chunk_.payload_begin() && f < cur_chunk_.end())
+            m->set_size_field(nullptr);
+        }
+        stats_.packets_dropped++;
+      }
+      ReturnCurrentChunk();
+    } else if (in_packet_) {
+      stats_.packets_dropped++;
+    }
+    cur_fragment_size_field_ = nullptr;
+    cur_count_ = 0;
+    if (!dropping_)
+      stats_.drop_episodes++;
+    dropping_ = true;
+    return GarbageRange();
+  }
+
+  stats_.chunks_used++;
+  if (in_packet_) {
+    assert(cur_chunk_.is_valid());
+    const uint32_t fragment_size =
+        static_cast<uint32_t>(stream_writer_.write_ptr() - fragment_start_);
+    WriteRedundantVarInt(fragment_size, cur_fragment_size_field_);
+    uint8_t flags = ABI::kLastPacketContinuesOnNextChunk;
+    // Open nested messages whose size field is in this chunk will know their
+    // size only later: give them a patch slot instead.
+    for (protozero::Message* m = packet_.nested_message(); m;
+         m = m->nested_message()) {
+      uint8_t* f = m->size_field();
+      if (f >= cur_chunk_.payload_begin() &&
+          f + kMessageLengthFieldSize <= cur_chunk_.end()) {
+        PendingPatch patch;
+        patch.chunk_id = next_chunk_id_ - 1;
+        patch.offset = static_cast<uint16_t>(f - cur_chunk_.payload_begin());
+        patch_list_.push_back(patch);
+        m->set_size_field(patch_list_.back().data);
+        flags |= ABI::kChunkNeedsPatching;
+      }
+    }
+    cur_chunk_.SetFlags(flags);
+  }
+  if (cur_chunk_.is_valid())
+    ReturnCurrentChunk();
+
+  if (dropping_) {
+    dropping_ = false;
+    mark_previous_dropped_ = true;
+  }
+  next_chunk_id_++;
+  cur_chunk_ = std::move(next);
+  uint8_t* begin = cur_chunk_.payload_begin();
+  if (in_packet_) {
+    cur_count_ = 1;
+    memset(begin, 0, ABI::kPacketHeaderSize);
+    cur_fragment_size_field_ = begin;
+    begin += ABI::kPacketHeaderSize;
+    fragment_start_ = begin;
+  } else {
+    cur_count_ = 0;
+  }
+  return ContiguousMemoryRange{begin, cur_chunk_.end()};
+}
+
+}  // namespace zt

@@ -1,0 +1,374 @@
+#include "zt/ext/tracing/core/trace_writer.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "src/tracing/core/test_packets.h"
+#include "src/tracing/core/test_service.h"
+#include "zt/ext/tracing/core/commit_data.h"
+#include "zt/ext/tracing/core/shared_memory_arbiter.h"
+
+namespace zt {
+namespace {
+
+using ABI = SharedMemoryABI;
+
+// An SMB, the producer's arbiter over it and a service with its own view.
+struct SmbSetup {
+  SmbSetup(size_t smb_size, size_t page_size,
+        SharedMemoryArbiter::Options options = SharedMemoryArbiter::Options())
+      : mem(static_cast<uint8_t*>(aligned_alloc(4096, smb_size))),
+        service_abi(mem, smb_size, page_size),
+        service(&service_abi) {
+    memset(mem, 0, smb_size);
+    arbiter.reset(
+        new SharedMemoryArbiter(mem, smb_size, page_size, &service, options));
+  }
+  ~SmbSetup() {
+    arbiter.reset();
+    free(mem);
+  }
+  uint8_t* mem;
+  ABI service_abi;
+  TestService service;
+  std::unique_ptr<SharedMemoryArbiter> arbiter;
+};
+
+// A sink that plays the service synchronously inside OnCommit, so a single
+// thread can write more than the SMB holds.
+class InlineService : public CommitSink {
+ public:
+  explicit InlineService(ABI* abi) : service_(abi) {}
+  void OnCommit(CommitData data) override {
+    service_.OnCommit(std::move(data));
+    service_.Drain();
+  }
+  TestService& service() { return service_; }
+
+ private:
+  TestService service_;
+};
+
+void WritePacket(TraceWriter* w, uint32_t writer, uint64_t seq, size_t size) {
+  auto p = w->NewTracePacket();
+  test::WriteTestPacket(p.get(), writer, seq, test::TestPayload(writer, seq, size));
+}
+
+void ExpectPacket(const ReassembledPacket& got, uint32_t writer, uint64_t seq,
+                  size_t size, bool dropped_before = false) {
+  std::vector<uint8_t> data = got.data;
+  EXPECT_EQ(test::StripPreviousDropped(&data), dropped_before) << "seq " << seq;
+  EXPECT_EQ(data, test::ExpectedPacket(writer, seq, size)) << "seq " << seq;
+}
+
+TEST(TraceWriterTest, SmallPacketsInOneChunk) {
+  SmbSetup s(4 * 4096, 4096);
+  auto w = s.arbiter->CreateTraceWriter(7);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->writer_id(), 1);
+  for (uint64_t i = 0; i < 3; i++)
+    WritePacket(w.get(), 0, i, 10 + i);
+  EXPECT_TRUE(s.service.history().empty() && s.service.pending_commits() == 0)
+      << "nothing committed before the chunk is full or flushed";
+  w->Flush();
+  s.service.Drain();
+  ASSERT_EQ(s.service.history().size(), 1u);
+  const CommitData& c = s.service.history()[0];
+  ASSERT_EQ(c.chunks_to_move.size(), 1u);
+  EXPECT_EQ(c.chunks_to_move[0].target_buffer, 7u);
+  EXPECT_TRUE(c.chunks_to_patch.empty());
+  ASSERT_EQ(s.service.chunk_headers().size(), 1u);
+  const auto& h = s.service.chunk_headers()[0];
+  EXPECT_EQ(h.writer_id, 1);
+  EXPECT_EQ(h.chunk_id, 0u);
+  EXPECT_EQ(h.packet_count, 3);
+  EXPECT_EQ(h.flags, 0);
+  ASSERT_EQ(s.service.packets().size(), 3u);
+  for (uint64_t i = 0; i < 3; i++)
+    ExpectPacket(s.service.packets()[i], 0, i, 10 + i);
+  EXPECT_EQ(w->stats().packets_started, 3u);
+  EXPECT_EQ(w->stats().packets_dropped, 0u);
+}
+
+TEST(TraceWriterTest, FragmentsFlagsAndPatches) {
+  SharedMemoryArbiter::Options opt;
+  opt.layout = ABI::kPageDiv4;  // 1020-byte chunks.
+  SmbSetup s(16 * 4096, 4096, opt);
+  auto w = s.arbiter->CreateTraceWriter(1);
+  WritePacket(w.get(), 0, 0, 5);
+  WritePacket(w.get(), 0, 1, 5000);  // ~5 chunks.
+  WritePacket(w.get(), 0, 2, 5);
+  w->Flush();
+  s.service.Drain();
+  const auto& hdrs = s.service.chunk_headers();
+  ASSERT_GE(hdrs.size(), 5u);
+  for (size_t i = 0; i < hdrs.size(); i++)
+    EXPECT_EQ(hdrs[i].chunk_id, i) << "chunk ids are consecutive";
+  // First chunk: packet 0, then the start of packet 1 with open nested
+  // messages whose sizes live here.
+  EXPECT_EQ(hdrs[0].packet_count, 2);
+  EXPECT_EQ(hdrs[0].flags, ABI::kLastPacketContinuesOnNextChunk |
+                               ABI::kChunkNeedsPatching);
+  for (size_t i = 1; i + 1 < hdrs.size(); i++) {
+    EXPECT_EQ(hdrs[i].packet_count, 1);
+    EXPECT_EQ(hdrs[i].flags, ABI::kFirstPacketContinuesFromPrevChunk |
+                                 ABI::kLastPacketContinuesOnNextChunk);
+  }
+  EXPECT_EQ(hdrs.back().packet_count, 2);
+  EXPECT_EQ(hdrs.back().flags, ABI::kFirstPacketContinuesFromPrevChunk);
+  // Three size fields (for_testing, payload, nested) patched, for chunk 0.
+  size_t patches = 0;
+  for (const CommitData& c : s.service.history()) {
+    for (const auto& p : c.chunks_to_patch) {
+      EXPECT_EQ(p.chunk_id, 0u);
+      EXPECT_EQ(p.writer_id, 1);
+      EXPECT_FALSE(p.has_more_patches);
+      for (const auto& patch : p.patches) {
+        EXPECT_LT(patch.offset, 1020u - 8u);
+        EXPECT_EQ(patch.data[0] & 0x80, 0x80);
+        patches++;
+      }
+    }
+  }
+  EXPECT_EQ(patches, 3u);
+  EXPECT_EQ(s.service.reassembler().stats().patches_applied, 3u);
+  ASSERT_EQ(s.service.packets().size(), 3u);
+  ExpectPacket(s.service.packets()[0], 0, 0, 5);
+  ExpectPacket(s.service.packets()[1], 0, 1, 5000);
+  ExpectPacket(s.service.packets()[2], 0, 2, 5);
+  EXPECT_EQ(w->pending_patches(), 0u);
+}
+
+TEST(TraceWriterTest, PacketLargerThanTheSmbWithAServiceDraining) {
+  std::unique_ptr<uint8_t, decltype(&free)> mem(
+      static_cast<uint8_t*>(aligned_alloc(4096, 2 * 8192)), &free);
+  memset(mem.get(), 0, 2 * 8192);
+  ABI service_abi(mem.get(), 2 * 8192, 8192);
+  InlineService sink(&service_abi);
+  SharedMemoryArbiter::Options opt;
+  opt.layout = ABI::kPageDiv2;
+  opt.commit_batch_chunks = 1;
+  SharedMemoryArbiter arbiter(mem.get(), 2 * 8192, 8192, &sink, opt);
+  {
+    auto w = arbiter.CreateTraceWriter(0);
+    for (uint64_t i = 0; i < 4; i++)
+      WritePacket(w.get(), 3, i, i == 2 ? (1u << 20) : 100);
+    w->Flush();
+    EXPECT_EQ(w->stats().packets_dropped, 0u);
+  }
+  sink.service().Finish();
+  auto& pk = sink.service().packets();
+  ASSERT_EQ(pk.size(), 4u);
+  for (uint64_t i = 0; i < 4; i++)
+    ExpectPacket(pk[i], 3, i, i == 2 ? (1u << 20) : 100);
+  EXPECT_EQ(sink.service().reassembler().stats().packets_emitted, 4u);
+  EXPECT_EQ(sink.service().reassembler().stats().patches_applied, 3u);
+}
+
+TEST(TraceWriterTest, DropPolicyCountsAndMarks) {
+  // One 4 KiB page, nobody draining: the writer runs out of chunks.
+  SmbSetup s(4096, 4096);
+  auto w = s.arbiter->CreateTraceWriter(0, BufferExhaustedPolicy::kDrop);
+  uint64_t seq = 0;
+  for (; seq < 400; seq++)
+    WritePacket(w.get(), 0, seq, 20);
+  EXPECT_TRUE(w->is_dropping());
+  const uint64_t dropped = w->stats().packets_dropped;
+  EXPECT_GT(dropped, 0u);
+  EXPECT_EQ(w->stats().drop_episodes, 1u);
+  EXPECT_GE(s.arbiter->stats().chunks_unavailable, 1u);
+  // The service catches up; the next packet makes it and is marked.
+  s.service.Drain();
+  const size_t before = s.service.packets().size();
+  WritePacket(w.get(), 0, seq, 20);
+  EXPECT_FALSE(w->is_dropping());
+  w->Flush();
+  s.service.Finish();
+  auto& pk = s.service.packets();
+  ASSERT_EQ(pk.size(), before + 1);
+  EXPECT_EQ(before + dropped, 400u) << "every packet is delivered or counted";
+  for (size_t i = 0; i < before; i++)
+    ExpectPacket(pk[i], 0, i, 20);
+  ExpectPacket(pk.back(), 0, seq, 20, /*dropped_before=*/true);
+}
+
+TEST(TraceWriterTest, DropInsideAPacketWritesTheDropMarker) {
+  SharedMemoryArbiter::Options opt;
+  opt.layout = ABI::kPageDiv2;
+  SmbSetup s(2 * 4096, 4096, opt);
+  auto w = s.arbiter->CreateTraceWriter(0, BufferExhaustedPolicy::kDrop);
+  WritePacket(w.get(), 0, 0, 10);
+  WritePacket(w.get(), 0, 1, 50000);  // Far more than the 4 chunks.
+  EXPECT_EQ(w->stats().packets_dropped, 1u);
+  s.service.Drain();
+  WritePacket(w.get(), 0, 2, 10);
+  w->Flush();
+  s.service.Finish();
+  const auto& st = s.service.reassembler().stats();
+  EXPECT_EQ(st.drop_markers, 1u);
+  EXPECT_EQ(st.packets_emitted, 2u);
+  auto& pk = s.service.packets();
+  ASSERT_EQ(pk.size(), 2u);
+  ExpectPacket(pk[0], 0, 0, 10);
+  ExpectPacket(pk[1], 0, 2, 10, /*dropped_before=*/true);
+  EXPECT_TRUE(pk[1].loss_before);
+}
+
+TEST(TraceWriterTest, StallThenDropWaitsBoundedThenDrops) {
+  SharedMemoryArbiter::Options opt;
+  opt.stall_timeout = std::chrono::milliseconds(30);
+  SmbSetup s(4096, 4096, opt);
+  auto w = s.arbiter->CreateTraceWriter(0, BufferExhaustedPolicy::kStallThenDrop);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t seq = 0; seq < 400; seq++)
+    WritePacket(w.get(), 0, seq, 20);
+  const auto elapsed = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(elapsed, std::chrono::milliseconds(30));
+  EXPECT_LT(elapsed, std::chrono::seconds(5)) << "dropping must not stall again";
+  const auto st = s.arbiter->stats();
+  EXPECT_EQ(st.stalls, 1u);
+  EXPECT_EQ(st.stall_timeouts, 1u);
+  EXPECT_GT(w->stats().packets_dropped, 0u);
+  EXPECT_GE(st.commits, 1u) << "a stalling writer commits what is pending";
+}
+
+TEST(TraceWriterTest, StallResolvedByAServiceThread) {
+  SharedMemoryArbiter::Options opt;
+  opt.stall_timeout = std::chrono::seconds(10);
+  // Two chunks: a writer takes its next chunk before returning the current
+  // one, so a one-chunk SMB can never satisfy it.
+  SmbSetup s(2 * 4096, 4096, opt);
+  std::atomic<bool> stop{false};
+  std::thread service([&] {
+    while (!stop.load()) {
+      s.service.WaitForCommit(5);
+      s.service.Drain();
+    }
+  });
+  {
+    auto w = s.arbiter->CreateTraceWriter(0, BufferExhaustedPolicy::kStallThenDrop);
+    for (uint64_t seq = 0; seq < 2000; seq++)
+      WritePacket(w.get(), 0, seq, 20);
+    w->Flush();
+    EXPECT_EQ(w->stats().packets_dropped, 0u);
+  }
+  stop = true;
+  service.join();
+  s.service.Finish();
+  ASSERT_EQ(s.service.packets().size(), 2000u);
+  for (uint64_t seq = 0; seq < 2000; seq++)
+    ExpectPacket(s.service.packets()[seq], 0, seq, 20);
+}
+
+TEST(TraceWriterTest, ScrapedChunkThenCompleteCopy) {
+  SmbSetup s(4 * 4096, 4096);
+  auto w = s.arbiter->CreateTraceWriter(0);
+  for (uint64_t i = 0; i < 5; i++)
+    WritePacket(w.get(), 0, i, 30);
+  // Flush-time scraping: packets 0..3 are finished, packet 4 might not be.
+  ABI::ChunkCopy copy;
+  ASSERT_TRUE(s.service_abi.ScrapeChunk(0, 0, &copy));
+  EXPECT_FALSE(copy.complete);
+  EXPECT_EQ(copy.header.packet_count, 5);
+  ASSERT_TRUE(s.service.reassembler().AddChunk(std::move(copy)));
+  s.service.Drain();
+  EXPECT_EQ(s.service.packets().size(), 4u);
+  WritePacket(w.get(), 0, 5, 30);
+  w->Flush();
+  s.service.Finish();
+  auto& pk = s.service.packets();
+  ASSERT_EQ(pk.size(), 6u);
+  for (uint64_t i = 0; i < 6; i++)
+    ExpectPacket(pk[i], 0, i, 30);
+  EXPECT_EQ(s.service.reassembler().stats().chunks_replaced, 1u);
+}
+
+TEST(TraceWriterTest, ChunkIdsMonotonicAcrossFlushes) {
+  SmbSetup s(8 * 4096, 4096);
+  auto w = s.arbiter->CreateTraceWriter(0);
+  for (int round = 0; round < 5; round++) {
+    WritePacket(w.get(), 0, round, 10);
+    w->Flush();
+  }
+  s.service.Finish();
+  const auto& hdrs = s.service.chunk_headers();
+  ASSERT_EQ(hdrs.size(), 5u);
+  for (uint32_t i = 0; i < 5; i++)
+    EXPECT_EQ(hdrs[i].chunk_id, i);
+  EXPECT_EQ(s.service.packets().size(), 5u);
+}
+
+TEST(TraceWriterTest, MaxPacketsPerChunk) {
+  // 64 KiB page, one chunk: 1-byte-payload packets exceed the 10-bit count.
+  SmbSetup s(4 * 65536, 65536);
+  auto w = s.arbiter->CreateTraceWriter(0);
+  for (uint64_t i = 0; i < 3000; i++) {
+    auto p = w->NewTracePacket();
+    p->set_timestamp(i);
+  }
+  w->Flush();
+  s.service.Finish();
+  for (const auto& h : s.service.chunk_headers())
+    EXPECT_LE(h.packet_count, ABI::kMaxPacketCount);
+  ASSERT_EQ(s.service.packets().size(), 3000u);
+  EXPECT_EQ(s.service.chunk_headers().size(), 3u);
+}
+
+TEST(TraceWriterTest, WriterIdsAreUniqueAndBounded) {
+  SmbSetup s(4096, 4096);
+  std::vector<std::unique_ptr<TraceWriter>> writers;
+  std::vector<bool> seen(65536, false);
+  for (int i = 0; i < 65535; i++) {
+    auto w = s.arbiter->CreateTraceWriter(0);
+    ASSERT_TRUE(w);
+    ASSERT_NE(w->writer_id(), 0);
+    ASSERT_FALSE(seen[w->writer_id()]);
+    seen[w->writer_id()] = true;
+    writers.push_back(std::move(w));
+  }
+  EXPECT_FALSE(s.arbiter->CreateTraceWriter(0));
+  EXPECT_EQ(s.arbiter->stats().writer_ids_exhausted, 1u);
+  const uint16_t freed = writers[100]->writer_id();
+  writers[100].reset();
+  auto again = s.arbiter->CreateTraceWriter(0);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->writer_id(), freed);
+}
+
+TEST(CommitDataTest, RoundTripAndRejects) {
+  CommitData c;
+  c.chunks_to_move.push_back({3, 1, 9});
+  c.chunks_to_move.push_back({0, 13, 0});
+  CommitData::ChunkToPatch p;
+  p.target_buffer = 2;
+  p.writer_id = 65535;
+  p.chunk_id = 0xFFFFFFFF;
+  p.patches.push_back({4066, {0x81, 0x80, 0x80, 0x00}});
+  p.has_more_patches = true;
+  c.chunks_to_patch.push_back(p);
+  c.flush_request_id = 77;
+  const std::string bytes = c.Serialize();
+  CommitData back;
+  ASSERT_TRUE(CommitData::Parse(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                bytes.size(), &back));
+  EXPECT_TRUE(back == c);
+  // Truncations never parse as something else silently... or at least never
+  // crash; a cut inside a field is a parse error.
+  EXPECT_FALSE(CommitData::Parse(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                 bytes.size() - 1, &back));
+  // writer_id above 16 bits, patch data of 3 bytes, inline chunk data.
+  const uint8_t big_writer[] = {0x12, 0x04, 0x10, 0x80, 0x80, 0x04};
+  EXPECT_FALSE(CommitData::Parse(big_writer, sizeof(big_writer), &back));
+  const uint8_t short_patch[] = {0x12, 0x07, 0x22, 0x05, 0x12, 0x03, 1, 2, 3};
+  EXPECT_FALSE(CommitData::Parse(short_patch, sizeof(short_patch), &back));
+  const uint8_t inline_data[] = {0x0A, 0x03, 0x22, 0x01, 0x00};
+  EXPECT_FALSE(CommitData::Parse(inline_data, sizeof(inline_data), &back));
+}
+
+}  // namespace
+}  // namespace zt
