@@ -605,6 +605,18 @@ TEST(MessageTest, NestedMessageJustBelowMaxLengthIsFine) {
   EXPECT_EQ(child->Finalize(), 255u * ((1u << 20) + 4));
 }
 
+#if defined(ZT_DCHECK_IS_ON) && ZT_DCHECK_IS_ON
+TEST(MessageDeathTest, WritingIntoAFinalizedMessageIsCaught) {
+  auto write_after_finalize = [] {
+    HeapBuffered<Node> msg;
+    Node* child = msg->add_child();
+    msg->set_i32(1);  // Finalizes |child|.
+    child->set_i32(2);
+  };
+  EXPECT_DEATH(write_after_finalize(), "ZT_DCHECK failed: !finalized_");
+}
+#endif
+
 }  // namespace
 }  // namespace protozero
 }  // namespace zt

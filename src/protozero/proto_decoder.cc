@@ -158,7 +158,7 @@ void TypedProtoDecoderBase::ParseAllFields(bool keep_duplicates) {
 }
 
 void TypedProtoDecoderBase::ExpandHeapStorage() {
-  const uint32_t new_capacity = std::max(capacity_ * 2, capacity_ + 16);
+  const size_t new_capacity = std::max(capacity_ * 2, capacity_ + 16);
   std::unique_ptr<Field[]> bigger(new Field[new_capacity]);
   std::copy(fields_, fields_ + size_, bigger.get());
   heap_storage_ = std::move(bigger);

@@ -1,5 +1,6 @@
 // A span of writable bytes, [begin, end). The unit in which scattered writers
 // receive memory from their delegate (a heap slice, a shared-memory chunk).
+// A plain value type: thread-compatible.
 
 #ifndef ZT_PROTOZERO_CONTIGUOUS_MEMORY_RANGE_H_
 #define ZT_PROTOZERO_CONTIGUOUS_MEMORY_RANGE_H_

@@ -4,7 +4,7 @@
 //
 // Accessors never read outside the input: asking a scalar field for its
 // bytes, or a length-delimited one for a number, yields an empty/zero value.
-// Trivially copyable, 16 bytes.
+// Trivially copyable, 16 bytes; thread-compatible (a value type).
 
 #ifndef ZT_PROTOZERO_FIELD_H_
 #define ZT_PROTOZERO_FIELD_H_

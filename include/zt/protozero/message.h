@@ -6,6 +6,11 @@
 // the nested message is finalized: explicitly, or as soon as its parent (or
 // any ancestor) writes again, or is finalized itself.
 //
+// Nested messages are written strictly in stack order, and nothing may be
+// written into a message once it is finalized (explicitly, or because its
+// parent wrote again): the bytes would land inside the parent's payload.
+// Builds with ZT_DCHECK_IS_ON catch writes into finalized messages.
+//
 // Nested messages are written strictly in stack order. Their objects live in
 // a MessageArena owned by the root (RootMessage<T>), so writing never
 // touches the heap up to kInlineDepth levels of nesting.
@@ -60,12 +65,14 @@ class Message {
   // its payload. Idempotent. Precondition: a nested message's payload is at
   // most proto_utils::kMaxMessageLength bytes (256 MiB - 1); a larger one
   // cannot be encoded and terminates the process with a message rather than
-  // corrupt the stream. Root messages have no such limit.
+  // corrupt the stream. Root messages have no size field and no such limit,
+  // but the returned size wraps past 4 GiB (use the writer's written()).
   uint32_t Finalize();
 
   // Appends a varint field (int32/64, uint32/64, bool, enum). O(1).
   template <typename T>
   void AppendVarInt(uint32_t field_id, T value) {
+    ZT_DCHECK(!finalized_);
     if (ZT_UNLIKELY(nested_message_ != nullptr))
       EndNestedMessage();
     uint8_t* ptr = stream_writer_->write_ptr();
@@ -91,6 +98,7 @@ class Message {
   // (s)fixed64/double. O(1).
   template <typename T>
   void AppendFixed(uint32_t field_id, T value) {
+    ZT_DCHECK(!finalized_);
     if (ZT_UNLIKELY(nested_message_ != nullptr))
       EndNestedMessage();
     uint8_t* ptr = stream_writer_->write_ptr();
@@ -108,6 +116,7 @@ class Message {
 
   // Appends a length-delimited field (string, bytes). O(size).
   void AppendBytes(uint32_t field_id, const void* data, size_t size) {
+    ZT_DCHECK(!finalized_);
     if (ZT_UNLIKELY(nested_message_ != nullptr))
       EndNestedMessage();
     uint8_t* ptr = stream_writer_->write_ptr();
@@ -127,8 +136,9 @@ class Message {
   void AppendString(uint32_t field_id, std::string_view str) {
     AppendBytes(field_id, str.data(), str.size());
   }
+  // A null |str| writes an empty string.
   void AppendString(uint32_t field_id, const char* str) {
-    AppendBytes(field_id, str, strlen(str));
+    AppendBytes(field_id, str, str ? strlen(str) : 0);
   }
 
   // Appends bytes that already are encoded fields (e.g. a message serialized
@@ -176,12 +186,15 @@ class Message {
     nested_message_ = child;
   }
 
-  void EndNestedMessage();
-  [[noreturn]] static void FatalMessageTooLarge(uint64_t size);
-  void AppendVarIntSlowPath(uint32_t tag, uint64_t payload);
-  void AppendFixedSlowPath(uint32_t tag, const void* value, size_t size);
-  void AppendBytesSlowPath(uint32_t field_id, const void* data, size_t size);
-  uint8_t* BeginNestedMessageSlowPath(uint32_t field_id);
+  // Out of line and never inlined: the setters' fast paths stay small.
+  ZT_NOINLINE void EndNestedMessage();
+  [[noreturn]] ZT_NOINLINE static void FatalMessageTooLarge(uint64_t size);
+  ZT_NOINLINE void AppendVarIntSlowPath(uint32_t tag, uint64_t payload);
+  ZT_NOINLINE void AppendFixedSlowPath(uint32_t tag, const void* value,
+                                       size_t size);
+  ZT_NOINLINE void AppendBytesSlowPath(uint32_t field_id, const void* data,
+                                       size_t size);
+  ZT_NOINLINE uint8_t* BeginNestedMessageSlowPath(uint32_t field_id);
 
   ScatteredStreamWriter* stream_writer_;
   MessageArena* arena_;
@@ -256,6 +269,7 @@ T* Message::BeginNestedMessage(uint32_t field_id) {
 template <typename T>
 class RootMessage final : public T {
  public:
+  // Without a writer: call Reset(writer) before the first setter.
   RootMessage() { T::Reset(nullptr, &arena_); }
   explicit RootMessage(ScatteredStreamWriter* writer) {
     T::Reset(writer, &arena_);

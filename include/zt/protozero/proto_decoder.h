@@ -67,6 +67,9 @@ class ProtoDecoder {
 // Walks every occurrence of one field id in a TypedProtoDecoder, in wire
 // order, reading each as a T (any type Field::get() takes). Usage:
 //   for (auto it = decoder.names(); it; ++it) Use(*it);
+// The iterator points into the decoder's field table: the decoder (not only
+// the input) must outlive it. Generated accessors refuse to be called on a
+// temporary decoder for that reason.
 template <typename T>
 class RepeatedFieldIterator {
  public:
@@ -283,11 +286,11 @@ class TypedProtoDecoderBase : public ProtoDecoder {
   Field* fields_;  // storage, or heap_storage_ once that outgrew it.
 
  private:
-  void ExpandHeapStorage();
+  ZT_NOINLINE void ExpandHeapStorage();
 
   const uint32_t num_fields_;
-  uint32_t size_;
-  uint32_t capacity_;
+  size_t size_;      // Entries used: num_fields_ + duplicates kept.
+  size_t capacity_;
   std::unique_ptr<Field[]> heap_storage_;
 };
 

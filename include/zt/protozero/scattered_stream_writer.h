@@ -33,6 +33,9 @@ class ScatteredStreamWriter {
     // redirect size fields of open messages that lie in the abandoned range
     // (see Message::set_size_field()). A range too small for a pending
     // ReserveBytes() is abandoned unused and the delegate is asked again.
+    // Returning an empty range, or only too-small ranges 1,024 times in a
+    // row, aborts the process: a delegate out of memory must hand out
+    // scratch space instead (see StaticBufferDelegate).
     virtual ContiguousMemoryRange GetNewBuffer() = 0;
   };
 
@@ -110,8 +113,8 @@ class ScatteredStreamWriter {
 
  private:
   // Moves to a new range of at least |min_size| bytes.
-  void Extend(size_t min_size);
-  void WriteBytesSlowPath(const uint8_t* src, size_t size);
+  ZT_NOINLINE void Extend(size_t min_size);
+  ZT_NOINLINE void WriteBytesSlowPath(const uint8_t* src, size_t size);
 
   Delegate* const delegate_;
   ContiguousMemoryRange cur_range_{};
