@@ -212,7 +212,11 @@ void SourceEmitter::EmitParser(const std::string& cls,
        << "  if (depth > ::zt::protozero::kCppGenMaxParseDepth)\n"
        << "    return false;\n"
        << "  ::zt::protozero::ProtoDecoder decoder(data, size);\n";
-  if (!fields.empty())
+  // Every case but repeated scalars (ReadRepeatedScalar) checks the type.
+  bool checks_wire_type = false;
+  for (const CgField& f : fields)
+    checks_wire_type |= !(f.is_scalar && f.fd->is_repeated());
+  if (checks_wire_type)
     out_ << "  using WireType = ::zt::protozero::proto_utils::ProtoWireType;\n";
   out_ << "  for (::zt::protozero::Field field = decoder.ReadField(); "
           "field.valid();\n"
