@@ -32,7 +32,13 @@
 #include "zt/protozero/cpp_message_base.h"
 #include "zt/protozero/schema.h"
 
+#include "cppgen_test_util.h"
+
 namespace {
+
+using zt::cppgen_test::FillRandom;
+using zt::cppgen_test::NoUnknownFields;
+using zt::cppgen_test::Random;
 
 namespace gen = ::zt::plugin_test::gen;
 namespace lp = ::zt::plugin_test;
@@ -312,116 +318,6 @@ TEST(CppgenTest, SingularMessageOccurrencesMerge) {
 
 // ---------------------------------------------------------------------------
 // Random messages
-
-class Random {
- public:
-  explicit Random(uint32_t seed) : rng_(seed) {}
-  uint64_t U64() {
-    // Mostly small numbers, sometimes any 64 bits.
-    switch (rng_() % 4) {
-      case 0: return rng_() % 4;
-      case 1: return rng_() % 300;
-      case 2: return static_cast<uint64_t>(-static_cast<int64_t>(rng_() % 300));
-      default: return (static_cast<uint64_t>(rng_()) << 32) | rng_();
-    }
-  }
-  bool Chance(int percent) { return static_cast<int>(rng_() % 100) < percent; }
-  int Int(int n) { return static_cast<int>(rng_() % static_cast<uint32_t>(n)); }
-  double Double() {
-    return (static_cast<double>(U64() % 2000000) - 1e6) / 64.0;
-  }
-  std::string Ascii() {
-    std::string s(static_cast<size_t>(Int(12)), ' ');
-    for (char& c : s)
-      c = static_cast<char>('a' + Int(26));
-    return s;
-  }
-  std::string Bytes() {
-    std::string s(static_cast<size_t>(Int(12)), '\0');
-    for (char& c : s)
-      c = static_cast<char>(rng_());
-    return s;
-  }
-
- private:
-  std::mt19937 rng_;
-};
-
-// Sets random values in random fields of |msg| through libprotobuf
-// reflection. Strings are ASCII (proto3 requires UTF-8), floats finite.
-void FillRandom(Random* rnd, Message* msg, int depth) {
-  const Descriptor* d = msg->GetDescriptor();
-  const Reflection* r = msg->GetReflection();
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FieldDescriptor* fd = d->field(i);
-    if (!rnd->Chance(60))
-      continue;
-    const int count = fd->is_repeated() ? rnd->Int(4) : 1;
-    for (int j = 0; j < count; ++j) {
-      const bool rep = fd->is_repeated();
-      switch (fd->cpp_type()) {
-#define ZT_SET(SETTER, ADDER, VALUE)      \
-  if (rep)                               \
-    r->ADDER(msg, fd, VALUE);            \
-  else                                   \
-    r->SETTER(msg, fd, VALUE);           \
-  break;
-        case FieldDescriptor::CPPTYPE_INT32:
-          ZT_SET(SetInt32, AddInt32, static_cast<int32_t>(rnd->U64()))
-        case FieldDescriptor::CPPTYPE_INT64:
-          ZT_SET(SetInt64, AddInt64, static_cast<int64_t>(rnd->U64()))
-        case FieldDescriptor::CPPTYPE_UINT32:
-          ZT_SET(SetUInt32, AddUInt32, static_cast<uint32_t>(rnd->U64()))
-        case FieldDescriptor::CPPTYPE_UINT64:
-          ZT_SET(SetUInt64, AddUInt64, rnd->U64())
-        case FieldDescriptor::CPPTYPE_DOUBLE:
-          ZT_SET(SetDouble, AddDouble, rnd->Double())
-        case FieldDescriptor::CPPTYPE_FLOAT:
-          ZT_SET(SetFloat, AddFloat, static_cast<float>(rnd->Double()))
-        case FieldDescriptor::CPPTYPE_BOOL:
-          ZT_SET(SetBool, AddBool, rnd->Chance(50))
-        case FieldDescriptor::CPPTYPE_ENUM: {
-          const auto* en = fd->enum_type();
-          ZT_SET(SetEnum, AddEnum, en->value(rnd->Int(en->value_count())))
-        }
-        case FieldDescriptor::CPPTYPE_STRING:
-          ZT_SET(SetString, AddString,
-                 fd->type() == FieldDescriptor::TYPE_BYTES ? rnd->Bytes()
-                                                           : rnd->Ascii())
-#undef ZT_SET
-        case FieldDescriptor::CPPTYPE_MESSAGE:
-          if (depth >= 4)
-            break;
-          FillRandom(rnd,
-                     rep ? r->AddMessage(msg, fd) : r->MutableMessage(msg, fd),
-                     depth + 1);
-          break;
-      }
-    }
-  }
-}
-
-// True if |msg| and every message below it have no unknown fields.
-bool NoUnknownFields(const Message& msg) {
-  const Reflection* r = msg.GetReflection();
-  if (!r->GetUnknownFields(msg).empty())
-    return false;
-  std::vector<const FieldDescriptor*> fields;
-  r->ListFields(msg, &fields);
-  for (const FieldDescriptor* fd : fields) {
-    if (fd->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE)
-      continue;
-    if (fd->is_repeated()) {
-      for (int i = 0; i < r->FieldSize(msg, fd); ++i) {
-        if (!NoUnknownFields(r->GetRepeatedMessage(msg, fd, i)))
-          return false;
-      }
-    } else if (!NoUnknownFields(r->GetMessage(msg, fd))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 // libprotobuf -> gen -> libprotobuf: values identical, nothing unknown.
 template <typename Gen, typename Lp>

@@ -1,0 +1,141 @@
+// The real schemas (protos/zt/**) through cppgen: random messages of the
+// configs, IPC arguments and trace messages go libprotobuf -> gen ->
+// libprotobuf unchanged, and every schema table matches the descriptors.
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+
+#include "zt/common/commit_data_request.gen.h"
+#include "zt/common/commit_data_request.pb.h"
+#include "zt/config/trace_config.gen.h"
+#include "zt/config/trace_config.pb.h"
+#include "zt/ipc/consumer_port.gen.h"
+#include "zt/ipc/consumer_port.pb.h"
+#include "zt/ipc/producer_port.gen.h"
+#include "zt/ipc/producer_port.pb.h"
+#include "zt/ipc/wire_protocol.gen.h"
+#include "zt/ipc/wire_protocol.pb.h"
+#include "zt/protozero/schema.h"
+#include "zt/trace/trace_packet.gen.h"
+#include "zt/trace/trace_packet.pb.h"
+
+#include "cppgen_test_util.h"
+
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::util::MessageDifferencer;
+using zt::cppgen_test::FillRandom;
+using zt::cppgen_test::NoUnknownFields;
+using zt::cppgen_test::Random;
+using zt::protozero::MessageSchema;
+
+namespace gen = ::zt::protos::gen;
+namespace lp = ::zt::protos;
+
+template <typename Pair>
+class CppgenProtosTest : public testing::Test {};
+
+template <typename G, typename L>
+struct Types {
+  using Gen = G;
+  using Lp = L;
+};
+
+using Messages = testing::Types<
+    Types<gen::TraceConfig, lp::TraceConfig>,
+    Types<gen::DataSourceConfig, lp::DataSourceConfig>,
+    Types<gen::IPCFrame, lp::IPCFrame>,
+    Types<gen::CommitDataRequest, lp::CommitDataRequest>,
+    Types<gen::EnableTracingRequest, lp::EnableTracingRequest>,
+    Types<gen::ReadBuffersResponse, lp::ReadBuffersResponse>,
+    Types<gen::GetTraceStatsResponse, lp::GetTraceStatsResponse>,
+    Types<gen::QueryServiceStateResponse, lp::QueryServiceStateResponse>,
+    Types<gen::InitializeConnectionRequest, lp::InitializeConnectionRequest>,
+    Types<gen::RegisterDataSourceRequest, lp::RegisterDataSourceRequest>,
+    Types<gen::GetAsyncCommandResponse, lp::GetAsyncCommandResponse>,
+    Types<gen::TracePacket, lp::TracePacket>>;
+TYPED_TEST_SUITE(CppgenProtosTest, Messages);
+
+TYPED_TEST(CppgenProtosTest, RoundTripThroughLibprotobuf) {
+  using Gen = typename TypeParam::Gen;
+  using Lp = typename TypeParam::Lp;
+  for (uint32_t seed = 1; seed <= 60; ++seed) {
+    Random rnd(seed);
+    Lp original;
+    FillRandom(&rnd, &original, 0, /*max_depth=*/3);
+    const std::string bytes = original.SerializeAsString();
+    Gen g;
+    ASSERT_TRUE(g.ParseFromString(bytes)) << "seed " << seed;
+    EXPECT_EQ(g.unknown_fields(), "") << "seed " << seed;
+    Lp back;
+    ASSERT_TRUE(back.ParseFromString(g.SerializeAsString())) << "seed " << seed;
+    EXPECT_TRUE(MessageDifferencer::Equals(original, back)) << "seed " << seed;
+    EXPECT_TRUE(NoUnknownFields(back)) << "seed " << seed;
+    const Gen copy = g;
+    EXPECT_EQ(copy, g);
+  }
+}
+
+// Every field of every message reachable from the root, by full name.
+void ExpectSchemaMatches(const MessageSchema* schema, const Descriptor* d,
+                         std::set<std::string>* seen) {
+  ASSERT_NE(schema, nullptr);
+  ASSERT_EQ(std::string(schema->full_name), d->full_name());
+  if (!seen->insert(d->full_name()).second)
+    return;
+  ASSERT_EQ(schema->num_fields, static_cast<size_t>(d->field_count()))
+      << d->full_name();
+  for (size_t i = 0; i < schema->num_fields; ++i) {
+    const zt::protozero::FieldSchema& f = schema->fields[i];
+    if (i > 0) {
+      EXPECT_LT(schema->fields[i - 1].number, f.number);
+    }
+    const FieldDescriptor* fd = d->FindFieldByNumber(static_cast<int>(f.number));
+    ASSERT_NE(fd, nullptr) << d->full_name() << "." << f.name;
+    EXPECT_EQ(std::string(f.name), fd->name());
+    EXPECT_EQ(static_cast<int>(f.type), static_cast<int>(fd->type()));
+    EXPECT_EQ(f.repeated, fd->is_repeated());
+    EXPECT_EQ(f.packed, fd->is_packed());
+    if (fd->message_type()) {
+      ASSERT_NE(f.message_type, nullptr);
+      ExpectSchemaMatches(f.message_type(), fd->message_type(), seen);
+    } else if (fd->enum_type()) {
+      ASSERT_NE(f.enum_type, nullptr);
+      EXPECT_EQ(std::string(f.enum_type()->full_name),
+                fd->enum_type()->full_name());
+      EXPECT_EQ(f.enum_type()->num_values,
+                static_cast<size_t>(fd->enum_type()->value_count()));
+    }
+  }
+}
+
+TYPED_TEST(CppgenProtosTest, SchemaMatchesDescriptors) {
+  std::set<std::string> seen;
+  ExpectSchemaMatches(TypeParam::Gen::GetSchema(), TypeParam::Lp::descriptor(),
+                      &seen);
+  EXPECT_GE(seen.size(), 1u);
+}
+
+TEST(CppgenProtosTest, TraceConfigByHand) {
+  gen::TraceConfig cfg;
+  cfg.add_buffers()->set_size_kb(1024);
+  auto* ds = cfg.add_data_sources()->mutable_config();
+  ds->set_name("track_event");
+  ds->set_target_buffer(0);
+  cfg.set_duration_ms(5000);
+  lp::TraceConfig ref;
+  ASSERT_TRUE(ref.ParseFromString(cfg.SerializeAsString()));
+  EXPECT_EQ(ref.buffers(0).size_kb(), 1024u);
+  EXPECT_EQ(ref.data_sources(0).config().name(), "track_event");
+  EXPECT_EQ(ref.duration_ms(), 5000u);
+  EXPECT_STREQ(gen::TraceConfig::GetSchema()->full_name, "zt.protos.TraceConfig");
+}
+
+}  // namespace
