@@ -552,11 +552,12 @@ class Parser {
   }
 
   bool FailUnknownField(const MessageSchema& schema, const Token& name) {
-    std::string msg = "unknown field \"" + std::string(name.text) + "\" in " +
+    std::string msg = "unknown field " + Describe(name) + " in " +
                       std::string(schema.full_name);
     const FieldSchema* best = nullptr;
     size_t best_distance = std::numeric_limits<size_t>::max();
-    for (size_t i = 0; i < schema.num_fields; i++) {
+    // Suggestions for plausible names only: the distance is O(n * m).
+    for (size_t i = 0; i < schema.num_fields && name.text.size() <= 64; i++) {
       const size_t d = EditDistance(name.text, schema.fields[i].name);
       if (d < best_distance) {
         best_distance = d;
@@ -801,16 +802,19 @@ class Parser {
       return FailAt(cur_, "schema error: enum " + FieldDesc(field) +
                               " has no enum type");
     const Token first = cur_;
-    std::string valid;
-    for (size_t i = 0; i < e->num_values; i++) {
-      if (i == 24) {
-        valid += ", ...";
-        break;
+    auto valid_names = [e] {
+      std::string valid;
+      for (size_t i = 0; i < e->num_values; i++) {
+        if (i == 24) {
+          valid += ", ...";
+          break;
+        }
+        if (i)
+          valid += ", ";
+        valid += e->values[i].name;
       }
-      if (i)
-        valid += ", ";
-      valid += e->values[i].name;
-    }
+      return valid;
+    };
     if (cur_.type == TokenType::kIdentifier) {
       for (size_t i = 0; i < e->num_values; i++) {
         if (cur_.text == e->values[i].name) {
@@ -822,7 +826,7 @@ class Parser {
       }
       return FailAt(cur_, "unknown value \"" + std::string(cur_.text) +
                               "\" for enum " + std::string(e->full_name) +
-                              " of " + FieldDesc(field) + " (valid: " + valid +
+                              " of " + FieldDesc(field) + " (valid: " + valid_names() +
                               ")");
     }
     bool negative = false;
@@ -846,7 +850,7 @@ class Parser {
     }
     return FailAt(first, "unknown number " + shown + " for enum " +
                              std::string(e->full_name) + " of " +
-                             FieldDesc(field) + " (valid: " + valid + ")");
+                             FieldDesc(field) + " (valid: " + valid_names() + ")");
   }
 
   // Decodes string literal |tok| (with quotes) and appends it to |out|.

@@ -422,6 +422,10 @@ TEST(TextFormatErrorTest, UnknownFields) {
             "1:3: unknown field \"buffer_size\" in zt.protos.TraceConfig");
   EXPECT_EQ(E("f_int32: 1\nzzzzzzz: 2"),
             "2:1: unknown field \"zzzzzzz\" in zt.test.AllTypes");
+  // Long names are shown truncated, with no suggestion search.
+  EXPECT_EQ(E(std::string(100000, 'f') + ": 1"),
+            "1:1: unknown field \"" + std::string(37, 'f') +
+                "...\" in zt.test.AllTypes");
 }
 
 TEST(TextFormatErrorTest, ExtensionsAndFieldNumbers) {
