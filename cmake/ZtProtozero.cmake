@@ -54,6 +54,33 @@ function(_zt_pbzero_find_protoc out_var)
   endif()
 endfunction()
 
+# For each target in |deps| (libraries made by zt_protozero_library or
+# zt_cppgen_library), appends `-I <its proto root and import dirs>` to
+# |include_var| and its .proto files to |depends_var|, so that imports across
+# libraries with different roots resolve and edits to them regenerate us.
+function(_zt_proto_deps_args deps include_var depends_var)
+  set(includes ${${include_var}})
+  set(depends ${${depends_var}})
+  foreach(dep IN LISTS deps)
+    if(NOT TARGET ${dep})
+      continue()
+    endif()
+    get_target_property(dep_root ${dep} ZT_PROTO_ROOT)
+    get_target_property(dep_dirs ${dep} ZT_PROTO_IMPORT_DIRS)
+    get_target_property(dep_files ${dep} ZT_PROTO_FILES)
+    foreach(dir IN LISTS dep_root dep_dirs)
+      if(dir AND NOT dir MATCHES "-NOTFOUND$" AND NOT "${dir}" IN_LIST includes)
+        list(APPEND includes -I "${dir}")
+      endif()
+    endforeach()
+    if(dep_files AND NOT dep_files MATCHES "-NOTFOUND$")
+      list(APPEND depends ${dep_files})
+    endif()
+  endforeach()
+  set(${include_var} ${includes} PARENT_SCOPE)
+  set(${depends_var} ${depends} PARENT_SCOPE)
+endfunction()
+
 function(zt_protozero_library name)
   cmake_parse_arguments(PARSE_ARGV 1 A
     "NO_WRAPPER_NAMESPACE"
@@ -107,10 +134,14 @@ function(zt_protozero_library name)
   endforeach()
 
   set(include_args -I "${root}")
+  set(abs_import_dirs "")
   foreach(dir IN LISTS A_IMPORT_DIRS)
     get_filename_component(abs_dir "${dir}" ABSOLUTE)
     list(APPEND include_args -I "${abs_dir}")
+    list(APPEND abs_import_dirs "${abs_dir}")
   endforeach()
+  set(dep_protos "")
+  _zt_proto_deps_args("${A_DEPS}" include_args dep_protos)
 
   # An imported plugin (downstream) is a file dependency; an in-tree one also
   # orders the plugin's build before this command.
@@ -134,7 +165,7 @@ function(zt_protozero_library name)
             "--pbzero_out=${plugin_args}${out_dir}"
             ${include_args}
             ${abs_protos}
-    DEPENDS ${abs_protos} ${plugin_dep} ${protoc_dep}
+    DEPENDS ${abs_protos} ${dep_protos} ${plugin_dep} ${protoc_dep}
     COMMENT "protoc-gen-pbzero: generating ${name}"
     VERBATIM)
   add_custom_target(${name}_pbzero_gen DEPENDS ${outputs})
@@ -146,7 +177,10 @@ function(zt_protozero_library name)
   add_dependencies(${name} ${name}_pbzero_gen)
   set_target_properties(${name} PROPERTIES
     ZT_PBZERO_GEN_DIR "${out_dir}"
-    ZT_PBZERO_HEADERS "${headers}")
+    ZT_PBZERO_HEADERS "${headers}"
+    ZT_PROTO_ROOT "${root}"
+    ZT_PROTO_IMPORT_DIRS "${abs_import_dirs}"
+    ZT_PROTO_FILES "${abs_protos}")
 endfunction()
 
 # zt_cppgen_library(): the .gen.h/.gen.cc value classes, same plugin.

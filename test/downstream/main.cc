@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "acme/widget.pbzero.h"
+#include "gadget/gadget.pbzero.h"
 #include "zt/protozero/packed_repeated_fields.h"
 #include "zt/protozero/scattered_heap_buffer.h"
 
@@ -68,6 +69,17 @@ int main() {
     values.push_back(*it);
   Check(values, std::vector<int32_t>{-1, 2}, "deltas");
   Check(error, false, "deltas parse error");
+
+  // A message from a second library (another proto root) nesting one of
+  // the first library's messages.
+  zt::protozero::HeapBuffered<gadget::pbzero::Gadget> gadget;
+  gadget->set_name("g");
+  gadget->set_main_widget()->set_id(7);
+  const std::string gadget_bytes = gadget.SerializeAsString();
+  gadget::pbzero::Gadget::Decoder gadget_dec(gadget_bytes);
+  Check(std::string(gadget_dec.name()), std::string("g"), "gadget name");
+  acme::pbzero::Widget::Decoder inner(gadget_dec.main_widget());
+  Check(inner.id(), uint64_t{7}, "gadget widget id");
 
   if (g_failures) {
     std::fprintf(stderr, "downstream_app: %d failure(s)\n", g_failures);

@@ -171,6 +171,8 @@ class FileGenerator {
   void EmitDecoder(const Descriptor* msg, const std::vector<FieldNames>& names);
   void EmitWriter(const Descriptor* msg, const std::vector<FieldNames>& names);
   void EmitWriterField(const Descriptor* msg, const FieldNames& f);
+  void EmitDeletedTemporaryAccessor(const std::string& name,
+                                    const std::string& params);
   void EmitDecoderField(const FieldNames& f, bool in_table);
 
   const FileDescriptor* const file_;
@@ -283,6 +285,22 @@ void FileGenerator::CollectMessages(const Descriptor* msg) {
 }
 
 bool FileGenerator::Validate(std::string* error) const {
+  // Extensions would need generated writer/decoder members on the extended
+  // message; silently dropping them would lose data, so refuse instead.
+  if (file_->extension_count() > 0) {
+    *error = "extension " + file_->extension(0)->full_name() +
+             ": `extend` blocks are not supported by protoc-gen-pbzero "
+             "(extension ranges are fine)";
+    return false;
+  }
+  for (const Descriptor* msg : messages_) {
+    if (msg->extension_count() > 0) {
+      *error = "extension " + msg->extension(0)->full_name() +
+               ": `extend` blocks are not supported by protoc-gen-pbzero "
+               "(extension ranges are fine)";
+      return false;
+    }
+  }
   for (const Descriptor* msg : messages_) {
     for (int i = 0; i < msg->field_count(); ++i) {
       const FieldDescriptor* fd = msg->field(i);
@@ -331,6 +349,38 @@ bool FileGenerator::Validate(std::string* error) const {
         return false;
     }
   }
+  // Nested types, enums and enum values are also aliased inside the outer
+  // writer class; such an alias must not hide a base-class member the
+  // generated code calls (a nested message "Reset", an enum value
+  // "Finalize") nor be named like the class itself.
+  for (const Descriptor* msg : messages_) {
+    auto check = [&](const std::string& alias, const std::string& what) {
+      if (!WriterBaseMembers().count(alias) && alias != FlatName(msg))
+        return true;
+      *error = what + " would be aliased as '" + alias + "' inside the C++ "
+               "class of " + msg->full_name() +
+               ", where that name is reserved; rename it";
+      return false;
+    };
+    for (int i = 0; i < msg->nested_type_count(); ++i) {
+      const Descriptor* nested = msg->nested_type(i);
+      if (!check(SanitizeIdent(nested->name()), "message " + nested->full_name()))
+        return false;
+    }
+    for (int i = 0; i < msg->enum_type_count(); ++i) {
+      const EnumDescriptor* en = msg->enum_type(i);
+      if (!check(SanitizeIdent(en->name()), "enum " + en->full_name()) ||
+          !check(SanitizeIdent(en->name() + "_Name"),
+                 "the name function of enum " + en->full_name()))
+        return false;
+      for (int j = 0; j < en->value_count(); ++j) {
+        if (!check(SanitizeIdent(en->value(j)->name()),
+                   "enum value " + en->value(j)->full_name()))
+          return false;
+      }
+    }
+  }
+
   return true;
 }
 
@@ -360,16 +410,16 @@ void FileGenerator::EmitIncludes() {
         used.insert(fd->enum_type()->file());
     }
   }
-  std::vector<std::string> includes;
-  for (int i = 0; i < file_->dependency_count(); ++i) {
-    const FileDescriptor* dep = file_->dependency(i);
-    bool is_public = false;
-    for (int j = 0; j < file_->public_dependency_count(); ++j)
-      is_public = is_public || file_->public_dependency(j) == dep;
-    if (is_public || used.count(dep))
-      includes.push_back(HeaderPathFor(dep));
+  // A used type's own file is included directly, not the import it came
+  // through: with `import public` that import may itself have no header
+  // content we rely on.
+  std::set<std::string> includes;
+  for (const FileDescriptor* f : used) {
+    if (f != file_)
+      includes.insert(HeaderPathFor(f));
   }
-  std::sort(includes.begin(), includes.end());
+  for (int j = 0; j < file_->public_dependency_count(); ++j)
+    includes.insert(HeaderPathFor(file_->public_dependency(j)));
   if (!includes.empty())
     out_ << "\n";
   for (const std::string& inc : includes)
@@ -586,6 +636,14 @@ void FileGenerator::EmitWriter(const Descriptor* msg,
 // ---------------------------------------------------------------------------
 // Decoder
 
+// Repeated-field iterators point into the decoder's field table, so calling
+// the accessor on a temporary decoder would dangle: make that a compile
+// error rather than a use-after-scope.
+void FileGenerator::EmitDeletedTemporaryAccessor(const std::string& name,
+                                                 const std::string& params) {
+  out_ << "  void " << name << "(" << params << ") const&& = delete;\n";
+}
+
 void FileGenerator::EmitDecoderField(const FieldNames& f, bool in_table) {
   const FieldDescriptor* fd = f.field;
   const std::string num = std::to_string(fd->number());
@@ -594,6 +652,8 @@ void FileGenerator::EmitDecoderField(const FieldNames& f, bool in_table) {
   const std::string field_expr =
       in_table ? "at<" + num + ">()" : "FindField(" + num + ")";
 
+  if (!in_table)
+    out_ << "  // Id above the O(1) table: each call scans the message.\n";
   out_ << "  bool has_" << f.base << "() const { return " << field_expr
        << ".valid(); }\n";
 
@@ -601,17 +661,19 @@ void FileGenerator::EmitDecoderField(const FieldNames& f, bool in_table) {
     switch (fd->type()) {
       case FieldDescriptor::TYPE_STRING:
         out_ << "  ::zt::protozero::RepeatedFieldIterator<::std::string_view> "
-             << f.base << "() const {\n"
+             << f.base << "() const& {\n"
              << "    return GetRepeated<::std::string_view>(" << num
              << ");\n  }\n";
+        EmitDeletedTemporaryAccessor(f.base, "");
         return;
       case FieldDescriptor::TYPE_BYTES:
       case FieldDescriptor::TYPE_MESSAGE:
         out_ << "  ::zt::protozero::RepeatedFieldIterator<"
                 "::zt::protozero::ConstBytes> "
-             << f.base << "() const {\n"
+             << f.base << "() const& {\n"
              << "    return GetRepeated<::zt::protozero::ConstBytes>(" << num
              << ");\n  }\n";
+        EmitDeletedTemporaryAccessor(f.base, "");
         return;
       default: {
         const ScalarSpec spec = SpecFor(fd->type());
@@ -644,9 +706,10 @@ void FileGenerator::EmitDecoderField(const FieldNames& f, bool in_table) {
             value_type;
         out_ << "  ::zt::protozero::PackedRepeatedFieldIterator<" << args
              << "> " << f.base
-             << "(bool* parse_error_out = nullptr) const {\n"
+             << "(bool* parse_error_out = nullptr) const& {\n"
              << "    return GetPackedRepeated<" << args << ">(" << num
              << ", parse_error_out);\n  }\n";
+        EmitDeletedTemporaryAccessor(f.base, "bool* parse_error_out = nullptr");
         return;
       }
     }

@@ -13,6 +13,7 @@
 
 #include "zt/nowrap/no_wrapper.pbzero.h"
 #include "zt/plugin_test/all_types.pbzero.h"
+#include "zt/plugin_test/import_public_user.pbzero.h"
 #include "zt/plugin_test/import_user.pbzero.h"
 #include "zt/plugin_test/keywords.pbzero.h"
 #include "zt/plugin_test/proto3_types.pbzero.h"
@@ -667,5 +668,40 @@ TEST(GeneratedStubsTest, NoWrapperNamespace) {
   EXPECT_EQ(Hex(msg.SerializeAsString()),
             Hex(Bytes({0x08, 0x01, 0x22, 0x82, 0x80, 0x80, 0x00, 0x18, 0x01})));
 }
+
+}  // namespace
+
+namespace {
+
+// Types reached only through an `import public` must still be usable.
+TEST(GeneratedStubsTest, TypesThroughPublicImport) {
+  namespace pb = ::zt::plugin_test::pbzero;
+  ::zt::protozero::HeapBuffered<pb::PublicImportUser> msg;
+  msg->set_leaf()->set_label("x");
+  msg->set_kind(pb::LEAF_KIND_GREEN);
+  const std::string bytes = msg.SerializeAsString();
+  pb::PublicImportUser::Decoder decoded(bytes);
+  ASSERT_TRUE(decoded.has_leaf());
+  pb::LeafMessage::Decoder leaf(decoded.leaf());
+  EXPECT_EQ(leaf.label(), "x");
+  EXPECT_EQ(decoded.kind(), pb::LEAF_KIND_GREEN);
+}
+
+// Repeated-field iterators point into the decoder: taking one from a
+// temporary decoder must not compile.
+template <typename D, typename = void>
+struct CanIterateTemporary : std::false_type {};
+template <typename D>
+struct CanIterateTemporary<D, std::void_t<decltype(std::declval<D&&>().r_int32())>>
+    : std::true_type {};
+template <typename D, typename = void>
+struct CanIterateLvalue : std::false_type {};
+template <typename D>
+struct CanIterateLvalue<D, std::void_t<decltype(std::declval<const D&>().r_int32())>>
+    : std::true_type {};
+static_assert(CanIterateLvalue<::zt::plugin_test::pbzero::AllTypes::Decoder>::value,
+              "repeated accessors work on a named decoder");
+static_assert(!CanIterateTemporary<::zt::plugin_test::pbzero::AllTypes::Decoder>::value,
+              "repeated accessors must be deleted on temporaries");
 
 }  // namespace
