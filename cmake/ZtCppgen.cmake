@@ -66,10 +66,15 @@ function(zt_cppgen_library name)
   endforeach()
 
   set(include_args -I "${root}")
+  set(abs_import_dirs "")
   foreach(dir IN LISTS A_IMPORT_DIRS)
     get_filename_component(abs_dir "${dir}" ABSOLUTE)
     list(APPEND include_args -I "${abs_dir}")
+    list(APPEND abs_import_dirs "${abs_dir}")
   endforeach()
+  # Imports from DEPS libraries with other proto roots (see ZtProtozero.cmake).
+  set(dep_protos "")
+  _zt_proto_deps_args("${A_DEPS}" include_args dep_protos)
 
   set(plugin_dep "$<TARGET_FILE:${plugin}>")
   if(TARGET ${plugin})
@@ -91,7 +96,7 @@ function(zt_cppgen_library name)
             "--pbzero_out=${plugin_args}:${out_dir}"
             ${include_args}
             ${abs_protos}
-    DEPENDS ${abs_protos} ${plugin_dep} ${protoc_dep}
+    DEPENDS ${abs_protos} ${dep_protos} ${plugin_dep} ${protoc_dep}
     COMMENT "protoc-gen-pbzero (cppgen): generating ${name}"
     VERBATIM)
 
@@ -106,5 +111,8 @@ function(zt_cppgen_library name)
   endif()
   set_target_properties(${name} PROPERTIES
     ZT_CPPGEN_GEN_DIR "${out_dir}"
-    ZT_CPPGEN_HEADERS "${headers}")
+    ZT_CPPGEN_HEADERS "${headers}"
+    ZT_PROTO_ROOT "${root}"
+    ZT_PROTO_IMPORT_DIRS "${abs_import_dirs}"
+    ZT_PROTO_FILES "${abs_protos}")
 endfunction()

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "acme/widget.pbzero.h"
+#include "gadget/gadget.gen.h"
 #include "gadget/gadget.pbzero.h"
 #include "zt/protozero/packed_repeated_fields.h"
 #include "zt/protozero/scattered_heap_buffer.h"
@@ -80,6 +81,12 @@ int main() {
   Check(std::string(gadget_dec.name()), std::string("g"), "gadget name");
   acme::pbzero::Widget::Decoder inner(gadget_dec.main_widget());
   Check(inner.id(), uint64_t{7}, "gadget widget id");
+
+  // The same bytes through the value classes.
+  gadget::gen::Gadget parsed;
+  Check(parsed.ParseFromString(gadget_bytes), true, "gen parse");
+  Check(parsed.name(), std::string("g"), "gen gadget name");
+  Check(parsed.main_widget().id(), uint64_t{7}, "gen gadget widget id");
 
   if (g_failures) {
     std::fprintf(stderr, "downstream_app: %d failure(s)\n", g_failures);
