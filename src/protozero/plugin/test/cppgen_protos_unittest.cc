@@ -61,7 +61,7 @@ using Messages = testing::Types<
     Types<gen::RegisterDataSourceRequest, lp::RegisterDataSourceRequest>,
     Types<gen::GetAsyncCommandResponse, lp::GetAsyncCommandResponse>,
     Types<gen::TracePacket, lp::TracePacket>>;
-TYPED_TEST_SUITE(CppgenProtosTest, Messages);
+TYPED_TEST_SUITE(CppgenProtosTest, Messages, );
 
 TYPED_TEST(CppgenProtosTest, RoundTripThroughLibprotobuf) {
   using Gen = typename TypeParam::Gen;
