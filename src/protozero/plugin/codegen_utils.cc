@@ -1,5 +1,6 @@
 #include "codegen_utils.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -97,6 +98,32 @@ std::string CppStringLiteral(const std::string& s) {
     }
   }
   return out + "\"";
+}
+
+void InsertNestedTypeAliases(const google::protobuf::Descriptor* msg,
+                             std::set<std::string>* names) {
+  for (int i = 0; i < msg->nested_type_count(); ++i)
+    names->insert(SanitizeIdent(msg->nested_type(i)->name()));
+  for (int i = 0; i < msg->enum_type_count(); ++i) {
+    const google::protobuf::EnumDescriptor* en = msg->enum_type(i);
+    names->insert(SanitizeIdent(en->name()));
+    names->insert(SanitizeIdent(en->name() + "_Name"));
+    for (int j = 0; j < en->value_count(); ++j)
+      names->insert(SanitizeIdent(en->value(j)->name()));
+  }
+}
+
+std::vector<const google::protobuf::FieldDescriptor*> FieldsByNumber(
+    const google::protobuf::Descriptor* msg) {
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  for (int i = 0; i < msg->field_count(); ++i)
+    fields.push_back(msg->field(i));
+  std::sort(fields.begin(), fields.end(),
+            [](const google::protobuf::FieldDescriptor* a,
+               const google::protobuf::FieldDescriptor* b) {
+              return a->number() < b->number();
+            });
+  return fields;
 }
 
 }  // namespace pbzero_plugin

@@ -4,8 +4,11 @@
 #ifndef ZT_SRC_PROTOZERO_PLUGIN_CODEGEN_UTILS_H_
 #define ZT_SRC_PROTOZERO_PLUGIN_CODEGEN_UTILS_H_
 
+#include <set>
 #include <string>
 #include <vector>
+
+#include <google/protobuf/descriptor.h>
 
 namespace zt {
 namespace pbzero_plugin {
@@ -28,6 +31,15 @@ std::string StripProto(const std::string& path);
 
 // A C++ string literal (quotes included) spelling |s|.
 std::string CppStringLiteral(const std::string& s);
+
+// Adds to |names| the identifiers a generated class of |msg| uses for its
+// nested types, nested enums, their _Name functions and their values.
+void InsertNestedTypeAliases(const google::protobuf::Descriptor* msg,
+                             std::set<std::string>* names);
+
+// The fields of |msg|, sorted by field number.
+std::vector<const google::protobuf::FieldDescriptor*> FieldsByNumber(
+    const google::protobuf::Descriptor* msg);
 
 }  // namespace pbzero_plugin
 }  // namespace zt

@@ -147,23 +147,8 @@ std::string Names::HeaderGuard() const {
 std::vector<CgField> Names::Fields(const Descriptor* msg) const {
   std::set<std::string> taken = FixedMembers();
   taken.insert(FlatName(msg));
-  for (int i = 0; i < msg->nested_type_count(); ++i)
-    taken.insert(SanitizeIdent(msg->nested_type(i)->name()));
-  for (int i = 0; i < msg->enum_type_count(); ++i) {
-    const EnumDescriptor* en = msg->enum_type(i);
-    taken.insert(SanitizeIdent(en->name()));
-    taken.insert(SanitizeIdent(en->name() + "_Name"));
-    for (int j = 0; j < en->value_count(); ++j)
-      taken.insert(SanitizeIdent(en->value(j)->name()));
-  }
-
-  std::vector<const FieldDescriptor*> fds;
-  for (int i = 0; i < msg->field_count(); ++i)
-    fds.push_back(msg->field(i));
-  std::sort(fds.begin(), fds.end(),
-            [](const FieldDescriptor* a, const FieldDescriptor* b) {
-              return a->number() < b->number();
-            });
+  InsertNestedTypeAliases(msg, &taken);
+  const std::vector<const FieldDescriptor*> fds = FieldsByNumber(msg);
 
   static const char* const kPrefixes[] = {"has_", "set_", "mutable_",
                                           "clear_", "add_"};

@@ -227,23 +227,8 @@ std::vector<FieldNames> FileGenerator::AssignFieldNames(
   // Names already taken in the writer class / the decoder class.
   std::set<std::string> writer_taken = WriterBaseMembers();
   std::set<std::string> decoder_taken = DecoderBaseMembers();
-  for (int i = 0; i < msg->nested_type_count(); ++i)
-    writer_taken.insert(SanitizeIdent(msg->nested_type(i)->name()));
-  for (int i = 0; i < msg->enum_type_count(); ++i) {
-    const EnumDescriptor* en = msg->enum_type(i);
-    writer_taken.insert(SanitizeIdent(en->name()));
-    writer_taken.insert(SanitizeIdent(en->name() + "_Name"));
-    for (int j = 0; j < en->value_count(); ++j)
-      writer_taken.insert(SanitizeIdent(en->value(j)->name()));
-  }
-
-  std::vector<const FieldDescriptor*> fields;
-  for (int i = 0; i < msg->field_count(); ++i)
-    fields.push_back(msg->field(i));
-  std::sort(fields.begin(), fields.end(),
-            [](const FieldDescriptor* a, const FieldDescriptor* b) {
-              return a->number() < b->number();
-            });
+  InsertNestedTypeAliases(msg, &writer_taken);
+  const std::vector<const FieldDescriptor*> fields = FieldsByNumber(msg);
 
   std::map<const FieldDescriptor*, FieldNames> by_field;
   auto taken = [&](const std::string& n) {
