@@ -65,28 +65,8 @@ function(zt_cppgen_library name)
     list(APPEND sources "${out_dir}/${stem}.gen.cc")
   endforeach()
 
-  set(include_args -I "${root}")
-  set(abs_import_dirs "")
-  foreach(dir IN LISTS A_IMPORT_DIRS)
-    get_filename_component(abs_dir "${dir}" ABSOLUTE)
-    list(APPEND include_args -I "${abs_dir}")
-    list(APPEND abs_import_dirs "${abs_dir}")
-  endforeach()
-  # Imports from DEPS libraries with other proto roots (see ZtProtozero.cmake).
-  set(dep_protos "")
-  _zt_proto_deps_args("${A_DEPS}" include_args dep_protos)
-
-  set(plugin_dep "$<TARGET_FILE:${plugin}>")
-  if(TARGET ${plugin})
-    get_target_property(plugin_imported ${plugin} IMPORTED)
-    if(NOT plugin_imported)
-      set(plugin_dep ${plugin})
-    endif()
-  endif()
-  set(protoc_dep "")
-  if(TARGET ${protoc})
-    set(protoc_dep ${protoc})
-  endif()
+  _zt_protoc_inputs("${root}" "${A_IMPORT_DIRS}" "${A_DEPS}" ${plugin} ${protoc}
+                    include_args abs_import_dirs command_deps)
 
   add_custom_command(
     OUTPUT ${headers} ${sources}
@@ -96,7 +76,7 @@ function(zt_cppgen_library name)
             "--pbzero_out=${plugin_args}:${out_dir}"
             ${include_args}
             ${abs_protos}
-    DEPENDS ${abs_protos} ${dep_protos} ${plugin_dep} ${protoc_dep}
+    DEPENDS ${abs_protos} ${command_deps}
     COMMENT "protoc-gen-pbzero (cppgen): generating ${name}"
     VERBATIM)
 

@@ -81,6 +81,39 @@ function(_zt_proto_deps_args deps include_var depends_var)
   set(${depends_var} ${depends} PARENT_SCOPE)
 endfunction()
 
+# What a protoc run over one library needs besides its own .proto files:
+# |include_var| gets the -I arguments (root, IMPORT_DIRS, DEPS' roots),
+# |dirs_var| the absolute IMPORT_DIRS, |depends_var| the files and targets
+# the command depends on (DEPS' protos, the plugin, protoc).
+function(_zt_protoc_inputs root import_dirs deps plugin protoc
+                           include_var dirs_var depends_var)
+  set(include_args -I "${root}")
+  set(abs_dirs "")
+  foreach(dir IN LISTS import_dirs)
+    get_filename_component(abs_dir "${dir}" ABSOLUTE)
+    list(APPEND include_args -I "${abs_dir}")
+    list(APPEND abs_dirs "${abs_dir}")
+  endforeach()
+  set(depends "")
+  _zt_proto_deps_args("${deps}" include_args depends)
+  # An imported plugin (downstream) is a file dependency; an in-tree one also
+  # orders the plugin's build before the command.
+  set(plugin_dep "$<TARGET_FILE:${plugin}>")
+  if(TARGET ${plugin})
+    get_target_property(plugin_imported ${plugin} IMPORTED)
+    if(NOT plugin_imported)
+      set(plugin_dep ${plugin})
+    endif()
+  endif()
+  list(APPEND depends ${plugin_dep})
+  if(TARGET ${protoc})
+    list(APPEND depends ${protoc})
+  endif()
+  set(${include_var} ${include_args} PARENT_SCOPE)
+  set(${dirs_var} ${abs_dirs} PARENT_SCOPE)
+  set(${depends_var} ${depends} PARENT_SCOPE)
+endfunction()
+
 function(zt_protozero_library name)
   cmake_parse_arguments(PARSE_ARGV 1 A
     "NO_WRAPPER_NAMESPACE"
@@ -133,29 +166,8 @@ function(zt_protozero_library name)
     list(APPEND outputs "${out_dir}/${stem}.pbzero.h" "${out_dir}/${stem}.pbzero.cc")
   endforeach()
 
-  set(include_args -I "${root}")
-  set(abs_import_dirs "")
-  foreach(dir IN LISTS A_IMPORT_DIRS)
-    get_filename_component(abs_dir "${dir}" ABSOLUTE)
-    list(APPEND include_args -I "${abs_dir}")
-    list(APPEND abs_import_dirs "${abs_dir}")
-  endforeach()
-  set(dep_protos "")
-  _zt_proto_deps_args("${A_DEPS}" include_args dep_protos)
-
-  # An imported plugin (downstream) is a file dependency; an in-tree one also
-  # orders the plugin's build before this command.
-  set(plugin_dep "$<TARGET_FILE:${plugin}>")
-  if(TARGET ${plugin})
-    get_target_property(plugin_imported ${plugin} IMPORTED)
-    if(NOT plugin_imported)
-      set(plugin_dep ${plugin})
-    endif()
-  endif()
-  set(protoc_dep "")
-  if(TARGET ${protoc})
-    set(protoc_dep ${protoc})
-  endif()
+  _zt_protoc_inputs("${root}" "${A_IMPORT_DIRS}" "${A_DEPS}" ${plugin} ${protoc}
+                    include_args abs_import_dirs command_deps)
 
   add_custom_command(
     OUTPUT ${outputs}
@@ -165,7 +177,7 @@ function(zt_protozero_library name)
             "--pbzero_out=${plugin_args}${out_dir}"
             ${include_args}
             ${abs_protos}
-    DEPENDS ${abs_protos} ${dep_protos} ${plugin_dep} ${protoc_dep}
+    DEPENDS ${abs_protos} ${command_deps}
     COMMENT "protoc-gen-pbzero: generating ${name}"
     VERBATIM)
   add_custom_target(${name}_pbzero_gen DEPENDS ${outputs})
