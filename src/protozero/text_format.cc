@@ -21,35 +21,19 @@
 #include "zt/protozero/proto_utils.h"
 #include "zt/protozero/scattered_heap_buffer.h"
 #include "zt/protozero/schema.h"
+#include "text_format_lexer.h"
 
 namespace zt {
 namespace protozero {
 namespace {
 
-enum class TokenType { kEnd, kIdentifier, kInteger, kFloat, kString, kSymbol };
+using text_format_internal::ErrorSink;
+using text_format_internal::HexValue;
+using text_format_internal::Lexer;
+using text_format_internal::Quote;
+using text_format_internal::Token;
+using text_format_internal::TokenType;
 
-struct Token {
-  TokenType type = TokenType::kEnd;
-  std::string_view text;  // Raw text; string tokens include their quotes.
-  size_t line = 1;
-  size_t column = 1;
-};
-
-bool IsLetter(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsOctalDigit(char c) { return c >= '0' && c <= '7'; }
-bool IsHexDigit(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-int HexValue(char c) {
-  if (IsDigit(c))
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  return c - 'A' + 10;
-}
 char ToLower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
@@ -152,44 +136,6 @@ float SafeDoubleToFloat(double value) {
   return static_cast<float>(value);
 }
 
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u >= 0x7f) {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-  return out;
-}
-
 // One repeated packed field of the message being parsed.
 struct PackedAccumulator {
   const FieldSchema* field = nullptr;
@@ -216,7 +162,7 @@ struct ScalarValue {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) : text_(text) {}
+  explicit Parser(std::string_view text) : lexer_(text, &errors_) {}
 
   bool Parse(const MessageSchema& schema, Message* root) {
     if (!Advance())
@@ -224,19 +170,13 @@ class Parser {
     return ParseMessageBody(schema, root, 0, '\0', Token(), nullptr);
   }
 
-  const TextFormatError& error() const { return error_; }
+  const TextFormatError& error() const { return errors_.error(); }
 
  private:
   // ---- Errors ----
 
   bool FailAt(size_t line, size_t column, std::string message) {
-    if (!failed_) {
-      failed_ = true;
-      error_.line = line;
-      error_.column = column;
-      error_.message = std::move(message);
-    }
-    return false;
+    return errors_.Fail(line, column, std::move(message));
   }
   bool FailAt(const Token& tok, std::string message) {
     return FailAt(tok.line, tok.column, std::move(message));
@@ -261,138 +201,12 @@ class Parser {
     }
   }
 
-  // ---- Lexer ----
+  // ---- Tokens (text_format_lexer.h) ----
 
-  char PeekChar(size_t ahead = 0) const {
-    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
-  }
-  bool AtEnd(size_t ahead = 0) const { return pos_ + ahead >= text_.size(); }
-  void Bump() {
-    if (text_[pos_] == '\n') {
-      line_++;
-      column_ = 1;
-    } else {
-      column_++;
-    }
-    pos_++;
-  }
-
-  // Reads the next token into cur_. False on a lexical error.
-  bool Advance() {
-    for (;;) {
-      if (AtEnd())
-        break;
-      const char c = PeekChar();
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' ||
-          c == '\f') {
-        Bump();
-      } else if (c == '#') {
-        while (!AtEnd() && PeekChar() != '\n')
-          Bump();
-      } else {
-        break;
-      }
-    }
-    cur_.line = line_;
-    cur_.column = column_;
-    const size_t start = pos_;
-    if (AtEnd()) {
-      cur_.type = TokenType::kEnd;
-      cur_.text = std::string_view();
-      return true;
-    }
-    const char c = PeekChar();
-    if (IsLetter(c)) {
-      while (!AtEnd() && (IsLetter(PeekChar()) || IsDigit(PeekChar())))
-        Bump();
-      cur_.type = TokenType::kIdentifier;
-    } else if (IsDigit(c) || (c == '.' && IsDigit(PeekChar(1)))) {
-      if (!LexNumber())
-        return false;
-    } else if (c == '"' || c == '\'') {
-      Bump();
-      for (;;) {
-        if (AtEnd() || PeekChar() == '\n')
-          return FailAt(cur_.line, cur_.column,
-                        AtEnd() ? "unterminated string literal"
-                                : "string literal cannot span lines "
-                                  "(use \\n)");
-        const char d = PeekChar();
-        Bump();
-        if (d == c)
-          break;
-        if (d == '\\' && !AtEnd() && PeekChar() != '\n')
-          Bump();  // Escapes are checked when the literal is decoded.
-      }
-      cur_.type = TokenType::kString;
-    } else if (strchr("{}<>[]:;,-", c) != nullptr) {
-      Bump();
-      cur_.type = TokenType::kSymbol;
-    } else {
-      const auto u = static_cast<unsigned char>(c);
-      std::string shown = (u >= 0x20 && u < 0x7f)
-                              ? "'" + std::string(1, c) + "'"
-                              : Quote(std::string_view(&c, 1));
-      return FailAt(cur_.line, cur_.column, "unexpected character " + shown);
-    }
-    cur_.text = text_.substr(start, pos_ - start);
-    return true;
-  }
-
-  bool LexNumber() {
-    bool is_float = false;
-    if (PeekChar() == '0' && (PeekChar(1) == 'x' || PeekChar(1) == 'X')) {
-      Bump();
-      Bump();
-      if (!IsHexDigit(PeekChar()))
-        return FailAt(cur_.line, cur_.column,
-                      "\"0x\" must be followed by hex digits");
-      while (IsHexDigit(PeekChar()))
-        Bump();
-    } else if (PeekChar() == '0' && IsDigit(PeekChar(1))) {
-      while (IsDigit(PeekChar())) {
-        if (!IsOctalDigit(PeekChar()))
-          return FailAt(cur_.line, cur_.column,
-                        "numbers starting with 0 are octal: digit '" +
-                            std::string(1, PeekChar()) + "' is not allowed");
-        Bump();
-      }
-    } else {
-      while (IsDigit(PeekChar()))
-        Bump();
-      if (PeekChar() == '.') {
-        is_float = true;
-        Bump();
-        while (IsDigit(PeekChar()))
-          Bump();
-      }
-      if (PeekChar() == 'e' || PeekChar() == 'E') {
-        is_float = true;
-        Bump();
-        if (PeekChar() == '+' || PeekChar() == '-')
-          Bump();
-        if (!IsDigit(PeekChar()))
-          return FailAt(cur_.line, cur_.column,
-                        "exponent in number has no digits");
-        while (IsDigit(PeekChar()))
-          Bump();
-      }
-      if (PeekChar() == 'f' || PeekChar() == 'F') {
-        is_float = true;
-        Bump();
-      }
-    }
-    if (IsLetter(PeekChar()) || IsDigit(PeekChar()) || PeekChar() == '.')
-      return FailAt(line_, column_,
-                    "unexpected '" + std::string(1, PeekChar()) +
-                        "' right after a number");
-    cur_.type = is_float ? TokenType::kFloat : TokenType::kInteger;
-    return true;
-  }
-
-  bool IsSymbol(char c) const {
-    return cur_.type == TokenType::kSymbol && cur_.text[0] == c;
-  }
+  const Token& cur() const { return lexer_.current(); }
+  // Reads the next token. False on a lexical error (already reported).
+  bool Advance() { return lexer_.Advance(); }
+  bool IsSymbol(char c) const { return lexer_.IsSymbol(c); }
   // Consumes symbol |c| if it is next. Sets *ok = false on a lexical error.
   bool TryConsume(char c, bool* ok) {
     if (!IsSymbol(c))
@@ -412,10 +226,10 @@ class Parser {
                         const FieldSchema* open_field) {
     Frame frame{&schema, msg, std::vector<bool>(schema.num_fields), {}};
     for (;;) {
-      if (cur_.type == TokenType::kEnd) {
+      if (cur().type == TokenType::kEnd) {
         if (close == '\0')
           break;
-        return FailAt(cur_, "unexpected end of input: \"" +
+        return FailAt(cur(), "unexpected end of input: \"" +
                                 std::string(1, close == '}' ? '{' : '<') +
                                 "\" of " + FieldDesc(*open_field) + " at " +
                                 std::to_string(open.line) + ":" +
@@ -427,13 +241,13 @@ class Parser {
         break;
       }
       if (close != '\0' && (IsSymbol('}') || IsSymbol('>'))) {
-        return FailAt(cur_, "expected \"" + std::string(1, close) +
+        return FailAt(cur(), "expected \"" + std::string(1, close) +
                                 "\" to close \"" +
                                 std::string(1, close == '}' ? '{' : '<') +
                                 "\" of " + FieldDesc(*open_field) + " at " +
                                 std::to_string(open.line) + ":" +
                                 std::to_string(open.column) + ", found " +
-                                Describe(cur_));
+                                Describe(cur()));
       }
       if (!ParseField(&frame, depth))
         return false;
@@ -444,24 +258,24 @@ class Parser {
   bool ParseField(Frame* frame, size_t depth) {
     const MessageSchema& schema = *frame->schema;
     if (IsSymbol('[')) {
-      return FailAt(cur_, "extension and Any syntax \"[...]\" is not supported "
+      return FailAt(cur(), "extension and Any syntax \"[...]\" is not supported "
                           "(in " + std::string(schema.full_name) + ")");
     }
-    if (cur_.type != TokenType::kIdentifier) {
-      if (cur_.type == TokenType::kSymbol &&
-          (cur_.text[0] == '}' || cur_.text[0] == '>'))
-        return FailAt(cur_, "unexpected " + Describe(cur_) +
+    if (cur().type != TokenType::kIdentifier) {
+      if (cur().type == TokenType::kSymbol &&
+          (cur().text[0] == '}' || cur().text[0] == '>'))
+        return FailAt(cur(), "unexpected " + Describe(cur()) +
                                 ": no open message to close here");
-      if (cur_.type == TokenType::kInteger)
-        return FailAt(cur_, "expected a field name in " +
+      if (cur().type == TokenType::kInteger)
+        return FailAt(cur(), "expected a field name in " +
                                 std::string(schema.full_name) + ", found " +
-                                Describe(cur_) +
+                                Describe(cur()) +
                                 " (field numbers are not accepted)");
-      return FailAt(cur_, "expected a field name in " +
+      return FailAt(cur(), "expected a field name in " +
                               std::string(schema.full_name) + ", found " +
-                              Describe(cur_));
+                              Describe(cur()));
     }
-    const Token name = cur_;
+    const Token name = cur();
     const FieldSchema* field = schema.FindFieldByName(name.text);
     if (!field)
       return FailUnknownField(schema, name);
@@ -483,7 +297,7 @@ class Parser {
         return false;
       if (IsSymbol('[')) {
         if (!field->repeated)
-          return FailAt(cur_, "list syntax \"[...]\" used for non-repeated " +
+          return FailAt(cur(), "list syntax \"[...]\" used for non-repeated " +
                                   FieldDesc(*field));
         if (!Advance())
           return false;
@@ -508,13 +322,13 @@ class Parser {
     }
 
     if (!IsSymbol(':'))
-      return FailAt(cur_, "expected \":\" after " + FieldDesc(*field) +
-                              ", found " + Describe(cur_));
+      return FailAt(cur(), "expected \":\" after " + FieldDesc(*field) +
+                              ", found " + Describe(cur()));
     if (!Advance())
       return false;
     if (IsSymbol('[')) {
       if (!field->repeated)
-        return FailAt(cur_, "list syntax \"[...]\" used for non-repeated " +
+        return FailAt(cur(), "list syntax \"[...]\" used for non-repeated " +
                                 FieldDesc(*field));
       if (!Advance())
         return false;
@@ -547,7 +361,7 @@ class Parser {
 
   bool Expect(char c, const std::string& what) {
     if (!IsSymbol(c))
-      return FailAt(cur_, "expected " + what + ", found " + Describe(cur_));
+      return FailAt(cur(), "expected " + what + ", found " + Describe(cur()));
     return Advance();
   }
 
@@ -577,10 +391,10 @@ class Parser {
     } else if (IsSymbol('<')) {
       close = '>';
     } else {
-      return FailAt(cur_, "expected \"{\" or \"<\" for message " +
-                              FieldDesc(field) + ", found " + Describe(cur_));
+      return FailAt(cur(), "expected \"{\" or \"<\" for message " +
+                              FieldDesc(field) + ", found " + Describe(cur()));
     }
-    const Token open = cur_;
+    const Token open = cur();
     if (depth + 1 > kTextFormatMaxDepth)
       return FailAt(open, "messages nested more than " +
                               std::to_string(kTextFormatMaxDepth) +
@@ -605,7 +419,7 @@ class Parser {
   }
 
   // Reads an optional "-" and the number after it (integer or float token,
-  // or an identifier for floats). Leaves cur_ at the number token.
+  // or an identifier for floats). Leaves cur() at the number token.
   bool ConsumeSign(bool* negative) {
     *negative = false;
     if (IsSymbol('-')) {
@@ -619,14 +433,14 @@ class Parser {
     switch (field.type) {
       case FieldType::kString:
       case FieldType::kBytes: {
-        if (cur_.type != TokenType::kString)
-          return FailAt(cur_, "expected a string for " +
+        if (cur().type != TokenType::kString)
+          return FailAt(cur(), "expected a string for " +
                                   std::string(FieldTypeName(field.type)) + " " +
                                   FieldDesc(field) + ", found " +
-                                  Describe(cur_));
+                                  Describe(cur()));
         std::string value;
-        while (cur_.type == TokenType::kString) {
-          if (!Unescape(cur_, &value) || !Advance())
+        while (cur().type == TokenType::kString) {
+          if (!lexer_.Unescape(cur(), &value) || !Advance())
             return false;
         }
         frame->msg->AppendBytes(field.number, value.data(), value.size());
@@ -646,12 +460,12 @@ class Parser {
   }
 
   bool ParseNumeric(const FieldSchema& field, ScalarValue* value) {
-    const Token first = cur_;
+    const Token first = cur();
     bool negative = false;
     switch (field.type) {
       case FieldType::kBool: {
-        if (cur_.type == TokenType::kIdentifier) {
-          const std::string_view t = cur_.text;
+        if (cur().type == TokenType::kIdentifier) {
+          const std::string_view t = cur().text;
           if (t == "true" || t == "True" || t == "t") {
             value->bits = 1;
           } else if (t == "false" || t == "False" || t == "f") {
@@ -659,9 +473,9 @@ class Parser {
           } else {
             return FailBool(field);
           }
-        } else if (cur_.type == TokenType::kInteger) {
+        } else if (cur().type == TokenType::kInteger) {
           uint64_t v = 0;
-          if (!ParseUnsigned(cur_.text, &v) || v > 1)
+          if (!ParseUnsigned(cur().text, &v) || v > 1)
             return FailBool(field);
           value->bits = v;
         } else {
@@ -677,27 +491,27 @@ class Parser {
         if (!ConsumeSign(&negative))
           return false;
         double d = 0;
-        if (cur_.type == TokenType::kFloat) {
-          d = ParseDouble(cur_.text);
-        } else if (cur_.type == TokenType::kInteger) {
-          if (cur_.text.size() > 1 && cur_.text[0] == '0')
-            return FailAt(cur_, "expected a decimal number for " +
+        if (cur().type == TokenType::kFloat) {
+          d = ParseDouble(cur().text);
+        } else if (cur().type == TokenType::kInteger) {
+          if (cur().text.size() > 1 && cur().text[0] == '0')
+            return FailAt(cur(), "expected a decimal number for " +
                                     std::string(FieldTypeName(field.type)) +
                                     " " + FieldDesc(field) + ", found " +
-                                    Describe(cur_));
-          d = ParseDouble(cur_.text);
-        } else if (cur_.type == TokenType::kIdentifier &&
-                   (EqualsIgnoreCase(cur_.text, "inf") ||
-                    EqualsIgnoreCase(cur_.text, "infinity"))) {
+                                    Describe(cur()));
+          d = ParseDouble(cur().text);
+        } else if (cur().type == TokenType::kIdentifier &&
+                   (EqualsIgnoreCase(cur().text, "inf") ||
+                    EqualsIgnoreCase(cur().text, "infinity"))) {
           d = std::numeric_limits<double>::infinity();
-        } else if (cur_.type == TokenType::kIdentifier &&
-                   EqualsIgnoreCase(cur_.text, "nan")) {
+        } else if (cur().type == TokenType::kIdentifier &&
+                   EqualsIgnoreCase(cur().text, "nan")) {
           d = std::numeric_limits<double>::quiet_NaN();
         } else {
-          return FailAt(cur_, "expected a number for " +
+          return FailAt(cur(), "expected a number for " +
                                   std::string(FieldTypeName(field.type)) + " " +
                                   FieldDesc(field) + ", found " +
-                                  Describe(cur_));
+                                  Describe(cur()));
         }
         if (negative)
           d = -d;
@@ -720,13 +534,13 @@ class Parser {
     // Integer types.
     if (!ConsumeSign(&negative))
       return false;
-    if (cur_.type != TokenType::kInteger) {
-      return FailAt(cur_, "expected an integer for " +
+    if (cur().type != TokenType::kInteger) {
+      return FailAt(cur(), "expected an integer for " +
                               std::string(FieldTypeName(field.type)) + " " +
-                              FieldDesc(field) + ", found " + Describe(cur_));
+                              FieldDesc(field) + ", found " + Describe(cur()));
     }
     uint64_t magnitude = 0;
-    const bool parsed = ParseUnsigned(cur_.text, &magnitude);
+    const bool parsed = ParseUnsigned(cur().text, &magnitude);
     bool is_signed = true;
     uint64_t max_positive = 0;  // Largest allowed magnitude when positive.
     switch (field.type) {
@@ -752,7 +566,7 @@ class Parser {
     }
     const uint64_t max_negative = is_signed ? max_positive + 1 : 0;
     const std::string shown =
-        (negative ? "-" : "") + std::string(cur_.text);
+        (negative ? "-" : "") + std::string(cur().text);
     if (negative && !is_signed)
       return FailAt(first, "negative value " + shown + " for " +
                                std::string(FieldTypeName(field.type)) + " " +
@@ -791,7 +605,7 @@ class Parser {
   }
 
   bool FailBool(const FieldSchema& field) {
-    return FailAt(cur_, "invalid value " + Describe(cur_) + " for bool " +
+    return FailAt(cur(), "invalid value " + Describe(cur()) + " for bool " +
                             FieldDesc(field) +
                             " (expected true, false, 1 or 0)");
   }
@@ -799,9 +613,9 @@ class Parser {
   bool ParseEnum(const FieldSchema& field, ScalarValue* value) {
     const EnumSchema* e = field.enum_type ? field.enum_type() : nullptr;
     if (!e)
-      return FailAt(cur_, "schema error: enum " + FieldDesc(field) +
+      return FailAt(cur(), "schema error: enum " + FieldDesc(field) +
                               " has no enum type");
-    const Token first = cur_;
+    const Token first = cur();
     auto valid_names = [e] {
       std::string valid;
       for (size_t i = 0; i < e->num_values; i++) {
@@ -815,16 +629,16 @@ class Parser {
       }
       return valid;
     };
-    if (cur_.type == TokenType::kIdentifier) {
+    if (cur().type == TokenType::kIdentifier) {
       for (size_t i = 0; i < e->num_values; i++) {
-        if (cur_.text == e->values[i].name) {
+        if (cur().text == e->values[i].name) {
           *value = ScalarValue{
               WireKind::kVarInt,
               static_cast<uint64_t>(static_cast<int64_t>(e->values[i].number))};
           return Advance();
         }
       }
-      return FailAt(cur_, "unknown value \"" + std::string(cur_.text) +
+      return FailAt(cur(), "unknown value \"" + std::string(cur().text) +
                               "\" for enum " + std::string(e->full_name) +
                               " of " + FieldDesc(field) + " (valid: " + valid_names() +
                               ")");
@@ -832,12 +646,12 @@ class Parser {
     bool negative = false;
     if (!ConsumeSign(&negative))
       return false;
-    if (cur_.type != TokenType::kInteger)
-      return FailAt(cur_, "expected an enum value name or number for " +
-                              FieldDesc(field) + ", found " + Describe(cur_));
+    if (cur().type != TokenType::kInteger)
+      return FailAt(cur(), "expected an enum value name or number for " +
+                              FieldDesc(field) + ", found " + Describe(cur()));
     uint64_t magnitude = 0;
-    const std::string shown = (negative ? "-" : "") + std::string(cur_.text);
-    if (ParseUnsigned(cur_.text, &magnitude) &&
+    const std::string shown = (negative ? "-" : "") + std::string(cur().text);
+    if (ParseUnsigned(cur().text, &magnitude) &&
         magnitude <= (negative ? 0x80000000u : 0x7fffffffu)) {
       const int64_t number = negative ? -static_cast<int64_t>(magnitude)
                                       : static_cast<int64_t>(magnitude);
@@ -851,93 +665,6 @@ class Parser {
     return FailAt(first, "unknown number " + shown + " for enum " +
                              std::string(e->full_name) + " of " +
                              FieldDesc(field) + " (valid: " + valid_names() + ")");
-  }
-
-  // Decodes string literal |tok| (with quotes) and appends it to |out|.
-  bool Unescape(const Token& tok, std::string* out) {
-    const std::string_view t = tok.text.substr(1, tok.text.size() - 2);
-    auto fail = [&](size_t offset, const std::string& msg) {
-      return FailAt(tok.line, tok.column + 1 + offset, msg);
-    };
-    for (size_t i = 0; i < t.size();) {
-      const char c = t[i];
-      if (c != '\\') {
-        out->push_back(c);
-        i++;
-        continue;
-      }
-      const size_t esc = i;
-      i++;  // The lexer guarantees a character after a backslash.
-      const char e = t[i++];
-      switch (e) {
-        case 'a': out->push_back('\a'); break;
-        case 'b': out->push_back('\b'); break;
-        case 'f': out->push_back('\f'); break;
-        case 'n': out->push_back('\n'); break;
-        case 'r': out->push_back('\r'); break;
-        case 't': out->push_back('\t'); break;
-        case 'v': out->push_back('\v'); break;
-        case '\\': out->push_back('\\'); break;
-        case '?': out->push_back('?'); break;
-        case '\'': out->push_back('\''); break;
-        case '"': out->push_back('"'); break;
-        case 'x':
-        case 'X': {
-          if (i >= t.size() || !IsHexDigit(t[i]))
-            return fail(esc, "\\x must be followed by hex digits");
-          int v = HexValue(t[i++]);
-          if (i < t.size() && IsHexDigit(t[i]))
-            v = v * 16 + HexValue(t[i++]);
-          out->push_back(static_cast<char>(v));
-          break;
-        }
-        case 'u':
-        case 'U': {
-          const size_t n = e == 'u' ? 4 : 8;
-          uint32_t cp = 0;
-          if (!ReadHex(t, i, n, &cp))
-            return fail(esc, std::string("\\") + e + " must be followed by " +
-                                 std::to_string(n) + " hex digits");
-          i += n;
-          if (cp > 0x10FFFF)
-            return fail(esc, "\\U escape beyond U+10FFFF");
-          // A high surrogate followed by a \u low surrogate is one code point.
-          uint32_t low = 0;
-          if (cp >= 0xD800 && cp <= 0xDBFF && i + 1 < t.size() &&
-              t[i] == '\\' && t[i + 1] == 'u' && ReadHex(t, i + 2, 4, &low) &&
-              low >= 0xDC00 && low <= 0xDFFF) {
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-            i += 6;
-          }
-          AppendUtf8(cp, out);
-          break;
-        }
-        default:
-          if (IsOctalDigit(e)) {
-            int v = e - '0';
-            for (int k = 0; k < 2 && i < t.size() && IsOctalDigit(t[i]); k++)
-              v = v * 8 + (t[i++] - '0');
-            out->push_back(static_cast<char>(v & 0xff));  // As protobuf.
-            break;
-          }
-          return fail(esc, "invalid escape sequence \"\\" + std::string(1, e) +
-                               "\" in string literal");
-      }
-    }
-    return true;
-  }
-
-  static bool ReadHex(std::string_view t, size_t at, size_t n, uint32_t* v) {
-    if (at + n > t.size())
-      return false;
-    uint32_t r = 0;
-    for (size_t k = 0; k < n; k++) {
-      if (!IsHexDigit(t[at + k]))
-        return false;
-      r = r * 16 + static_cast<uint32_t>(HexValue(t[at + k]));
-    }
-    *v = r;
-    return true;
   }
 
   void Emit(Frame* frame, const FieldSchema& field, const ScalarValue& value) {
@@ -1001,13 +728,8 @@ class Parser {
     return true;
   }
 
-  std::string_view text_;
-  size_t pos_ = 0;
-  size_t line_ = 1;
-  size_t column_ = 1;
-  Token cur_;
-  bool failed_ = false;
-  TextFormatError error_;
+  ErrorSink errors_;  // Before lexer_, which keeps a pointer to it.
+  Lexer lexer_;
 };
 
 }  // namespace
