@@ -42,6 +42,7 @@
 #include "pbzero_generator.h"
 
 #include "codegen_utils.h"
+#include "pbzero_file_generator.h"
 #include "cppgen_generator.h"
 
 #include <algorithm>
@@ -61,21 +62,7 @@
 
 namespace zt {
 namespace pbzero_plugin {
-namespace {
-
-using google::protobuf::Descriptor;
-using google::protobuf::EnumDescriptor;
-using google::protobuf::EnumValueDescriptor;
-using google::protobuf::FieldDescriptor;
-using google::protobuf::FileDescriptor;
-using google::protobuf::compiler::GeneratorContext;
-
-// Fields whose id is above this are not given a slot in the decoder's O(1)
-// field table (it is an array of MAX_FIELD_ID + 1 entries); they are looked
-// up by scanning the message instead.
-constexpr int kMaxDecoderTableFieldId = 999;
-
-const char kUnknownEnumName[] = "PBZERO_UNKNOWN_ENUM_VALUE";
+namespace pbzero_internal {
 
 std::string HeaderPathFor(const FileDescriptor* file) {
   return StripProto(file->name()) + ".pbzero.h";
@@ -118,70 +105,6 @@ std::string RawFlatName(const EnumDescriptor* en) {
     return en->name();
   return RawFlatName(en->containing_type()) + "_" + en->name();
 }
-
-// How one field is spelled in the generated classes.
-struct FieldNames {
-  const FieldDescriptor* field = nullptr;
-  std::string base;      // B: set_B, add_B, B(), has_B()
-  std::string constant;  // kBFieldNumber
-};
-
-class FileGenerator {
- public:
-  FileGenerator(const FileDescriptor* file, std::string wrapper_namespace)
-      : file_(file), wrapper_namespace_(std::move(wrapper_namespace)) {}
-
-  bool Generate(std::string* header, std::string* error);
-
- private:
-  // Naming.
-  std::vector<std::string> NamespaceParts(const FileDescriptor* file) const;
-  std::string FlatName(const Descriptor* msg) const;
-  std::string FlatName(const EnumDescriptor* en) const;
-  std::string Qualified(const FileDescriptor* file,
-                        const std::string& flat) const;
-  std::string Qualified(const Descriptor* msg) const {
-    return Qualified(msg->file(), FlatName(msg));
-  }
-  std::string Qualified(const EnumDescriptor* en) const {
-    return Qualified(en->file(), FlatName(en));
-  }
-  std::string ValueFlatName(const EnumValueDescriptor* v) const;
-  std::string DecoderName(const Descriptor* msg) const {
-    return SanitizeIdent(RawFlatName(msg) + "_Decoder");
-  }
-  // Namespace-scope helpers of an enum: E_Name, E_MIN, E_MAX.
-  std::string EnumHelperName(const EnumDescriptor* en,
-                             const std::string& suffix) const {
-    return SanitizeIdent(RawFlatName(en) + suffix);
-  }
-  std::string QualifiedValue(const EnumValueDescriptor* v) const {
-    return Qualified(v->type()->file(), ValueFlatName(v));
-  }
-  std::vector<FieldNames> AssignFieldNames(const Descriptor* msg) const;
-
-  // Collection.
-  void CollectMessages(const Descriptor* msg);
-  void CollectEnums(const EnumDescriptor* en) { enums_.push_back(en); }
-  bool Validate(std::string* error) const;
-
-  // Emission.
-  void EmitIncludes();
-  void EmitEnum(const EnumDescriptor* en);
-  void EmitDecoder(const Descriptor* msg, const std::vector<FieldNames>& names);
-  void EmitWriter(const Descriptor* msg, const std::vector<FieldNames>& names);
-  void EmitWriterField(const Descriptor* msg, const FieldNames& f);
-  void EmitDeletedTemporaryAccessor(const std::string& name,
-                                    const std::string& params);
-  void EmitDecoderField(const FieldNames& f, bool in_table);
-
-  const FileDescriptor* const file_;
-  const std::string wrapper_namespace_;
-  std::vector<const Descriptor*> messages_;  // pre-order
-  std::vector<const EnumDescriptor*> enums_;
-  std::ostringstream out_;
-  std::ostringstream deferred_;  // out-of-line nested accessor bodies
-};
 
 std::vector<std::string> FileGenerator::NamespaceParts(
     const FileDescriptor* file) const {
@@ -461,13 +384,6 @@ void FileGenerator::EmitEnum(const EnumDescriptor* en) {
 // ---------------------------------------------------------------------------
 // Writer
 
-struct ScalarSpec {
-  const char* cpp_type;    // argument type of set_/add_
-  const char* append;      // Message method
-  const char* packed_append;  // how values go into the packed builder
-  bool fixed;              // PackedFixedSizeInt<cpp_type> vs PackedVarInt
-};
-
 // Spec for every non-length-delimited type (enum handled by the caller).
 ScalarSpec SpecFor(FieldDescriptor::Type type) {
   switch (type) {
@@ -618,149 +534,6 @@ void FileGenerator::EmitWriter(const Descriptor* msg,
   out_ << "};\n\n";
 }
 
-// ---------------------------------------------------------------------------
-// Decoder
-
-// Repeated-field iterators point into the decoder's field table, so calling
-// the accessor on a temporary decoder would dangle: make that a compile
-// error rather than a use-after-scope.
-void FileGenerator::EmitDeletedTemporaryAccessor(const std::string& name,
-                                                 const std::string& params) {
-  out_ << "  void " << name << "(" << params << ") const&& = delete;\n";
-}
-
-void FileGenerator::EmitDecoderField(const FieldNames& f, bool in_table) {
-  const FieldDescriptor* fd = f.field;
-  const std::string num = std::to_string(fd->number());
-  // Fields inside the table are O(1) via at<N>(); others (very large ids)
-  // are found by scanning the message each time.
-  const std::string field_expr =
-      in_table ? "at<" + num + ">()" : "FindField(" + num + ")";
-
-  if (!in_table)
-    out_ << "  // Id above the O(1) table: each call scans the message.\n";
-  out_ << "  bool has_" << f.base << "() const { return " << field_expr
-       << ".valid(); }\n";
-
-  if (fd->is_repeated()) {
-    switch (fd->type()) {
-      case FieldDescriptor::TYPE_STRING:
-        out_ << "  ::zt::protozero::RepeatedFieldIterator<::std::string_view> "
-             << f.base << "() const& {\n"
-             << "    return GetRepeated<::std::string_view>(" << num
-             << ");\n  }\n";
-        EmitDeletedTemporaryAccessor(f.base, "");
-        return;
-      case FieldDescriptor::TYPE_BYTES:
-      case FieldDescriptor::TYPE_MESSAGE:
-        out_ << "  ::zt::protozero::RepeatedFieldIterator<"
-                "::zt::protozero::ConstBytes> "
-             << f.base << "() const& {\n"
-             << "    return GetRepeated<::zt::protozero::ConstBytes>(" << num
-             << ");\n  }\n";
-        EmitDeletedTemporaryAccessor(f.base, "");
-        return;
-      default: {
-        const ScalarSpec spec = SpecFor(fd->type());
-        const char* kind = nullptr;
-        switch (fd->type()) {
-          case FieldDescriptor::TYPE_SINT32:
-          case FieldDescriptor::TYPE_SINT64:
-            kind = "kZigZag";
-            break;
-          case FieldDescriptor::TYPE_FIXED32:
-          case FieldDescriptor::TYPE_SFIXED32:
-          case FieldDescriptor::TYPE_FLOAT:
-            kind = "kFixed32";
-            break;
-          case FieldDescriptor::TYPE_FIXED64:
-          case FieldDescriptor::TYPE_SFIXED64:
-          case FieldDescriptor::TYPE_DOUBLE:
-            kind = "kFixed64";
-            break;
-          default:
-            kind = "kVarInt";
-            break;
-        }
-        const std::string value_type =
-            fd->type() == FieldDescriptor::TYPE_ENUM
-                ? Qualified(fd->enum_type())
-                : std::string(spec.cpp_type);
-        const std::string args =
-            std::string("::zt::protozero::PackedKind::") + kind + ", " +
-            value_type;
-        out_ << "  ::zt::protozero::PackedRepeatedFieldIterator<" << args
-             << "> " << f.base
-             << "(bool* parse_error_out = nullptr) const& {\n"
-             << "    return GetPackedRepeated<" << args << ">(" << num
-             << ", parse_error_out);\n  }\n";
-        EmitDeletedTemporaryAccessor(f.base, "bool* parse_error_out = nullptr");
-        return;
-      }
-    }
-  }
-
-  std::string type, accessor;
-  switch (fd->type()) {
-    case FieldDescriptor::TYPE_INT32: type = "int32_t"; accessor = "as_int32()"; break;
-    case FieldDescriptor::TYPE_INT64: type = "int64_t"; accessor = "as_int64()"; break;
-    case FieldDescriptor::TYPE_UINT32: type = "uint32_t"; accessor = "as_uint32()"; break;
-    case FieldDescriptor::TYPE_UINT64: type = "uint64_t"; accessor = "as_uint64()"; break;
-    case FieldDescriptor::TYPE_SINT32: type = "int32_t"; accessor = "as_sint32()"; break;
-    case FieldDescriptor::TYPE_SINT64: type = "int64_t"; accessor = "as_sint64()"; break;
-    case FieldDescriptor::TYPE_FIXED32: type = "uint32_t"; accessor = "as_uint32()"; break;
-    case FieldDescriptor::TYPE_FIXED64: type = "uint64_t"; accessor = "as_uint64()"; break;
-    case FieldDescriptor::TYPE_SFIXED32: type = "int32_t"; accessor = "as_int32()"; break;
-    case FieldDescriptor::TYPE_SFIXED64: type = "int64_t"; accessor = "as_int64()"; break;
-    case FieldDescriptor::TYPE_FLOAT: type = "float"; accessor = "as_float()"; break;
-    case FieldDescriptor::TYPE_DOUBLE: type = "double"; accessor = "as_double()"; break;
-    case FieldDescriptor::TYPE_BOOL: type = "bool"; accessor = "as_bool()"; break;
-    case FieldDescriptor::TYPE_STRING: type = "::std::string_view"; accessor = "as_string()"; break;
-    case FieldDescriptor::TYPE_BYTES:
-    case FieldDescriptor::TYPE_MESSAGE:
-      type = "::zt::protozero::ConstBytes"; accessor = "as_bytes()"; break;
-    case FieldDescriptor::TYPE_ENUM:
-      type = Qualified(fd->enum_type());
-      out_ << "  " << type << " " << f.base << "() const {\n"
-           << "    return static_cast<" << type << ">(" << field_expr
-           << ".as_int32());\n  }\n";
-      return;
-    default:
-      return;
-  }
-  out_ << "  " << type << " " << f.base << "() const { return " << field_expr
-       << "." << accessor << "; }\n";
-}
-
-void FileGenerator::EmitDecoder(const Descriptor* msg,
-                                const std::vector<FieldNames>& names) {
-  const std::string name = DecoderName(msg);
-  int max_id = 0;
-  bool has_repeated = false;
-  for (const FieldNames& f : names) {
-    if (f.field->number() <= kMaxDecoderTableFieldId)
-      max_id = std::max(max_id, f.field->number());
-    has_repeated = has_repeated || f.field->is_repeated();
-  }
-  const std::string base = "::zt::protozero::TypedProtoDecoder<" +
-                           std::to_string(max_id) + ", " +
-                           (has_repeated ? "true" : "false") + ">";
-  out_ << "// Decoder for proto message " << msg->full_name()
-       << ". Parses the whole message on construction; absent fields read as "
-          "zero/empty.\n";
-  out_ << "class " << name << " : public " << base << " {\n"
-       << " public:\n";
-  out_ << "  " << name << "(const uint8_t* data, size_t len)\n"
-       << "      : " << base << "(data, len) {}\n";
-  out_ << "  explicit " << name << "(::std::string_view raw) : " << base
-       << "(raw) {}\n";
-  out_ << "  explicit " << name << "(::zt::protozero::ConstBytes raw) : "
-       << base << "(raw) {}\n";
-  for (const FieldNames& f : names)
-    EmitDecoderField(f, f.field->number() <= kMaxDecoderTableFieldId);
-  out_ << "};\n\n";
-}
-
 bool FileGenerator::Generate(std::string* header, std::string* error) {
   for (int i = 0; i < file_->enum_type_count(); ++i)
     CollectEnums(file_->enum_type(i));
@@ -827,7 +600,12 @@ bool WriteFile(GeneratorContext* context, const std::string& name,
   return !printer.failed();
 }
 
-}  // namespace
+}  // namespace pbzero_internal
+
+using google::protobuf::FileDescriptor;
+using google::protobuf::compiler::GeneratorContext;
+using pbzero_internal::FileGenerator;
+using pbzero_internal::WriteFile;
 
 PbzeroGenerator::PbzeroGenerator() = default;
 PbzeroGenerator::~PbzeroGenerator() = default;
