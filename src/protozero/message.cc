@@ -8,7 +8,7 @@ namespace protozero {
 
 using proto_utils::kMaxSimpleFieldEncodedSize;
 
-uint32_t Message::Finalize() {
+uint32_t Message::FinalizeSlowPath() {
   if (finalized_)
     return size_;
   if (nested_message_ != nullptr)
@@ -22,7 +22,7 @@ uint32_t Message::Finalize() {
     // after it, so we stop instead (a documented precondition).
     if (ZT_UNLIKELY(size > proto_utils::kMaxMessageLength))
       FatalMessageTooLarge(size);
-    proto_utils::WriteRedundantVarInt(size_, size_field_);
+    proto_utils::WriteRedundantVarInt4(size_, size_field_);
     size_field_ = nullptr;
   }
   finalized_ = true;

@@ -1,6 +1,7 @@
 #include "zt/protozero/proto_utils.h"
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -221,6 +222,29 @@ TEST(ProtoUtilsTest, RedundantVarInt) {
     uint64_t decoded = 0;
     EXPECT_EQ(ParseVarInt(field, field + 4, &decoded), field + 4);
     EXPECT_EQ(decoded, v);
+  }
+}
+
+// The single-store 4-byte form must produce exactly the bytes of the loop,
+// for every bit position below 2^28, and touch nothing past the 4 bytes.
+TEST(ProtoUtilsTest, RedundantVarInt4MatchesTheGenericForm) {
+  std::vector<uint32_t> values = {0u, 1u, 127u, 128u, 16383u, 16384u,
+                                  2097151u, 2097152u,
+                                  static_cast<uint32_t>(kMaxMessageLength)};
+  for (uint32_t bit = 0; bit < 28; bit++) {
+    values.push_back(1u << bit);
+    values.push_back((1u << bit) - 1);
+    values.push_back(0x0AAAAAAAu >> bit);
+    values.push_back(0x05555555u >> bit);
+  }
+  for (uint32_t v : values) {
+    uint8_t expected[6];
+    uint8_t actual[6];
+    memset(expected, 0xcc, sizeof(expected));
+    memset(actual, 0xcc, sizeof(actual));
+    WriteRedundantVarInt(v, expected + 1);
+    WriteRedundantVarInt4(v, actual + 1);
+    EXPECT_EQ(memcmp(expected, actual, sizeof(actual)), 0) << v;
   }
 }
 

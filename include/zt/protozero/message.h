@@ -67,7 +67,21 @@ class Message {
   // cannot be encoded and terminates the process with a message rather than
   // corrupt the stream. Root messages have no size field and no such limit,
   // but the returned size wraps past 4 GiB (use the writer's written()).
-  uint32_t Finalize();
+  //
+  // Inline when there is nothing to patch (a root with no open child, the
+  // common end of a trace packet); the rest is out of line.
+  uint32_t Finalize() {
+    if (ZT_LIKELY(nested_message_ == nullptr && size_field_ == nullptr)) {
+      if (!finalized_) {
+        size_ = stream_writer_ ? static_cast<uint32_t>(
+                                     stream_writer_->written() - payload_start_)
+                               : 0;
+        finalized_ = true;
+      }
+      return size_;
+    }
+    return FinalizeSlowPath();
+  }
 
   // Appends a varint field (int32/64, uint32/64, bool, enum). O(1).
   template <typename T>
@@ -188,6 +202,7 @@ class Message {
 
   // Out of line and never inlined: the setters' fast paths stay small.
   ZT_NOINLINE void EndNestedMessage();
+  ZT_NOINLINE uint32_t FinalizeSlowPath();
   [[noreturn]] ZT_NOINLINE static void FatalMessageTooLarge(uint64_t size);
   ZT_NOINLINE void AppendVarIntSlowPath(uint32_t tag, uint64_t payload);
   ZT_NOINLINE void AppendFixedSlowPath(uint32_t tag, const void* value,

@@ -160,6 +160,23 @@ inline void WriteRedundantVarInt(uint32_t value, uint8_t* buf,
   }
 }
 
+// WriteRedundantVarInt() for the 4-byte size fields, as one unaligned 32-bit
+// store: it runs once per packet and per nested message. |value| must be
+// below 2^28 (kMaxMessageLength); higher bits are dropped.
+inline void WriteRedundantVarInt4(uint32_t value, uint8_t* buf) {
+  const uint32_t spread = (value & 0x7Fu) | ((value << 1) & 0x7F00u) |
+                          ((value << 2) & 0x7F0000u) |
+                          ((value << 3) & 0x7F000000u) | 0x00808080u;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(buf, &spread, sizeof(spread));
+#else
+  buf[0] = static_cast<uint8_t>(spread);
+  buf[1] = static_cast<uint8_t>(spread >> 8);
+  buf[2] = static_cast<uint8_t>(spread >> 16);
+  buf[3] = static_cast<uint8_t>(spread >> 24);
+#endif
+}
+
 // Decodes a varint from [start, end). On success stores it in |*value| and
 // returns the position after it. On failure (truncated, or longer than 10
 // bytes) returns |start| and leaves |*value| untouched. Bits beyond 64 in the

@@ -7,6 +7,7 @@ namespace zt {
 using protozero::ContiguousMemoryRange;
 using protozero::proto_utils::kMessageLengthFieldSize;
 using protozero::proto_utils::WriteRedundantVarInt;
+using protozero::proto_utils::WriteRedundantVarInt4;
 using ABI = SharedMemoryABI;
 
 TraceWriter::TraceWriter(SharedMemoryArbiter* arbiter, uint16_t writer_id,
@@ -33,6 +34,7 @@ void TraceWriter::Flush() {
   // The next packet asks for a chunk again (drop mode keeps its state).
   stream_writer_.Reset(ContiguousMemoryRange{});
   cur_count_ = 0;
+  cur_packets_word_ = 0;
   if (!patch_list_.empty())
     SendFilledPatches();
   arbiter_->FlushPendingCommitData();
@@ -55,8 +57,24 @@ ContiguousMemoryRange TraceWriter::GarbageRange() {
   return ContiguousMemoryRange{garbage_.get(), garbage_.get() + kGarbageSize};
 }
 
-void TraceWriter::SwitchChunkBeforePacket() {
-  stream_writer_.Reset(AcquireNextRange());
+TraceWriter::TracePacketHandle TraceWriter::NewTracePacketSlowPath() {
+  if (stream_writer_.bytes_available() < kMinRoomForPacket ||
+      cur_count_ >= ABI::kMaxPacketCount || dropping_) {
+    stream_writer_.Reset(AcquireNextRange());
+  }
+  // In drop mode this lands in the garbage range.
+  BeginPacket(stream_writer_.ReserveBytes(ABI::kPacketHeaderSize));
+  if (ZT_LIKELY(!dropping_)) {
+    CountPacketInChunk();
+    if (mark_previous_dropped_) {
+      mark_previous_dropped_ = false;
+      packet_.set_previous_packet_dropped(1);
+    }
+  } else {
+    stats_.packets_dropped++;
+  }
+  UpdateCountLimit();
+  return TracePacketHandle(this);
 }
 
 ContiguousMemoryRange TraceWriter::GetNewBuffer() {
@@ -106,6 +124,7 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
     if (!dropping_)
       stats_.drop_episodes++;
     dropping_ = true;
+    UpdateCountLimit();
     return GarbageRange();
   }
 
@@ -114,7 +133,7 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
     assert(cur_chunk_.is_valid());
     const uint32_t fragment_size =
         static_cast<uint32_t>(stream_writer_.write_ptr() - fragment_start_);
-    WriteRedundantVarInt(fragment_size, cur_fragment_size_field_);
+    WriteRedundantVarInt4(fragment_size, cur_fragment_size_field_);
     uint8_t flags = ABI::kLastPacketContinuesOnNextChunk;
     // Open nested messages whose size field is in this chunk will know their
     // size only later: give them a patch slot instead.
@@ -131,6 +150,8 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
         flags |= ABI::kChunkNeedsPatching;
       }
     }
+    cur_packets_word_ =
+        static_cast<uint16_t>(cur_packets_word_ | (uint16_t{flags} << 10));
     cur_chunk_.SetFlags(flags);
   }
   if (cur_chunk_.is_valid())
@@ -140,7 +161,9 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
     dropping_ = false;
     mark_previous_dropped_ = true;
   }
+  UpdateCountLimit();
   next_chunk_id_++;
+  cur_packets_word_ = header.packed_packets();
   cur_chunk_ = std::move(next);
   uint8_t* begin = cur_chunk_.payload_begin();
   if (in_packet_) {

@@ -16,6 +16,7 @@
 #define ZT_EXT_TRACING_CORE_TRACE_WRITER_H_
 
 #include <cassert>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -83,29 +84,20 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // Finish()ed). O(1) except when a new chunk is needed.
   TracePacketHandle NewTracePacket() {
     assert(!in_packet_);
-    if (ZT_UNLIKELY(stream_writer_.bytes_available() < kMinRoomForPacket ||
-                    cur_count_ >= SharedMemoryABI::kMaxPacketCount ||
-                    dropping_)) {
-      SwitchChunkBeforePacket();
+    uint8_t* size_field = stream_writer_.write_ptr();
+    // One test covers every reason to leave the fast path: no room, a full
+    // packet count, drop mode and a pending "previous packet dropped" mark
+    // (the last two set count_limit_ to 0).
+    if (ZT_UNLIKELY(stream_writer_.end() - size_field <
+                        static_cast<ptrdiff_t>(kMinRoomForPacket) ||
+                    cur_count_ >= count_limit_)) {
+      return NewTracePacketSlowPath();
     }
-    uint8_t* size_field =
-        stream_writer_.ReserveBytes(SharedMemoryABI::kPacketHeaderSize);
-    memset(size_field, 0, SharedMemoryABI::kPacketHeaderSize);
-    cur_fragment_size_field_ = size_field;
-    packet_.Reset(&stream_writer_);
-    fragment_start_ = stream_writer_.write_ptr();
-    in_packet_ = true;
-    stats_.packets_started++;
-    if (ZT_LIKELY(!dropping_)) {
-      cur_chunk_.IncrementPacketCount();
-      cur_count_++;
-      if (ZT_UNLIKELY(mark_previous_dropped_)) {
-        mark_previous_dropped_ = false;
-        packet_.set_previous_packet_dropped(1);
-      }
-    } else {
-      stats_.packets_dropped++;
-    }
+    // The size field is left as it is: it is always written (size, or the
+    // drop marker) before the service may read it.
+    stream_writer_.set_write_ptr(size_field + SharedMemoryABI::kPacketHeaderSize);
+    BeginPacket(size_field);
+    CountPacketInChunk();
     return TracePacketHandle(this);
   }
 
@@ -130,10 +122,36 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   TraceWriter(SharedMemoryArbiter* arbiter, uint16_t writer_id,
               uint32_t target_buffer, BufferExhaustedPolicy policy);
 
+  void BeginPacket(uint8_t* size_field) {
+    cur_fragment_size_field_ = size_field;
+    packet_.Reset(&stream_writer_);
+    fragment_start_ = stream_writer_.write_ptr();
+    in_packet_ = true;
+    stats_.packets_started++;
+  }
+
+  // Publishes the new packet in the chunk header (release: a scraping
+  // service then sees the previous packet's bytes complete).
+  void CountPacketInChunk() {
+    cur_count_++;
+    cur_packets_word_++;  // The count is the low bits; it cannot overflow.
+    cur_chunk_.header()->packets.store(cur_packets_word_,
+                                       std::memory_order_release);
+  }
+
+  TracePacketHandle NewTracePacketSlowPath();
+  // count_limit_ is the fast path's packet count bound: 0 while dropping or
+  // while the next packet must carry previous_packet_dropped.
+  void UpdateCountLimit() {
+    count_limit_ = (dropping_ || mark_previous_dropped_)
+                       ? 0
+                       : SharedMemoryABI::kMaxPacketCount;
+  }
+
   void FinishTracePacket() {
     packet_.Finalize();
     if (ZT_LIKELY(cur_fragment_size_field_ != nullptr)) {
-      protozero::proto_utils::WriteRedundantVarInt(
+      protozero::proto_utils::WriteRedundantVarInt4(
           static_cast<uint32_t>(stream_writer_.write_ptr() - fragment_start_),
           cur_fragment_size_field_);
       cur_fragment_size_field_ = nullptr;
@@ -143,7 +161,6 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
       SendFilledPatches();
   }
 
-  void SwitchChunkBeforePacket();
   // Acquires the next chunk and, inside a packet, closes the current
   // fragment (size, continuation flag, patch slots). On failure enters drop
   // mode and returns the garbage range.
@@ -162,6 +179,8 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   SharedMemoryABI::Chunk cur_chunk_;
   uint32_t next_chunk_id_ = 0;
   uint16_t cur_count_ = 0;  // Mirror of the chunk's packet count.
+  uint16_t count_limit_ = SharedMemoryABI::kMaxPacketCount;
+  uint16_t cur_packets_word_ = 0;  // Mirror of the chunk header's count|flags.
   protozero::ScatteredStreamWriter stream_writer_;
   protozero::RootMessage<TracePacket> packet_;
   uint8_t* cur_fragment_size_field_ = nullptr;
