@@ -171,6 +171,27 @@ SharedMemoryABI::Chunk SharedMemoryABI::TryAcquireChunkForWriting(
                        kChunkBeingWritten, false, nullptr)) {
     return Chunk();
   }
+  return StartChunk(page_idx, layout, chunk_idx, header);
+}
+
+SharedMemoryABI::Chunk SharedMemoryABI::TryPartitionPageAndAcquireFirstChunk(
+    size_t page_idx, PageLayout layout, const ChunkHeaderValues& header) {
+  if (page_idx >= num_pages_ || layout < kPageDiv1 || layout > kPageDiv14)
+    return Chunk();
+  uint32_t expected = 0;
+  const uint32_t desired = (static_cast<uint32_t>(layout) << kLayoutShift) |
+                           StateBits(kChunkBeingWritten, 0);
+  if (!page_header(page_idx)->header_word.compare_exchange_strong(
+          expected, desired, std::memory_order_acq_rel,
+          std::memory_order_acquire)) {
+    return Chunk();
+  }
+  return StartChunk(page_idx, layout, 0, header);
+}
+
+SharedMemoryABI::Chunk SharedMemoryABI::StartChunk(
+    size_t page_idx, uint32_t layout, size_t chunk_idx,
+    const ChunkHeaderValues& header) {
   Chunk chunk(chunk_begin(page_idx, layout, chunk_idx), chunk_sizes_[layout],
               static_cast<uint32_t>(page_idx), static_cast<uint8_t>(chunk_idx));
   ChunkHeader* hdr = chunk.header();

@@ -22,6 +22,8 @@ SharedMemoryArbiter::SharedMemoryArbiter(uint8_t* start, size_t size,
       writer_ids_(static_cast<size_t>(ABI::kMaxWriterId) + 1, false) {
   const size_t chunks_in_smb =
       abi_.num_pages() * ABI::NumChunksForLayout(options_.layout);
+  if (options_.commit_batch_chunks == 0)
+    options_.commit_batch_chunks = chunks_in_smb / 8;
   options_.commit_batch_chunks = std::max<size_t>(
       1, std::min(options_.commit_batch_chunks, chunks_in_smb / 2));
 }
@@ -71,13 +73,22 @@ SharedMemoryArbiter::Stats SharedMemoryArbiter::stats() const {
 ABI::Chunk SharedMemoryArbiter::TryGetChunkLocked(
     const ABI::ChunkHeaderValues& header) {
   const size_t num_pages = abi_.num_pages();
-  for (size_t i = 0; i < num_pages; i++) {
-    const size_t page = (next_page_ + i) % num_pages;
+  auto after = [num_pages](size_t p) { return p + 1 < num_pages ? p + 1 : 0; };
+  size_t page = next_page_;
+  for (size_t i = 0; i < num_pages; i++, page = after(page)) {
     uint32_t word = abi_.GetPageHeaderWord(page);
     if (word == 0) {
-      // Partitioning can lose to another arbiter over the same SMB; either
-      // way the page is split now (or in use) and we look at its chunks.
-      abi_.TryPartitionPage(page, options_.layout);
+      // Fresh page: partition it and take its first chunk in one step.
+      ABI::Chunk chunk =
+          abi_.TryPartitionPageAndAcquireFirstChunk(page, options_.layout, header);
+      if (chunk.is_valid()) {
+        const bool more = ABI::NumChunksForLayout(options_.layout) > 1;
+        next_page_ = more ? page : after(page);
+        stats_.chunks_acquired++;
+        return chunk;
+      }
+      // Another arbiter over the same SMB got there first: the page is split
+      // now (or in use), so look at its chunks.
       word = abi_.GetPageHeaderWord(page);
     }
     const uint32_t n = ABI::NumChunksForLayout(ABI::LayoutOf(word));
@@ -88,7 +99,10 @@ ABI::Chunk SharedMemoryArbiter::TryGetChunkLocked(
       if (chunk.is_valid()) {
         // Keep filling this page while it has free chunks: pages complete
         // sooner and the service can move them whole.
-        next_page_ = page;
+        bool more = false;
+        for (uint32_t o = c + 1; o < n && !more; o++)
+          more = ABI::StateOf(word, o) == ABI::kChunkFree;
+        next_page_ = more ? page : after(page);
         stats_.chunks_acquired++;
         return chunk;
       }

@@ -43,7 +43,23 @@ class TestService : public CommitSink {
     for (CommitData& c : batch)
       Handle(c);
     reassembler_.ReadPackets(&packets_);
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      drains_++;
+    }
+    cv_.notify_all();
     return batch.size();
+  }
+
+  // How many Drain() calls have completed, and a wait for the next one (for
+  // a writer that must wait until the service has freed chunks).
+  uint64_t drains() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return drains_;
+  }
+  void WaitForDrainAfter(uint64_t n) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this, n] { return drains_ > n; });
   }
 
   // Waits up to |ms| for a commit to arrive (for a service thread loop).
@@ -95,6 +111,7 @@ class TestService : public CommitSink {
   std::condition_variable cv_;
   std::deque<CommitData> commits_;
   size_t all_commits_ = 0;
+  uint64_t drains_ = 0;
   std::vector<CommitData> history_;
   std::vector<SharedMemoryABI::ChunkHeaderValues> chunk_headers_;
   PacketReassembler reassembler_;

@@ -112,7 +112,6 @@ void BM_TraceWriter(benchmark::State& state) {
   DrainingService service(smb.get(), smb_size, page_size);
   SharedMemoryArbiter::Options opt;
   opt.layout = ABI::kPageDiv1;
-  opt.commit_batch_chunks = 4;
   opt.stall_timeout = std::chrono::seconds(5);
   SharedMemoryArbiter arbiter(smb.get(), smb_size, page_size, &service, opt);
   auto writer =

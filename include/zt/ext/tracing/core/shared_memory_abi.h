@@ -238,6 +238,13 @@ class SharedMemoryABI {
   // Free (word == 0) page -> partitioned with |layout| (1..5), all chunks
   // Free. False if the page was not free or the arguments are bad.
   bool TryPartitionPage(size_t page_idx, PageLayout layout);
+  // Free (word == 0) page -> partitioned with |layout|, chunk 0
+  // BeingWritten and |header| written into it, in one CAS: the common case
+  // of a writer moving on to a fresh page. Invalid chunk if the page is not
+  // free or the arguments are bad.
+  Chunk TryPartitionPageAndAcquireFirstChunk(size_t page_idx,
+                                             PageLayout layout,
+                                             const ChunkHeaderValues& header);
   // Free -> BeingWritten, then writes |header| into the chunk. Invalid chunk
   // if the page is not partitioned, the index is outside the layout or the
   // chunk is not Free.
@@ -270,6 +277,9 @@ class SharedMemoryABI {
     return start_ + page_idx * page_size_ + kPageHeaderSize +
            chunk_idx * chunk_sizes_[layout];
   }
+  // Writes |header| into a chunk just made BeingWritten and returns it.
+  Chunk StartChunk(size_t page_idx, uint32_t layout, size_t chunk_idx,
+                   const ChunkHeaderValues& header);
   // Moves chunk |chunk_idx| of |page_idx| from |from| to |to| if the page
   // layout is |layout|. Retries only while other chunks' bits change.
   bool TransitionChunk(size_t page_idx, uint32_t layout, size_t chunk_idx,

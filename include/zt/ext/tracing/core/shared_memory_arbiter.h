@@ -44,8 +44,10 @@ class SharedMemoryArbiter {
     // How new pages are split (chunks of other pages are used as they are).
     SharedMemoryABI::PageLayout layout = SharedMemoryABI::kPageDiv1;
     // A batch is delivered once it names this many chunks (or on Flush(), or
-    // when the buffer is found full). Clamped to [1, chunks in the SMB / 2].
-    size_t commit_batch_chunks = 4;
+    // when the buffer is found full). Every delivery may wake the service
+    // thread, which costs the writer microseconds, so the default (0) is an
+    // eighth of the SMB's chunks. Clamped to [1, chunks in the SMB / 2].
+    size_t commit_batch_chunks = 0;
     // Upper bound of one kStallThenDrop wait.
     std::chrono::milliseconds stall_timeout{100};
   };
@@ -125,7 +127,9 @@ class SharedMemoryArbiter {
   // batches cannot overtake each other.
   std::mutex commit_mutex_;
   CommitData pending_;
-  size_t next_page_ = 0;  // Where the next chunk search starts.
+  // Where the next chunk search starts: the page of the last chunk handed
+  // out while it has free chunks left, else the page after it.
+  size_t next_page_ = 0;
   std::vector<bool> writer_ids_;  // Index = id; true = in use.
   uint16_t next_writer_id_ = 1;
   Stats stats_;
