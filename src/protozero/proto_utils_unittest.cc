@@ -248,6 +248,27 @@ TEST(ProtoUtilsTest, RedundantVarInt4MatchesTheGenericForm) {
   }
 }
 
+// Every length around the size classes, at every misalignment: exactly n
+// bytes copied, nothing before or after touched.
+TEST(ProtoUtilsTest, CopyBytesCopiesExactlyNBytes) {
+  uint8_t src[80];
+  for (size_t i = 0; i < sizeof(src); i++)
+    src[i] = static_cast<uint8_t>(i * 7 + 1);
+  for (size_t n = 0; n <= 70; n++) {
+    for (size_t shift = 0; shift < 8; shift++) {
+      uint8_t dst[96];
+      memset(dst, 0xEE, sizeof(dst));
+      CopyBytes(dst + 8 + shift, src + shift, n);
+      for (size_t i = 0; i < sizeof(dst); i++) {
+        const bool inside = i >= 8 + shift && i < 8 + shift + n;
+        const uint8_t want = inside ? src[shift + i - 8 - shift] : 0xEE;
+        ASSERT_EQ(dst[i], want) << "n " << n << " shift " << shift << " at " << i;
+      }
+    }
+  }
+  CopyBytes(nullptr, nullptr, 0);
+}
+
 TEST(ProtoUtilsTest, ParseVarIntStopsAtTheEndOfTheVarInt) {
   const uint8_t buf[] = {0xac, 0x02, 0x7f, 0x80};
   uint64_t value = 0;

@@ -140,8 +140,7 @@ class Message {
       ptr = proto_utils::WriteVarInt(
           proto_utils::MakeTagLengthDelimited(field_id), ptr);
       ptr = proto_utils::WriteVarInt(size, ptr);
-      if (size)  // memcpy(p, nullptr, 0) is formally undefined.
-        memcpy(ptr, data, size);
+      proto_utils::CopyBytes(ptr, data, size);
       stream_writer_->set_write_ptr(ptr + size);
       return;
     }

@@ -160,6 +160,30 @@ inline void WriteRedundantVarInt(uint32_t value, uint8_t* buf,
   }
 }
 
+// memcpy(dst, src, n) for the short strings and bytes fields that make up
+// most trace data: up to 32 bytes are moved with two overlapping fixed-size
+// copies that compile to a few register moves (no call); longer ones go to
+// memcpy. n == 0 touches nothing, so null pointers are fine then.
+inline void CopyBytes(uint8_t* dst, const void* src_ptr, size_t n) {
+  const auto* src = static_cast<const uint8_t*>(src_ptr);
+  if (n > 32) {
+    memcpy(dst, src, n);
+  } else if (n >= 16) {
+    memcpy(dst, src, 16);
+    memcpy(dst + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    memcpy(dst, src, 8);
+    memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + n - 4, src + n - 4, 4);
+  } else if (n > 0) {
+    dst[0] = src[0];
+    dst[n / 2] = src[n / 2];
+    dst[n - 1] = src[n - 1];
+  }
+}
+
 // WriteRedundantVarInt() for the 4-byte size fields, as one unaligned 32-bit
 // store: it runs once per packet and per nested message. |value| must be
 // below 2^28 (kMaxMessageLength); higher bits are dropped.

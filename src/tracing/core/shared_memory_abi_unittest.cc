@@ -189,6 +189,43 @@ TEST(SharedMemoryABITest, InvalidTransitionsAreRejected) {
   EXPECT_EQ(RawWord(r, 4096, 0), hostile);
 }
 
+// The one-CAS path a writer takes on a fresh page must leave exactly what
+// TryPartitionPage + TryAcquireChunkForWriting(0) would: same word, same
+// header, other chunks still free; and it must refuse a page in use.
+TEST(SharedMemoryABITest, PartitionAndAcquireFirstChunkInOneStep) {
+  for (uint32_t layout = ABI::kPageDiv1; layout <= ABI::kPageDiv14; layout++) {
+    Region a(8192), b(8192);
+    ABI one(a.mem, a.len, 4096), two(b.mem, b.len, 4096);
+    const auto l = static_cast<ABI::PageLayout>(layout);
+    ABI::Chunk c1 = one.TryPartitionPageAndAcquireFirstChunk(1, l, Hdr(7, 42, 1, 1));
+    ASSERT_TRUE(c1.is_valid());
+    ASSERT_TRUE(two.TryPartitionPage(1, l));
+    ABI::Chunk c2 = two.TryAcquireChunkForWriting(1, 0, Hdr(7, 42, 1, 1));
+    ASSERT_TRUE(c2.is_valid());
+    EXPECT_EQ(RawWord(a, 4096, 1), RawWord(b, 4096, 1)) << layout;
+    EXPECT_EQ(memcmp(a.mem, b.mem, a.len), 0) << layout;
+    EXPECT_EQ(c1.chunk_idx(), 0u);
+    EXPECT_EQ(c1.size(), ABI::ChunkSizeFor(4096, layout));
+    EXPECT_EQ(one.GetFreeChunks(1), ((1u << ABI::NumChunksForLayout(layout)) - 1) & ~1u);
+    // Not free any more: refused, nothing changed.
+    const uint32_t before = RawWord(a, 4096, 1);
+    EXPECT_FALSE(one.TryPartitionPageAndAcquireFirstChunk(1, l, Hdr(8, 1)).is_valid());
+    EXPECT_EQ(RawWord(a, 4096, 1), before);
+    // The chunk goes through the normal life cycle and frees the page.
+    ASSERT_TRUE(one.ReleaseChunkAsComplete(std::move(c1)));
+    ABI::Chunk rd = one.TryAcquireChunkForReading(1, 0);
+    ASSERT_TRUE(rd.is_valid());
+    ASSERT_TRUE(one.ReleaseChunkAsFree(std::move(rd)));
+    EXPECT_TRUE(one.is_page_free(1));
+  }
+  Region r(4096);
+  ABI abi(r.mem, r.len, 4096);
+  EXPECT_FALSE(abi.TryPartitionPageAndAcquireFirstChunk(1, ABI::kPageDiv1, Hdr(1, 1)).is_valid());
+  EXPECT_FALSE(abi.TryPartitionPageAndAcquireFirstChunk(0, ABI::kPageNotPartitioned, Hdr(1, 1)).is_valid());
+  EXPECT_FALSE(abi.TryPartitionPageAndAcquireFirstChunk(0, static_cast<ABI::PageLayout>(6), Hdr(1, 1)).is_valid());
+  EXPECT_TRUE(abi.is_page_free(0));
+}
+
 TEST(SharedMemoryABITest, ReservedLayoutsAreInvalid) {
   Region r(4096);
   ABI abi(r.mem, r.len, 4096);

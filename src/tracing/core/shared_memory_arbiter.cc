@@ -84,6 +84,7 @@ ABI::Chunk SharedMemoryArbiter::TryGetChunkLocked(
       if (chunk.is_valid()) {
         const bool more = ABI::NumChunksForLayout(options_.layout) > 1;
         next_page_ = more ? page : after(page);
+        abi_.PrefetchPageForWriting(after(page));
         stats_.chunks_acquired++;
         return chunk;
       }

@@ -2,11 +2,17 @@
 // drains the way the service does (Complete -> BeingRead, copy the chunk out,
 // Free), beside a plain memcpy of the same bytes in the same run.
 //
-//   BM_TraceWriter/<packet bytes>/<page size>   packets/s + bytes/s
+//   BM_TraceWriter/<packet bytes>/<page size>/<copy>   packets/s + bytes/s
 //   BM_Memcpy/<packet bytes>                    the same bytes, memcpy'd
 //
 // "Packet bytes" are the TracePacket's encoded size (one bytes field), not
 // counting the 4-byte size prefix in the chunk.
+//
+// <copy> = 1: the draining thread copies every chunk out before freeing it,
+// as the service does; the result is the whole pipeline, bounded by the
+// slower of writer and copier (the end-to-end figure belongs to the service
+// benchmark). <copy> = 0: the draining thread checks each chunk's header and
+// frees it without touching the payload, which isolates the writer's cost.
 
 #include <atomic>
 #include <condition_variable>
@@ -43,8 +49,8 @@ size_t PayloadFor(size_t packet_bytes) {
 // buffer and frees them.
 class DrainingService : public CommitSink {
  public:
-  DrainingService(uint8_t* smb, size_t size, size_t page_size)
-      : abi_(smb, size, page_size), sink_buffer_(1 << 20) {
+  DrainingService(uint8_t* smb, size_t size, size_t page_size, bool copy)
+      : abi_(smb, size, page_size), copy_(copy), sink_buffer_(1 << 20) {
     thread_ = std::thread([this] { Loop(); });
   }
   ~DrainingService() override {
@@ -82,10 +88,14 @@ class DrainingService : public CommitSink {
         ABI::Chunk c = abi_.TryAcquireChunkForReading(m.page, m.chunk);
         if (!c.is_valid())
           continue;
-        if (pos + c.size() > sink_buffer_.size())
-          pos = 0;
-        memcpy(sink_buffer_.data() + pos, c.begin(), c.size());
-        pos += c.size();
+        if (copy_) {
+          if (pos + c.size() > sink_buffer_.size())
+            pos = 0;
+          memcpy(sink_buffer_.data() + pos, c.begin(), c.size());
+          pos += c.size();
+        } else {
+          headers_seen_ += c.ReadHeader().packet_count;
+        }
         bytes_moved_.fetch_add(c.size(), std::memory_order_relaxed);
         abi_.ReleaseChunkAsFree(std::move(c));
       }
@@ -93,6 +103,8 @@ class DrainingService : public CommitSink {
   }
 
   ABI abi_;
+  const bool copy_;
+  uint64_t headers_seen_ = 0;
   std::vector<uint8_t> sink_buffer_;
   std::mutex mutex_;
   std::condition_variable cv_;
@@ -109,7 +121,7 @@ void BM_TraceWriter(benchmark::State& state) {
   std::unique_ptr<uint8_t, decltype(&free)> smb(
       static_cast<uint8_t*>(aligned_alloc(4096, smb_size)), &free);
   memset(smb.get(), 0, smb_size);
-  DrainingService service(smb.get(), smb_size, page_size);
+  DrainingService service(smb.get(), smb_size, page_size, state.range(2) != 0);
   SharedMemoryArbiter::Options opt;
   opt.layout = ABI::kPageDiv1;
   opt.stall_timeout = std::chrono::seconds(5);
@@ -148,7 +160,7 @@ void BM_Memcpy(benchmark::State& state) {
 }
 
 BENCHMARK(BM_TraceWriter)
-    ->ArgsProduct({{32, 256, 65536}, {4096, 32768}})
+    ->ArgsProduct({{32, 256, 65536}, {4096, 32768}, {0, 1}})
     ->UseRealTime();
 BENCHMARK(BM_Memcpy)->Arg(32)->Arg(256)->Arg(65536)->UseRealTime();
 

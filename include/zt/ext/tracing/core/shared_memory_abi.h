@@ -235,6 +235,17 @@ class SharedMemoryABI {
   uint32_t GetUsedChunks(size_t page_idx) const;
 
   // --- Producer side ---
+  // A hint: starts fetching the page's header line for writing, so that the
+  // next acquire on it does not wait for the line to come back from the core
+  // that freed it. No effect on state; a bad index is ignored.
+  void PrefetchPageForWriting(size_t page_idx) const {
+#if defined(__GNUC__) || defined(__clang__)
+    if (page_idx < num_pages_)
+      __builtin_prefetch(page_header(page_idx), 1);
+#else
+    (void)page_idx;
+#endif
+  }
   // Free (word == 0) page -> partitioned with |layout| (1..5), all chunks
   // Free. False if the page was not free or the arguments are bad.
   bool TryPartitionPage(size_t page_idx, PageLayout layout);
