@@ -1,0 +1,115 @@
+// TraceBuffer: the service's central, non-shared buffer of one tracing
+// session's `buffers` entry. The service copies committed chunks out of a
+// producer's SMB into it, patches size fields that arrive out of band, and
+// reads back whole TracePackets, per writer sequence in order.
+//
+// Memory is bounded by the size given at creation: chunks are stored as
+// records in one ring of bytes. When it is full, kOverwrite (RING_BUFFER)
+// deletes the oldest records to make room and kDiscard (DISCARD) refuses
+// every later chunk. Everything a producer wrote is untrusted: sizes, flags,
+// fragment counts and patches are validated, and inconsistencies are counted
+// (abi_violations, patches_failed, ...) and never abort. A packet is returned
+// only whole: never with a missing fragment, never while a patch to it may
+// still arrive.
+//
+// Single-threaded: the service calls it from its task runner only.
+
+#ifndef SRC_TRACING_SERVICE_TRACE_BUFFER_H_
+#define SRC_TRACING_SERVICE_TRACE_BUFFER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "zt/ext/tracing/core/commit_data.h"
+
+namespace zt {
+
+// Counters of one buffer; names and meanings as TraceStats.BufferStats.
+struct TraceBufferStats {
+  uint64_t buffer_size = 0;
+  uint64_t bytes_written = 0;        // Chunk payload bytes stored.
+  uint64_t bytes_overwritten = 0;    // ... deleted unread (kOverwrite).
+  uint64_t bytes_read = 0;           // Packet bytes returned.
+  uint64_t padding_bytes_written = 0;
+  uint64_t padding_bytes_cleared = 0;
+  uint64_t chunks_written = 0;
+  uint64_t chunks_rewritten = 0;     // A scraped copy replaced by a newer one.
+  uint64_t chunks_overwritten = 0;   // Deleted with unread packets.
+  uint64_t chunks_discarded = 0;     // Refused: kDiscard and full, or too big.
+  uint64_t chunks_read = 0;          // Fully consumed.
+  uint64_t chunks_committed_out_of_order = 0;
+  uint64_t write_wrap_count = 0;
+  uint64_t patches_succeeded = 0;
+  uint64_t patches_failed = 0;       // Chunk gone, other producer, bad offset.
+  uint64_t readaheads_succeeded = 0; // Fragmented packets joined.
+  uint64_t readaheads_failed = 0;    // ... whose next chunk was not there yet.
+  uint64_t abi_violations = 0;       // Malformed chunks and fragments.
+  uint64_t trace_writer_packet_loss = 0;  // Drop markers and sequence gaps.
+};
+
+// One packet read back, with where it came from.
+struct TraceBufferPacket {
+  std::vector<uint8_t> data;  // The TracePacket bytes (fragments joined).
+  uint32_t producer_id = 0;
+  uint16_t writer_id = 0;
+  int32_t producer_uid = -1;  // As given with the chunks (trusted).
+  int32_t producer_pid = -1;
+  // Data of this sequence was lost (overwritten, discarded, dropped by the
+  // writer, or a chunk never arrived) between the previous packet returned
+  // for this sequence and this one.
+  bool previous_packet_dropped = false;
+};
+
+class TraceBuffer {
+ public:
+  enum class OverwritePolicy { kOverwrite, kDiscard };
+
+  // |size_bytes| is rounded up to a multiple of 4 KiB; null if it is 0 or
+  // above 4 GiB. Allocates the whole buffer up front.
+  static std::unique_ptr<TraceBuffer> Create(size_t size_bytes,
+                                             OverwritePolicy policy);
+  virtual ~TraceBuffer();
+
+  // Stores a copy of one chunk's payload (|payload|, |size| bytes: the chunk
+  // minus its 8-byte header) with the header values the service read.
+  // |packet_count| is the chunk header's count; |flags| its flags
+  // (SharedMemoryABI::ChunkFlags). |complete| is false for a chunk scraped
+  // while still BeingWritten: then only its first |packet_count| packets are
+  // readable and a later copy of the same (producer, writer, chunk_id) with
+  // the same |size| replaces it (chunks_rewritten). A complete chunk already
+  // stored is never replaced (abi_violations). O(size + log chunks).
+  virtual void CopyChunkUntrusted(uint32_t producer_id, int32_t producer_uid,
+                                  int32_t producer_pid, uint16_t writer_id,
+                                  uint32_t chunk_id, uint16_t packet_count,
+                                  uint8_t flags, bool complete,
+                                  const uint8_t* payload, size_t size) = 0;
+
+  // Applies |patches| (offsets from the start of the chunk payload, 4 bytes
+  // each) to the stored chunk of |producer_id|/|writer_id|/|chunk_id|. All or
+  // nothing: false (patches_failed) if the chunk is not stored (overwritten,
+  // never came, another producer's) or any patch is out of bounds. When
+  // |other_patches_pending| is false the chunk stops waiting for patches and
+  // its last packet becomes readable.
+  virtual bool TryPatchChunkContents(uint32_t producer_id, uint16_t writer_id,
+                                     uint32_t chunk_id,
+                                     const std::vector<CommitData::Patch>& patches,
+                                     bool other_patches_pending) = 0;
+
+  // Starts a read pass, then returns packets one at a time until false. Per
+  // (producer, writer) sequence packets come in write order; across
+  // sequences, older chunks first. Read packets are consumed: their space
+  // can be reused. Packets not readable yet (a later fragment or a patch
+  // still to come) stay for a later pass.
+  virtual void BeginRead() = 0;
+  virtual bool ReadNextTracePacket(TraceBufferPacket* packet) = 0;
+
+  virtual const TraceBufferStats& stats() const = 0;
+  virtual size_t size() const = 0;
+  virtual OverwritePolicy policy() const = 0;
+};
+
+}  // namespace zt
+
+#endif  // SRC_TRACING_SERVICE_TRACE_BUFFER_H_
