@@ -1,0 +1,97 @@
+#include "src/base/thread_task_runner.h"
+
+#include <pthread.h>
+
+#include <utility>
+
+namespace zt {
+namespace base {
+
+TaskRunner::~TaskRunner() = default;
+
+ThreadTaskRunner::ThreadTaskRunner(const std::string& name) {
+  thread_ = std::thread([this, name] {
+#if defined(__linux__)
+    pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+#else
+    (void)name;
+#endif
+    Run();
+  });
+}
+
+ThreadTaskRunner::~ThreadTaskRunner() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    quit_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable())
+    thread_.join();
+}
+
+void ThreadTaskRunner::PostTask(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    immediate_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+}
+
+void ThreadTaskRunner::PostDelayedTask(std::function<void()> task,
+                                       uint32_t delay_ms) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    delayed_.push(Delayed{Clock::now() + std::chrono::milliseconds(delay_ms),
+                          next_seq_++, std::move(task)});
+  }
+  cv_.notify_one();
+}
+
+bool ThreadTaskRunner::RunsTasksOnCurrentThread() const {
+  return std::this_thread::get_id() == thread_.get_id();
+}
+
+void ThreadTaskRunner::PostTaskAndWait(std::function<void()> task) {
+  std::mutex done_mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  PostTask([&] {
+    task();
+    std::lock_guard<std::mutex> lock(done_mutex);
+    done = true;
+    done_cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(done_mutex);
+  done_cv.wait(lock, [&] { return done; });
+}
+
+void ThreadTaskRunner::Run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (quit_)
+      return;
+    std::function<void()> task;
+    if (!delayed_.empty() && delayed_.top().deadline <= Clock::now()) {
+      // priority_queue::top() is const: move out through a copy of the node.
+      task = std::move(const_cast<Delayed&>(delayed_.top()).task);
+      delayed_.pop();
+    } else if (!immediate_.empty()) {
+      task = std::move(immediate_.front());
+      immediate_.pop_front();
+    } else if (!delayed_.empty()) {
+      cv_.wait_until(lock, delayed_.top().deadline);
+      continue;
+    } else {
+      cv_.wait(lock);
+      continue;
+    }
+    lock.unlock();
+    task();
+    task = nullptr;  // Destroy captures outside the lock, on this thread.
+    lock.lock();
+  }
+}
+
+}  // namespace base
+}  // namespace zt
