@@ -1,0 +1,139 @@
+// TracingService: the tracing service's core, independent of how clients
+// reach it. Producers (processes with data sources) and consumers (whoever
+// starts sessions and reads traces) talk to it through endpoints whose
+// methods mirror the producer and consumer IPC ports one to one; the IPC
+// transport and the in-process backend both sit on top of these.
+//
+// Threading: the service and every endpoint must be used on the service's
+// task runner only; callbacks to Producer and Consumer run there too.
+// Producer writer threads never call in directly: they commit through their
+// SharedMemoryArbiter's CommitSink, which posts to the task runner.
+
+#ifndef ZT_EXT_TRACING_CORE_TRACING_SERVICE_H_
+#define ZT_EXT_TRACING_CORE_TRACING_SERVICE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zt/base/task_runner.h"
+#include "zt/common/data_source_descriptor.gen.h"
+#include "zt/common/trace_stats.gen.h"
+#include "zt/config/data_source_config.gen.h"
+#include "zt/config/trace_config.gen.h"
+#include "zt/ext/tracing/core/commit_data.h"
+
+namespace zt {
+
+using DataSourceInstanceId = uint64_t;
+using FlushRequestId = uint64_t;
+
+// Callbacks from the service to a producer.
+class Producer {
+ public:
+  virtual ~Producer();
+  virtual void OnConnect() = 0;
+  virtual void OnDisconnect() = 0;
+  // The SMB exists now (ProducerEndpoint::shared_memory()).
+  virtual void OnTracingSetup() = 0;
+  // |config.target_buffer()| is the buffer the instance's writers must use.
+  virtual void SetupDataSource(DataSourceInstanceId id,
+                               const protos::gen::DataSourceConfig& config) = 0;
+  virtual void StartDataSource(DataSourceInstanceId id,
+                               const protos::gen::DataSourceConfig& config) = 0;
+  virtual void StopDataSource(DataSourceInstanceId id) = 0;
+  // Commit everything of |ids| and answer NotifyFlushComplete(|request|).
+  virtual void Flush(FlushRequestId request,
+                     const std::vector<DataSourceInstanceId>& ids) = 0;
+  virtual void ClearIncrementalState(
+      const std::vector<DataSourceInstanceId>& ids) = 0;
+};
+
+// One packet handed to a consumer: the TracePacket bytes, with the
+// service's trusted fields already appended.
+struct ConsumerPacket {
+  std::vector<uint8_t> data;
+};
+
+// Callbacks from the service to a consumer.
+class Consumer {
+ public:
+  virtual ~Consumer();
+  virtual void OnConnect() = 0;
+  virtual void OnDisconnect() = 0;
+  // The session ended (stopped, timed out, or failed with |error|).
+  virtual void OnTracingDisabled(const std::string& error) = 0;
+  // A batch of ReadBuffers() output; the last batch has |has_more| false.
+  virtual void OnTraceData(std::vector<ConsumerPacket> packets,
+                           bool has_more) = 0;
+  virtual void OnTraceStats(bool success,
+                            const protos::gen::TraceStats& stats) = 0;
+};
+
+class ProducerEndpoint {
+ public:
+  virtual ~ProducerEndpoint();
+  virtual void RegisterDataSource(
+      const protos::gen::DataSourceDescriptor& descriptor) = 0;
+  virtual void UnregisterDataSource(const std::string& name) = 0;
+  // Moves the named chunks out of the SMB into their target buffers and
+  // applies the patches. Untrusted: every index and id is validated.
+  virtual void CommitData(const CommitData& data) = 0;
+  virtual void NotifyDataSourceStarted(DataSourceInstanceId id) = 0;
+  virtual void NotifyDataSourceStopped(DataSourceInstanceId id) = 0;
+  virtual void NotifyFlushComplete(FlushRequestId id) = 0;
+  // The producer's SMB (null before OnTracingSetup) and its geometry.
+  virtual uint8_t* shared_memory() const = 0;
+  virtual size_t shared_memory_size() const = 0;
+  virtual size_t shared_memory_page_size() const = 0;
+  virtual uint32_t producer_id() const = 0;
+};
+
+class ConsumerEndpoint {
+ public:
+  virtual ~ConsumerEndpoint();
+  // Creates the session (buffers, data source instances set up) and starts
+  // it unless |config.deferred_start()|. One session per consumer. A
+  // malformed config is refused with OnTracingDisabled(error).
+  virtual void EnableTracing(const protos::gen::TraceConfig& config) = 0;
+  virtual void StartTracing() = 0;
+  // Stops the data sources, waits for their acknowledgements (bounded by the
+  // stop timeout), then calls OnTracingDisabled(""). Buffers stay readable.
+  virtual void DisableTracing() = 0;
+  // Asks every producer of the session to commit; |done(true)| when all
+  // answered, |done(false)| at |timeout_ms| (0: the config's or 5000).
+  virtual void Flush(uint32_t timeout_ms, std::function<void(bool)> done) = 0;
+  // Delivers all readable packets through OnTraceData (at least one call).
+  virtual void ReadBuffers() = 0;
+  // Ends the session and frees its buffers.
+  virtual void FreeBuffers() = 0;
+  virtual void GetTraceStats() = 0;
+};
+
+class TracingService {
+ public:
+  struct ProducerOptions {
+    std::string name;
+    int32_t uid = -1;  // From the connection's credentials, not the peer.
+    int32_t pid = -1;
+    size_t shm_size_hint_bytes = 0;       // 0: 256 KiB.
+    size_t shm_page_size_hint_bytes = 0;  // 0: 4 KiB.
+  };
+
+  // |task_runner| must outlive the service.
+  static std::unique_ptr<TracingService> Create(base::TaskRunner* task_runner);
+  virtual ~TracingService();
+
+  // Both return endpoints whose destruction disconnects the client.
+  virtual std::unique_ptr<ProducerEndpoint> ConnectProducer(
+      Producer* producer, const ProducerOptions& options) = 0;
+  virtual std::unique_ptr<ConsumerEndpoint> ConnectConsumer(Consumer* consumer,
+                                                            int32_t uid) = 0;
+};
+
+}  // namespace zt
+
+#endif  // ZT_EXT_TRACING_CORE_TRACING_SERVICE_H_

@@ -1,0 +1,87 @@
+#include "src/tracing/service/trusted_fields.h"
+
+#include <gtest/gtest.h>
+
+#include "zt/protozero/proto_decoder.h"
+#include "zt/protozero/scattered_heap_buffer.h"
+#include "zt/trace/trace_packet.pbzero.h"
+
+namespace zt {
+namespace {
+
+using protos::pbzero::TracePacket;
+using protos::pbzero::TracePacket_Decoder;
+
+size_t CountField(const std::vector<uint8_t>& bytes, uint32_t id) {
+  protozero::ProtoDecoder d(bytes.data(), bytes.size());
+  size_t n = 0;
+  for (auto f = d.ReadField(); f.valid(); f = d.ReadField())
+    n += f.id() == id;
+  EXPECT_FALSE(d.parse_error());
+  return n;
+}
+
+TEST(TrustedFieldsTest, ForgedValuesAreReplacedEverywhere) {
+  protozero::HeapBuffered<TracePacket> packet;
+  packet->set_trusted_uid(0);  // Pretends to be root.
+  packet->set_timestamp(1234);
+  packet->set_trusted_pid(1);
+  packet->set_trusted_packet_sequence_id(7);
+  packet->set_trusted_uid(0);  // Twice: every occurrence must go.
+  std::vector<uint8_t> in = packet.SerializeAsArray();
+
+  TrustedPacketFields fields;
+  fields.uid = 1000;
+  fields.pid = 4242;
+  fields.sequence_id = 3;
+  std::vector<uint8_t> out;
+  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &out));
+  EXPECT_EQ(CountField(out, 3), 1u);
+  EXPECT_EQ(CountField(out, 10), 1u);
+  EXPECT_EQ(CountField(out, 79), 1u);
+  TracePacket_Decoder d(out.data(), out.size());
+  EXPECT_EQ(d.trusted_uid(), 1000);
+  EXPECT_EQ(d.trusted_pid(), 4242);
+  EXPECT_EQ(d.trusted_packet_sequence_id(), 3u);
+  EXPECT_EQ(d.timestamp(), 1234u);  // Untouched.
+  EXPECT_FALSE(d.has_previous_packet_dropped());
+}
+
+TEST(TrustedFieldsTest, UnknownValuesAreLeftOutAndLossIsMarkedOnce) {
+  protozero::HeapBuffered<TracePacket> packet;
+  packet->set_timestamp(5);
+  std::vector<uint8_t> in = packet.SerializeAsArray();
+  TrustedPacketFields fields;  // uid/pid unknown, no sequence.
+  fields.previous_packet_dropped = true;
+  std::vector<uint8_t> out;
+  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &out));
+  EXPECT_EQ(CountField(out, 3), 0u);
+  EXPECT_EQ(CountField(out, 79), 0u);
+  EXPECT_EQ(CountField(out, 10), 0u);
+  EXPECT_EQ(CountField(out, 42), 1u);
+
+  // The writer already said so: not a second time.
+  packet.Reset();
+  packet->set_previous_packet_dropped(1);
+  in = packet.SerializeAsArray();
+  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &out));
+  EXPECT_EQ(CountField(out, 42), 1u);
+}
+
+TEST(TrustedFieldsTest, MalformedPacketsAreRefused) {
+  const uint8_t truncated[] = {0x42, 0x05, 'a'};  // Length 5, 1 byte left.
+  std::vector<uint8_t> out;
+  EXPECT_FALSE(StampTrustedFields(truncated, sizeof(truncated),
+                                  TrustedPacketFields(), &out));
+  const uint8_t bad_wire_type[] = {0x0F};
+  EXPECT_FALSE(StampTrustedFields(bad_wire_type, sizeof(bad_wire_type),
+                                  TrustedPacketFields(), &out));
+  // An empty packet is valid.
+  TrustedPacketFields fields;
+  fields.sequence_id = 9;
+  ASSERT_TRUE(StampTrustedFields(nullptr, 0, fields, &out));
+  EXPECT_EQ(CountField(out, 10), 1u);
+}
+
+}  // namespace
+}  // namespace zt
