@@ -1,0 +1,629 @@
+#include "src/tracing/service/tracing_service_impl.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "src/tracing/service/trusted_fields.h"
+
+namespace zt {
+
+using ABI = SharedMemoryABI;
+
+Producer::~Producer() = default;
+Consumer::~Consumer() = default;
+ProducerEndpoint::~ProducerEndpoint() = default;
+ConsumerEndpoint::~ConsumerEndpoint() = default;
+TracingService::~TracingService() = default;
+
+std::unique_ptr<TracingService> TracingService::Create(
+    base::TaskRunner* task_runner) {
+  return std::unique_ptr<TracingService>(new TracingServiceImpl(task_runner));
+}
+
+// --- Endpoints: thin forwarders that remember who they are. ---
+
+class TracingServiceImpl::ProducerEndpointImpl : public ProducerEndpoint {
+ public:
+  ProducerEndpointImpl(TracingServiceImpl* service, uint32_t id)
+      : service_(service), id_(id) {}
+  ~ProducerEndpointImpl() override { service_->DisconnectProducer(id_); }
+
+  void RegisterDataSource(
+      const protos::gen::DataSourceDescriptor& descriptor) override {
+    service_->RegisterDataSource(id_, descriptor);
+  }
+  void UnregisterDataSource(const std::string& name) override {
+    service_->UnregisterDataSource(id_, name);
+  }
+  void CommitData(const zt::CommitData& data) override {
+    service_->CommitData(id_, data);
+  }
+  void NotifyDataSourceStarted(DataSourceInstanceId) override {}
+  void NotifyDataSourceStopped(DataSourceInstanceId id) override {
+    service_->NotifyDataSourceStopped(id_, id);
+  }
+  void NotifyFlushComplete(FlushRequestId id) override {
+    service_->NotifyFlushComplete(id_, id);
+  }
+  uint8_t* shared_memory() const override { return state()->smb.get(); }
+  size_t shared_memory_size() const override { return state()->smb_size; }
+  size_t shared_memory_page_size() const override { return state()->page_size; }
+  uint32_t producer_id() const override { return id_; }
+
+ private:
+  ProducerState* state() const { return service_->producers_.at(id_).get(); }
+
+  TracingServiceImpl* const service_;
+  const uint32_t id_;
+};
+
+class TracingServiceImpl::ConsumerEndpointImpl : public ConsumerEndpoint {
+ public:
+  ConsumerEndpointImpl(TracingServiceImpl* service, Consumer* consumer,
+                       int32_t uid)
+      : service_(service), consumer_(consumer), uid_(uid) {}
+  ~ConsumerEndpointImpl() override { service_->DisconnectConsumer(this); }
+
+  void EnableTracing(const protos::gen::TraceConfig& config) override {
+    service_->EnableTracing(this, config);
+  }
+  void StartTracing() override { service_->StartTracing(this); }
+  void DisableTracing() override { service_->DisableTracing(this); }
+  void Flush(uint32_t timeout_ms, std::function<void(bool)> done) override {
+    service_->Flush(this, timeout_ms, std::move(done));
+  }
+  void ReadBuffers() override { service_->ReadBuffers(this); }
+  void FreeBuffers() override { service_->FreeBuffers(this); }
+  void GetTraceStats() override { service_->GetTraceStats(this); }
+
+  Consumer* consumer() const { return consumer_; }
+  int32_t uid() const { return uid_; }
+  uint64_t session_id = 0;
+
+ private:
+  TracingServiceImpl* const service_;
+  Consumer* const consumer_;
+  const int32_t uid_;
+};
+
+// --- Service ---
+
+TracingServiceImpl::TracingServiceImpl(base::TaskRunner* task_runner)
+    : task_runner_(task_runner),
+      alive_(std::make_shared<TracingServiceImpl*>(this)) {}
+
+TracingServiceImpl::~TracingServiceImpl() { *alive_ = nullptr; }
+
+std::unique_ptr<ProducerEndpoint> TracingServiceImpl::ConnectProducer(
+    Producer* producer, const ProducerOptions& options) {
+  auto state = std::make_unique<ProducerState>();
+  state->id = next_producer_id_++;
+  state->client = producer;
+  state->options = options;
+  // Geometry: page size a multiple of 4 KiB up to 32 KiB, SMB a multiple of
+  // the page size; bad hints fall back to the defaults instead of failing.
+  size_t page = options.shm_page_size_hint_bytes;
+  if (page == 0 || page % 4096 != 0 || page > 32768)
+    page = kDefaultShmPageSize;
+  size_t size = options.shm_size_hint_bytes;
+  if (size == 0 || size > kMaxShmSize)
+    size = kDefaultShmSize;
+  size = std::max(2 * page, (size + page - 1) / page * page);
+  state->smb = std::unique_ptr<uint8_t, void (*)(void*)>(
+      static_cast<uint8_t*>(aligned_alloc(4096, size)), &free);
+  memset(state->smb.get(), 0, size);
+  state->smb_size = size;
+  state->page_size = page;
+  state->abi.Initialize(state->smb.get(), size, page);
+  const uint32_t id = state->id;
+  producers_[id] = std::move(state);
+  producers_seen_++;
+  auto endpoint = std::make_unique<ProducerEndpointImpl>(this, id);
+  producer->OnConnect();
+  producer->OnTracingSetup();
+  return endpoint;
+}
+
+void TracingServiceImpl::DisconnectProducer(uint32_t producer_id) {
+  auto it = producers_.find(producer_id);
+  if (it == producers_.end())
+    return;
+  // Its instances count as stopped; pending flushes stop waiting for it.
+  for (auto& entry : sessions_) {
+    Session* s = entry.second.get();
+    for (DataSourceInstance& inst : s->instances) {
+      if (inst.producer_id == producer_id && !inst.stopped) {
+        inst.stopped = true;
+        if (s->stopping && inst.will_notify_on_stop && s->pending_stop_acks)
+          s->pending_stop_acks--;
+      }
+    }
+    std::vector<FlushRequestId> answered;
+    for (auto& f : s->flushes) {
+      f.second.producers.erase(producer_id);
+      if (f.second.producers.empty())
+        answered.push_back(f.first);
+    }
+    for (FlushRequestId f : answered)
+      CompleteFlush(s->id, f, true);
+    if (s->stopping && s->pending_stop_acks == 0 && !s->disabled)
+      FinishDisable(s->id);
+  }
+  producers_.erase(it);
+}
+
+void TracingServiceImpl::RegisterDataSource(
+    uint32_t producer_id, const protos::gen::DataSourceDescriptor& descriptor) {
+  auto it = producers_.find(producer_id);
+  if (it == producers_.end() || descriptor.name().empty())
+    return;
+  ProducerState* producer = it->second.get();
+  producer->data_sources[descriptor.name()] = descriptor;
+  data_sources_seen_++;
+  // Sessions already running pick up a matching data source now.
+  for (auto& entry : sessions_) {
+    Session* s = entry.second.get();
+    if (s->disabled || s->stopping)
+      continue;
+    for (const auto& cfg_ds : s->config.data_sources()) {
+      if (cfg_ds.config().name() != descriptor.name())
+        continue;
+      SetUpInstance(s, producer, cfg_ds);
+      if (s->started) {
+        DataSourceInstance& inst = s->instances.back();
+        if (inst.producer_id == producer_id && inst.name == descriptor.name())
+          producer->client->StartDataSource(inst.id, inst.config);
+      }
+    }
+  }
+}
+
+void TracingServiceImpl::UnregisterDataSource(uint32_t producer_id,
+                                              const std::string& name) {
+  auto it = producers_.find(producer_id);
+  if (it != producers_.end())
+    it->second->data_sources.erase(name);
+}
+
+void TracingServiceImpl::SetUpInstance(
+    Session* session, ProducerState* producer,
+    const protos::gen::TraceConfig_DataSource& cfg_ds) {
+  const std::string& name = cfg_ds.config().name();
+  auto ds = producer->data_sources.find(name);
+  if (ds == producer->data_sources.end())
+    return;
+  const auto& filter = cfg_ds.producer_name_filter();
+  if (!filter.empty() && std::find(filter.begin(), filter.end(),
+                                   producer->options.name) == filter.end()) {
+    return;
+  }
+  const uint32_t index = cfg_ds.config().target_buffer();
+  if (index >= session->buffer_ids.size())
+    return;  // Checked at EnableTracing; kept for late registrations.
+  DataSourceInstance inst;
+  inst.id = next_instance_id_++;
+  inst.producer_id = producer->id;
+  inst.name = name;
+  inst.config = cfg_ds.config();
+  inst.config.set_target_buffer(session->buffer_ids[index]);
+  inst.will_notify_on_stop = ds->second.will_notify_on_stop();
+  producer->allowed_buffers.insert(session->buffer_ids[index]);
+  session->instances.push_back(inst);
+  producer->client->SetupDataSource(inst.id, inst.config);
+}
+
+void TracingServiceImpl::CommitData(uint32_t producer_id,
+                                    const zt::CommitData& data) {
+  auto it = producers_.find(producer_id);
+  if (it == producers_.end())
+    return;
+  ProducerState* producer = it->second.get();
+  for (const CommitData::ChunkToMove& move : data.chunks_to_move) {
+    ABI::Chunk chunk = producer->abi.TryAcquireChunkForReading(move.page, move.chunk);
+    if (!chunk.is_valid()) {
+      chunks_discarded_++;
+      continue;
+    }
+    TraceBuffer* buffer = nullptr;
+    if (producer->allowed_buffers.count(move.target_buffer))
+      buffer = BufferById(move.target_buffer);
+    if (buffer) {
+      const ABI::ChunkHeaderValues header = chunk.ReadHeader();
+      buffer->CopyChunkUntrusted(producer_id, producer->options.uid,
+                                 producer->options.pid, header.writer_id,
+                                 header.chunk_id, header.packet_count,
+                                 header.flags, /*complete=*/true,
+                                 chunk.payload_begin(), chunk.payload_size());
+    } else {
+      chunks_discarded_++;
+    }
+    producer->abi.ReleaseChunkAsFree(std::move(chunk));
+  }
+  for (const CommitData::ChunkToPatch& patch : data.chunks_to_patch) {
+    TraceBuffer* buffer = nullptr;
+    if (producer->allowed_buffers.count(patch.target_buffer))
+      buffer = BufferById(patch.target_buffer);
+    if (!buffer) {
+      patches_discarded_++;
+      continue;
+    }
+    buffer->TryPatchChunkContents(producer_id, patch.writer_id, patch.chunk_id,
+                                  patch.patches, patch.has_more_patches);
+  }
+  if (data.flush_request_id != 0)
+    NotifyFlushComplete(producer_id, data.flush_request_id);
+}
+
+TraceBuffer* TracingServiceImpl::BufferById(uint32_t buffer_id) {
+  auto it = buffers_.find(buffer_id);
+  return it == buffers_.end() ? nullptr : it->second.get();
+}
+
+uint32_t TracingServiceImpl::SequenceIdFor(uint32_t producer_id,
+                                           uint16_t writer_id) {
+  auto key = std::make_pair(producer_id, writer_id);
+  auto it = sequence_ids_.find(key);
+  if (it != sequence_ids_.end())
+    return it->second;
+  const uint32_t id = next_sequence_id_++;
+  sequence_ids_[key] = id;
+  return id;
+}
+
+std::unique_ptr<ConsumerEndpoint> TracingServiceImpl::ConnectConsumer(
+    Consumer* consumer, int32_t uid) {
+  auto endpoint = std::make_unique<ConsumerEndpointImpl>(this, consumer, uid);
+  consumer->OnConnect();
+  return endpoint;
+}
+
+void TracingServiceImpl::DisconnectConsumer(ConsumerEndpointImpl* consumer) {
+  FreeBuffers(consumer);
+}
+
+TracingServiceImpl::Session* TracingServiceImpl::SessionOf(
+    ConsumerEndpointImpl* consumer) {
+  auto it = sessions_.find(consumer->session_id);
+  return it == sessions_.end() ? nullptr : it->second.get();
+}
+
+void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
+                                       const protos::gen::TraceConfig& config) {
+  if (SessionOf(consumer)) {
+    consumer->consumer()->OnTracingDisabled(
+        "EnableTracing: this consumer already has a session");
+    return;
+  }
+  if (config.buffers().empty()) {
+    consumer->consumer()->OnTracingDisabled("EnableTracing: no buffers in the config");
+    return;
+  }
+  for (const auto& ds : config.data_sources()) {
+    if (ds.config().target_buffer() >= config.buffers().size()) {
+      consumer->consumer()->OnTracingDisabled(
+          "EnableTracing: data source \"" + ds.config().name() +
+          "\" targets buffer " + std::to_string(ds.config().target_buffer()) +
+          " but the config has " + std::to_string(config.buffers().size()));
+      return;
+    }
+  }
+  auto session = std::make_unique<Session>();
+  session->id = next_session_id_++;
+  session->consumer = consumer;
+  session->config = config;
+  for (const auto& buffer_cfg : config.buffers()) {
+    const auto policy =
+        buffer_cfg.fill_policy() ==
+                protos::gen::TraceConfig_BufferConfig_FillPolicy_DISCARD
+            ? TraceBuffer::OverwritePolicy::kDiscard
+            : TraceBuffer::OverwritePolicy::kOverwrite;
+    auto buffer = TraceBuffer::Create(
+        static_cast<size_t>(std::max<uint32_t>(buffer_cfg.size_kb(), 4)) * 1024,
+        policy);
+    if (!buffer) {
+      for (uint32_t id : session->buffer_ids) {
+        buffers_.erase(id);
+        buffer_owner_.erase(id);
+      }
+      consumer->consumer()->OnTracingDisabled(
+          "EnableTracing: cannot allocate a buffer of " +
+          std::to_string(buffer_cfg.size_kb()) + " KiB");
+      return;
+    }
+    const uint32_t id = next_buffer_id_++;
+    buffers_[id] = std::move(buffer);
+    buffer_owner_[id] = session->id;
+    session->buffer_ids.push_back(id);
+  }
+  Session* s = session.get();
+  consumer->session_id = s->id;
+  sessions_[s->id] = std::move(session);
+  for (const auto& cfg_ds : config.data_sources()) {
+    for (auto& p : producers_)
+      SetUpInstance(s, p.second.get(), cfg_ds);
+  }
+  if (!config.deferred_start())
+    StartTracing(consumer);
+  if (config.duration_ms() > 0) {
+    std::weak_ptr<TracingServiceImpl*> weak = alive_;
+    const uint64_t session_id = s->id;
+    task_runner_->PostDelayedTask(
+        [weak, session_id] {
+          auto alive = weak.lock();
+          if (!alive || !*alive)
+            return;
+          auto it = (*alive)->sessions_.find(session_id);
+          if (it != (*alive)->sessions_.end())
+            (*alive)->DisableTracing(it->second->consumer);
+        },
+        config.duration_ms());
+  }
+}
+
+void TracingServiceImpl::StartTracing(ConsumerEndpointImpl* consumer) {
+  Session* s = SessionOf(consumer);
+  if (!s || s->started || s->stopping)
+    return;
+  s->started = true;
+  for (const DataSourceInstance& inst : s->instances) {
+    auto p = producers_.find(inst.producer_id);
+    if (p != producers_.end())
+      p->second->client->StartDataSource(inst.id, inst.config);
+  }
+}
+
+void TracingServiceImpl::DisableTracing(ConsumerEndpointImpl* consumer) {
+  Session* s = SessionOf(consumer);
+  if (!s || s->stopping || s->disabled)
+    return;
+  s->stopping = true;
+  s->pending_stop_acks = 0;
+  for (DataSourceInstance& inst : s->instances) {
+    auto p = producers_.find(inst.producer_id);
+    if (p == producers_.end() || inst.stopped)
+      continue;
+    if (inst.will_notify_on_stop)
+      s->pending_stop_acks++;
+    else
+      inst.stopped = true;
+    p->second->client->StopDataSource(inst.id);
+  }
+  if (s->pending_stop_acks == 0) {
+    FinishDisable(s->id);
+    return;
+  }
+  const uint32_t timeout = s->config.data_source_stop_timeout_ms()
+                               ? s->config.data_source_stop_timeout_ms()
+                               : kDefaultStopTimeoutMs;
+  std::weak_ptr<TracingServiceImpl*> weak = alive_;
+  const uint64_t session_id = s->id;
+  task_runner_->PostDelayedTask(
+      [weak, session_id] {
+        auto alive = weak.lock();
+        if (alive && *alive)
+          (*alive)->FinishDisable(session_id);
+      },
+      timeout);
+}
+
+void TracingServiceImpl::NotifyDataSourceStopped(uint32_t producer_id,
+                                                 DataSourceInstanceId id) {
+  for (auto& entry : sessions_) {
+    Session* s = entry.second.get();
+    for (DataSourceInstance& inst : s->instances) {
+      if (inst.id != id || inst.producer_id != producer_id || inst.stopped)
+        continue;
+      inst.stopped = true;
+      if (s->stopping && inst.will_notify_on_stop && s->pending_stop_acks &&
+          --s->pending_stop_acks == 0) {
+        FinishDisable(s->id);
+      }
+      return;
+    }
+  }
+}
+
+void TracingServiceImpl::FinishDisable(uint64_t session_id) {
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end() || it->second->disabled)
+    return;
+  Session* s = it->second.get();
+  s->disabled = true;
+  for (DataSourceInstance& inst : s->instances)
+    inst.stopped = true;
+  s->consumer->consumer()->OnTracingDisabled("");
+}
+
+void TracingServiceImpl::Flush(ConsumerEndpointImpl* consumer,
+                               uint32_t timeout_ms,
+                               std::function<void(bool)> done) {
+  Session* s = SessionOf(consumer);
+  if (!s) {
+    if (done)
+      done(false);
+    return;
+  }
+  std::map<uint32_t, std::vector<DataSourceInstanceId>> by_producer;
+  for (const DataSourceInstance& inst : s->instances) {
+    if (!inst.stopped && producers_.count(inst.producer_id))
+      by_producer[inst.producer_id].push_back(inst.id);
+  }
+  const FlushRequestId id = next_flush_id_++;
+  if (by_producer.empty()) {
+    if (done)
+      done(true);
+    return;
+  }
+  PendingFlush& pending = s->flushes[id];
+  pending.done = std::move(done);
+  for (const auto& p : by_producer)
+    pending.producers.insert(p.first);
+  for (const auto& p : by_producer)
+    producers_[p.first]->client->Flush(id, p.second);
+  if (timeout_ms == 0) {
+    timeout_ms = s->config.flush_timeout_ms() ? s->config.flush_timeout_ms()
+                                              : kDefaultFlushTimeoutMs;
+  }
+  std::weak_ptr<TracingServiceImpl*> weak = alive_;
+  const uint64_t session_id = s->id;
+  task_runner_->PostDelayedTask(
+      [weak, session_id, id] {
+        auto alive = weak.lock();
+        if (alive && *alive)
+          (*alive)->CompleteFlush(session_id, id, false);
+      },
+      timeout_ms);
+}
+
+void TracingServiceImpl::NotifyFlushComplete(uint32_t producer_id,
+                                             FlushRequestId id) {
+  for (auto& entry : sessions_) {
+    Session* s = entry.second.get();
+    auto f = s->flushes.find(id);
+    if (f == s->flushes.end())
+      continue;
+    f->second.producers.erase(producer_id);
+    if (f->second.producers.empty())
+      CompleteFlush(s->id, id, true);
+    return;
+  }
+}
+
+void TracingServiceImpl::CompleteFlush(uint64_t session_id, FlushRequestId id,
+                                       bool success) {
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end())
+    return;
+  auto f = it->second->flushes.find(id);
+  if (f == it->second->flushes.end())
+    return;  // Answered already (the timeout came after the answers).
+  std::function<void(bool)> done = std::move(f->second.done);
+  it->second->flushes.erase(f);
+  if (done)
+    done(success);
+}
+
+void TracingServiceImpl::ReadBuffers(ConsumerEndpointImpl* consumer) {
+  Consumer* client = consumer->consumer();
+  Session* s = SessionOf(consumer);
+  if (!s) {
+    client->OnTraceData({}, false);
+    return;
+  }
+  std::vector<ConsumerPacket> batch;
+  size_t batch_bytes = 0;
+  TraceBufferPacket packet;
+  for (uint32_t buffer_id : s->buffer_ids) {
+    TraceBuffer* buffer = BufferById(buffer_id);
+    if (!buffer)
+      continue;
+    buffer->BeginRead();
+    while (buffer->ReadNextTracePacket(&packet)) {
+      TrustedPacketFields fields;
+      fields.uid = packet.producer_uid;
+      fields.pid = packet.producer_pid;
+      fields.sequence_id = SequenceIdFor(packet.producer_id, packet.writer_id);
+      fields.previous_packet_dropped = packet.previous_packet_dropped;
+      ConsumerPacket out;
+      if (!StampTrustedFields(packet.data.data(), packet.data.size(), fields,
+                              &out.data)) {
+        s->invalid_packets++;
+        continue;
+      }
+      batch_bytes += out.data.size();
+      batch.push_back(std::move(out));
+      if (batch_bytes >= kReadBatchBytes) {
+        client->OnTraceData(std::move(batch), true);
+        batch = {};
+        batch_bytes = 0;
+      }
+    }
+  }
+  client->OnTraceData(std::move(batch), false);
+}
+
+void TracingServiceImpl::FreeBuffers(ConsumerEndpointImpl* consumer) {
+  auto it = sessions_.find(consumer->session_id);
+  if (it == sessions_.end())
+    return;
+  Session* s = it->second.get();
+  if (!s->disabled) {
+    // Producers stop writing into buffers that are about to disappear.
+    for (DataSourceInstance& inst : s->instances) {
+      auto p = producers_.find(inst.producer_id);
+      if (p != producers_.end() && !inst.stopped)
+        p->second->client->StopDataSource(inst.id);
+      inst.stopped = true;
+    }
+  }
+  for (auto& f : s->flushes) {
+    if (f.second.done)
+      f.second.done(false);
+  }
+  for (uint32_t id : s->buffer_ids) {
+    buffers_.erase(id);
+    buffer_owner_.erase(id);
+    for (auto& p : producers_) {
+      auto& allowed = p.second->allowed_buffers;
+      allowed.erase(id);
+    }
+  }
+  sessions_.erase(it);
+  consumer->session_id = 0;
+}
+
+protos::gen::TraceStats TracingServiceImpl::ComputeStats(
+    const Session& session) const {
+  protos::gen::TraceStats stats;
+  stats.set_producers_connected(static_cast<uint32_t>(producers_.size()));
+  stats.set_producers_seen(producers_seen_);
+  size_t registered = 0;
+  for (const auto& p : producers_)
+    registered += p.second->data_sources.size();
+  stats.set_data_sources_registered(static_cast<uint32_t>(registered));
+  stats.set_data_sources_seen(data_sources_seen_);
+  stats.set_tracing_sessions(static_cast<uint32_t>(sessions_.size()));
+  stats.set_total_buffers(static_cast<uint32_t>(buffers_.size()));
+  stats.set_chunks_discarded(chunks_discarded_);
+  stats.set_patches_discarded(patches_discarded_);
+  stats.set_invalid_packets(session.invalid_packets);
+  for (uint32_t id : session.buffer_ids) {
+    auto it = buffers_.find(id);
+    if (it == buffers_.end())
+      continue;
+    const TraceBufferStats& b = it->second->stats();
+    auto* out = stats.add_buffer_stats();
+    out->set_buffer_size(b.buffer_size);
+    out->set_bytes_written(b.bytes_written);
+    out->set_bytes_overwritten(b.bytes_overwritten);
+    out->set_bytes_read(b.bytes_read);
+    out->set_padding_bytes_written(b.padding_bytes_written);
+    out->set_padding_bytes_cleared(b.padding_bytes_cleared);
+    out->set_chunks_written(b.chunks_written);
+    out->set_chunks_rewritten(b.chunks_rewritten);
+    out->set_chunks_overwritten(b.chunks_overwritten);
+    out->set_chunks_discarded(b.chunks_discarded);
+    out->set_chunks_read(b.chunks_read);
+    out->set_chunks_committed_out_of_order(b.chunks_committed_out_of_order);
+    out->set_write_wrap_count(b.write_wrap_count);
+    out->set_patches_succeeded(b.patches_succeeded);
+    out->set_patches_failed(b.patches_failed);
+    out->set_readaheads_succeeded(b.readaheads_succeeded);
+    out->set_readaheads_failed(b.readaheads_failed);
+    out->set_abi_violations(b.abi_violations);
+    out->set_trace_writer_packet_loss(b.trace_writer_packet_loss);
+  }
+  return stats;
+}
+
+void TracingServiceImpl::GetTraceStats(ConsumerEndpointImpl* consumer) {
+  Session* s = SessionOf(consumer);
+  if (!s) {
+    consumer->consumer()->OnTraceStats(false, protos::gen::TraceStats());
+    return;
+  }
+  consumer->consumer()->OnTraceStats(true, ComputeStats(*s));
+}
+
+}  // namespace zt

@@ -1,0 +1,142 @@
+// TracingServiceImpl: the one implementation of TracingService. Owns the
+// producers' SMBs, the sessions and their TraceBuffers; see
+// docs/design/tracing_service.md. Everything runs on its task runner.
+
+#ifndef SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
+#define SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/tracing/service/trace_buffer.h"
+#include "zt/ext/tracing/core/shared_memory_abi.h"
+#include "zt/ext/tracing/core/tracing_service.h"
+
+namespace zt {
+
+class TracingServiceImpl : public TracingService {
+ public:
+  // Default SMB geometry and timeouts when clients give none.
+  static constexpr size_t kDefaultShmSize = 256 * 1024;
+  static constexpr size_t kDefaultShmPageSize = 4096;
+  static constexpr size_t kMaxShmSize = 32 * 1024 * 1024;
+  static constexpr uint32_t kDefaultStopTimeoutMs = 5000;
+  static constexpr uint32_t kDefaultFlushTimeoutMs = 5000;
+  // ReadBuffers() hands packets over in batches of about this many bytes.
+  static constexpr size_t kReadBatchBytes = 1024 * 1024;
+
+  explicit TracingServiceImpl(base::TaskRunner* task_runner);
+  ~TracingServiceImpl() override;
+
+  std::unique_ptr<ProducerEndpoint> ConnectProducer(
+      Producer* producer, const ProducerOptions& options) override;
+  std::unique_ptr<ConsumerEndpoint> ConnectConsumer(Consumer* consumer,
+                                                    int32_t uid) override;
+
+ private:
+  class ProducerEndpointImpl;
+  class ConsumerEndpointImpl;
+  friend class ProducerEndpointImpl;
+  friend class ConsumerEndpointImpl;
+
+  struct ProducerState {
+    uint32_t id = 0;
+    Producer* client = nullptr;
+    ProducerOptions options;
+    std::unique_ptr<uint8_t, void (*)(void*)> smb{nullptr, nullptr};
+    size_t smb_size = 0;
+    size_t page_size = 0;
+    SharedMemoryABI abi;
+    std::map<std::string, protos::gen::DataSourceDescriptor> data_sources;
+    // Buffers this producer's instances were told to write into.
+    std::multiset<uint32_t> allowed_buffers;
+  };
+
+  struct DataSourceInstance {
+    DataSourceInstanceId id = 0;
+    uint32_t producer_id = 0;
+    std::string name;
+    protos::gen::DataSourceConfig config;
+    bool will_notify_on_stop = false;
+    bool stopped = false;
+  };
+
+  struct PendingFlush {
+    std::set<uint32_t> producers;  // Still to answer.
+    std::function<void(bool)> done;
+  };
+
+  struct Session {
+    uint64_t id = 0;
+    ConsumerEndpointImpl* consumer = nullptr;
+    protos::gen::TraceConfig config;
+    std::vector<uint32_t> buffer_ids;  // Index in config.buffers -> id.
+    std::vector<DataSourceInstance> instances;
+    bool started = false;
+    bool stopping = false;
+    bool disabled = false;
+    size_t pending_stop_acks = 0;
+    std::map<FlushRequestId, PendingFlush> flushes;
+    uint64_t invalid_packets = 0;
+  };
+
+  // Producer side.
+  void DisconnectProducer(uint32_t producer_id);
+  void RegisterDataSource(uint32_t producer_id,
+                          const protos::gen::DataSourceDescriptor& descriptor);
+  void UnregisterDataSource(uint32_t producer_id, const std::string& name);
+  void CommitData(uint32_t producer_id, const CommitData& data);
+  void NotifyDataSourceStopped(uint32_t producer_id, DataSourceInstanceId id);
+  void NotifyFlushComplete(uint32_t producer_id, FlushRequestId id);
+
+  // Consumer side.
+  void DisconnectConsumer(ConsumerEndpointImpl* consumer);
+  void EnableTracing(ConsumerEndpointImpl* consumer,
+                     const protos::gen::TraceConfig& config);
+  void StartTracing(ConsumerEndpointImpl* consumer);
+  void DisableTracing(ConsumerEndpointImpl* consumer);
+  void Flush(ConsumerEndpointImpl* consumer, uint32_t timeout_ms,
+             std::function<void(bool)> done);
+  void ReadBuffers(ConsumerEndpointImpl* consumer);
+  void FreeBuffers(ConsumerEndpointImpl* consumer);
+  void GetTraceStats(ConsumerEndpointImpl* consumer);
+
+  // Session helpers.
+  Session* SessionOf(ConsumerEndpointImpl* consumer);
+  void SetUpInstance(Session* session, ProducerState* producer,
+                     const protos::gen::TraceConfig_DataSource& cfg_ds);
+  void FinishDisable(uint64_t session_id);
+  void CompleteFlush(uint64_t session_id, FlushRequestId id, bool success);
+  TraceBuffer* BufferById(uint32_t buffer_id);
+  uint32_t SequenceIdFor(uint32_t producer_id, uint16_t writer_id);
+  protos::gen::TraceStats ComputeStats(const Session& session) const;
+
+  base::TaskRunner* const task_runner_;
+  std::map<uint32_t, std::unique_ptr<ProducerState>> producers_;
+  std::map<uint64_t, std::unique_ptr<Session>> sessions_;
+  std::map<uint32_t, std::unique_ptr<TraceBuffer>> buffers_;
+  std::map<uint32_t, uint64_t> buffer_owner_;  // Buffer id -> session id.
+  std::map<std::pair<uint32_t, uint16_t>, uint32_t> sequence_ids_;
+  uint32_t next_producer_id_ = 1;
+  uint64_t next_session_id_ = 1;
+  uint32_t next_buffer_id_ = 1;
+  DataSourceInstanceId next_instance_id_ = 1;
+  FlushRequestId next_flush_id_ = 1;
+  uint32_t next_sequence_id_ = 1;
+  uint64_t producers_seen_ = 0;
+  uint64_t data_sources_seen_ = 0;
+  uint64_t chunks_discarded_ = 0;   // Bad moves: indices, states, buffers.
+  uint64_t patches_discarded_ = 0;  // Patches for buffers not allowed.
+  // Weak pointer for delayed tasks (timeouts) that may outlive the service.
+  std::shared_ptr<TracingServiceImpl*> alive_;
+};
+
+}  // namespace zt
+
+#endif  // SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
