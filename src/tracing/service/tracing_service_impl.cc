@@ -1,9 +1,13 @@
 #include "src/tracing/service/tracing_service_impl.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
+#include "src/tracing/service/service_packets.h"
 #include "src/tracing/service/trusted_fields.h"
 
 namespace zt {
@@ -46,6 +50,12 @@ class TracingServiceImpl::ProducerEndpointImpl : public ProducerEndpoint {
   void NotifyFlushComplete(FlushRequestId id) override {
     service_->NotifyFlushComplete(id_, id);
   }
+  void RegisterTraceWriter(uint32_t writer_id, uint32_t target_buffer) override {
+    service_->RegisterTraceWriter(id_, writer_id, target_buffer);
+  }
+  void UnregisterTraceWriter(uint32_t writer_id) override {
+    service_->UnregisterTraceWriter(id_, writer_id);
+  }
   uint8_t* shared_memory() const override { return state()->smb.get(); }
   size_t shared_memory_size() const override { return state()->smb_size; }
   size_t shared_memory_page_size() const override { return state()->page_size; }
@@ -65,8 +75,8 @@ class TracingServiceImpl::ConsumerEndpointImpl : public ConsumerEndpoint {
       : service_(service), consumer_(consumer), uid_(uid) {}
   ~ConsumerEndpointImpl() override { service_->DisconnectConsumer(this); }
 
-  void EnableTracing(const protos::gen::TraceConfig& config) override {
-    service_->EnableTracing(this, config);
+  void EnableTracing(const protos::gen::TraceConfig& config, int fd) override {
+    service_->EnableTracing(this, config, fd);
   }
   void StartTracing() override { service_->StartTracing(this); }
   void DisableTracing() override { service_->DisableTracing(this); }
@@ -91,6 +101,7 @@ class TracingServiceImpl::ConsumerEndpointImpl : public ConsumerEndpoint {
 
 TracingServiceImpl::TracingServiceImpl(base::TaskRunner* task_runner)
     : task_runner_(task_runner),
+      service_uid_(static_cast<int32_t>(getuid())),
       alive_(std::make_shared<TracingServiceImpl*>(this)) {}
 
 TracingServiceImpl::~TracingServiceImpl() { *alive_ = nullptr; }
@@ -255,6 +266,65 @@ void TracingServiceImpl::CommitData(uint32_t producer_id,
     NotifyFlushComplete(producer_id, data.flush_request_id);
 }
 
+void TracingServiceImpl::RegisterTraceWriter(uint32_t producer_id,
+                                             uint32_t writer_id,
+                                             uint32_t target_buffer) {
+  auto it = producers_.find(producer_id);
+  if (it == producers_.end() || writer_id == 0 || writer_id > ABI::kMaxWriterId)
+    return;
+  it->second->writer_buffers[static_cast<uint16_t>(writer_id)] = target_buffer;
+}
+
+void TracingServiceImpl::UnregisterTraceWriter(uint32_t producer_id,
+                                               uint32_t writer_id) {
+  auto it = producers_.find(producer_id);
+  if (it != producers_.end() && writer_id <= ABI::kMaxWriterId)
+    it->second->writer_buffers.erase(static_cast<uint16_t>(writer_id));
+}
+
+void TracingServiceImpl::ScrapeSharedMemoryBuffers(Session* session) {
+  std::set<uint32_t> producer_ids;
+  for (const DataSourceInstance& inst : session->instances)
+    producer_ids.insert(inst.producer_id);
+  const std::set<uint32_t> buffers(session->buffer_ids.begin(),
+                                   session->buffer_ids.end());
+  SharedMemoryABI::ChunkCopy copy;
+  for (uint32_t producer_id : producer_ids) {
+    auto it = producers_.find(producer_id);
+    if (it == producers_.end())
+      continue;
+    ProducerState* producer = it->second.get();
+    for (size_t page = 0; page < producer->abi.num_pages(); page++) {
+      const uint32_t layout = producer->abi.GetPageLayout(page);
+      const uint32_t chunks = ABI::NumChunksForLayout(layout);
+      for (uint32_t c = 0; c < chunks; c++) {
+        if (producer->abi.GetChunkState(page, c) != ABI::kChunkBeingWritten ||
+            !producer->abi.ScrapeChunk(page, c, &copy)) {
+          continue;
+        }
+        auto w = producer->writer_buffers.find(copy.header.writer_id);
+        if (w == producer->writer_buffers.end() || !buffers.count(w->second) ||
+            !producer->allowed_buffers.count(w->second)) {
+          continue;
+        }
+        // The last packet counted is still being written: not readable.
+        if (copy.header.packet_count < 2)
+          continue;
+        // Stored at the chunk's full size, so that the complete chunk, when
+        // it is committed, replaces this copy.
+        copy.payload.resize(producer->abi.chunk_size(layout) -
+                            ABI::kChunkHeaderSize, 0);
+        BufferById(w->second)->CopyChunkUntrusted(
+            producer_id, producer->options.uid, producer->options.pid,
+            copy.header.writer_id, copy.header.chunk_id,
+            static_cast<uint16_t>(copy.header.packet_count - 1),
+            copy.header.flags, /*complete=*/false, copy.payload.data(),
+            copy.payload.size());
+      }
+    }
+  }
+}
+
 TraceBuffer* TracingServiceImpl::BufferById(uint32_t buffer_id) {
   auto it = buffers_.find(buffer_id);
   return it == buffers_.end() ? nullptr : it->second.get();
@@ -289,7 +359,21 @@ TracingServiceImpl::Session* TracingServiceImpl::SessionOf(
 }
 
 void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
-                                       const protos::gen::TraceConfig& config) {
+                                       const protos::gen::TraceConfig& config,
+                                       int fd) {
+  // The fd is ours from here on, whatever happens.
+  struct FdOwner {
+    int fd;
+    ~FdOwner() {
+      if (fd >= 0)
+        close(fd);
+    }
+  } fd_owner{fd};
+  if (config.write_into_file() && fd < 0) {
+    consumer->consumer()->OnTracingDisabled(
+        "EnableTracing: write_into_file is set but no file was given");
+    return;
+  }
   if (SessionOf(consumer)) {
     consumer->consumer()->OnTracingDisabled(
         "EnableTracing: this consumer already has a session");
@@ -337,8 +421,14 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
     session->buffer_ids.push_back(id);
   }
   Session* s = session.get();
+  if (config.write_into_file()) {
+    s->fd = fd_owner.fd;
+    fd_owner.fd = -1;
+  }
   consumer->session_id = s->id;
   sessions_[s->id] = std::move(session);
+  if (s->fd >= 0)
+    SchedulePeriodicWrite(s);
   for (const auto& cfg_ds : config.data_sources()) {
     for (auto& p : producers_)
       SetUpInstance(s, p.second.get(), cfg_ds);
@@ -429,10 +519,15 @@ void TracingServiceImpl::FinishDisable(uint64_t session_id) {
   if (it == sessions_.end() || it->second->disabled)
     return;
   Session* s = it->second.get();
+  ScrapeSharedMemoryBuffers(s);
   s->disabled = true;
   for (DataSourceInstance& inst : s->instances)
     inst.stopped = true;
-  s->consumer->consumer()->OnTracingDisabled("");
+  if (s->fd >= 0) {
+    WriteIntoFile(s->id);
+    CloseFile(s);
+  }
+  s->consumer->consumer()->OnTracingDisabled(s->error);
 }
 
 void TracingServiceImpl::Flush(ConsumerEndpointImpl* consumer,
@@ -500,19 +595,20 @@ void TracingServiceImpl::CompleteFlush(uint64_t session_id, FlushRequestId id,
     return;  // Answered already (the timeout came after the answers).
   std::function<void(bool)> done = std::move(f->second.done);
   it->second->flushes.erase(f);
+  ScrapeSharedMemoryBuffers(it->second.get());
   if (done)
     done(success);
 }
 
-void TracingServiceImpl::ReadBuffers(ConsumerEndpointImpl* consumer) {
-  Consumer* client = consumer->consumer();
-  Session* s = SessionOf(consumer);
-  if (!s) {
-    client->OnTraceData({}, false);
-    return;
+void TracingServiceImpl::CollectPackets(
+    Session* s, const std::function<bool(std::vector<uint8_t>)>& sink) {
+  if (!s->preamble_emitted) {
+    s->preamble_emitted = true;
+    if (!sink(MakeTraceConfigPacket(s->config, service_uid_)) ||
+        !sink(MakeClockSnapshotPacket(service_uid_))) {
+      return;
+    }
   }
-  std::vector<ConsumerPacket> batch;
-  size_t batch_bytes = 0;
   TraceBufferPacket packet;
   for (uint32_t buffer_id : s->buffer_ids) {
     TraceBuffer* buffer = BufferById(buffer_id);
@@ -525,22 +621,110 @@ void TracingServiceImpl::ReadBuffers(ConsumerEndpointImpl* consumer) {
       fields.pid = packet.producer_pid;
       fields.sequence_id = SequenceIdFor(packet.producer_id, packet.writer_id);
       fields.previous_packet_dropped = packet.previous_packet_dropped;
-      ConsumerPacket out;
+      std::vector<uint8_t> out;
       if (!StampTrustedFields(packet.data.data(), packet.data.size(), fields,
-                              &out.data)) {
+                              &out)) {
         s->invalid_packets++;
         continue;
       }
-      batch_bytes += out.data.size();
-      batch.push_back(std::move(out));
-      if (batch_bytes >= kReadBatchBytes) {
-        client->OnTraceData(std::move(batch), true);
-        batch = {};
-        batch_bytes = 0;
-      }
+      if (!sink(std::move(out)))
+        return;
     }
   }
+  if (s->disabled && !s->stats_emitted) {
+    s->stats_emitted = true;
+    sink(MakeTraceStatsPacket(ComputeStats(*s), service_uid_));
+  }
+}
+
+void TracingServiceImpl::ReadBuffers(ConsumerEndpointImpl* consumer) {
+  Consumer* client = consumer->consumer();
+  Session* s = SessionOf(consumer);
+  if (!s || s->fd >= 0) {  // A session writing into a file is read there.
+    client->OnTraceData({}, false);
+    return;
+  }
+  std::vector<ConsumerPacket> batch;
+  size_t batch_bytes = 0;
+  CollectPackets(s, [&](std::vector<uint8_t> data) {
+    batch_bytes += data.size();
+    batch.push_back(ConsumerPacket{std::move(data)});
+    if (batch_bytes >= kReadBatchBytes) {
+      client->OnTraceData(std::move(batch), true);
+      batch = {};
+      batch_bytes = 0;
+    }
+    return true;
+  });
   client->OnTraceData(std::move(batch), false);
+}
+
+void TracingServiceImpl::SchedulePeriodicWrite(Session* s) {
+  uint32_t period = s->config.file_write_period_ms();
+  if (period == 0)
+    period = 5000;
+  period = std::max<uint32_t>(period, 100);
+  std::weak_ptr<TracingServiceImpl*> weak = alive_;
+  const uint64_t session_id = s->id;
+  task_runner_->PostDelayedTask(
+      [weak, session_id] {
+        auto alive = weak.lock();
+        if (!alive || !*alive)
+          return;
+        auto it = (*alive)->sessions_.find(session_id);
+        if (it == (*alive)->sessions_.end() || it->second->fd < 0)
+          return;
+        (*alive)->WriteIntoFile(session_id);
+        if (it->second->fd >= 0)
+          (*alive)->SchedulePeriodicWrite(it->second.get());
+      },
+      period);
+}
+
+void TracingServiceImpl::WriteIntoFile(uint64_t session_id) {
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end() || it->second->fd < 0)
+    return;
+  Session* s = it->second.get();
+  const uint64_t max_bytes = s->config.max_file_size_bytes();
+  std::vector<uint8_t> out;
+  CollectPackets(s, [&](std::vector<uint8_t> packet) {
+    std::vector<uint8_t> field;
+    AppendAsTracePacketField(packet, &field);
+    if (max_bytes && s->file_bytes + out.size() + field.size() > max_bytes) {
+      s->file_full = true;
+      return false;
+    }
+    out.insert(out.end(), field.begin(), field.end());
+    return true;
+  });
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = write(s->fd, out.data() + done, out.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      // The file is gone or full: stop the session rather than lose data
+      // silently; the consumer hears why.
+      s->error = std::string("write_into_file: write failed: ") +
+                 (n < 0 ? strerror(errno) : "nothing written");
+      CloseFile(s);
+      if (!s->stopping)
+        DisableTracing(s->consumer);
+      return;
+    }
+    done += static_cast<size_t>(n);
+  }
+  s->file_bytes += out.size();
+  if (s->file_full && !s->stopping)
+    DisableTracing(s->consumer);
+}
+
+void TracingServiceImpl::CloseFile(Session* s) {
+  if (s->fd >= 0) {
+    close(s->fd);
+    s->fd = -1;
+  }
 }
 
 void TracingServiceImpl::FreeBuffers(ConsumerEndpointImpl* consumer) {
@@ -561,6 +745,7 @@ void TracingServiceImpl::FreeBuffers(ConsumerEndpointImpl* consumer) {
     if (f.second.done)
       f.second.done(false);
   }
+  CloseFile(s);
   for (uint32_t id : s->buffer_ids) {
     buffers_.erase(id);
     buffer_owner_.erase(id);

@@ -56,6 +56,8 @@ class TracingServiceImpl : public TracingService {
     std::map<std::string, protos::gen::DataSourceDescriptor> data_sources;
     // Buffers this producer's instances were told to write into.
     std::multiset<uint32_t> allowed_buffers;
+    // Writer id -> target buffer, for scraping chunks still being written.
+    std::map<uint16_t, uint32_t> writer_buffers;
   };
 
   struct DataSourceInstance {
@@ -84,6 +86,12 @@ class TracingServiceImpl : public TracingService {
     size_t pending_stop_acks = 0;
     std::map<FlushRequestId, PendingFlush> flushes;
     uint64_t invalid_packets = 0;
+    bool preamble_emitted = false;  // Config + clock snapshot.
+    bool stats_emitted = false;     // The closing TraceStats.
+    int fd = -1;                    // write_into_file target, owned.
+    uint64_t file_bytes = 0;
+    bool file_full = false;         // max_file_size_bytes reached.
+    std::string error;              // Reported by OnTracingDisabled.
   };
 
   // Producer side.
@@ -94,11 +102,14 @@ class TracingServiceImpl : public TracingService {
   void CommitData(uint32_t producer_id, const CommitData& data);
   void NotifyDataSourceStopped(uint32_t producer_id, DataSourceInstanceId id);
   void NotifyFlushComplete(uint32_t producer_id, FlushRequestId id);
+  void RegisterTraceWriter(uint32_t producer_id, uint32_t writer_id,
+                           uint32_t target_buffer);
+  void UnregisterTraceWriter(uint32_t producer_id, uint32_t writer_id);
 
   // Consumer side.
   void DisconnectConsumer(ConsumerEndpointImpl* consumer);
   void EnableTracing(ConsumerEndpointImpl* consumer,
-                     const protos::gen::TraceConfig& config);
+                     const protos::gen::TraceConfig& config, int fd);
   void StartTracing(ConsumerEndpointImpl* consumer);
   void DisableTracing(ConsumerEndpointImpl* consumer);
   void Flush(ConsumerEndpointImpl* consumer, uint32_t timeout_ms,
@@ -115,6 +126,17 @@ class TracingServiceImpl : public TracingService {
   void CompleteFlush(uint64_t session_id, FlushRequestId id, bool success);
   TraceBuffer* BufferById(uint32_t buffer_id);
   uint32_t SequenceIdFor(uint32_t producer_id, uint16_t writer_id);
+  // Copies the complete packets of chunks still being written by the
+  // session's producers into its buffers (flush, stop).
+  void ScrapeSharedMemoryBuffers(Session* session);
+  // Hands every readable packet of |session| to |sink|, stamped, preceded
+  // the first time by the config and a clock snapshot and, once the session
+  // is disabled, followed by its stats. |sink| returns false to stop early.
+  void CollectPackets(Session* session,
+                      const std::function<bool(std::vector<uint8_t>)>& sink);
+  void WriteIntoFile(uint64_t session_id);
+  void SchedulePeriodicWrite(Session* session);
+  void CloseFile(Session* session);
   protos::gen::TraceStats ComputeStats(const Session& session) const;
 
   base::TaskRunner* const task_runner_;
@@ -128,7 +150,8 @@ class TracingServiceImpl : public TracingService {
   uint32_t next_buffer_id_ = 1;
   DataSourceInstanceId next_instance_id_ = 1;
   FlushRequestId next_flush_id_ = 1;
-  uint32_t next_sequence_id_ = 1;
+  uint32_t next_sequence_id_ = kServicePacketSequenceId + 1;
+  const int32_t service_uid_;
   uint64_t producers_seen_ = 0;
   uint64_t data_sources_seen_ = 0;
   uint64_t chunks_discarded_ = 0;   // Bad moves: indices, states, buffers.

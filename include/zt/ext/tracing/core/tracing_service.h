@@ -58,6 +58,10 @@ struct ConsumerPacket {
   std::vector<uint8_t> data;
 };
 
+// The sequence id of the packets the service writes itself (the config, the
+// clock snapshot, the stats). Producers' sequences get ids above it.
+constexpr uint32_t kServicePacketSequenceId = 1;
+
 // Callbacks from the service to a consumer.
 class Consumer {
  public:
@@ -85,6 +89,11 @@ class ProducerEndpoint {
   virtual void NotifyDataSourceStarted(DataSourceInstanceId id) = 0;
   virtual void NotifyDataSourceStopped(DataSourceInstanceId id) = 0;
   virtual void NotifyFlushComplete(FlushRequestId id) = 0;
+  // Tells the service which buffer a writer's chunks go to, so that chunks
+  // still being written can be scraped into it at flush and stop.
+  virtual void RegisterTraceWriter(uint32_t writer_id,
+                                   uint32_t target_buffer) = 0;
+  virtual void UnregisterTraceWriter(uint32_t writer_id) = 0;
   // The producer's SMB (null before OnTracingSetup) and its geometry.
   virtual uint8_t* shared_memory() const = 0;
   virtual size_t shared_memory_size() const = 0;
@@ -97,8 +106,11 @@ class ConsumerEndpoint {
   virtual ~ConsumerEndpoint();
   // Creates the session (buffers, data source instances set up) and starts
   // it unless |config.deferred_start()|. One session per consumer. A
-  // malformed config is refused with OnTracingDisabled(error).
-  virtual void EnableTracing(const protos::gen::TraceConfig& config) = 0;
+  // malformed config is refused with OnTracingDisabled(error). With
+  // |config.write_into_file()|, |fd| (owned from now on) receives the trace,
+  // written by the service every |file_write_period_ms| and at the end.
+  virtual void EnableTracing(const protos::gen::TraceConfig& config,
+                             int fd = -1) = 0;
   virtual void StartTracing() = 0;
   // Stops the data sources, waits for their acknowledgements (bounded by the
   // stop timeout), then calls OnTracingDisabled(""). Buffers stay readable.
