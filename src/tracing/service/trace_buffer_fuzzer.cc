@@ -1,0 +1,137 @@
+// libFuzzer harness: hostile chunk sequences, patches and reads against a
+// small TraceBuffer. The input is a script of operations; payload bytes come
+// from the input too, so the fuzzer controls fragment sizes and flags.
+//
+// Invariants checked (abort on violation): no crash or sanitizer report;
+// every packet returned is non-empty and made only of bytes that could have
+// been written (its bytes are a multiset bounded by what was stored); byte
+// and chunk counters are consistent with what was fed and read.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "src/tracing/service/trace_buffer.h"
+#include "zt/ext/tracing/core/commit_data.h"
+
+namespace {
+
+class Input {
+ public:
+  Input(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  bool empty() const { return pos_ >= size_; }
+  uint8_t U8() { return pos_ < size_ ? data_[pos_++] : 0; }
+  uint16_t U16() { return static_cast<uint16_t>(U8() | (U8() << 8)); }
+  // Takes up to |n| bytes; the rest is zero (as an unwritten chunk tail).
+  std::vector<uint8_t> Bytes(size_t n) {
+    std::vector<uint8_t> out(n, 0);
+    for (size_t i = 0; i < n && pos_ < size_; i++)
+      out[i] = data_[pos_++];
+    return out;
+  }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+void Check(bool cond) {
+  if (!cond)
+    abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Input in(data, size);
+  const uint8_t cfg = in.U8();
+  const auto policy = (cfg & 0x80) ? zt::TraceBuffer::OverwritePolicy::kDiscard
+                                   : zt::TraceBuffer::OverwritePolicy::kOverwrite;
+  auto tb = zt::TraceBuffer::Create(4096u * (1u + (cfg & 3u)), policy);
+  Check(tb != nullptr);
+
+  uint64_t fed_chunks = 0;
+  uint64_t fed_bytes = 0;   // Payload bytes handed over, accepted or not.
+  uint64_t read_bytes = 0;
+  uint64_t byte_hist_written[256] = {};
+  uint64_t patched_bytes = 0;
+
+  auto read_pass = [&] {
+    tb->BeginRead();
+    zt::TraceBufferPacket p;
+    int guard = 0;
+    while (tb->ReadNextTracePacket(&p)) {
+      Check(++guard < 100000);
+      Check(!p.data.empty());
+      Check(p.writer_id != 0);
+      Check(p.producer_id < 4);
+      Check(p.producer_uid == static_cast<int32_t>(p.producer_id) + 1000);
+      Check(p.data.size() <= fed_bytes + patched_bytes);
+      // Every byte must exist among the bytes written or patched in.
+      for (uint8_t b : p.data)
+        Check(byte_hist_written[b] > 0);
+      read_bytes += p.data.size();
+    }
+  };
+
+  while (!in.empty()) {
+    const uint8_t op = in.U8();
+    switch (op % 5) {
+      case 0:
+      case 1: {  // A chunk, complete or scraped.
+        const uint32_t producer = in.U8() % 4;
+        const uint16_t writer = static_cast<uint16_t>(in.U8() % 4);
+        const uint32_t chunk_id = in.U8() % 16 + ((op & 0x80) ? 0xFFFFFFF8u : 0);
+        const uint16_t count = static_cast<uint16_t>(in.U8() % 8);
+        const uint8_t flags = in.U8() & 0x3F;
+        const size_t psize = in.U16() % 6000;
+        std::vector<uint8_t> payload = in.Bytes(psize);
+        for (uint8_t b : payload)
+          byte_hist_written[b]++;
+        fed_chunks++;
+        fed_bytes += psize;
+        tb->CopyChunkUntrusted(producer, static_cast<int32_t>(producer) + 1000,
+                               7, writer, chunk_id, count, flags, op % 5 == 0,
+                               payload.data(), payload.size());
+        break;
+      }
+      case 2: {  // Patches.
+        const uint32_t producer = in.U8() % 4;
+        const uint16_t writer = static_cast<uint16_t>(in.U8() % 4);
+        const uint32_t chunk_id = in.U8() % 16 + ((op & 0x80) ? 0xFFFFFFF8u : 0);
+        std::vector<zt::CommitData::Patch> patches(in.U8() % 4);
+        for (auto& p : patches) {
+          p.offset = in.U16();
+          if (op & 0x40)
+            p.offset |= 0xFFFF0000u;
+          for (auto& b : p.data) {
+            b = in.U8();
+            byte_hist_written[b]++;
+          }
+          patched_bytes += 4;
+        }
+        tb->TryPatchChunkContents(producer, writer, chunk_id, patches,
+                                  (op & 0x20) != 0);
+        break;
+      }
+      default:
+        read_pass();
+        break;
+    }
+    const zt::TraceBufferStats& st = tb->stats();
+    Check(st.chunks_written <= fed_chunks);
+    Check(st.bytes_written <= fed_bytes);
+    Check(st.chunks_read <= st.chunks_written);
+    Check(st.chunks_overwritten <= st.chunks_written);
+    Check(st.bytes_overwritten <= st.bytes_written);
+    Check(st.bytes_read == read_bytes);
+    Check(st.chunks_written + st.chunks_discarded + st.chunks_rewritten +
+              st.abi_violations >= fed_chunks);
+    Check(st.buffer_size == tb->size());
+  }
+  read_pass();
+  Check(tb->stats().bytes_read == read_bytes);
+  return 0;
+}
