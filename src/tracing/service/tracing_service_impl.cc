@@ -180,12 +180,9 @@ void TracingServiceImpl::RegisterDataSource(
     for (const auto& cfg_ds : s->config.data_sources()) {
       if (cfg_ds.config().name() != descriptor.name())
         continue;
-      SetUpInstance(s, producer, cfg_ds);
-      if (s->started) {
-        DataSourceInstance& inst = s->instances.back();
-        if (inst.producer_id == producer_id && inst.name == descriptor.name())
-          producer->client->StartDataSource(inst.id, inst.config);
-      }
+      DataSourceInstance* inst = SetUpInstance(s, producer, cfg_ds);
+      if (inst && s->started)
+        producer->client->StartDataSource(inst->id, inst->config);
     }
   }
 }
@@ -197,21 +194,21 @@ void TracingServiceImpl::UnregisterDataSource(uint32_t producer_id,
     it->second->data_sources.erase(name);
 }
 
-void TracingServiceImpl::SetUpInstance(
+TracingServiceImpl::DataSourceInstance* TracingServiceImpl::SetUpInstance(
     Session* session, ProducerState* producer,
     const protos::gen::TraceConfig_DataSource& cfg_ds) {
   const std::string& name = cfg_ds.config().name();
   auto ds = producer->data_sources.find(name);
   if (ds == producer->data_sources.end())
-    return;
+    return nullptr;
   const auto& filter = cfg_ds.producer_name_filter();
   if (!filter.empty() && std::find(filter.begin(), filter.end(),
                                    producer->options.name) == filter.end()) {
-    return;
+    return nullptr;
   }
   const uint32_t index = cfg_ds.config().target_buffer();
   if (index >= session->buffer_ids.size())
-    return;  // Checked at EnableTracing; kept for late registrations.
+    return nullptr;  // Checked at EnableTracing; kept for late registrations.
   DataSourceInstance inst;
   inst.id = next_instance_id_++;
   inst.producer_id = producer->id;
@@ -222,6 +219,7 @@ void TracingServiceImpl::SetUpInstance(
   producer->allowed_buffers.insert(session->buffer_ids[index]);
   session->instances.push_back(inst);
   producer->client->SetupDataSource(inst.id, inst.config);
+  return &session->instances.back();
 }
 
 void TracingServiceImpl::CommitData(uint32_t producer_id,
@@ -600,43 +598,6 @@ void TracingServiceImpl::CompleteFlush(uint64_t session_id, FlushRequestId id,
     done(success);
 }
 
-void TracingServiceImpl::CollectPackets(
-    Session* s, const std::function<bool(std::vector<uint8_t>)>& sink) {
-  if (!s->preamble_emitted) {
-    s->preamble_emitted = true;
-    if (!sink(MakeTraceConfigPacket(s->config, service_uid_)) ||
-        !sink(MakeClockSnapshotPacket(service_uid_))) {
-      return;
-    }
-  }
-  TraceBufferPacket packet;
-  for (uint32_t buffer_id : s->buffer_ids) {
-    TraceBuffer* buffer = BufferById(buffer_id);
-    if (!buffer)
-      continue;
-    buffer->BeginRead();
-    while (buffer->ReadNextTracePacket(&packet)) {
-      TrustedPacketFields fields;
-      fields.uid = packet.producer_uid;
-      fields.pid = packet.producer_pid;
-      fields.sequence_id = SequenceIdFor(packet.producer_id, packet.writer_id);
-      fields.previous_packet_dropped = packet.previous_packet_dropped;
-      std::vector<uint8_t> out;
-      if (!StampTrustedFields(packet.data.data(), packet.data.size(), fields,
-                              &out)) {
-        s->invalid_packets++;
-        continue;
-      }
-      if (!sink(std::move(out)))
-        return;
-    }
-  }
-  if (s->disabled && !s->stats_emitted) {
-    s->stats_emitted = true;
-    sink(MakeTraceStatsPacket(ComputeStats(*s), service_uid_));
-  }
-}
-
 void TracingServiceImpl::ReadBuffers(ConsumerEndpointImpl* consumer) {
   Consumer* client = consumer->consumer();
   Session* s = SessionOf(consumer);
@@ -657,74 +618,6 @@ void TracingServiceImpl::ReadBuffers(ConsumerEndpointImpl* consumer) {
     return true;
   });
   client->OnTraceData(std::move(batch), false);
-}
-
-void TracingServiceImpl::SchedulePeriodicWrite(Session* s) {
-  uint32_t period = s->config.file_write_period_ms();
-  if (period == 0)
-    period = 5000;
-  period = std::max<uint32_t>(period, 100);
-  std::weak_ptr<TracingServiceImpl*> weak = alive_;
-  const uint64_t session_id = s->id;
-  task_runner_->PostDelayedTask(
-      [weak, session_id] {
-        auto alive = weak.lock();
-        if (!alive || !*alive)
-          return;
-        auto it = (*alive)->sessions_.find(session_id);
-        if (it == (*alive)->sessions_.end() || it->second->fd < 0)
-          return;
-        (*alive)->WriteIntoFile(session_id);
-        if (it->second->fd >= 0)
-          (*alive)->SchedulePeriodicWrite(it->second.get());
-      },
-      period);
-}
-
-void TracingServiceImpl::WriteIntoFile(uint64_t session_id) {
-  auto it = sessions_.find(session_id);
-  if (it == sessions_.end() || it->second->fd < 0)
-    return;
-  Session* s = it->second.get();
-  const uint64_t max_bytes = s->config.max_file_size_bytes();
-  std::vector<uint8_t> out;
-  CollectPackets(s, [&](std::vector<uint8_t> packet) {
-    std::vector<uint8_t> field;
-    AppendAsTracePacketField(packet, &field);
-    if (max_bytes && s->file_bytes + out.size() + field.size() > max_bytes) {
-      s->file_full = true;
-      return false;
-    }
-    out.insert(out.end(), field.begin(), field.end());
-    return true;
-  });
-  size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t n = write(s->fd, out.data() + done, out.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      // The file is gone or full: stop the session rather than lose data
-      // silently; the consumer hears why.
-      s->error = std::string("write_into_file: write failed: ") +
-                 (n < 0 ? strerror(errno) : "nothing written");
-      CloseFile(s);
-      if (!s->stopping)
-        DisableTracing(s->consumer);
-      return;
-    }
-    done += static_cast<size_t>(n);
-  }
-  s->file_bytes += out.size();
-  if (s->file_full && !s->stopping)
-    DisableTracing(s->consumer);
-}
-
-void TracingServiceImpl::CloseFile(Session* s) {
-  if (s->fd >= 0) {
-    close(s->fd);
-    s->fd = -1;
-  }
 }
 
 void TracingServiceImpl::FreeBuffers(ConsumerEndpointImpl* consumer) {
@@ -756,50 +649,6 @@ void TracingServiceImpl::FreeBuffers(ConsumerEndpointImpl* consumer) {
   }
   sessions_.erase(it);
   consumer->session_id = 0;
-}
-
-protos::gen::TraceStats TracingServiceImpl::ComputeStats(
-    const Session& session) const {
-  protos::gen::TraceStats stats;
-  stats.set_producers_connected(static_cast<uint32_t>(producers_.size()));
-  stats.set_producers_seen(producers_seen_);
-  size_t registered = 0;
-  for (const auto& p : producers_)
-    registered += p.second->data_sources.size();
-  stats.set_data_sources_registered(static_cast<uint32_t>(registered));
-  stats.set_data_sources_seen(data_sources_seen_);
-  stats.set_tracing_sessions(static_cast<uint32_t>(sessions_.size()));
-  stats.set_total_buffers(static_cast<uint32_t>(buffers_.size()));
-  stats.set_chunks_discarded(chunks_discarded_);
-  stats.set_patches_discarded(patches_discarded_);
-  stats.set_invalid_packets(session.invalid_packets);
-  for (uint32_t id : session.buffer_ids) {
-    auto it = buffers_.find(id);
-    if (it == buffers_.end())
-      continue;
-    const TraceBufferStats& b = it->second->stats();
-    auto* out = stats.add_buffer_stats();
-    out->set_buffer_size(b.buffer_size);
-    out->set_bytes_written(b.bytes_written);
-    out->set_bytes_overwritten(b.bytes_overwritten);
-    out->set_bytes_read(b.bytes_read);
-    out->set_padding_bytes_written(b.padding_bytes_written);
-    out->set_padding_bytes_cleared(b.padding_bytes_cleared);
-    out->set_chunks_written(b.chunks_written);
-    out->set_chunks_rewritten(b.chunks_rewritten);
-    out->set_chunks_overwritten(b.chunks_overwritten);
-    out->set_chunks_discarded(b.chunks_discarded);
-    out->set_chunks_read(b.chunks_read);
-    out->set_chunks_committed_out_of_order(b.chunks_committed_out_of_order);
-    out->set_write_wrap_count(b.write_wrap_count);
-    out->set_patches_succeeded(b.patches_succeeded);
-    out->set_patches_failed(b.patches_failed);
-    out->set_readaheads_succeeded(b.readaheads_succeeded);
-    out->set_readaheads_failed(b.readaheads_failed);
-    out->set_abi_violations(b.abi_violations);
-    out->set_trace_writer_packet_loss(b.trace_writer_packet_loss);
-  }
-  return stats;
 }
 
 void TracingServiceImpl::GetTraceStats(ConsumerEndpointImpl* consumer) {

@@ -120,8 +120,11 @@ class TracingServiceImpl : public TracingService {
 
   // Session helpers.
   Session* SessionOf(ConsumerEndpointImpl* consumer);
-  void SetUpInstance(Session* session, ProducerState* producer,
-                     const protos::gen::TraceConfig_DataSource& cfg_ds);
+  // The new instance (set up on the producer), or null when |producer|
+  // does not match |cfg_ds|. Valid until the session's instances change.
+  DataSourceInstance* SetUpInstance(
+      Session* session, ProducerState* producer,
+      const protos::gen::TraceConfig_DataSource& cfg_ds);
   void FinishDisable(uint64_t session_id);
   void CompleteFlush(uint64_t session_id, FlushRequestId id, bool success);
   TraceBuffer* BufferById(uint32_t buffer_id);
