@@ -1,0 +1,238 @@
+// zt::DataSource<T>: a custom source of trace data. Derive from it, register
+// it once, and write packets from any thread with Trace():
+//
+//   class MySource : public zt::DataSource<MySource> {
+//    public:
+//     void OnStart(const StartArgs&) override { ... }
+//   };
+//
+//   zt::protos::gen::DataSourceDescriptor desc;
+//   desc.set_name("com.example.my_source");
+//   MySource::Register(desc);
+//   ...
+//   MySource::Trace([](MySource::TraceContext ctx) {
+//     auto packet = ctx.NewTracePacket();
+//     packet->set_timestamp(...);
+//   });
+//
+// While no session has the data source enabled, Trace() costs one relaxed
+// atomic load and a branch. Each session enabling it gets its own instance
+// (a T object, up to 8 at once); the lambda runs once per active instance,
+// with a TraceWriter of that instance owned by the calling thread.
+
+#ifndef ZT_TRACING_DATA_SOURCE_H_
+#define ZT_TRACING_DATA_SOURCE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+
+#include "zt/common/data_source_descriptor.gen.h"
+#include "zt/config/data_source_config.gen.h"
+#include "zt/ext/tracing/core/trace_writer.h"
+#include "zt/tracing/internal/data_source_internal.h"
+
+namespace zt {
+
+// The callbacks of one instance. They run on the tracing service's thread,
+// with the instance's lock held: keep them short.
+class DataSourceBase {
+ public:
+  virtual ~DataSourceBase();
+
+  struct SetupArgs {
+    const protos::gen::DataSourceConfig* config = nullptr;
+    uint32_t internal_instance_index = 0;
+  };
+  struct StartArgs {
+    uint32_t internal_instance_index = 0;
+  };
+  class StopArgs {
+   public:
+    virtual ~StopArgs();
+    // Defers the end of the stop: the session waits (up to its stop
+    // timeout) until the returned closure runs. Call it once, from any
+    // thread, when the last data is written and flushed.
+    virtual std::function<void()> HandleStopAsynchronously() const = 0;
+    uint32_t internal_instance_index = 0;
+  };
+  struct FlushArgs {
+    uint32_t internal_instance_index = 0;
+  };
+
+  virtual void OnSetup(const SetupArgs&) {}
+  virtual void OnStart(const StartArgs&) {}
+  virtual void OnStop(const StopArgs&) {}
+  virtual void OnFlush(const FlushArgs&) {}
+};
+
+// Per data source type options. Derive and override what differs.
+struct DefaultDataSourceTraits {
+  // State per instance and per thread, reset when the service asks to clear
+  // incremental state (void: none). Must be default-constructible.
+  using IncrementalStateType = void;
+  // State per instance and per thread, kept for the instance's life.
+  using TlsStateType = void;
+};
+
+template <typename DataSourceType, typename Traits = DefaultDataSourceTraits>
+class DataSource : public DataSourceBase {
+ public:
+  // What to do when the shared memory buffer is full: drop (default; the
+  // loss is counted and marked in the trace) or stall the writing thread
+  // briefly first. A T may declare its own kBufferExhaustedPolicy.
+  static constexpr BufferExhaustedPolicy kBufferExhaustedPolicy =
+      BufferExhaustedPolicy::kDrop;
+
+  // The data source object of an instance, locked while the handle lives.
+  class LockedHandle {
+   public:
+    LockedHandle() = default;
+    LockedHandle(std::unique_lock<std::mutex> lock, DataSourceType* ds)
+        : lock_(std::move(lock)), ds_(ds) {}
+    DataSourceType* operator->() const { return ds_; }
+    DataSourceType& operator*() const { return *ds_; }
+    explicit operator bool() const { return ds_ != nullptr; }
+
+   private:
+    std::unique_lock<std::mutex> lock_;
+    DataSourceType* ds_ = nullptr;
+  };
+
+  class TraceContext {
+   public:
+    // A packet in this instance's sequence; finalized when the handle dies.
+    TraceWriter::TracePacketHandle NewTracePacket() {
+      return tls_->trace_writer->NewTracePacket();
+    }
+    // Hands this thread's partly filled chunk to the service now. Without
+    // it, a thread's current chunk reaches the service when it fills, when
+    // the thread exits, or by scraping at flush and stop; scraping takes
+    // every packet but the thread's last one (which could still grow).
+    void Flush() { tls_->trace_writer->Flush(); }
+
+    // This thread's incremental state for the instance: created on first
+    // use, recreated after the service asked to clear incremental state.
+    template <typename T = Traits>
+    typename T::IncrementalStateType* GetIncrementalState() {
+      using State = typename T::IncrementalStateType;
+      static_assert(!std::is_void<State>::value,
+                    "declare IncrementalStateType in the data source traits");
+      const uint32_t gen =
+          instance_->incremental_generation.load(std::memory_order_acquire);
+      if (!tls_->incremental_state || tls_->incremental_generation != gen) {
+        tls_->incremental_state = std::make_shared<State>();
+        tls_->incremental_generation = gen;
+      }
+      return static_cast<State*>(tls_->incremental_state.get());
+    }
+
+    // This thread's custom state for the instance, created on first use.
+    template <typename T = Traits>
+    typename T::TlsStateType& GetCustomTlsState() {
+      using State = typename T::TlsStateType;
+      static_assert(!std::is_void<State>::value,
+                    "declare TlsStateType in the data source traits");
+      if (!tls_->custom_state)
+        tls_->custom_state = std::make_shared<State>();
+      return *static_cast<State*>(tls_->custom_state.get());
+    }
+
+    // Locks the instance and returns its data source object; empty if the
+    // instance stopped since Trace() started this call.
+    LockedHandle GetDataSourceLocked() {
+      std::unique_lock<std::mutex> lock(instance_->lock);
+      if (instance_->generation.load(std::memory_order_acquire) !=
+              tls_->generation ||
+          !instance_->data_source) {
+        return LockedHandle();
+      }
+      return LockedHandle(
+          std::move(lock),
+          static_cast<DataSourceType*>(instance_->data_source.get()));
+    }
+
+    uint32_t instance_index() const { return index_; }
+
+   private:
+    friend class DataSource;
+    TraceContext(internal::DataSourceInstanceState* instance,
+                 internal::DataSourceInstanceThreadLocalState* tls,
+                 uint32_t index)
+        : instance_(instance), tls_(tls), index_(index) {}
+
+    internal::DataSourceInstanceState* instance_;
+    internal::DataSourceInstanceThreadLocalState* tls_;
+    uint32_t index_;
+  };
+
+  // Calls |fn(TraceContext)| once per active instance. One relaxed atomic
+  // load when there is none. Thread-safe; not reentrant for the same type.
+  template <typename Lambda>
+  static void Trace(Lambda fn) {
+    const uint32_t valid =
+        static_state_.valid_instances.load(std::memory_order_relaxed);
+    if (ZT_LIKELY(valid == 0))
+      return;
+    TraceWithInstances(fn);
+  }
+
+  // Makes the data source known to the tracing service. Tracing must be
+  // initialized. False if the name is empty or taken. Thread-safe.
+  static bool Register(const protos::gen::DataSourceDescriptor& descriptor) {
+    internal::TracingMuxer* muxer = internal::TracingMuxer::Get();
+    if (!muxer)
+      return false;
+    return muxer->RegisterDataSource(
+        descriptor,
+        [] { return std::unique_ptr<DataSourceBase>(new DataSourceType()); },
+        &static_state_);
+  }
+
+ private:
+  template <typename Lambda>
+  ZT_NOINLINE static void TraceWithInstances(Lambda& fn) {
+    // Acquire: the slots' fields were written before their bits were set.
+    const uint32_t valid =
+        static_state_.valid_instances.load(std::memory_order_acquire);
+    for (uint32_t i = 0; i < internal::kMaxDataSourceInstances; i++) {
+      if (!(valid & (1u << i)))
+        continue;
+      internal::DataSourceInstanceState& instance = static_state_.instances[i];
+      internal::DataSourceInstanceThreadLocalState& tls = tls_state_.instances[i];
+      const uint64_t generation =
+          instance.generation.load(std::memory_order_acquire);
+      if (!tls.trace_writer || tls.generation != generation) {
+        // A new instance in this slot: the old writer returns its chunk.
+        tls.trace_writer.reset();
+        tls.incremental_state.reset();
+        tls.custom_state.reset();
+        tls.generation = generation;
+        internal::TracingMuxer* muxer = internal::TracingMuxer::Get();
+        if (muxer) {
+          tls.trace_writer = muxer->CreateTraceWriter(
+              &static_state_, i, generation, DataSourceType::kBufferExhaustedPolicy);
+        }
+        if (!tls.trace_writer)
+          continue;
+      }
+      fn(TraceContext(&instance, &tls, i));
+    }
+  }
+
+  static internal::DataSourceStaticState static_state_;
+  static thread_local internal::DataSourceThreadLocalState tls_state_;
+};
+
+template <typename D, typename T>
+internal::DataSourceStaticState DataSource<D, T>::static_state_;
+template <typename D, typename T>
+thread_local internal::DataSourceThreadLocalState DataSource<D, T>::tls_state_;
+
+}  // namespace zt
+
+#endif  // ZT_TRACING_DATA_SOURCE_H_

@@ -1,0 +1,95 @@
+// Internals of zt::DataSource<T>, public only because the template needs
+// them: the per-type static state (which of the 8 instance slots trace) and
+// the per-thread state (each slot's TraceWriter and incremental state).
+// Users never touch these directly.
+
+#ifndef ZT_TRACING_INTERNAL_DATA_SOURCE_INTERNAL_H_
+#define ZT_TRACING_INTERNAL_DATA_SOURCE_INTERNAL_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "zt/common/data_source_descriptor.gen.h"
+#include "zt/ext/tracing/core/shared_memory_arbiter.h"
+#include "zt/ext/tracing/core/trace_writer.h"
+
+namespace zt {
+
+class DataSourceBase;
+
+namespace internal {
+
+// Concurrent sessions one data source type can be in at once.
+constexpr uint32_t kMaxDataSourceInstances = 8;
+
+// One instance slot. The muxer (service thread) fills it under |lock|;
+// writer threads read |generation| (acquire) and then the plain fields,
+// which were written before the generation was bumped (release).
+struct DataSourceInstanceState {
+  std::mutex lock;  // Held around OnSetup/OnStart/OnStop, and by users.
+  std::atomic<uint64_t> generation{0};  // +1 at every setup of the slot.
+  std::atomic<uint32_t> incremental_generation{0};  // +1 per clear request.
+  uint32_t target_buffer = 0;
+  uint64_t instance_id = 0;
+  bool in_use = false;  // Slot taken (setup .. stopped); under the muxer lock.
+  std::unique_ptr<DataSourceBase> data_source;
+};
+
+struct DataSourceStaticState {
+  // Bit i set: slot i is started and Trace() writes into it. Cleared before
+  // the instance's OnStop runs.
+  std::atomic<uint32_t> valid_instances{0};
+  DataSourceInstanceState instances[kMaxDataSourceInstances];
+};
+
+// What one thread keeps for one slot.
+struct DataSourceInstanceThreadLocalState {
+  std::unique_ptr<TraceWriter> trace_writer;
+  uint64_t generation = 0;  // Of the slot when the writer was made.
+  std::shared_ptr<void> incremental_state;
+  uint32_t incremental_generation = 0;
+  std::shared_ptr<void> custom_state;
+};
+
+struct DataSourceThreadLocalState {
+  DataSourceInstanceThreadLocalState instances[kMaxDataSourceInstances];
+};
+
+using DataSourceFactory = std::function<std::unique_ptr<DataSourceBase>()>;
+
+// The process-wide backend glue the template talks to (src/tracing/sdk).
+class TracingMuxer {
+ public:
+  // Null before Tracing::Initialize().
+  static TracingMuxer* Get();
+  virtual ~TracingMuxer();
+
+  // Makes |state|'s type known to the service under |descriptor|'s name.
+  // False if the name is empty or already registered. Thread-safe.
+  virtual bool RegisterDataSource(
+      const protos::gen::DataSourceDescriptor& descriptor,
+      DataSourceFactory factory, DataSourceStaticState* state) = 0;
+
+  // A writer for slot |index| of |state| as of |generation|, or null if the
+  // slot moved on (stopped, reused). Called on the writing thread.
+  virtual std::unique_ptr<TraceWriter> CreateTraceWriter(
+      DataSourceStaticState* state, uint32_t index, uint64_t generation,
+      BufferExhaustedPolicy policy) = 0;
+
+  // Tells the service that instance |instance_id| finished stopping
+  // (deferred stops). Thread-safe, idempotent per instance.
+  virtual void NotifyStopped(DataSourceStaticState* state, uint32_t index,
+                             uint64_t instance_id) = 0;
+
+ protected:
+  static void SetInstance(TracingMuxer* muxer);
+};
+
+}  // namespace internal
+}  // namespace zt
+
+#endif  // ZT_TRACING_INTERNAL_DATA_SOURCE_INTERNAL_H_

@@ -1,0 +1,242 @@
+// DataSource<T> through the in-process backend: lifecycle callbacks,
+// Trace() only while a session has the source, per-instance state,
+// concurrent sessions, deferred stop.
+
+#include "zt/tracing/data_source.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "zt/trace/trace.pbzero.h"
+#include "zt/trace/trace_packet.pbzero.h"
+#include "zt/tracing/tracing.h"
+
+namespace zt {
+namespace {
+
+using protos::pbzero::TracePacket_Decoder;
+
+struct Events {
+  std::mutex mutex;
+  std::vector<std::string> log;
+  void Add(const std::string& e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    log.push_back(e);
+  }
+  std::vector<std::string> Get() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return log;
+  }
+};
+Events g_events;
+
+class TestSource : public DataSource<TestSource> {
+ public:
+  void OnSetup(const SetupArgs& args) override {
+    g_events.Add("setup:" + args.config->name());
+  }
+  void OnStart(const StartArgs&) override { g_events.Add("start"); }
+  void OnStop(const StopArgs&) override { g_events.Add("stop"); }
+  int value = 42;
+};
+
+struct CountingState {
+  int packets = 0;
+};
+struct IncrementalTraits : DefaultDataSourceTraits {
+  using IncrementalStateType = CountingState;
+};
+class IncrementalSource : public DataSource<IncrementalSource, IncrementalTraits> {};
+
+// Defers its stop until the test releases it.
+class SlowStopSource : public DataSource<SlowStopSource> {
+ public:
+  void OnStop(const StopArgs& args) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    finish = args.HandleStopAsynchronously();
+    cv.notify_all();
+  }
+  static std::mutex mutex;
+  static std::condition_variable cv;
+  static std::function<void()> finish;
+};
+std::mutex SlowStopSource::mutex;
+std::condition_variable SlowStopSource::cv;
+std::function<void()> SlowStopSource::finish;
+
+protos::gen::TraceConfig ConfigFor(const std::string& name) {
+  protos::gen::TraceConfig cfg;
+  auto* buf = cfg.add_buffers();
+  buf->set_size_kb(1024);
+  buf->set_fill_policy(protos::gen::TraceConfig_BufferConfig_FillPolicy_DISCARD);
+  cfg.add_data_sources()->mutable_config()->set_name(name);
+  return cfg;
+}
+
+// Timestamps of the packets on producer sequences, in trace order.
+std::vector<uint64_t> Timestamps(const std::vector<char>& trace) {
+  std::vector<uint64_t> out;
+  protos::pbzero::Trace_Decoder d(reinterpret_cast<const uint8_t*>(trace.data()),
+                                  trace.size());
+  for (auto it = d.packet(); it; ++it) {
+    const protozero::ConstBytes b = *it;
+    TracePacket_Decoder p(b.data, b.size);
+    if (p.trusted_packet_sequence_id() > 1 && p.has_timestamp())
+      out.push_back(p.timestamp());
+  }
+  EXPECT_FALSE(d.parse_error());
+  return out;
+}
+
+class DataSourceTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    TracingInitArgs args;
+    Tracing::Initialize(args);
+    protos::gen::DataSourceDescriptor d;
+    d.set_name("test.source");
+    ASSERT_TRUE(TestSource::Register(d));
+    ASSERT_FALSE(TestSource::Register(d)) << "names are unique";
+    d.set_name("test.incremental");
+    ASSERT_TRUE(IncrementalSource::Register(d));
+    d.set_name("test.slow_stop");
+    ASSERT_TRUE(SlowStopSource::Register(d));
+  }
+};
+
+TEST_F(DataSourceTest, TracesOnlyWhileASessionHasIt) {
+  int calls = 0;
+  TestSource::Trace([&](TestSource::TraceContext) { calls++; });
+  EXPECT_EQ(calls, 0);
+
+  auto session = Tracing::NewTrace();
+  ASSERT_TRUE(session);
+  session->Setup(ConfigFor("test.source"));
+  session->StartBlocking();
+  for (uint64_t i = 0; i < 1000; i++) {
+    TestSource::Trace([&](TestSource::TraceContext ctx) {
+      calls++;
+      ctx.NewTracePacket()->set_timestamp(i);
+      auto ds = ctx.GetDataSourceLocked();
+      ASSERT_TRUE(ds);
+      EXPECT_EQ(ds->value, 42);
+    });
+  }
+  EXPECT_EQ(calls, 1000);
+  // This thread keeps its chunk: the service scrapes it at stop, all but
+  // the last packet (which could still grow). Flushing commits it whole.
+  TestSource::Trace([](TestSource::TraceContext ctx) { ctx.Flush(); });
+  session->StopBlocking();
+  TestSource::Trace([&](TestSource::TraceContext) { calls++; });
+  EXPECT_EQ(calls, 1000);
+
+  std::vector<uint64_t> ts = Timestamps(session->ReadTraceBlocking());
+  ASSERT_EQ(ts.size(), 1000u);
+  for (uint64_t i = 0; i < 1000; i++)
+    EXPECT_EQ(ts[i], i);
+  const std::vector<std::string> log = g_events.Get();
+  ASSERT_GE(log.size(), 3u);
+  EXPECT_EQ(log[log.size() - 3], "setup:test.source");
+  EXPECT_EQ(log[log.size() - 2], "start");
+  EXPECT_EQ(log[log.size() - 1], "stop");
+}
+
+TEST_F(DataSourceTest, TwoSessionsEachGetEveryPacket) {
+  auto s1 = Tracing::NewTrace();
+  auto s2 = Tracing::NewTrace();
+  s1->Setup(ConfigFor("test.source"));
+  s2->Setup(ConfigFor("test.source"));
+  s1->StartBlocking();
+  s2->StartBlocking();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; t++) {
+    threads.emplace_back([t] {
+      for (uint64_t i = 0; i < 500; i++) {
+        TestSource::Trace([&](TestSource::TraceContext ctx) {
+          ctx.NewTracePacket()->set_timestamp(static_cast<uint64_t>(t) * 1000 + i);
+        });
+      }
+    });
+  }
+  for (auto& t : threads)
+    t.join();  // Thread exit returns each thread's chunks.
+  s1->StopBlocking();
+  s2->StopBlocking();
+  for (auto* s : {s1.get(), s2.get()}) {
+    std::vector<uint64_t> ts = Timestamps(s->ReadTraceBlocking());
+    ASSERT_EQ(ts.size(), 2000u);
+    std::vector<uint64_t> last(4, 0);
+    std::vector<bool> seen(4, false);
+    for (uint64_t v : ts) {  // Per thread, in order.
+      const size_t t = static_cast<size_t>(v / 1000);
+      ASSERT_LT(t, 4u);
+      if (seen[t]) {
+        EXPECT_GT(v, last[t]);
+      }
+      seen[t] = true;
+      last[t] = v;
+    }
+  }
+}
+
+TEST_F(DataSourceTest, IncrementalStateIsPerInstanceAndThread) {
+  auto session = Tracing::NewTrace();
+  session->Setup(ConfigFor("test.incremental"));
+  session->StartBlocking();
+  int seen = 0;
+  for (int i = 0; i < 10; i++) {
+    IncrementalSource::Trace([&](IncrementalSource::TraceContext ctx) {
+      seen = ++ctx.GetIncrementalState()->packets;
+    });
+  }
+  EXPECT_EQ(seen, 10);
+  std::thread other([&] {
+    IncrementalSource::Trace([&](IncrementalSource::TraceContext ctx) {
+      seen = ++ctx.GetIncrementalState()->packets;
+    });
+  });
+  other.join();
+  EXPECT_EQ(seen, 1);
+  session->StopBlocking();
+}
+
+TEST_F(DataSourceTest, DeferredStopHoldsTheSessionUntilReleased) {
+  auto session = Tracing::NewTrace();
+  auto cfg = ConfigFor("test.slow_stop");
+  cfg.set_data_source_stop_timeout_ms(60 * 1000);
+  session->Setup(cfg);
+  session->StartBlocking();
+  std::atomic<bool> stopped{false};
+  session->SetOnStopCallback([&] { stopped = true; });
+  session->Stop();
+  std::function<void()> finish;
+  {
+    std::unique_lock<std::mutex> lock(SlowStopSource::mutex);
+    SlowStopSource::cv.wait(lock, [] { return bool(SlowStopSource::finish); });
+    finish = SlowStopSource::finish;
+  }
+  EXPECT_FALSE(stopped.load());  // Waiting for the data source.
+  std::thread([finish] { finish(); }).join();
+  session->StopBlocking();
+  EXPECT_TRUE(stopped.load());
+}
+
+TEST_F(DataSourceTest, RefusedConfigsReportAnError) {
+  auto session = Tracing::NewTrace();
+  protos::gen::TraceConfig cfg;  // No buffers.
+  std::string error;
+  session->SetOnErrorCallback([&](const std::string& e) { error = e; });
+  session->Setup(cfg);
+  session->StartBlocking();
+  session->StopBlocking();
+  EXPECT_NE(error.find("no buffers"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zt

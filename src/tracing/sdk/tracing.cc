@@ -1,0 +1,238 @@
+// zt::Tracing and the in-process TracingSession: a Consumer of the service
+// whose calls are posted to the service's task runner.
+
+#include "zt/tracing/tracing.h"
+
+#include <unistd.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <utility>
+
+#include "src/tracing/sdk/tracing_muxer_impl.h"
+#include "src/tracing/service/service_packets.h"
+
+namespace zt {
+
+TracingSession::~TracingSession() = default;
+
+namespace {
+
+using internal::TracingMuxerImpl;
+
+class TracingSessionImpl : public TracingSession, public Consumer {
+ public:
+  explicit TracingSessionImpl(TracingMuxerImpl* muxer)
+      : muxer_(muxer), runner_(muxer->task_runner()) {
+    runner_->PostTaskAndWait([this] {
+      endpoint_ = muxer_->service()->ConnectConsumer(
+          this, static_cast<int32_t>(getuid()));
+    });
+  }
+
+  ~TracingSessionImpl() override {
+    // Tasks posted before run first (FIFO), so none outlives |this|.
+    auto disconnect = [this] { endpoint_.reset(); };
+    if (runner_->RunsTasksOnCurrentThread())
+      disconnect();
+    else
+      runner_->PostTaskAndWait(disconnect);
+    if (fd_ >= 0)
+      close(fd_);
+  }
+
+  void Setup(const protos::gen::TraceConfig& config, int fd) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    config_ = config;
+    if (fd >= 0) {
+      config_.set_write_into_file(true);
+      fd_ = fd;
+    }
+  }
+
+  void Start() override { runner_->PostTask(StartTask()); }
+  void StartBlocking() override { runner_->PostTaskAndWait(StartTask()); }
+
+  void Stop() override {
+    runner_->PostTask([this] { StopOnRunner(); });
+  }
+  void StopBlocking() override {
+    Stop();
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this] { return stopped_; });
+  }
+
+  void Flush(std::function<void(bool)> done, uint32_t timeout_ms) override {
+    runner_->PostTask([this, done = std::move(done), timeout_ms]() mutable {
+      endpoint_->Flush(timeout_ms, std::move(done));
+    });
+  }
+  bool FlushBlocking(uint32_t timeout_ms) override {
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false, result = false;
+    Flush(
+        [&](bool ok) {
+          std::lock_guard<std::mutex> lock(m);
+          done = true;
+          result = ok;
+          cv.notify_all();
+        },
+        timeout_ms);
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return done; });
+    return result;
+  }
+
+  void ReadTrace(std::function<void(ReadTraceCallbackArgs)> cb) override {
+    runner_->PostTask([this, cb = std::move(cb)]() mutable {
+      read_cb_ = std::move(cb);
+      endpoint_->ReadBuffers();  // Delivers every batch before returning.
+      read_cb_ = nullptr;
+    });
+  }
+  std::vector<char> ReadTraceBlocking() override {
+    std::vector<char> out;
+    runner_->PostTaskAndWait([&] {
+      read_cb_ = [&](ReadTraceCallbackArgs args) {
+        out.insert(out.end(), args.data, args.data + args.size);
+      };
+      endpoint_->ReadBuffers();
+      read_cb_ = nullptr;
+    });
+    return out;
+  }
+
+  void GetTraceStats(std::function<void(GetTraceStatsCallbackArgs)> cb) override {
+    runner_->PostTask([this, cb = std::move(cb)]() mutable {
+      stats_cb_ = std::move(cb);
+      endpoint_->GetTraceStats();
+      stats_cb_ = nullptr;
+    });
+  }
+  GetTraceStatsCallbackArgs GetTraceStatsBlocking() override {
+    GetTraceStatsCallbackArgs result;
+    runner_->PostTaskAndWait([&] {
+      stats_cb_ = [&](GetTraceStatsCallbackArgs args) { result = std::move(args); };
+      endpoint_->GetTraceStats();
+      stats_cb_ = nullptr;
+    });
+    return result;
+  }
+
+  void SetOnStopCallback(std::function<void()> cb) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    on_stop_ = std::move(cb);
+  }
+  void SetOnErrorCallback(std::function<void(const std::string&)> cb) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    on_error_ = std::move(cb);
+  }
+
+  // Consumer (service thread).
+  void OnConnect() override {}
+  void OnDisconnect() override {}
+  void OnTracingDisabled(const std::string& error) override {
+    std::function<void()> on_stop;
+    std::function<void(const std::string&)> on_error;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      on_stop = on_stop_;
+      on_error = on_error_;
+    }
+    // Callbacks first: StopBlocking() returns after they ran.
+    if (!error.empty() && on_error)
+      on_error(error);
+    if (on_stop)
+      on_stop();
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+  void OnTraceData(std::vector<ConsumerPacket> packets, bool has_more) override {
+    std::vector<uint8_t> bytes;
+    for (const ConsumerPacket& p : packets)
+      AppendAsTracePacketField(p.data, &bytes);
+    if (read_cb_) {
+      ReadTraceCallbackArgs args;
+      args.data = reinterpret_cast<const char*>(bytes.data());
+      args.size = bytes.size();
+      args.has_more = has_more;
+      read_cb_(args);
+    }
+  }
+  void OnTraceStats(bool success, const protos::gen::TraceStats& stats) override {
+    if (!stats_cb_)
+      return;
+    GetTraceStatsCallbackArgs args;
+    args.success = success;
+    const std::string bytes = stats.SerializeAsString();
+    args.trace_stats_data.assign(bytes.begin(), bytes.end());
+    stats_cb_(std::move(args));
+  }
+
+ private:
+  std::function<void()> StartTask() {
+    return [this] {
+      protos::gen::TraceConfig config;
+      int fd;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (started_)
+          return;
+        started_ = true;
+        config = config_;
+        fd = fd_;
+        fd_ = -1;  // The service owns it now.
+      }
+      endpoint_->EnableTracing(config, fd);
+    };
+  }
+
+  void StopOnRunner() {
+    bool never_started;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      never_started = !started_;
+    }
+    if (never_started) {
+      OnTracingDisabled("");  // Nothing to stop: report it stopped.
+      return;
+    }
+    endpoint_->DisableTracing();
+  }
+
+  TracingMuxerImpl* const muxer_;
+  base::ThreadTaskRunner* const runner_;
+  std::unique_ptr<ConsumerEndpoint> endpoint_;  // Runner thread only.
+  std::function<void(ReadTraceCallbackArgs)> read_cb_;       // Runner thread.
+  std::function<void(GetTraceStatsCallbackArgs)> stats_cb_;  // Runner thread.
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  protos::gen::TraceConfig config_;
+  int fd_ = -1;
+  bool started_ = false;
+  bool stopped_ = false;
+  std::function<void()> on_stop_;
+  std::function<void(const std::string&)> on_error_;
+};
+
+}  // namespace
+
+void Tracing::Initialize(const TracingInitArgs& args) {
+  TracingMuxerImpl::InitializeInstance(args);
+}
+
+bool Tracing::IsInitialized() {
+  return internal::TracingMuxer::Get() != nullptr;
+}
+
+std::unique_ptr<TracingSession> Tracing::NewTrace(BackendType backend) {
+  TracingMuxerImpl* muxer = TracingMuxerImpl::instance();
+  if (!muxer || (backend != kUnspecifiedBackend && backend != kInProcessBackend))
+    return nullptr;
+  return std::unique_ptr<TracingSession>(new TracingSessionImpl(muxer));
+}
+
+}  // namespace zt

@@ -1,0 +1,295 @@
+#include "src/tracing/sdk/tracing_muxer_impl.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <utility>
+
+#include "zt/tracing/data_source.h"
+
+namespace zt {
+
+DataSourceBase::~DataSourceBase() = default;
+DataSourceBase::StopArgs::~StopArgs() = default;
+
+namespace internal {
+
+namespace {
+
+std::atomic<TracingMuxer*> g_muxer{nullptr};
+std::mutex g_init_mutex;
+
+// The StopArgs of one OnStop call: remembers whether the data source took
+// over the end of the stop.
+class StopArgsImpl : public DataSourceBase::StopArgs {
+ public:
+  StopArgsImpl(TracingMuxer* muxer, DataSourceStaticState* state,
+               uint32_t index, uint64_t instance_id)
+      : muxer_(muxer), state_(state), instance_id_(instance_id) {
+    internal_instance_index = index;
+  }
+  std::function<void()> HandleStopAsynchronously() const override {
+    deferred_ = true;
+    TracingMuxer* muxer = muxer_;
+    DataSourceStaticState* state = state_;
+    const uint32_t index = internal_instance_index;
+    const uint64_t id = instance_id_;
+    return [muxer, state, index, id] { muxer->NotifyStopped(state, index, id); };
+  }
+  bool deferred() const { return deferred_; }
+
+ private:
+  TracingMuxer* muxer_;
+  DataSourceStaticState* state_;
+  uint64_t instance_id_;
+  mutable bool deferred_ = false;
+};
+
+}  // namespace
+
+TracingMuxer::~TracingMuxer() = default;
+
+TracingMuxer* TracingMuxer::Get() {
+  return g_muxer.load(std::memory_order_acquire);
+}
+
+void TracingMuxer::SetInstance(TracingMuxer* muxer) {
+  g_muxer.store(muxer, std::memory_order_release);
+}
+
+void TracingMuxerImpl::InitializeInstance(const TracingInitArgs& args) {
+  std::lock_guard<std::mutex> guard(g_init_mutex);
+  if (Get())
+    return;
+  SetInstance(new TracingMuxerImpl(args));  // Never deleted, on purpose.
+}
+
+TracingMuxerImpl* TracingMuxerImpl::instance() {
+  return static_cast<TracingMuxerImpl*>(Get());
+}
+
+TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
+    : task_runner_("zt.service") {
+  TracingService::ProducerOptions options;
+  options.name = "zt.process." + std::to_string(getpid());
+  options.uid = static_cast<int32_t>(getuid());
+  options.pid = static_cast<int32_t>(getpid());
+  options.shm_size_hint_bytes = size_t{args.shmem_size_hint_kb} * 1024;
+  options.shm_page_size_hint_bytes = size_t{args.shmem_page_size_hint_kb} * 1024;
+  task_runner_.PostTaskAndWait([&] {
+    service_ = TracingService::Create(&task_runner_);
+    producer_endpoint_ = service_->ConnectProducer(this, options);
+    arbiter_.reset(new SharedMemoryArbiter(
+        producer_endpoint_->shared_memory(),
+        producer_endpoint_->shared_memory_size(),
+        producer_endpoint_->shared_memory_page_size(), this));
+  });
+}
+
+TracingMuxerImpl::~TracingMuxerImpl() = default;
+
+bool TracingMuxerImpl::RegisterDataSource(
+    const protos::gen::DataSourceDescriptor& descriptor,
+    DataSourceFactory factory, DataSourceStaticState* state) {
+  if (descriptor.name().empty())
+    return false;
+  protos::gen::DataSourceDescriptor desc = descriptor;
+  // Every SDK data source may defer its stop: the service waits for us.
+  desc.set_will_notify_on_stop(true);
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const Registered& r : registry_) {
+      if (r.descriptor.name() == desc.name())
+        return false;
+    }
+    registry_.push_back(Registered{desc, std::move(factory), state});
+  }
+  // Synchronous, so that a session started right after sees it.
+  auto do_register = [this, desc] { producer_endpoint_->RegisterDataSource(desc); };
+  if (task_runner_.RunsTasksOnCurrentThread())
+    do_register();
+  else
+    task_runner_.PostTaskAndWait(do_register);
+  return true;
+}
+
+bool TracingMuxerImpl::FindInstance(DataSourceInstanceId id, InstanceRef* ref) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  auto it = instances_.find(id);
+  if (it == instances_.end())
+    return false;
+  *ref = it->second;
+  return true;
+}
+
+void TracingMuxerImpl::SetupDataSource(
+    DataSourceInstanceId id, const protos::gen::DataSourceConfig& config) {
+  DataSourceStaticState* state = nullptr;
+  DataSourceFactory factory;
+  uint32_t index = kMaxDataSourceInstances;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const Registered& r : registry_) {
+      if (r.descriptor.name() == config.name()) {
+        state = r.state;
+        factory = r.factory;
+        break;
+      }
+    }
+    if (!state)
+      return;  // Unregistered meanwhile: the stop is acknowledged as unknown.
+    for (uint32_t i = 0; i < kMaxDataSourceInstances; i++) {
+      if (!state->instances[i].in_use) {
+        index = i;
+        break;
+      }
+    }
+    if (index == kMaxDataSourceInstances)
+      return;  // Already in 8 sessions: this one goes without it.
+    state->instances[index].in_use = true;
+    instances_[id] = InstanceRef{state, index};
+  }
+  DataSourceInstanceState& slot = state->instances[index];
+  std::lock_guard<std::mutex> slot_guard(slot.lock);
+  slot.data_source = factory();
+  slot.target_buffer = config.target_buffer();
+  slot.instance_id = id;
+  slot.generation.fetch_add(1, std::memory_order_release);
+  DataSourceBase::SetupArgs args;
+  args.config = &config;
+  args.internal_instance_index = index;
+  slot.data_source->OnSetup(args);
+}
+
+void TracingMuxerImpl::StartDataSource(DataSourceInstanceId id,
+                                       const protos::gen::DataSourceConfig&) {
+  InstanceRef ref;
+  if (!FindInstance(id, &ref))
+    return;
+  DataSourceInstanceState& slot = ref.state->instances[ref.index];
+  {
+    std::lock_guard<std::mutex> slot_guard(slot.lock);
+    DataSourceBase::StartArgs args;
+    args.internal_instance_index = ref.index;
+    slot.data_source->OnStart(args);
+  }
+  ref.state->valid_instances.fetch_or(1u << ref.index, std::memory_order_release);
+}
+
+void TracingMuxerImpl::StopDataSource(DataSourceInstanceId id) {
+  InstanceRef ref;
+  if (!FindInstance(id, &ref)) {
+    producer_endpoint_->NotifyDataSourceStopped(id);  // Never set up here.
+    return;
+  }
+  ref.state->valid_instances.fetch_and(~(1u << ref.index),
+                                       std::memory_order_release);
+  DataSourceInstanceState& slot = ref.state->instances[ref.index];
+  StopArgsImpl args(this, ref.state, ref.index, id);
+  {
+    std::lock_guard<std::mutex> slot_guard(slot.lock);
+    slot.data_source->OnStop(args);
+  }
+  if (!args.deferred())
+    FinishStop(ref.state, ref.index, id);
+}
+
+void TracingMuxerImpl::NotifyStopped(DataSourceStaticState* state,
+                                     uint32_t index, uint64_t instance_id) {
+  task_runner_.PostTask(
+      [this, state, index, instance_id] { FinishStop(state, index, instance_id); });
+}
+
+void TracingMuxerImpl::FinishStop(DataSourceStaticState* state, uint32_t index,
+                                  DataSourceInstanceId id) {
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    auto it = instances_.find(id);
+    if (it == instances_.end() || it->second.state != state ||
+        it->second.index != index) {
+      return;  // Finished already (a deferred closure called twice).
+    }
+    instances_.erase(it);
+  }
+  DataSourceInstanceState& slot = state->instances[index];
+  {
+    std::lock_guard<std::mutex> slot_guard(slot.lock);
+    slot.data_source.reset();
+    slot.instance_id = 0;
+  }
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    slot.in_use = false;
+  }
+  // Chunks completed but not yet committed (the arbiter batches them) go
+  // out first; the acknowledgement follows them on the same FIFO, so the
+  // service has them before it scrapes and closes the session.
+  arbiter_->FlushPendingCommitData();
+  task_runner_.PostTask([this, id] { producer_endpoint_->NotifyDataSourceStopped(id); });
+}
+
+void TracingMuxerImpl::Flush(FlushRequestId request,
+                             const std::vector<DataSourceInstanceId>& ids) {
+  for (DataSourceInstanceId id : ids) {
+    InstanceRef ref;
+    if (!FindInstance(id, &ref))
+      continue;
+    DataSourceInstanceState& slot = ref.state->instances[ref.index];
+    std::lock_guard<std::mutex> slot_guard(slot.lock);
+    if (slot.data_source) {
+      DataSourceBase::FlushArgs args;
+      args.internal_instance_index = ref.index;
+      slot.data_source->OnFlush(args);
+    }
+  }
+  // Chunks still held by writer threads are scraped by the service.
+  arbiter_->FlushPendingCommitData(request);
+}
+
+void TracingMuxerImpl::ClearIncrementalState(
+    const std::vector<DataSourceInstanceId>& ids) {
+  for (DataSourceInstanceId id : ids) {
+    InstanceRef ref;
+    if (FindInstance(id, &ref)) {
+      ref.state->instances[ref.index].incremental_generation.fetch_add(
+          1, std::memory_order_release);
+    }
+  }
+}
+
+void TracingMuxerImpl::OnCommit(CommitData data) {
+  task_runner_.PostTask([this, data = std::move(data)] {
+    producer_endpoint_->CommitData(data);
+  });
+}
+
+std::unique_ptr<TraceWriter> TracingMuxerImpl::CreateTraceWriter(
+    DataSourceStaticState* state, uint32_t index, uint64_t generation,
+    BufferExhaustedPolicy policy) {
+  if (index >= kMaxDataSourceInstances)
+    return nullptr;
+  DataSourceInstanceState& slot = state->instances[index];
+  uint32_t target_buffer;
+  {
+    std::lock_guard<std::mutex> slot_guard(slot.lock);
+    if (slot.generation.load(std::memory_order_relaxed) != generation ||
+        !slot.data_source) {
+      return nullptr;
+    }
+    target_buffer = slot.target_buffer;
+  }
+  std::unique_ptr<TraceWriter> writer =
+      arbiter_->CreateTraceWriter(target_buffer, policy);
+  if (!writer)
+    return nullptr;
+  const uint32_t writer_id = writer->writer_id();
+  // Ahead of any chunk of this writer on the same FIFO: the service knows
+  // where to scrape it to before it can see it.
+  task_runner_.PostTask([this, writer_id, target_buffer] {
+    producer_endpoint_->RegisterTraceWriter(writer_id, target_buffer);
+  });
+  return writer;
+}
+
+}  // namespace internal
+}  // namespace zt
