@@ -86,6 +86,8 @@ class TracingServiceImpl : public TracingService {
     size_t pending_stop_acks = 0;
     std::map<FlushRequestId, PendingFlush> flushes;
     uint64_t invalid_packets = 0;
+    // Buffer id -> packets that carried their writer's own loss mark.
+    std::map<uint32_t, uint64_t> writer_loss_marks;
     bool preamble_emitted = false;  // Config + clock snapshot.
     bool stats_emitted = false;     // The closing TraceStats.
     int fd = -1;                    // write_into_file target, owned.

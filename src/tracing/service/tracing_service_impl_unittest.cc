@@ -472,6 +472,32 @@ TEST_F(TracingServiceTest, WriteIntoFileProducesADecodableTrace) {
   EXPECT_EQ(producer, 500u);
 }
 
+TEST_F(TracingServiceTest, WriterLossMarksAreCountedInTheStats) {
+  FakeProducer p(&runner_, service_.get(), "prod");
+  p.Register("ds");
+  FakeConsumer c(&runner_, service_.get());
+  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(Config("ds")); });
+  TraceWriter* w = p.Writer(p.setups()[0]);
+  for (uint64_t i = 0; i < 5; i++) {
+    auto packet = w->NewTracePacket();
+    // What a writer writes after it had to drop packets (SMB full).
+    if (i == 2 || i == 4)
+      packet->set_previous_packet_dropped(1);
+    packet->set_timestamp(i);
+  }
+  w->Flush();
+  c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
+  c.WaitForDisabled();
+  auto packets = c.ReadAll();
+  TracePacket_Decoder last(packets.back().data(), packets.back().size());
+  ASSERT_TRUE(last.has_trace_stats());
+  protos::gen::TraceStats stats;
+  auto bytes = last.trace_stats();
+  ASSERT_TRUE(stats.ParseFromArray(bytes.data, bytes.size));
+  ASSERT_EQ(stats.buffer_stats().size(), 1u);
+  EXPECT_EQ(stats.buffer_stats()[0].trace_writer_packet_loss(), 2u);
+}
+
 TEST_F(TracingServiceTest, BadConfigsAreRefusedWithAReason) {
   FakeConsumer c(&runner_, service_.get());
   protos::gen::TraceConfig cfg;  // No buffers.

@@ -36,11 +36,16 @@ void TracingServiceImpl::CollectPackets(
       fields.sequence_id = SequenceIdFor(packet.producer_id, packet.writer_id);
       fields.previous_packet_dropped = packet.previous_packet_dropped;
       std::vector<uint8_t> out;
+      bool writer_lost = false;
       if (!StampTrustedFields(packet.data.data(), packet.data.size(), fields,
-                              &out)) {
+                              &out, &writer_lost)) {
         s->invalid_packets++;
         continue;
       }
+      // A writer that dropped packets (SMB full) says so on its next one:
+      // the buffer never saw them, so they are counted here.
+      if (writer_lost)
+        s->writer_loss_marks[buffer_id]++;
       if (!sink(std::move(out)))
         return;
     }
@@ -158,7 +163,10 @@ protos::gen::TraceStats TracingServiceImpl::ComputeStats(
     out->set_readaheads_succeeded(b.readaheads_succeeded);
     out->set_readaheads_failed(b.readaheads_failed);
     out->set_abi_violations(b.abi_violations);
-    out->set_trace_writer_packet_loss(b.trace_writer_packet_loss);
+    auto marks = session.writer_loss_marks.find(id);
+    out->set_trace_writer_packet_loss(
+        b.trace_writer_packet_loss +
+        (marks == session.writer_loss_marks.end() ? 0 : marks->second));
   }
   return stats;
 }

@@ -24,7 +24,8 @@ void AppendVarIntField(uint32_t id, uint64_t value, std::vector<uint8_t>* out) {
 
 bool StampTrustedFields(const uint8_t* packet, size_t size,
                         const TrustedPacketFields& fields,
-                        std::vector<uint8_t>* out) {
+                        std::vector<uint8_t>* out,
+                        bool* producer_marked_loss) {
   out->clear();
   out->reserve(size + 24);
   protozero::ProtoDecoder decoder(packet, size);
@@ -42,6 +43,8 @@ bool StampTrustedFields(const uint8_t* packet, size_t size,
   }
   if (decoder.parse_error())
     return false;
+  if (producer_marked_loss)
+    *producer_marked_loss = has_dropped_mark;
   // int32 fields are sign-extended to 64 bits on the wire, as protobuf does.
   if (fields.uid >= 0)
     AppendVarIntField(kTrustedUid, static_cast<uint64_t>(fields.uid), out);

@@ -23,10 +23,13 @@ struct TrustedPacketFields {
 // Writes to |out| the top-level fields of |packet| except trusted_uid (3),
 // trusted_packet_sequence_id (10) and trusted_pid (79), followed by the
 // values of |fields|. Returns false, leaving |out| unspecified, when
-// |packet| does not parse as a protobuf message. O(size).
+// |packet| does not parse as a protobuf message. |*producer_marked_loss|
+// (if given) tells whether the producer itself wrote previous_packet_dropped
+// (its writer lost packets before this one). O(size).
 bool StampTrustedFields(const uint8_t* packet, size_t size,
                         const TrustedPacketFields& fields,
-                        std::vector<uint8_t>* out);
+                        std::vector<uint8_t>* out,
+                        bool* producer_marked_loss = nullptr);
 
 }  // namespace zt
 
