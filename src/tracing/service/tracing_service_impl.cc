@@ -427,6 +427,13 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
   sessions_[s->id] = std::move(session);
   if (s->fd >= 0)
     SchedulePeriodicWrite(s);
+  if (config.flush_period_ms() > 0)
+    SchedulePeriodic(s->id, config.flush_period_ms(), &TracingServiceImpl::PeriodicFlush);
+  if (config.has_incremental_state_config() &&
+      config.incremental_state_config().clear_period_ms() > 0) {
+    SchedulePeriodic(s->id, config.incremental_state_config().clear_period_ms(),
+                     &TracingServiceImpl::PeriodicClearIncrementalState);
+  }
   for (const auto& cfg_ds : config.data_sources()) {
     for (auto& p : producers_)
       SetUpInstance(s, p.second.get(), cfg_ds);
@@ -446,6 +453,48 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
             (*alive)->DisableTracing(it->second->consumer);
         },
         config.duration_ms());
+  }
+}
+
+void TracingServiceImpl::SchedulePeriodic(uint64_t session_id,
+                                          uint32_t period_ms,
+                                          void (TracingServiceImpl::*task)(Session*)) {
+  period_ms = std::max<uint32_t>(period_ms, 10);
+  std::weak_ptr<TracingServiceImpl*> weak = alive_;
+  task_runner_->PostDelayedTask(
+      [weak, session_id, period_ms, task] {
+        auto alive = weak.lock();
+        if (!alive || !*alive)
+          return;
+        TracingServiceImpl* self = *alive;
+        auto it = self->sessions_.find(session_id);
+        if (it == self->sessions_.end() || it->second->disabled ||
+            it->second->stopping) {
+          return;  // The session ended: so does the period.
+        }
+        (self->*task)(it->second.get());
+        self->SchedulePeriodic(session_id, period_ms, task);
+      },
+      period_ms);
+}
+
+void TracingServiceImpl::PeriodicFlush(Session* s) {
+  if (s->started)
+    Flush(s->consumer, 0, nullptr);
+}
+
+void TracingServiceImpl::PeriodicClearIncrementalState(Session* s) {
+  if (!s->started)
+    return;
+  std::map<uint32_t, std::vector<DataSourceInstanceId>> by_producer;
+  for (const DataSourceInstance& inst : s->instances) {
+    if (!inst.stopped)
+      by_producer[inst.producer_id].push_back(inst.id);
+  }
+  for (const auto& p : by_producer) {
+    auto it = producers_.find(p.first);
+    if (it != producers_.end())
+      it->second->client->ClearIncrementalState(p.second);
   }
 }
 

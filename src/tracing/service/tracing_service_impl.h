@@ -140,6 +140,11 @@ class TracingServiceImpl : public TracingService {
   void CollectPackets(Session* session,
                       const std::function<bool(std::vector<uint8_t>)>& sink);
   void WriteIntoFile(uint64_t session_id);
+  // Runs |task| on the session every |period_ms| while it is running.
+  void SchedulePeriodic(uint64_t session_id, uint32_t period_ms,
+                        void (TracingServiceImpl::*task)(Session*));
+  void PeriodicFlush(Session* session);            // flush_period_ms
+  void PeriodicClearIncrementalState(Session* session);  // clear_period_ms
   void SchedulePeriodicWrite(Session* session);
   void CloseFile(Session* session);
   protos::gen::TraceStats ComputeStats(const Session& session) const;

@@ -112,11 +112,18 @@ class FakeProducer : public Producer, public CommitSink {
   }
   void Flush(FlushRequestId request,
              const std::vector<DataSourceInstanceId>&) override {
+    state_.Update([&] { flushes_++; });
     if (!answer_flush_)
       return;
     arbiter_->FlushPendingCommitData(request);
   }
-  void ClearIncrementalState(const std::vector<DataSourceInstanceId>&) override {}
+  void ClearIncrementalState(const std::vector<DataSourceInstanceId>&) override {
+    state_.Update([&] { clears_++; });
+  }
+  // Waits until the service asked for |n| flushes and |m| clears.
+  void WaitForPeriodic(int n, int m) {
+    state_.WaitFor([&] { return flushes_ >= n && clears_ >= m; });
+  }
 
   // CommitSink (any thread): goes to the service through its task runner.
   void OnCommit(CommitData data) override {
@@ -153,6 +160,8 @@ class FakeProducer : public Producer, public CommitSink {
   Waiter state_;
   std::map<DataSourceInstanceId, protos::gen::DataSourceConfig> configs_;
   std::vector<DataSourceInstanceId> setups_, started_, stopped_;
+  int flushes_ = 0;
+  int clears_ = 0;
 };
 
 class FakeConsumer : public Consumer {
@@ -496,6 +505,19 @@ TEST_F(TracingServiceTest, WriterLossMarksAreCountedInTheStats) {
   ASSERT_TRUE(stats.ParseFromArray(bytes.data, bytes.size));
   ASSERT_EQ(stats.buffer_stats().size(), 1u);
   EXPECT_EQ(stats.buffer_stats()[0].trace_writer_packet_loss(), 2u);
+}
+
+TEST_F(TracingServiceTest, PeriodicFlushAndIncrementalStateClears) {
+  FakeProducer p(&runner_, service_.get(), "prod");
+  p.Register("ds");
+  FakeConsumer c(&runner_, service_.get());
+  auto cfg = Config("ds");
+  cfg.set_flush_period_ms(20);
+  cfg.mutable_incremental_state_config()->set_clear_period_ms(20);
+  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
+  p.WaitForPeriodic(3, 3);  // Hangs (test timeout) if the periods never run.
+  c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
+  c.WaitForDisabled();
 }
 
 TEST_F(TracingServiceTest, BadConfigsAreRefusedWithAReason) {
