@@ -592,7 +592,9 @@ void TracingServiceImpl::Flush(ConsumerEndpointImpl* consumer,
       by_producer[inst.producer_id].push_back(inst.id);
   }
   const FlushRequestId id = next_flush_id_++;
+  s->flushes_requested++;
   if (by_producer.empty()) {
+    s->flushes_succeeded++;
     if (done)
       done(true);
     return;
@@ -642,6 +644,7 @@ void TracingServiceImpl::CompleteFlush(uint64_t session_id, FlushRequestId id,
     return;  // Answered already (the timeout came after the answers).
   std::function<void(bool)> done = std::move(f->second.done);
   it->second->flushes.erase(f);
+  (success ? it->second->flushes_succeeded : it->second->flushes_failed)++;
   ScrapeSharedMemoryBuffers(it->second.get());
   if (done)
     done(success);
@@ -684,6 +687,7 @@ void TracingServiceImpl::FreeBuffers(ConsumerEndpointImpl* consumer) {
     }
   }
   for (auto& f : s->flushes) {
+    s->flushes_failed++;
     if (f.second.done)
       f.second.done(false);
   }

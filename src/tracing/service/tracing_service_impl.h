@@ -86,6 +86,9 @@ class TracingServiceImpl : public TracingService {
     size_t pending_stop_acks = 0;
     std::map<FlushRequestId, PendingFlush> flushes;
     uint64_t invalid_packets = 0;
+    uint64_t flushes_requested = 0;
+    uint64_t flushes_succeeded = 0;
+    uint64_t flushes_failed = 0;  // Timed out (or the session ended first).
     // Buffer id -> packets that carried their writer's own loss mark.
     std::map<uint32_t, uint64_t> writer_loss_marks;
     bool preamble_emitted = false;  // Config + clock snapshot.

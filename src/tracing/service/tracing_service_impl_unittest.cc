@@ -342,7 +342,12 @@ TEST_F(TracingServiceTest, PacketsComeBackStampedBetweenServicePackets) {
   auto rest = c.ReadAll();
   ASSERT_EQ(rest.size(), 1u);
   TracePacket_Decoder stats(rest[0].data(), rest[0].size());
-  EXPECT_TRUE(stats.has_trace_stats());
+  ASSERT_TRUE(stats.has_trace_stats());
+  protos::gen::TraceStats decoded;
+  auto stats_bytes = stats.trace_stats();
+  ASSERT_TRUE(decoded.ParseFromArray(stats_bytes.data, stats_bytes.size));
+  EXPECT_EQ(decoded.flushes_requested(), 1u);
+  EXPECT_EQ(decoded.flushes_succeeded(), 1u);
   EXPECT_TRUE(c.ReadAll().empty());
 }
 
@@ -386,6 +391,18 @@ TEST_F(TracingServiceTest, FlushWithASilentProducerTimesOut) {
   });
   fw.WaitFor([&] { return result != -1; });
   EXPECT_EQ(result, 0);
+  // The outcome is in the stats.
+  c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
+  c.WaitForDisabled();
+  auto packets = c.ReadAll();
+  TracePacket_Decoder last(packets.back().data(), packets.back().size());
+  ASSERT_TRUE(last.has_trace_stats());
+  protos::gen::TraceStats stats;
+  auto bytes = last.trace_stats();
+  ASSERT_TRUE(stats.ParseFromArray(bytes.data, bytes.size));
+  EXPECT_EQ(stats.flushes_requested(), 1u);
+  EXPECT_EQ(stats.flushes_succeeded(), 0u);
+  EXPECT_EQ(stats.flushes_failed(), 1u);
 }
 
 TEST_F(TracingServiceTest, HostileCommitsAreDroppedAndCounted) {

@@ -139,6 +139,9 @@ protos::gen::TraceStats TracingServiceImpl::ComputeStats(
   stats.set_chunks_discarded(chunks_discarded_);
   stats.set_patches_discarded(patches_discarded_);
   stats.set_invalid_packets(session.invalid_packets);
+  stats.set_flushes_requested(session.flushes_requested);
+  stats.set_flushes_succeeded(session.flushes_succeeded);
+  stats.set_flushes_failed(session.flushes_failed);
   for (uint32_t id : session.buffer_ids) {
     auto it = buffers_.find(id);
     if (it == buffers_.end())
