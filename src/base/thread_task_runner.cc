@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <utility>
 
 namespace zt {
@@ -53,6 +56,13 @@ bool ThreadTaskRunner::RunsTasksOnCurrentThread() const {
 }
 
 void ThreadTaskRunner::PostTaskAndWait(std::function<void()> task) {
+  if (RunsTasksOnCurrentThread()) {
+    // It would wait for itself forever: say so instead of hanging.
+    fprintf(stderr,
+            "zt: PostTaskAndWait() called on the task runner's own thread "
+            "(e.g. a blocking tracing call from a tracing callback)\n");
+    abort();
+  }
   std::mutex done_mutex;
   std::condition_variable done_cv;
   bool done = false;
@@ -71,12 +81,17 @@ void ThreadTaskRunner::Run() {
   for (;;) {
     if (quit_)
       return;
-    std::function<void()> task;
-    if (!delayed_.empty() && delayed_.top().deadline <= Clock::now()) {
+    // Due delayed tasks join the back of the queue: they never overtake
+    // tasks posted before their deadline (a timeout must not fire ahead of
+    // the answer already queued).
+    const Clock::time_point now = Clock::now();
+    while (!delayed_.empty() && delayed_.top().deadline <= now) {
       // priority_queue::top() is const: move out through a copy of the node.
-      task = std::move(const_cast<Delayed&>(delayed_.top()).task);
+      immediate_.push_back(std::move(const_cast<Delayed&>(delayed_.top()).task));
       delayed_.pop();
-    } else if (!immediate_.empty()) {
+    }
+    std::function<void()> task;
+    if (!immediate_.empty()) {
       task = std::move(immediate_.front());
       immediate_.pop_front();
     } else if (!delayed_.empty()) {

@@ -34,8 +34,8 @@ class ThreadTaskRunner : public TaskRunner {
   void PostDelayedTask(std::function<void()> task, uint32_t delay_ms) override;
   bool RunsTasksOnCurrentThread() const override;
 
-  // Posts |task| and waits until it has run. Must not be called from the
-  // runner's own thread (it would wait for itself).
+  // Posts |task| and waits until it has run. Called from the runner's own
+  // thread (it would wait for itself) it aborts with a message.
   void PostTaskAndWait(std::function<void()> task);
 
  private:

@@ -56,6 +56,32 @@ TEST(ThreadTaskRunnerTest, DelayedTasksRunByDeadlineThenPostingOrder) {
             std::chrono::milliseconds(30));
 }
 
+// A due delayed task runs after the tasks already queued ahead of it.
+TEST(ThreadTaskRunnerTest, DueDelayedTasksDoNotOvertakeQueuedTasks) {
+  ThreadTaskRunner runner("zt.test");
+  std::vector<int> order;
+  std::mutex gate;
+  std::unique_lock<std::mutex> hold(gate);
+  runner.PostTask([&] { std::lock_guard<std::mutex> wait(gate); });
+  runner.PostDelayedTask([&] { order.push_back(2); }, 0);
+  runner.PostTask([&] { order.push_back(1); });
+  // Both are queued behind the blocked task, and the delayed one is due
+  // already (0 ms): still, it runs second.
+  hold.unlock();
+  runner.PostTaskAndWait([] {});
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+}
+
+TEST(ThreadTaskRunnerDeathTest, WaitingOnItselfAbortsWithAMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        ThreadTaskRunner runner("zt.test");
+        runner.PostTaskAndWait([&] { runner.PostTaskAndWait([] {}); });
+      },
+      "own thread");
+}
+
 TEST(ThreadTaskRunnerTest, TasksCanPostTasks) {
   ThreadTaskRunner runner("zt.test");
   std::atomic<int> count{0};

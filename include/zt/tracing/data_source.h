@@ -39,7 +39,10 @@
 namespace zt {
 
 // The callbacks of one instance. They run on the tracing service's thread,
-// with the instance's lock held: keep them short.
+// with the instance's lock held: keep them short. They may call Trace()
+// (e.g. to write final state in OnStop or OnFlush); a data source that does
+// should use kDrop, since the service thread cannot wait for itself to free
+// shared memory.
 class DataSourceBase {
  public:
   virtual ~DataSourceBase();
@@ -92,14 +95,14 @@ class DataSource : public DataSourceBase {
   class LockedHandle {
    public:
     LockedHandle() = default;
-    LockedHandle(std::unique_lock<std::mutex> lock, DataSourceType* ds)
+    LockedHandle(std::unique_lock<std::recursive_mutex> lock, DataSourceType* ds)
         : lock_(std::move(lock)), ds_(ds) {}
     DataSourceType* operator->() const { return ds_; }
     DataSourceType& operator*() const { return *ds_; }
     explicit operator bool() const { return ds_ != nullptr; }
 
    private:
-    std::unique_lock<std::mutex> lock_;
+    std::unique_lock<std::recursive_mutex> lock_;
     DataSourceType* ds_ = nullptr;
   };
 
@@ -145,7 +148,7 @@ class DataSource : public DataSourceBase {
     // Locks the instance and returns its data source object; empty if the
     // instance stopped since Trace() started this call.
     LockedHandle GetDataSourceLocked() {
-      std::unique_lock<std::mutex> lock(instance_->lock);
+      std::unique_lock<std::recursive_mutex> lock(instance_->lock);
       if (instance_->generation.load(std::memory_order_acquire) !=
               tls_->generation ||
           !instance_->data_source) {
@@ -153,7 +156,7 @@ class DataSource : public DataSourceBase {
       }
       return LockedHandle(
           std::move(lock),
-          static_cast<DataSourceType*>(instance_->data_source.get()));
+          static_cast<DataSourceType*>(instance_->data_source));
     }
 
     uint32_t instance_index() const { return index_; }

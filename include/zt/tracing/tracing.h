@@ -44,8 +44,10 @@ struct TracingInitArgs {
 };
 
 // One tracing session, seen from the process that controls it. Callbacks
-// run on the service's thread: keep them short, never block in them.
-// Thread-safe: methods may be called from any thread but the service's.
+// run on the service's thread: keep them short, never block in them, and
+// do not call the blocking methods or destroy the session from them (that
+// aborts with a message). Thread-safe: methods may be called from any thread
+// but the service's.
 class TracingSession {
  public:
   virtual ~TracingSession();
@@ -53,6 +55,8 @@ class TracingSession {
   // Sets the config (and optionally a file descriptor the trace is written
   // into, owned from now on; the service then writes it periodically and at
   // the end, and ReadTrace() returns nothing). Call once, before Start().
+  // With |config.deferred_start()| the data sources are set up now and
+  // started by Start().
   virtual void Setup(const protos::gen::TraceConfig& config, int fd = -1) = 0;
 
   // Starts the session; the Blocking form returns once every matching data

@@ -70,6 +70,23 @@ std::mutex SlowStopSource::mutex;
 std::condition_variable SlowStopSource::cv;
 std::function<void()> SlowStopSource::finish;
 
+// Writes its final state from OnFlush and OnStop (on the service thread,
+// under the instance lock).
+class FinalStateSource : public DataSource<FinalStateSource> {
+ public:
+  void OnFlush(const FlushArgs&) override { Write(555); }
+  void OnStop(const StopArgs&) override { Write(777); }
+
+ private:
+  static void Write(uint64_t ts) {
+    FinalStateSource::Trace([ts](FinalStateSource::TraceContext ctx) {
+      EXPECT_TRUE(ctx.GetDataSourceLocked());  // Same thread: no deadlock.
+      ctx.NewTracePacket()->set_timestamp(ts);
+      ctx.Flush();
+    });
+  }
+};
+
 protos::gen::TraceConfig ConfigFor(const std::string& name) {
   protos::gen::TraceConfig cfg;
   auto* buf = cfg.add_buffers();
@@ -107,6 +124,8 @@ class DataSourceTest : public testing::Test {
     ASSERT_TRUE(IncrementalSource::Register(d));
     d.set_name("test.slow_stop");
     ASSERT_TRUE(SlowStopSource::Register(d));
+    d.set_name("test.final_state");
+    ASSERT_TRUE(FinalStateSource::Register(d));
   }
 };
 
@@ -225,6 +244,50 @@ TEST_F(DataSourceTest, DeferredStopHoldsTheSessionUntilReleased) {
   std::thread([finish] { finish(); }).join();
   session->StopBlocking();
   EXPECT_TRUE(stopped.load());
+}
+
+TEST_F(DataSourceTest, CallbacksCanWriteTheirFinalState) {
+  auto session = Tracing::NewTrace();
+  session->Setup(ConfigFor("test.final_state"));
+  session->StartBlocking();
+  EXPECT_TRUE(session->FlushBlocking(5000));
+  session->StopBlocking();
+  std::vector<uint64_t> ts = Timestamps(session->ReadTraceBlocking());
+  EXPECT_EQ(ts, (std::vector<uint64_t>{555, 777}));
+}
+
+TEST_F(DataSourceTest, DeferredStartSetsUpFirstAndStartsOnStart) {
+  auto session = Tracing::NewTrace();
+  auto cfg = ConfigFor("test.source");
+  cfg.set_deferred_start(true);
+  const size_t before = g_events.Get().size();
+  session->Setup(cfg);
+  std::vector<std::string> log = g_events.Get();
+  ASSERT_EQ(log.size(), before + 1);
+  EXPECT_EQ(log.back(), "setup:test.source");
+  int calls = 0;
+  TestSource::Trace([&](TestSource::TraceContext) { calls++; });
+  EXPECT_EQ(calls, 0);  // Set up, not started.
+  session->StartBlocking();
+  EXPECT_EQ(g_events.Get().back(), "start");
+  TestSource::Trace([&](TestSource::TraceContext) { calls++; });
+  EXPECT_EQ(calls, 1);
+  session->StopBlocking();
+}
+
+TEST_F(DataSourceTest, DestroyingASessionFromItsCallbackAbortsWithAMessage) {
+  // The child must start its own tracing threads: re-run, don't just fork.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        auto session = Tracing::NewTrace();
+        session->Setup(ConfigFor("test.source"));
+        TracingSession* raw = session.release();
+        raw->SetOnStopCallback([raw] { delete raw; });
+        raw->StartBlocking();
+        raw->StopBlocking();
+      },
+      "destroyed on the tracing service's thread");
 }
 
 TEST_F(DataSourceTest, RefusedConfigsReportAnError) {

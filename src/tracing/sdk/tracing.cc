@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <condition_variable>
 #include <mutex>
 #include <utility>
@@ -31,27 +33,41 @@ class TracingSessionImpl : public TracingSession, public Consumer {
   }
 
   ~TracingSessionImpl() override {
+    if (runner_->RunsTasksOnCurrentThread()) {
+      // From one of its own callbacks: the service is in the middle of a
+      // call on this session. Refuse clearly rather than corrupt memory.
+      fprintf(stderr,
+              "zt: a TracingSession was destroyed on the tracing service's "
+              "thread (from one of its callbacks); destroy it elsewhere\n");
+      abort();
+    }
     // Tasks posted before run first (FIFO), so none outlives |this|.
-    auto disconnect = [this] { endpoint_.reset(); };
-    if (runner_->RunsTasksOnCurrentThread())
-      disconnect();
-    else
-      runner_->PostTaskAndWait(disconnect);
+    runner_->PostTaskAndWait([this] { endpoint_.reset(); });
     if (fd_ >= 0)
       close(fd_);
   }
 
   void Setup(const protos::gen::TraceConfig& config, int fd) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    config_ = config;
-    if (fd >= 0) {
-      config_.set_write_into_file(true);
-      fd_ = fd;
+    bool deferred;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      config_ = config;
+      if (fd >= 0) {
+        config_.set_write_into_file(true);
+        fd_ = fd;
+      }
+      deferred = config_.deferred_start();
     }
+    // With deferred_start the session is created (buffers, data sources set
+    // up) now and only started by Start().
+    if (deferred)
+      runner_->PostTaskAndWait([this] { Enable(); });
   }
 
-  void Start() override { runner_->PostTask(StartTask()); }
-  void StartBlocking() override { runner_->PostTaskAndWait(StartTask()); }
+  void Start() override { runner_->PostTask([this] { StartOnRunner(); }); }
+  void StartBlocking() override {
+    runner_->PostTaskAndWait([this] { StartOnRunner(); });
+  }
 
   void Stop() override {
     runner_->PostTask([this] { StopOnRunner(); });
@@ -172,30 +188,45 @@ class TracingSessionImpl : public TracingSession, public Consumer {
   }
 
  private:
-  std::function<void()> StartTask() {
-    return [this] {
-      protos::gen::TraceConfig config;
-      int fd;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (started_)
-          return;
-        started_ = true;
-        config = config_;
-        fd = fd_;
-        fd_ = -1;  // The service owns it now.
-      }
-      endpoint_->EnableTracing(config, fd);
-    };
+  // Creates the session on the service (once).
+  void Enable() {
+    protos::gen::TraceConfig config;
+    int fd;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (enabled_)
+        return;
+      enabled_ = true;
+      config = config_;
+      fd = fd_;
+      fd_ = -1;  // The service owns it now.
+    }
+    endpoint_->EnableTracing(config, fd);
+  }
+
+  void StartOnRunner() {
+    bool deferred;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (started_ || stopped_)
+        return;
+      started_ = true;
+      deferred = enabled_;
+    }
+    if (deferred)
+      endpoint_->StartTracing();  // Enabled at Setup() (deferred_start).
+    else
+      Enable();
   }
 
   void StopOnRunner() {
-    bool never_started;
+    bool never_enabled;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      never_started = !started_;
+      never_enabled = !enabled_;
+      started_ = true;  // A Start() after Stop() does nothing.
     }
-    if (never_started) {
+    if (never_enabled) {
       OnTracingDisabled("");  // Nothing to stop: report it stopped.
       return;
     }
@@ -212,6 +243,7 @@ class TracingSessionImpl : public TracingSession, public Consumer {
   std::condition_variable cv_;
   protos::gen::TraceConfig config_;
   int fd_ = -1;
+  bool enabled_ = false;  // EnableTracing sent.
   bool started_ = false;
   bool stopped_ = false;
   std::function<void()> on_stop_;

@@ -150,8 +150,8 @@ void TracingMuxerImpl::SetupDataSource(
     instances_[id] = InstanceRef{state, index};
   }
   DataSourceInstanceState& slot = state->instances[index];
-  std::lock_guard<std::mutex> slot_guard(slot.lock);
-  slot.data_source = factory();
+  std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
+  slot.data_source = factory().release();
   slot.target_buffer = config.target_buffer();
   slot.instance_id = id;
   slot.generation.fetch_add(1, std::memory_order_release);
@@ -168,7 +168,7 @@ void TracingMuxerImpl::StartDataSource(DataSourceInstanceId id,
     return;
   DataSourceInstanceState& slot = ref.state->instances[ref.index];
   {
-    std::lock_guard<std::mutex> slot_guard(slot.lock);
+    std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
     DataSourceBase::StartArgs args;
     args.internal_instance_index = ref.index;
     slot.data_source->OnStart(args);
@@ -179,15 +179,18 @@ void TracingMuxerImpl::StartDataSource(DataSourceInstanceId id,
 void TracingMuxerImpl::StopDataSource(DataSourceInstanceId id) {
   InstanceRef ref;
   if (!FindInstance(id, &ref)) {
-    producer_endpoint_->NotifyDataSourceStopped(id);  // Never set up here.
+    // Never set up here (unregistered, or all 8 slots taken). Posted: the
+    // service is still sending this session's other stops.
+    task_runner_.PostTask(
+        [this, id] { producer_endpoint_->NotifyDataSourceStopped(id); });
     return;
   }
-  ref.state->valid_instances.fetch_and(~(1u << ref.index),
-                                       std::memory_order_release);
   DataSourceInstanceState& slot = ref.state->instances[ref.index];
   StopArgsImpl args(this, ref.state, ref.index, id);
   {
-    std::lock_guard<std::mutex> slot_guard(slot.lock);
+    // Trace() keeps writing into the instance until the stop finishes, so
+    // that OnStop (or the deferred stop) can write its last data.
+    std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
     slot.data_source->OnStop(args);
   }
   if (!args.deferred())
@@ -211,10 +214,12 @@ void TracingMuxerImpl::FinishStop(DataSourceStaticState* state, uint32_t index,
     }
     instances_.erase(it);
   }
+  state->valid_instances.fetch_and(~(1u << index), std::memory_order_release);
   DataSourceInstanceState& slot = state->instances[index];
   {
-    std::lock_guard<std::mutex> slot_guard(slot.lock);
-    slot.data_source.reset();
+    std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
+    delete slot.data_source;
+    slot.data_source = nullptr;
     slot.instance_id = 0;
   }
   {
@@ -235,7 +240,7 @@ void TracingMuxerImpl::Flush(FlushRequestId request,
     if (!FindInstance(id, &ref))
       continue;
     DataSourceInstanceState& slot = ref.state->instances[ref.index];
-    std::lock_guard<std::mutex> slot_guard(slot.lock);
+    std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
     if (slot.data_source) {
       DataSourceBase::FlushArgs args;
       args.internal_instance_index = ref.index;
@@ -271,7 +276,7 @@ std::unique_ptr<TraceWriter> TracingMuxerImpl::CreateTraceWriter(
   DataSourceInstanceState& slot = state->instances[index];
   uint32_t target_buffer;
   {
-    std::lock_guard<std::mutex> slot_guard(slot.lock);
+    std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
     if (slot.generation.load(std::memory_order_relaxed) != generation ||
         !slot.data_source) {
       return nullptr;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -121,8 +122,17 @@ std::unique_ptr<ProducerEndpoint> TracingServiceImpl::ConnectProducer(
   if (size == 0 || size > kMaxShmSize)
     size = kDefaultShmSize;
   size = std::max(2 * page, (size + page - 1) / page * page);
+  void* memory = aligned_alloc(4096, size);
+  if (!memory) {  // Out of memory: fall back to the smallest valid SMB.
+    size = 2 * page;
+    memory = aligned_alloc(4096, size);
+    if (!memory) {
+      fprintf(stderr, "zt: cannot allocate a %zu-byte shared memory buffer\n", size);
+      abort();
+    }
+  }
   state->smb = std::unique_ptr<uint8_t, void (*)(void*)>(
-      static_cast<uint8_t*>(aligned_alloc(4096, size)), &free);
+      static_cast<uint8_t*>(memory), &free);
   memset(state->smb.get(), 0, size);
   state->smb_size = size;
   state->page_size = page;
@@ -141,8 +151,18 @@ void TracingServiceImpl::DisconnectProducer(uint32_t producer_id) {
   if (it == producers_.end())
     return;
   // Its instances count as stopped; pending flushes stop waiting for it.
-  for (auto& entry : sessions_) {
-    Session* s = entry.second.get();
+  // What it still held in chunks being written is taken first. Callbacks
+  // below may end sessions: each is looked up again by id.
+  std::vector<uint64_t> session_ids;
+  for (auto& entry : sessions_)
+    session_ids.push_back(entry.first);
+  for (uint64_t session_id : session_ids) {
+    auto found = sessions_.find(session_id);
+    if (found == sessions_.end())
+      continue;
+    Session* s = found->second.get();
+    if (!s->disabled)
+      ScrapeSharedMemoryBuffers(s);
     for (DataSourceInstance& inst : s->instances) {
       if (inst.producer_id == producer_id && !inst.stopped) {
         inst.stopped = true;
@@ -157,11 +177,15 @@ void TracingServiceImpl::DisconnectProducer(uint32_t producer_id) {
         answered.push_back(f.first);
     }
     for (FlushRequestId f : answered)
-      CompleteFlush(s->id, f, true);
-    if (s->stopping && s->pending_stop_acks == 0 && !s->disabled)
-      FinishDisable(s->id);
+      CompleteFlush(session_id, f, true);
+    found = sessions_.find(session_id);
+    if (found != sessions_.end() && found->second->stopping &&
+        !found->second->sending_stops && found->second->pending_stop_acks == 0 &&
+        !found->second->disabled) {
+      FinishDisable(session_id);
+    }
   }
-  producers_.erase(it);
+  producers_.erase(producer_id);
 }
 
 void TracingServiceImpl::RegisterDataSource(
@@ -170,19 +194,45 @@ void TracingServiceImpl::RegisterDataSource(
   if (it == producers_.end() || descriptor.name().empty())
     return;
   ProducerState* producer = it->second.get();
+  const bool known = producer->data_sources.count(descriptor.name()) != 0;
   producer->data_sources[descriptor.name()] = descriptor;
+  if (known)
+    return;  // Registered again: the descriptor is updated, nothing else.
   data_sources_seen_++;
-  // Sessions already running pick up a matching data source now.
-  for (auto& entry : sessions_) {
-    Session* s = entry.second.get();
-    if (s->disabled || s->stopping)
+  // Sessions already running pick up a matching data source now. Producer
+  // callbacks may re-enter the service: sessions are looked up by id.
+  std::vector<uint64_t> session_ids;
+  for (auto& entry : sessions_)
+    session_ids.push_back(entry.first);
+  for (uint64_t session_id : session_ids) {
+    auto found = sessions_.find(session_id);
+    if (found == sessions_.end() || found->second->disabled ||
+        found->second->stopping) {
       continue;
-    for (const auto& cfg_ds : s->config.data_sources()) {
+    }
+    const protos::gen::TraceConfig config = found->second->config;
+    for (const auto& cfg_ds : config.data_sources()) {
       if (cfg_ds.config().name() != descriptor.name())
         continue;
-      DataSourceInstance* inst = SetUpInstance(s, producer, cfg_ds);
-      if (inst && s->started)
-        producer->client->StartDataSource(inst->id, inst->config);
+      found = sessions_.find(session_id);
+      auto p = producers_.find(producer_id);
+      if (found == sessions_.end() || p == producers_.end())
+        break;
+      const DataSourceInstanceId id =
+          SetUpInstance(found->second.get(), p->second.get(), cfg_ds);
+      found = sessions_.find(session_id);
+      p = producers_.find(producer_id);
+      if (!id || found == sessions_.end() || p == producers_.end() ||
+          !found->second->started) {
+        continue;
+      }
+      for (const DataSourceInstance& inst : found->second->instances) {
+        if (inst.id == id) {
+          const protos::gen::DataSourceConfig ds_config = inst.config;
+          p->second->client->StartDataSource(id, ds_config);
+          break;
+        }
+      }
     }
   }
 }
@@ -194,21 +244,21 @@ void TracingServiceImpl::UnregisterDataSource(uint32_t producer_id,
     it->second->data_sources.erase(name);
 }
 
-TracingServiceImpl::DataSourceInstance* TracingServiceImpl::SetUpInstance(
+DataSourceInstanceId TracingServiceImpl::SetUpInstance(
     Session* session, ProducerState* producer,
     const protos::gen::TraceConfig_DataSource& cfg_ds) {
   const std::string& name = cfg_ds.config().name();
   auto ds = producer->data_sources.find(name);
   if (ds == producer->data_sources.end())
-    return nullptr;
+    return 0;
   const auto& filter = cfg_ds.producer_name_filter();
   if (!filter.empty() && std::find(filter.begin(), filter.end(),
                                    producer->options.name) == filter.end()) {
-    return nullptr;
+    return 0;
   }
   const uint32_t index = cfg_ds.config().target_buffer();
   if (index >= session->buffer_ids.size())
-    return nullptr;  // Checked at EnableTracing; kept for late registrations.
+    return 0;  // Checked at EnableTracing; kept for late registrations.
   DataSourceInstance inst;
   inst.id = next_instance_id_++;
   inst.producer_id = producer->id;
@@ -218,8 +268,9 @@ TracingServiceImpl::DataSourceInstance* TracingServiceImpl::SetUpInstance(
   inst.will_notify_on_stop = ds->second.will_notify_on_stop();
   producer->allowed_buffers.insert(session->buffer_ids[index]);
   session->instances.push_back(inst);
+  // The last use of |session|: the callback may re-enter the service.
   producer->client->SetupDataSource(inst.id, inst.config);
-  return &session->instances.back();
+  return inst.id;
 }
 
 void TracingServiceImpl::CommitData(uint32_t producer_id,
@@ -316,8 +367,10 @@ void TracingServiceImpl::ScrapeSharedMemoryBuffers(Session* session) {
             producer_id, producer->options.uid, producer->options.pid,
             copy.header.writer_id, copy.header.chunk_id,
             static_cast<uint16_t>(copy.header.packet_count - 1),
-            copy.header.flags, /*complete=*/false, copy.payload.data(),
-            copy.payload.size());
+            // Only the first packet's flag holds for the prefix taken: the
+            // writer may already have set the others for its last packet.
+            copy.header.flags & ABI::kFirstPacketContinuesFromPrevChunk,
+            /*complete=*/false, copy.payload.data(), copy.payload.size());
       }
     }
   }
@@ -434,12 +487,30 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
     SchedulePeriodic(s->id, config.incremental_state_config().clear_period_ms(),
                      &TracingServiceImpl::PeriodicClearIncrementalState);
   }
+  const uint64_t session_id = s->id;
+  std::vector<uint32_t> producer_ids;
+  for (auto& p : producers_)
+    producer_ids.push_back(p.first);
   for (const auto& cfg_ds : config.data_sources()) {
-    for (auto& p : producers_)
-      SetUpInstance(s, p.second.get(), cfg_ds);
+    for (uint32_t producer_id : producer_ids) {
+      auto found = sessions_.find(session_id);
+      auto p = producers_.find(producer_id);
+      if (found == sessions_.end())
+        return;  // Freed by a producer callback.
+      if (p != producers_.end())
+        SetUpInstance(found->second.get(), p->second.get(), cfg_ds);
+    }
   }
-  if (!config.deferred_start())
+  if (!config.deferred_start() && sessions_.count(session_id))
     StartTracing(consumer);
+}
+
+void TracingServiceImpl::StartTracing(ConsumerEndpointImpl* consumer) {
+  Session* s = SessionOf(consumer);
+  if (!s || s->started || s->stopping)
+    return;
+  s->started = true;
+  const protos::gen::TraceConfig& config = s->config;
   if (config.duration_ms() > 0) {
     std::weak_ptr<TracingServiceImpl*> weak = alive_;
     const uint64_t session_id = s->id;
@@ -453,6 +524,15 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
             (*alive)->DisableTracing(it->second->consumer);
         },
         config.duration_ms());
+  }
+  // Callbacks may re-enter: copy what they need first.
+  std::vector<std::pair<uint32_t, DataSourceInstance>> to_start;
+  for (const DataSourceInstance& inst : s->instances)
+    to_start.emplace_back(inst.producer_id, inst);
+  for (const auto& entry : to_start) {
+    auto p = producers_.find(entry.first);
+    if (p != producers_.end())
+      p->second->client->StartDataSource(entry.second.id, entry.second.config);
   }
 }
 
@@ -498,17 +578,6 @@ void TracingServiceImpl::PeriodicClearIncrementalState(Session* s) {
   }
 }
 
-void TracingServiceImpl::StartTracing(ConsumerEndpointImpl* consumer) {
-  Session* s = SessionOf(consumer);
-  if (!s || s->started || s->stopping)
-    return;
-  s->started = true;
-  for (const DataSourceInstance& inst : s->instances) {
-    auto p = producers_.find(inst.producer_id);
-    if (p != producers_.end())
-      p->second->client->StartDataSource(inst.id, inst.config);
-  }
-}
 
 void TracingServiceImpl::DisableTracing(ConsumerEndpointImpl* consumer) {
   Session* s = SessionOf(consumer);
@@ -516,25 +585,39 @@ void TracingServiceImpl::DisableTracing(ConsumerEndpointImpl* consumer) {
     return;
   s->stopping = true;
   s->pending_stop_acks = 0;
+  // Count every ack first and only then send the stops: an ack may come
+  // back while they are being sent, and must not end the session before
+  // every data source was told to stop.
+  std::vector<std::pair<uint32_t, DataSourceInstanceId>> to_stop;
   for (DataSourceInstance& inst : s->instances) {
-    auto p = producers_.find(inst.producer_id);
-    if (p == producers_.end() || inst.stopped)
+    if (!producers_.count(inst.producer_id) || inst.stopped)
       continue;
     if (inst.will_notify_on_stop)
       s->pending_stop_acks++;
     else
       inst.stopped = true;
-    p->second->client->StopDataSource(inst.id);
+    to_stop.emplace_back(inst.producer_id, inst.id);
   }
+  const uint64_t session_id = s->id;
+  s->sending_stops = true;
+  for (const auto& entry : to_stop) {
+    auto p = producers_.find(entry.first);
+    if (p != producers_.end())
+      p->second->client->StopDataSource(entry.second);
+  }
+  auto found = sessions_.find(session_id);
+  if (found == sessions_.end())
+    return;  // Freed by a callback.
+  s = found->second.get();
+  s->sending_stops = false;
   if (s->pending_stop_acks == 0) {
-    FinishDisable(s->id);
+    FinishDisable(session_id);
     return;
   }
   const uint32_t timeout = s->config.data_source_stop_timeout_ms()
                                ? s->config.data_source_stop_timeout_ms()
                                : kDefaultStopTimeoutMs;
   std::weak_ptr<TracingServiceImpl*> weak = alive_;
-  const uint64_t session_id = s->id;
   task_runner_->PostDelayedTask(
       [weak, session_id] {
         auto alive = weak.lock();
@@ -553,7 +636,7 @@ void TracingServiceImpl::NotifyDataSourceStopped(uint32_t producer_id,
         continue;
       inst.stopped = true;
       if (s->stopping && inst.will_notify_on_stop && s->pending_stop_acks &&
-          --s->pending_stop_acks == 0) {
+          --s->pending_stop_acks == 0 && !s->sending_stops) {
         FinishDisable(s->id);
       }
       return;
@@ -677,21 +760,46 @@ void TracingServiceImpl::FreeBuffers(ConsumerEndpointImpl* consumer) {
   if (it == sessions_.end())
     return;
   Session* s = it->second.get();
-  if (!s->disabled) {
-    // Producers stop writing into buffers that are about to disappear.
-    for (DataSourceInstance& inst : s->instances) {
-      auto p = producers_.find(inst.producer_id);
-      if (p != producers_.end() && !inst.stopped)
-        p->second->client->StopDataSource(inst.id);
-      inst.stopped = true;
-    }
+  const uint64_t session_id = s->id;
+  // The session ends here whatever its state: no callback below may start
+  // another stop or write (they check these flags).
+  const bool was_running = !s->disabled && !s->stopping;
+  if (!s->disabled && s->fd >= 0) {
+    // Freed without a stop: the file still gets everything, stats last.
+    ScrapeSharedMemoryBuffers(s);
+    s->disabled = true;
+    WriteIntoFile(session_id);
   }
+  s->disabled = true;
+  s->stopping = true;
+  std::vector<std::pair<uint32_t, DataSourceInstanceId>> to_stop;
+  for (DataSourceInstance& inst : s->instances) {
+    // A session still stopping already sent its stops.
+    if (was_running && !inst.stopped && producers_.count(inst.producer_id))
+      to_stop.emplace_back(inst.producer_id, inst.id);
+    inst.stopped = true;
+  }
+  std::vector<std::function<void(bool)>> flush_callbacks;
   for (auto& f : s->flushes) {
     s->flushes_failed++;
-    if (f.second.done)
-      f.second.done(false);
+    flush_callbacks.push_back(std::move(f.second.done));
   }
+  s->flushes.clear();
   CloseFile(s);
+  // Callbacks last, on state that no longer changes under them.
+  for (const auto& entry : to_stop) {
+    auto p = producers_.find(entry.first);
+    if (p != producers_.end())
+      p->second->client->StopDataSource(entry.second);
+  }
+  for (auto& done : flush_callbacks) {
+    if (done)
+      done(false);
+  }
+  it = sessions_.find(session_id);
+  if (it == sessions_.end())
+    return;
+  s = it->second.get();
   for (uint32_t id : s->buffer_ids) {
     buffers_.erase(id);
     buffer_owner_.erase(id);

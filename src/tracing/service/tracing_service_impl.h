@@ -5,6 +5,8 @@
 #ifndef SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
 #define SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -84,6 +86,7 @@ class TracingServiceImpl : public TracingService {
     bool stopping = false;
     bool disabled = false;
     size_t pending_stop_acks = 0;
+    bool sending_stops = false;  // DisableTracing is calling StopDataSource.
     std::map<FlushRequestId, PendingFlush> flushes;
     uint64_t invalid_packets = 0;
     uint64_t flushes_requested = 0;
@@ -97,6 +100,11 @@ class TracingServiceImpl : public TracingService {
     uint64_t file_bytes = 0;
     bool file_full = false;         // max_file_size_bytes reached.
     std::string error;              // Reported by OnTracingDisabled.
+
+    ~Session() {
+      if (fd >= 0)
+        close(fd);
+    }
   };
 
   // Producer side.
@@ -125,9 +133,10 @@ class TracingServiceImpl : public TracingService {
 
   // Session helpers.
   Session* SessionOf(ConsumerEndpointImpl* consumer);
-  // The new instance (set up on the producer), or null when |producer|
-  // does not match |cfg_ds|. Valid until the session's instances change.
-  DataSourceInstance* SetUpInstance(
+  // Sets up an instance on |producer| if it matches |cfg_ds|; returns its
+  // id, or 0. The producer's callback may re-enter the service: callers
+  // look the session up again afterwards.
+  DataSourceInstanceId SetUpInstance(
       Session* session, ProducerState* producer,
       const protos::gen::TraceConfig_DataSource& cfg_ds);
   void FinishDisable(uint64_t session_id);

@@ -51,8 +51,7 @@ void TracingServiceImpl::CollectPackets(
     }
   }
   if (s->disabled && !s->stats_emitted) {
-    s->stats_emitted = true;
-    sink(MakeTraceStatsPacket(ComputeStats(*s), service_uid_));
+    s->stats_emitted = sink(MakeTraceStatsPacket(ComputeStats(*s), service_uid_));
   }
 }
 
@@ -72,7 +71,9 @@ void TracingServiceImpl::SchedulePeriodicWrite(Session* s) {
         if (it == (*alive)->sessions_.end() || it->second->fd < 0)
           return;
         (*alive)->WriteIntoFile(session_id);
-        if (it->second->fd >= 0)
+        // Writing may end (or free) the session: look it up again.
+        it = (*alive)->sessions_.find(session_id);
+        if (it != (*alive)->sessions_.end() && it->second->fd >= 0)
           (*alive)->SchedulePeriodicWrite(it->second.get());
       },
       period);

@@ -38,7 +38,7 @@ bool StampTrustedFields(const uint8_t* packet, size_t size,
     const uint32_t id = field.id();
     if (id == kTrustedUid || id == kTrustedSequenceId || id == kTrustedPid)
       continue;  // Forged (or stale): the service's values follow.
-    has_dropped_mark |= id == kPreviousPacketDropped;
+    has_dropped_mark |= id == kPreviousPacketDropped && field.as_uint64() != 0;
     out->insert(out->end(), packet + start, packet + decoder.read_offset());
   }
   if (decoder.parse_error())

@@ -60,11 +60,23 @@ TEST(TrustedFieldsTest, UnknownValuesAreLeftOutAndLossIsMarkedOnce) {
   EXPECT_EQ(CountField(out, 10), 0u);
   EXPECT_EQ(CountField(out, 42), 1u);
 
+  // "Not dropped" from the producer is not a mark: the service adds its own.
+  packet.Reset();
+  packet->set_previous_packet_dropped(0);
+  in = packet.SerializeAsArray();
+  bool producer_marked = true;
+  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &out, &producer_marked));
+  EXPECT_FALSE(producer_marked);
+  EXPECT_EQ(CountField(out, 42), 2u);
+  TracePacket_Decoder last_wins(out.data(), out.size());
+  EXPECT_EQ(last_wins.previous_packet_dropped(), 1u);
+
   // The writer already said so: not a second time.
   packet.Reset();
   packet->set_previous_packet_dropped(1);
   in = packet.SerializeAsArray();
-  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &out));
+  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &out, &producer_marked));
+  EXPECT_TRUE(producer_marked);
   EXPECT_EQ(CountField(out, 42), 1u);
 }
 

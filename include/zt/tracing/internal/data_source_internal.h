@@ -29,14 +29,20 @@ constexpr uint32_t kMaxDataSourceInstances = 8;
 // One instance slot. The muxer (service thread) fills it under |lock|;
 // writer threads read |generation| (acquire) and then the plain fields,
 // which were written before the generation was bumped (release).
+//
+// Trivially destructible on purpose (the data source is a raw pointer the
+// muxer deletes at stop): the static state must outlive every thread and
+// task that may still touch it while the process exits.
 struct DataSourceInstanceState {
-  std::mutex lock;  // Held around OnSetup/OnStart/OnStop, and by users.
+  // Held around OnSetup/OnStart/OnStop/OnFlush and by GetDataSourceLocked();
+  // recursive so that callbacks may call Trace() and GetDataSourceLocked().
+  std::recursive_mutex lock;
   std::atomic<uint64_t> generation{0};  // +1 at every setup of the slot.
   std::atomic<uint32_t> incremental_generation{0};  // +1 per clear request.
   uint32_t target_buffer = 0;
   uint64_t instance_id = 0;
   bool in_use = false;  // Slot taken (setup .. stopped); under the muxer lock.
-  std::unique_ptr<DataSourceBase> data_source;
+  DataSourceBase* data_source = nullptr;  // Owned; deleted by the muxer.
 };
 
 struct DataSourceStaticState {
