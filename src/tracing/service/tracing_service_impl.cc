@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "src/tracing/service/service_packets.h"
 #include "src/tracing/service/trusted_fields.h"
@@ -186,6 +187,12 @@ void TracingServiceImpl::DisconnectProducer(uint32_t producer_id) {
     }
   }
   producers_.erase(producer_id);
+  for (auto seq = sequence_ids_.begin(); seq != sequence_ids_.end();) {
+    if (seq->first.first == producer_id)
+      seq = sequence_ids_.erase(seq);
+    else
+      ++seq;
+  }
 }
 
 void TracingServiceImpl::RegisterDataSource(
@@ -240,8 +247,24 @@ void TracingServiceImpl::RegisterDataSource(
 void TracingServiceImpl::UnregisterDataSource(uint32_t producer_id,
                                               const std::string& name) {
   auto it = producers_.find(producer_id);
-  if (it != producers_.end())
-    it->second->data_sources.erase(name);
+  if (it == producers_.end() || !it->second->data_sources.erase(name))
+    return;
+  // Its instances are gone with it: a stop no longer waits for them.
+  std::vector<uint64_t> to_finish;
+  for (auto& entry : sessions_) {
+    Session* s = entry.second.get();
+    for (DataSourceInstance& inst : s->instances) {
+      if (inst.producer_id != producer_id || inst.name != name || inst.stopped)
+        continue;
+      inst.stopped = true;
+      if (s->stopping && inst.will_notify_on_stop && s->pending_stop_acks &&
+          --s->pending_stop_acks == 0 && !s->sending_stops) {
+        to_finish.push_back(s->id);
+      }
+    }
+  }
+  for (uint64_t session_id : to_finish)
+    FinishDisable(session_id);
 }
 
 DataSourceInstanceId TracingServiceImpl::SetUpInstance(
@@ -453,9 +476,14 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
                 protos::gen::TraceConfig_BufferConfig_FillPolicy_DISCARD
             ? TraceBuffer::OverwritePolicy::kDiscard
             : TraceBuffer::OverwritePolicy::kOverwrite;
-    auto buffer = TraceBuffer::Create(
-        static_cast<size_t>(std::max<uint32_t>(buffer_cfg.size_kb(), 4)) * 1024,
-        policy);
+    std::unique_ptr<TraceBuffer> buffer;
+    try {
+      buffer = TraceBuffer::Create(
+          static_cast<size_t>(std::max<uint32_t>(buffer_cfg.size_kb(), 4)) * 1024,
+          policy);
+    } catch (const std::bad_alloc&) {
+      // A consumer asking for more than the machine has: refused below.
+    }
     if (!buffer) {
       for (uint32_t id : session->buffer_ids) {
         buffers_.erase(id);

@@ -537,6 +537,28 @@ TEST_F(TracingServiceTest, PeriodicFlushAndIncrementalStateClears) {
   c.WaitForDisabled();
 }
 
+TEST_F(TracingServiceTest, UnregisteringEndsTheWaitForItsStop) {
+  FakeProducer p(&runner_, service_.get(), "prod");
+  p.Register("ds", /*notify_on_stop=*/true);
+  FakeConsumer c(&runner_, service_.get());
+  auto cfg = Config("ds");
+  cfg.set_data_source_stop_timeout_ms(60 * 60 * 1000);
+  c.Call([&](ConsumerEndpoint* e) {
+    e->EnableTracing(cfg);
+    e->DisableTracing();
+  });
+  EXPECT_FALSE(c.disabled());
+  runner_.PostTaskAndWait([&] { p.endpoint()->UnregisterDataSource("ds"); });
+  EXPECT_TRUE(c.disabled());
+}
+
+TEST_F(TracingServiceTest, ImpossibleBufferSizesAreRefused) {
+  FakeConsumer c(&runner_, service_.get());
+  auto cfg = Config("ds", /*size_kb=*/0xFFFFFFFFu);  // ~4 TiB.
+  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
+  EXPECT_NE(c.WaitForDisabled().find("cannot allocate"), std::string::npos);
+}
+
 TEST_F(TracingServiceTest, BadConfigsAreRefusedWithAReason) {
   FakeConsumer c(&runner_, service_.get());
   protos::gen::TraceConfig cfg;  // No buffers.
