@@ -95,7 +95,9 @@ void ThreadTaskRunner::Run() {
       task = std::move(immediate_.front());
       immediate_.pop_front();
     } else if (!delayed_.empty()) {
-      cv_.wait_until(lock, delayed_.top().deadline);
+      // A copy: the queue may reallocate while we wait unlocked.
+      const Clock::time_point deadline = delayed_.top().deadline;
+      cv_.wait_until(lock, deadline);
       continue;
     } else {
       cv_.wait(lock);

@@ -82,6 +82,30 @@ TEST(ThreadTaskRunnerDeathTest, WaitingOnItselfAbortsWithAMessage) {
       "own thread");
 }
 
+// While the runner sleeps until the earliest deadline, other threads keep
+// adding delayed tasks (the queue reallocates under it). Found by the
+// service fuzzer under ASan: the wait held a reference into the queue.
+TEST(ThreadTaskRunnerTest, PostingDelayedTasksWhileTheRunnerWaits) {
+  ThreadTaskRunner runner("zt.test");
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+  runner.PostDelayedTask([] {}, 60 * 60 * 1000);
+  runner.PostTaskAndWait([] {});  // Now waiting on that deadline.
+  for (int i = 0; i < 1000; i++)
+    runner.PostDelayedTask([] {}, 60 * 60 * 1000 + static_cast<uint32_t>(i));
+  runner.PostDelayedTask(
+      [&] {
+        std::lock_guard<std::mutex> lock(mutex);
+        done = true;
+        cv.notify_all();
+      },
+      1);
+  std::unique_lock<std::mutex> lock(mutex);
+  cv.wait(lock, [&] { return done; });
+  EXPECT_TRUE(done);
+}
+
 TEST(ThreadTaskRunnerTest, TasksCanPostTasks) {
   ThreadTaskRunner runner("zt.test");
   std::atomic<int> count{0};
