@@ -161,13 +161,16 @@ inline void WriteRedundantVarInt(uint32_t value, uint8_t* buf,
 }
 
 // memcpy(dst, src, n) for the short strings and bytes fields that make up
-// most trace data: up to 32 bytes are moved with two overlapping fixed-size
+// most trace data: up to 64 bytes are moved with two overlapping fixed-size
 // copies that compile to a few register moves (no call); longer ones go to
 // memcpy. n == 0 touches nothing, so null pointers are fine then.
 inline void CopyBytes(uint8_t* dst, const void* src_ptr, size_t n) {
   const auto* src = static_cast<const uint8_t*>(src_ptr);
-  if (n > 32) {
+  if (n > 64) {
     memcpy(dst, src, n);
+  } else if (n >= 32) {
+    memcpy(dst, src, 32);
+    memcpy(dst + n - 32, src + n - 32, 32);
   } else if (n >= 16) {
     memcpy(dst, src, 16);
     memcpy(dst + n - 16, src + n - 16, 16);

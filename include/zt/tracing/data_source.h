@@ -87,7 +87,8 @@ class DataSource : public DataSourceBase {
  public:
   // What to do when the shared memory buffer is full: drop (default; the
   // loss is counted and marked in the trace) or stall the writing thread
-  // briefly first. A T may declare its own kBufferExhaustedPolicy.
+  // until the service frees a chunk (up to 1 s, then drop). A T may declare
+  // its own kBufferExhaustedPolicy.
   static constexpr BufferExhaustedPolicy kBufferExhaustedPolicy =
       BufferExhaustedPolicy::kDrop;
 

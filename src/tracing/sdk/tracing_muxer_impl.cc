@@ -79,10 +79,15 @@ TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
   task_runner_.PostTaskAndWait([&] {
     service_ = TracingService::Create(&task_runner_);
     producer_endpoint_ = service_->ConnectProducer(this, options);
+    SharedMemoryArbiter::Options arbiter_options;
+    // kStallThenDrop data sources wait this long for a free chunk before
+    // dropping: long enough to ride out a busy machine, short enough that a
+    // stuck service cannot hang the program.
+    arbiter_options.stall_timeout = std::chrono::milliseconds(kStallTimeoutMs);
     arbiter_.reset(new SharedMemoryArbiter(
         producer_endpoint_->shared_memory(),
         producer_endpoint_->shared_memory_size(),
-        producer_endpoint_->shared_memory_page_size(), this));
+        producer_endpoint_->shared_memory_page_size(), this, arbiter_options));
   });
 }
 

@@ -25,6 +25,9 @@ namespace internal {
 
 class TracingMuxerImpl : public TracingMuxer, public Producer, public CommitSink {
  public:
+  // How long a kStallThenDrop writer waits for a free chunk.
+  static constexpr uint32_t kStallTimeoutMs = 1000;
+
   // Creates the instance the first time; later calls do nothing.
   static void InitializeInstance(const TracingInitArgs& args);
   static TracingMuxerImpl* instance();
