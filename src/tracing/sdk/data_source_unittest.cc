@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "zt/common/trace_stats.gen.h"
 #include "zt/trace/trace.pbzero.h"
 #include "zt/trace/trace_packet.pbzero.h"
 #include "zt/tracing/tracing.h"
@@ -154,6 +155,27 @@ TEST_F(DataSourceTest, TracesOnlyWhileASessionHasIt) {
   session->StopBlocking();
   TestSource::Trace([&](TestSource::TraceContext) { calls++; });
   EXPECT_EQ(calls, 1000);
+
+  // Stats, both ways.
+  auto stats = session->GetTraceStatsBlocking();
+  ASSERT_TRUE(stats.success);
+  protos::gen::TraceStats decoded;
+  ASSERT_TRUE(decoded.ParseFromArray(stats.trace_stats_data.data(),
+                                     stats.trace_stats_data.size()));
+  ASSERT_EQ(decoded.buffer_stats().size(), 1u);
+  EXPECT_GT(decoded.buffer_stats()[0].bytes_written(), 1000u * 4);
+  std::mutex m;
+  std::condition_variable cv;
+  bool got = false;
+  session->GetTraceStats([&](TracingSession::GetTraceStatsCallbackArgs args) {
+    std::lock_guard<std::mutex> lock(m);
+    got = args.success && args.trace_stats_data == stats.trace_stats_data;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return got; });
+  }
 
   std::vector<uint64_t> ts = Timestamps(session->ReadTraceBlocking());
   ASSERT_EQ(ts.size(), 1000u);

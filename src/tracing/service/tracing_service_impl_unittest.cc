@@ -5,6 +5,7 @@
 #include "src/tracing/service/tracing_service_impl.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -557,6 +558,42 @@ TEST_F(TracingServiceTest, ImpossibleBufferSizesAreRefused) {
   auto cfg = Config("ds", /*size_kb=*/0xFFFFFFFFu);  // ~4 TiB.
   c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
   EXPECT_NE(c.WaitForDisabled().find("cannot allocate"), std::string::npos);
+}
+
+TEST_F(TracingServiceTest, DurationStopsTheSessionByItself) {
+  FakeProducer p(&runner_, service_.get(), "prod");
+  p.Register("ds");
+  FakeConsumer c(&runner_, service_.get());
+  auto cfg = Config("ds");
+  cfg.set_duration_ms(30);
+  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
+  EXPECT_EQ(c.WaitForDisabled(), "");  // No DisableTracing() call.
+  EXPECT_EQ(p.stopped().size(), 1u);
+}
+
+TEST_F(TracingServiceTest, MaxFileSizeEndsTheSessionAtTheLimit) {
+  char path[] = "/tmp/zt_service_limit_XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  FakeProducer p(&runner_, service_.get(), "prod");
+  p.Register("ds");
+  FakeConsumer c(&runner_, service_.get());
+  auto cfg = Config("ds");
+  cfg.set_write_into_file(true);
+  cfg.set_file_write_period_ms(100);
+  cfg.set_max_file_size_bytes(20000);
+  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg, fd); });
+  TraceWriter* w = p.Writer(p.setups()[0]);
+  for (uint64_t i = 0; i < 5000; i++)
+    w->NewTracePacket()->set_timestamp(i);
+  w->Flush();
+  // The periodic write reaches the limit and stops the session.
+  EXPECT_EQ(c.WaitForDisabled(), "");
+  struct stat st;
+  ASSERT_EQ(stat(path, &st), 0);
+  unlink(path);
+  EXPECT_LE(st.st_size, 20000);
+  EXPECT_GT(st.st_size, 10000);  // Filled up to near the limit, not empty.
 }
 
 TEST_F(TracingServiceTest, BadConfigsAreRefusedWithAReason) {
