@@ -59,16 +59,26 @@ TEST(ThreadTaskRunnerTest, DelayedTasksRunByDeadlineThenPostingOrder) {
 // A due delayed task runs after the tasks already queued ahead of it.
 TEST(ThreadTaskRunnerTest, DueDelayedTasksDoNotOvertakeQueuedTasks) {
   ThreadTaskRunner runner("zt.test");
+  std::mutex mutex;
+  std::condition_variable cv;
   std::vector<int> order;
+  auto record = [&](int v) {
+    return [&, v] {
+      std::lock_guard<std::mutex> lock(mutex);
+      order.push_back(v);
+      cv.notify_all();
+    };
+  };
   std::mutex gate;
   std::unique_lock<std::mutex> hold(gate);
   runner.PostTask([&] { std::lock_guard<std::mutex> wait(gate); });
-  runner.PostDelayedTask([&] { order.push_back(2); }, 0);
-  runner.PostTask([&] { order.push_back(1); });
+  runner.PostDelayedTask(record(2), 0);
+  runner.PostTask(record(1));
   // Both are queued behind the blocked task, and the delayed one is due
   // already (0 ms): still, it runs second.
   hold.unlock();
-  runner.PostTaskAndWait([] {});
+  std::unique_lock<std::mutex> lock(mutex);
+  cv.wait(lock, [&] { return order.size() == 2; });
   EXPECT_EQ(order, (std::vector<int>{1, 2}));
 }
 
