@@ -55,6 +55,14 @@ struct IncrementalTraits : DefaultDataSourceTraits {
 };
 class IncrementalSource : public DataSource<IncrementalSource, IncrementalTraits> {};
 
+struct PerThread {
+  int writes = 0;
+};
+struct TlsTraits : DefaultDataSourceTraits {
+  using TlsStateType = PerThread;
+};
+class TlsSource : public DataSource<TlsSource, TlsTraits> {};
+
 // Defers its stop until the test releases it.
 class SlowStopSource : public DataSource<SlowStopSource> {
  public:
@@ -127,6 +135,8 @@ class DataSourceTest : public testing::Test {
     ASSERT_TRUE(SlowStopSource::Register(d));
     d.set_name("test.final_state");
     ASSERT_TRUE(FinalStateSource::Register(d));
+    d.set_name("test.tls");
+    ASSERT_TRUE(TlsSource::Register(d));
   }
 };
 
@@ -310,6 +320,62 @@ TEST_F(DataSourceTest, DestroyingASessionFromItsCallbackAbortsWithAMessage) {
         raw->StopBlocking();
       },
       "destroyed on the tracing service's thread");
+}
+
+TEST_F(DataSourceTest, CustomThreadLocalStateIsPerThreadAndInstance) {
+  auto a = Tracing::NewTrace();
+  auto b = Tracing::NewTrace();
+  a->Setup(ConfigFor("test.tls"));
+  b->Setup(ConfigFor("test.tls"));
+  a->StartBlocking();
+  b->StartBlocking();
+  std::vector<int> seen;
+  for (int i = 0; i < 3; i++) {
+    TlsSource::Trace([&](TlsSource::TraceContext ctx) {
+      seen.push_back(++ctx.GetCustomTlsState().writes);
+    });
+  }
+  // Two instances, each with its own counter on this thread.
+  EXPECT_EQ(seen, (std::vector<int>{1, 1, 2, 2, 3, 3}));
+  int other = 0;
+  std::thread([&] {
+    TlsSource::Trace([&](TlsSource::TraceContext ctx) {
+      other = ++ctx.GetCustomTlsState().writes;
+    });
+  }).join();
+  EXPECT_EQ(other, 1);
+  a->StopBlocking();
+  b->StopBlocking();
+}
+
+TEST_F(DataSourceTest, AtMostEightInstancesAtOnce) {
+  std::vector<std::unique_ptr<TracingSession>> sessions;
+  for (int i = 0; i < 9; i++) {
+    sessions.push_back(Tracing::NewTrace());
+    sessions.back()->Setup(ConfigFor("test.tls"));
+    sessions.back()->StartBlocking();
+  }
+  int calls = 0;
+  TlsSource::Trace([&](TlsSource::TraceContext ctx) {
+    calls++;
+    ctx.NewTracePacket()->set_timestamp(1);
+    ctx.Flush();
+  });
+  EXPECT_EQ(calls, 8);  // The ninth session goes without it...
+  for (auto& s : sessions)
+    s->StopBlocking();  // ...and still stops normally.
+  size_t with_packet = 0;
+  for (auto& s : sessions)
+    with_packet += Timestamps(s->ReadTraceBlocking()) == std::vector<uint64_t>{1};
+  EXPECT_EQ(with_packet, 8u);
+  // Slots are free again: a new session gets one.
+  auto again = Tracing::NewTrace();
+  again->Setup(ConfigFor("test.tls"));
+  again->StartBlocking();
+  calls = 0;
+  TlsSource::Trace([&](TlsSource::TraceContext) { calls++; });
+  EXPECT_EQ(calls, 1);
+  again->StopBlocking();
 }
 
 TEST_F(DataSourceTest, RefusedConfigsReportAnError) {
