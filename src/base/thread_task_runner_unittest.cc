@@ -71,7 +71,20 @@ TEST(ThreadTaskRunnerTest, DueDelayedTasksDoNotOvertakeQueuedTasks) {
   };
   std::mutex gate;
   std::unique_lock<std::mutex> hold(gate);
-  runner.PostTask([&] { std::lock_guard<std::mutex> wait(gate); });
+  bool blocked = false;
+  runner.PostTask([&] {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      blocked = true;
+      cv.notify_all();
+    }
+    std::lock_guard<std::mutex> wait(gate);
+  });
+  {
+    // The runner is inside the blocking task before the others are posted.
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait(lock, [&] { return blocked; });
+  }
   runner.PostDelayedTask(record(2), 0);
   runner.PostTask(record(1));
   // Both are queued behind the blocked task, and the delayed one is due
