@@ -421,18 +421,12 @@ void TracingServiceImpl::StartTracing(ConsumerEndpointImpl* consumer) {
   s->started = true;
   const protos::gen::TraceConfig& config = s->config;
   if (config.duration_ms() > 0) {
-    std::weak_ptr<TracingServiceImpl*> weak = alive_;
     const uint64_t session_id = s->id;
-    task_runner_->PostDelayedTask(
-        [weak, session_id] {
-          auto alive = weak.lock();
-          if (!alive || !*alive)
-            return;
-          auto it = (*alive)->sessions_.find(session_id);
-          if (it != (*alive)->sessions_.end())
-            (*alive)->DisableTracing(it->second->consumer);
-        },
-        config.duration_ms());
+    PostDelayedIfAlive(config.duration_ms(), [session_id](TracingServiceImpl* self) {
+      auto it = self->sessions_.find(session_id);
+      if (it != self->sessions_.end())
+        self->DisableTracing(it->second->consumer);
+    });
   }
   // Callbacks may re-enter: copy what they need first.
   std::vector<std::pair<uint32_t, DataSourceInstance>> to_start;
@@ -449,22 +443,27 @@ void TracingServiceImpl::SchedulePeriodic(uint64_t session_id,
                                           uint32_t period_ms,
                                           void (TracingServiceImpl::*task)(Session*)) {
   period_ms = std::max<uint32_t>(period_ms, 10);
+  PostDelayedIfAlive(period_ms, [session_id, period_ms, task](TracingServiceImpl* self) {
+    auto it = self->sessions_.find(session_id);
+    if (it == self->sessions_.end() || it->second->disabled ||
+        it->second->stopping) {
+      return;  // The session ended: so does the period.
+    }
+    (self->*task)(it->second.get());
+    self->SchedulePeriodic(session_id, period_ms, task);
+  });
+}
+
+void TracingServiceImpl::PostDelayedIfAlive(
+    uint32_t delay_ms, std::function<void(TracingServiceImpl*)> task) {
   std::weak_ptr<TracingServiceImpl*> weak = alive_;
   task_runner_->PostDelayedTask(
-      [weak, session_id, period_ms, task] {
+      [weak, task = std::move(task)] {
         auto alive = weak.lock();
-        if (!alive || !*alive)
-          return;
-        TracingServiceImpl* self = *alive;
-        auto it = self->sessions_.find(session_id);
-        if (it == self->sessions_.end() || it->second->disabled ||
-            it->second->stopping) {
-          return;  // The session ended: so does the period.
-        }
-        (self->*task)(it->second.get());
-        self->SchedulePeriodic(session_id, period_ms, task);
+        if (alive && *alive)
+          task(*alive);
       },
-      period_ms);
+      delay_ms);
 }
 
 void TracingServiceImpl::PeriodicFlush(Session* s) {
@@ -526,14 +525,9 @@ void TracingServiceImpl::DisableTracing(ConsumerEndpointImpl* consumer) {
   const uint32_t timeout = s->config.data_source_stop_timeout_ms()
                                ? s->config.data_source_stop_timeout_ms()
                                : kDefaultStopTimeoutMs;
-  std::weak_ptr<TracingServiceImpl*> weak = alive_;
-  task_runner_->PostDelayedTask(
-      [weak, session_id] {
-        auto alive = weak.lock();
-        if (alive && *alive)
-          (*alive)->FinishDisable(session_id);
-      },
-      timeout);
+  PostDelayedIfAlive(timeout, [session_id](TracingServiceImpl* self) {
+    self->FinishDisable(session_id);
+  });
 }
 
 void TracingServiceImpl::NotifyDataSourceStopped(uint32_t producer_id,
@@ -601,15 +595,10 @@ void TracingServiceImpl::Flush(ConsumerEndpointImpl* consumer,
     timeout_ms = s->config.flush_timeout_ms() ? s->config.flush_timeout_ms()
                                               : kDefaultFlushTimeoutMs;
   }
-  std::weak_ptr<TracingServiceImpl*> weak = alive_;
   const uint64_t session_id = s->id;
-  task_runner_->PostDelayedTask(
-      [weak, session_id, id] {
-        auto alive = weak.lock();
-        if (alive && *alive)
-          (*alive)->CompleteFlush(session_id, id, false);
-      },
-      timeout_ms);
+  PostDelayedIfAlive(timeout_ms, [session_id, id](TracingServiceImpl* self) {
+    self->CompleteFlush(session_id, id, false);
+  });
 }
 
 void TracingServiceImpl::NotifyFlushComplete(uint32_t producer_id,

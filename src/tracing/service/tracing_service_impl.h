@@ -155,6 +155,10 @@ class TracingServiceImpl : public TracingService {
   // Runs |task| on the session every |period_ms| while it is running.
   void SchedulePeriodic(uint64_t session_id, uint32_t period_ms,
                         void (TracingServiceImpl::*task)(Session*));
+  // Runs |task| on the task runner after |delay_ms| unless the service is
+  // gone by then (timeouts and periods outlive nothing).
+  void PostDelayedIfAlive(uint32_t delay_ms,
+                          std::function<void(TracingServiceImpl*)> task);
   void PeriodicFlush(Session* session);            // flush_period_ms
   void PeriodicClearIncrementalState(Session* session);  // clear_period_ms
   void SchedulePeriodicWrite(Session* session);

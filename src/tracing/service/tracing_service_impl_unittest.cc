@@ -258,6 +258,25 @@ std::vector<uint64_t> ProducerTimestamps(const std::vector<std::vector<uint8_t>>
   return out;
 }
 
+// Decodes the TraceStats packet that ends a stopped session's read; false
+// (with a test failure) when the last packet is not one.
+bool LastPacketStats(const std::vector<std::vector<uint8_t>>& packets,
+                     protos::gen::TraceStats* stats) {
+  if (packets.empty()) {
+    ADD_FAILURE() << "no packets";
+    return false;
+  }
+  TracePacket_Decoder last(packets.back().data(), packets.back().size());
+  if (!last.has_trace_stats()) {
+    ADD_FAILURE() << "the last packet carries no TraceStats";
+    return false;
+  }
+  auto bytes = last.trace_stats();
+  const bool ok = stats->ParseFromArray(bytes.data, bytes.size);
+  EXPECT_TRUE(ok);
+  return ok;
+}
+
 TEST_F(TracingServiceTest, InstancesFollowNamesAndProducerFilters) {
   FakeProducer a(&runner_, service_.get(), "proc.a");
   FakeProducer b(&runner_, service_.get(), "proc.b");
@@ -342,11 +361,8 @@ TEST_F(TracingServiceTest, PacketsComeBackStampedBetweenServicePackets) {
   EXPECT_EQ(c.WaitForDisabled(), "");
   auto rest = c.ReadAll();
   ASSERT_EQ(rest.size(), 1u);
-  TracePacket_Decoder stats(rest[0].data(), rest[0].size());
-  ASSERT_TRUE(stats.has_trace_stats());
   protos::gen::TraceStats decoded;
-  auto stats_bytes = stats.trace_stats();
-  ASSERT_TRUE(decoded.ParseFromArray(stats_bytes.data, stats_bytes.size));
+  ASSERT_TRUE(LastPacketStats(rest, &decoded));
   EXPECT_EQ(decoded.flushes_requested(), 1u);
   EXPECT_EQ(decoded.flushes_succeeded(), 1u);
   EXPECT_TRUE(c.ReadAll().empty());
@@ -395,12 +411,8 @@ TEST_F(TracingServiceTest, FlushWithASilentProducerTimesOut) {
   // The outcome is in the stats.
   c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
   c.WaitForDisabled();
-  auto packets = c.ReadAll();
-  TracePacket_Decoder last(packets.back().data(), packets.back().size());
-  ASSERT_TRUE(last.has_trace_stats());
   protos::gen::TraceStats stats;
-  auto bytes = last.trace_stats();
-  ASSERT_TRUE(stats.ParseFromArray(bytes.data, bytes.size));
+  ASSERT_TRUE(LastPacketStats(c.ReadAll(), &stats));
   EXPECT_EQ(stats.flushes_requested(), 1u);
   EXPECT_EQ(stats.flushes_succeeded(), 0u);
   EXPECT_EQ(stats.flushes_failed(), 1u);
@@ -423,12 +435,7 @@ TEST_F(TracingServiceTest, HostileCommitsAreDroppedAndCounted) {
   protos::gen::TraceStats stats;
   c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
   c.WaitForDisabled();
-  auto packets = c.ReadAll();
-  ASSERT_FALSE(packets.empty());
-  TracePacket_Decoder last(packets.back().data(), packets.back().size());
-  ASSERT_TRUE(last.has_trace_stats());
-  auto bytes = last.trace_stats();
-  ASSERT_TRUE(stats.ParseFromArray(bytes.data, bytes.size));
+  ASSERT_TRUE(LastPacketStats(c.ReadAll(), &stats));
   EXPECT_EQ(stats.chunks_discarded(), 2u);
   EXPECT_EQ(stats.patches_discarded(), 1u);
 }
@@ -515,12 +522,8 @@ TEST_F(TracingServiceTest, WriterLossMarksAreCountedInTheStats) {
   w->Flush();
   c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
   c.WaitForDisabled();
-  auto packets = c.ReadAll();
-  TracePacket_Decoder last(packets.back().data(), packets.back().size());
-  ASSERT_TRUE(last.has_trace_stats());
   protos::gen::TraceStats stats;
-  auto bytes = last.trace_stats();
-  ASSERT_TRUE(stats.ParseFromArray(bytes.data, bytes.size));
+  ASSERT_TRUE(LastPacketStats(c.ReadAll(), &stats));
   ASSERT_EQ(stats.buffer_stats().size(), 1u);
   EXPECT_EQ(stats.buffer_stats()[0].trace_writer_packet_loss(), 2u);
 }

@@ -60,23 +60,17 @@ void TracingServiceImpl::SchedulePeriodicWrite(Session* s) {
   if (period == 0)
     period = 5000;
   period = std::max<uint32_t>(period, 100);
-  std::weak_ptr<TracingServiceImpl*> weak = alive_;
   const uint64_t session_id = s->id;
-  task_runner_->PostDelayedTask(
-      [weak, session_id] {
-        auto alive = weak.lock();
-        if (!alive || !*alive)
-          return;
-        auto it = (*alive)->sessions_.find(session_id);
-        if (it == (*alive)->sessions_.end() || it->second->fd < 0)
-          return;
-        (*alive)->WriteIntoFile(session_id);
-        // Writing may end (or free) the session: look it up again.
-        it = (*alive)->sessions_.find(session_id);
-        if (it != (*alive)->sessions_.end() && it->second->fd >= 0)
-          (*alive)->SchedulePeriodicWrite(it->second.get());
-      },
-      period);
+  PostDelayedIfAlive(period, [session_id](TracingServiceImpl* self) {
+    auto it = self->sessions_.find(session_id);
+    if (it == self->sessions_.end() || it->second->fd < 0)
+      return;
+    self->WriteIntoFile(session_id);
+    // Writing may end (or free) the session: look it up again.
+    it = self->sessions_.find(session_id);
+    if (it != self->sessions_.end() && it->second->fd >= 0)
+      self->SchedulePeriodicWrite(it->second.get());
+  });
 }
 
 void TracingServiceImpl::WriteIntoFile(uint64_t session_id) {
