@@ -16,7 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include "zt/common/data_source_descriptor.gen.h"
 #include "zt/common/trace_stats.gen.h"
+#include "zt/config/trace_config.gen.h"
 #include "zt/trace/test_event.pbzero.h"
 #include "zt/trace/trace.pbzero.h"
 #include "zt/trace/trace_packet.pbzero.h"
@@ -142,7 +144,8 @@ int main() {
     return 1;
   }
   auto session = zt::Tracing::NewTrace();
-  session->Setup(config, fd);
+  session->Setup(config, fd);  // The session writes into its own dup of fd.
+  close(fd);
   session->StartBlocking();
 
   std::vector<std::thread> workers;

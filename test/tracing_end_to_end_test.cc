@@ -14,7 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include "zt/common/data_source_descriptor.gen.h"
 #include "zt/common/trace_stats.gen.h"
+#include "zt/config/trace_config.gen.h"
 #include "zt/trace/test_event.pbzero.h"
 #include "zt/trace/trace.pb.h"
 #include "zt/trace/trace.pbzero.h"

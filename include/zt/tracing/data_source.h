@@ -6,6 +6,7 @@
 //     void OnStart(const StartArgs&) override { ... }
 //   };
 //
+//   #include "zt/common/data_source_descriptor.gen.h"   // where you register
 //   zt::protos::gen::DataSourceDescriptor desc;
 //   desc.set_name("com.example.my_source");
 //   MySource::Register(desc);
@@ -19,6 +20,13 @@
 // atomic load and a branch. Each session enabling it gets its own instance
 // (a T object, up to 8 at once); the lambda runs once per active instance,
 // with a TraceWriter of that instance owned by the calling thread.
+//
+// Cost of including: this header declares the config and descriptor classes
+// without defining them, so a file that only writes packets parses the
+// TracePacket writer and the standard headers it needs, nothing more. Read
+// the config in OnSetup with "zt/config/data_source_config.gen.h", and
+// include the writer header of every payload you write (e.g.
+// "zt/trace/test_event.pbzero.h" for packet->set_for_testing()).
 
 #ifndef ZT_TRACING_DATA_SOURCE_H_
 #define ZT_TRACING_DATA_SOURCE_H_
@@ -31,12 +39,16 @@
 #include <type_traits>
 #include <utility>
 
-#include "zt/common/data_source_descriptor.gen.h"
-#include "zt/config/data_source_config.gen.h"
-#include "zt/ext/tracing/core/trace_writer.h"
+#include "zt/tracing/buffer_exhausted_policy.h"
 #include "zt/tracing/internal/data_source_internal.h"
 
 namespace zt {
+namespace protos {
+namespace gen {
+class DataSourceConfig;
+class DataSourceDescriptor;
+}  // namespace gen
+}  // namespace protos
 
 // The callbacks of one instance. They run on the tracing service's thread,
 // with the instance's lock held: keep them short. They may call Trace()

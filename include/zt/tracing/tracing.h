@@ -2,6 +2,7 @@
 // then register data sources (zt/tracing/data_source.h) and record traces
 // with NewTrace():
 //
+//   #include "zt/config/trace_config.gen.h"       // to build the config
 //   zt::TracingInitArgs args;
 //   zt::Tracing::Initialize(args);            // In-process backend.
 //   auto session = zt::Tracing::NewTrace();
@@ -14,6 +15,9 @@
 // The in-process backend runs the tracing service on a thread of its own
 // inside the process; data goes through the same shared memory buffer and
 // commit path as with a system service.
+//
+// Cost of including: the standard headers below and nothing generated (the
+// config class is only declared here).
 
 #ifndef ZT_TRACING_TRACING_H_
 #define ZT_TRACING_TRACING_H_
@@ -25,16 +29,26 @@
 #include <string>
 #include <vector>
 
-#include "zt/config/trace_config.gen.h"
-
 namespace zt {
+namespace protos {
+namespace gen {
+class TraceConfig;
+}  // namespace gen
+}  // namespace protos
 
+// Where sessions run. Bit values follow Perfetto's, so code ported from it
+// keeps its meaning.
 enum BackendType : uint32_t {
   kUnspecifiedBackend = 0,
+  // The tracing service on a thread inside this process.
   kInProcessBackend = 1u << 0,
+  // A tracing daemon reached over a UNIX socket. Not available yet:
+  // Initialize() says so on stderr and ignores this bit.
+  kSystemBackend = 1u << 1,
 };
 
 struct TracingInitArgs {
+  // A bitwise or of BackendType values; at least one must be available.
   uint32_t backends = kInProcessBackend;
   // The shared memory buffer between the process's writers and the service.
   // 0 picks the defaults: 256 KiB of 4 KiB pages. Larger pages (up to 32
@@ -52,11 +66,14 @@ class TracingSession {
  public:
   virtual ~TracingSession();
 
-  // Sets the config (and optionally a file descriptor the trace is written
-  // into, owned from now on; the service then writes it periodically and at
-  // the end, and ReadTrace() returns nothing). Call once, before Start().
-  // With |config.deferred_start()| the data sources are set up now and
-  // started by Start().
+  // Sets the config, and optionally a file descriptor the trace is written
+  // into: the service then writes it periodically and at the end, and
+  // ReadTrace() returns nothing. |fd| is not taken over: the session writes
+  // into a duplicate (dup(2)) that it closes itself, so the caller still
+  // owns |fd| and may close it as soon as Setup() returns. Call before
+  // Start(); a second call replaces the config and the file. With
+  // |config.deferred_start()| the data sources are set up now and started
+  // by Start().
   virtual void Setup(const protos::gen::TraceConfig& config, int fd = -1) = 0;
 
   // Starts the session; the Blocking form returns once every matching data
@@ -102,13 +119,30 @@ class TracingSession {
 
 class Tracing {
  public:
-  // Starts the backends. Later calls do nothing. Thread-safe.
-  static void Initialize(const TracingInitArgs& args);
+  // Starts the backends named in |args.backends|. True once tracing is
+  // initialized with at least one backend; false, with a message on stderr,
+  // if none of the requested backends is available. Calls after a
+  // successful one do nothing and return true. Thread-safe.
+  static bool Initialize(const TracingInitArgs& args);
   static bool IsInitialized();
-  // A new session on |backend| (unspecified: the in-process one). Null
-  // before Initialize().
+
+  // A new session on |backend| (unspecified: the first initialized one).
+  // Null before Initialize() or if that backend was not initialized.
   static std::unique_ptr<TracingSession> NewTrace(
       BackendType backend = kUnspecifiedBackend);
+
+  // Tears the SDK down so that Initialize() can start it again (tests do
+  // this between cases). Every session still tracing is stopped first, as
+  // StopBlocking() would (its file is complete); sessions the caller still
+  // holds then do nothing (Stop/Flush return at once, ReadTrace gives no
+  // data) and may be destroyed at any time. Data sources must be
+  // registered again after the next Initialize(). No other thread may call
+  // into the SDK (Trace() included) while Shutdown() runs; writers that
+  // threads still hold from before are retired safely on their next use.
+  // Costs: the old shared memory buffer (256 KiB by default) stays
+  // allocated, so that such writers never touch freed memory. Not from a
+  // tracing callback (aborts with a message).
+  static void Shutdown();
 };
 
 }  // namespace zt

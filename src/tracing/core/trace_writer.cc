@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "zt/ext/tracing/core/shared_memory_arbiter.h"
+
 namespace zt {
 
 using protozero::ContiguousMemoryRange;

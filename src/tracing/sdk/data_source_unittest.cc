@@ -13,7 +13,10 @@
 
 #include <gtest/gtest.h>
 
+#include "zt/common/data_source_descriptor.gen.h"
 #include "zt/common/trace_stats.gen.h"
+#include "zt/config/data_source_config.gen.h"
+#include "zt/config/trace_config.gen.h"
 #include "zt/trace/trace.pbzero.h"
 #include "zt/trace/trace_packet.pbzero.h"
 #include "zt/tracing/tracing.h"

@@ -3,16 +3,22 @@
 
 #include "zt/tracing/tracing.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <condition_variable>
 #include <mutex>
 #include <utility>
 
 #include "src/tracing/sdk/tracing_muxer_impl.h"
 #include "src/tracing/service/service_packets.h"
+#include "zt/common/trace_stats.gen.h"
+#include "zt/config/trace_config.gen.h"
 
 namespace zt {
 
@@ -20,9 +26,12 @@ TracingSession::~TracingSession() = default;
 
 namespace {
 
+using internal::InProcessSession;
 using internal::TracingMuxerImpl;
 
-class TracingSessionImpl : public TracingSession, public Consumer {
+class TracingSessionImpl : public TracingSession,
+                           public Consumer,
+                           public InProcessSession {
  public:
   explicit TracingSessionImpl(TracingMuxerImpl* muxer)
       : muxer_(muxer), runner_(muxer->task_runner()) {
@@ -30,32 +39,51 @@ class TracingSessionImpl : public TracingSession, public Consumer {
       endpoint_ = muxer_->service()->ConnectConsumer(
           this, static_cast<int32_t>(getuid()));
     });
+    muxer_->AddSession(this);
   }
 
   ~TracingSessionImpl() override {
-    if (runner_->RunsTasksOnCurrentThread()) {
-      // From one of its own callbacks: the service is in the middle of a
-      // call on this session. Refuse clearly rather than corrupt memory.
-      fprintf(stderr,
-              "zt: a TracingSession was destroyed on the tracing service's "
-              "thread (from one of its callbacks); destroy it elsewhere\n");
-      abort();
+    muxer_->RemoveSession(this);
+    if (!detached()) {
+      if (runner_->RunsTasksOnCurrentThread()) {
+        // From one of its own callbacks: the service is in the middle of a
+        // call on this session. Refuse clearly rather than corrupt memory.
+        fprintf(stderr,
+                "zt: a TracingSession was destroyed on the tracing service's "
+                "thread (from one of its callbacks); destroy it elsewhere\n");
+        abort();
+      }
+      // Tasks posted before run first (FIFO), so none outlives |this|.
+      runner_->PostTaskAndWait([this] { endpoint_.reset(); });
     }
-    // Tasks posted before run first (FIFO), so none outlives |this|.
-    runner_->PostTaskAndWait([this] { endpoint_.reset(); });
     if (fd_ >= 0)
       close(fd_);
   }
 
   void Setup(const protos::gen::TraceConfig& config, int fd) override {
+    if (detached())
+      return;
+    // Our own duplicate: the caller keeps |fd| (as with Perfetto's SDK, code
+    // that closes its fd after Setup() must not close ours twice).
+    int own_fd = -1;
+    std::string error;
+    if (fd >= 0) {
+      own_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+      if (own_fd < 0) {
+        error = std::string("TracingSession::Setup: cannot duplicate fd ") +
+                std::to_string(fd) + ": " + strerror(errno);
+      }
+    }
     bool deferred;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       config_ = config;
-      if (fd >= 0) {
+      if (fd >= 0)
         config_.set_write_into_file(true);
-        fd_ = fd;
-      }
+      if (fd_ >= 0)
+        close(fd_);  // Setup() again: the new file replaces the old one.
+      fd_ = own_fd;
+      setup_error_ = error;
       deferred = config_.deferred_start();
     }
     // With deferred_start the session is created (buffers, data sources set
@@ -64,26 +92,44 @@ class TracingSessionImpl : public TracingSession, public Consumer {
       runner_->PostTaskAndWait([this] { Enable(); });
   }
 
-  void Start() override { runner_->PostTask([this] { StartOnRunner(); }); }
+  void Start() override {
+    if (!detached())
+      runner_->PostTask([this] { StartOnRunner(); });
+  }
   void StartBlocking() override {
-    runner_->PostTaskAndWait([this] { StartOnRunner(); });
+    if (!detached())
+      runner_->PostTaskAndWait([this] { StartOnRunner(); });
   }
 
   void Stop() override {
-    runner_->PostTask([this] { StopOnRunner(); });
+    if (!detached())
+      runner_->PostTask([this] { StopOnRunner(); });
   }
   void StopBlocking() override {
+    if (detached())
+      return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopped_)
+        return;
+    }
     Stop();
     std::unique_lock<std::mutex> lock(mutex_);
     cv_.wait(lock, [this] { return stopped_; });
   }
 
   void Flush(std::function<void(bool)> done, uint32_t timeout_ms) override {
+    if (detached()) {
+      done(false);
+      return;
+    }
     runner_->PostTask([this, done = std::move(done), timeout_ms]() mutable {
       endpoint_->Flush(timeout_ms, std::move(done));
     });
   }
   bool FlushBlocking(uint32_t timeout_ms) override {
+    if (detached())
+      return false;
     std::mutex m;
     std::condition_variable cv;
     bool done = false, result = false;
@@ -101,6 +147,10 @@ class TracingSessionImpl : public TracingSession, public Consumer {
   }
 
   void ReadTrace(std::function<void(ReadTraceCallbackArgs)> cb) override {
+    if (detached()) {
+      cb(ReadTraceCallbackArgs());
+      return;
+    }
     runner_->PostTask([this, cb = std::move(cb)]() mutable {
       read_cb_ = std::move(cb);
       endpoint_->ReadBuffers();  // Delivers every batch before returning.
@@ -109,6 +159,8 @@ class TracingSessionImpl : public TracingSession, public Consumer {
   }
   std::vector<char> ReadTraceBlocking() override {
     std::vector<char> out;
+    if (detached())
+      return out;
     runner_->PostTaskAndWait([&] {
       read_cb_ = [&](ReadTraceCallbackArgs args) {
         out.insert(out.end(), args.data, args.data + args.size);
@@ -120,6 +172,10 @@ class TracingSessionImpl : public TracingSession, public Consumer {
   }
 
   void GetTraceStats(std::function<void(GetTraceStatsCallbackArgs)> cb) override {
+    if (detached()) {
+      cb(GetTraceStatsCallbackArgs());
+      return;
+    }
     runner_->PostTask([this, cb = std::move(cb)]() mutable {
       stats_cb_ = std::move(cb);
       endpoint_->GetTraceStats();
@@ -128,6 +184,8 @@ class TracingSessionImpl : public TracingSession, public Consumer {
   }
   GetTraceStatsCallbackArgs GetTraceStatsBlocking() override {
     GetTraceStatsCallbackArgs result;
+    if (detached())
+      return result;
     runner_->PostTaskAndWait([&] {
       stats_cb_ = [&](GetTraceStatsCallbackArgs args) { result = std::move(args); };
       endpoint_->GetTraceStats();
@@ -143,6 +201,12 @@ class TracingSessionImpl : public TracingSession, public Consumer {
   void SetOnErrorCallback(std::function<void(const std::string&)> cb) override {
     std::lock_guard<std::mutex> lock(mutex_);
     on_error_ = std::move(cb);
+  }
+
+  // InProcessSession (Tracing::Shutdown()).
+  void DetachFromService() override {  // Service thread.
+    endpoint_.reset();
+    detached_.store(true, std::memory_order_release);
   }
 
   // Consumer (service thread).
@@ -188,10 +252,13 @@ class TracingSessionImpl : public TracingSession, public Consumer {
   }
 
  private:
+  bool detached() const { return detached_.load(std::memory_order_acquire); }
+
   // Creates the session on the service (once).
   void Enable() {
     protos::gen::TraceConfig config;
     int fd;
+    std::string error;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (enabled_)
@@ -199,7 +266,12 @@ class TracingSessionImpl : public TracingSession, public Consumer {
       enabled_ = true;
       config = config_;
       fd = fd_;
-      fd_ = -1;  // The service owns it now.
+      fd_ = -1;  // The service owns our duplicate now.
+      error = setup_error_;
+    }
+    if (!error.empty()) {
+      OnTracingDisabled(error);  // The session ends before it begins.
+      return;
     }
     endpoint_->EnableTracing(config, fd);
   }
@@ -239,10 +311,13 @@ class TracingSessionImpl : public TracingSession, public Consumer {
   std::function<void(ReadTraceCallbackArgs)> read_cb_;       // Runner thread.
   std::function<void(GetTraceStatsCallbackArgs)> stats_cb_;  // Runner thread.
 
+  std::atomic<bool> detached_{false};  // Set by Tracing::Shutdown().
+
   std::mutex mutex_;
   std::condition_variable cv_;
   protos::gen::TraceConfig config_;
-  int fd_ = -1;
+  int fd_ = -1;  // Our duplicate of Setup()'s fd, until the service takes it.
+  std::string setup_error_;
   bool enabled_ = false;  // EnableTracing sent.
   bool started_ = false;
   bool stopped_ = false;
@@ -252,9 +327,11 @@ class TracingSessionImpl : public TracingSession, public Consumer {
 
 }  // namespace
 
-void Tracing::Initialize(const TracingInitArgs& args) {
-  TracingMuxerImpl::InitializeInstance(args);
+bool Tracing::Initialize(const TracingInitArgs& args) {
+  return TracingMuxerImpl::InitializeInstance(args);
 }
+
+void Tracing::Shutdown() { TracingMuxerImpl::ShutdownInstance(); }
 
 bool Tracing::IsInitialized() {
   return internal::TracingMuxer::Get() != nullptr;
@@ -262,6 +339,8 @@ bool Tracing::IsInitialized() {
 
 std::unique_ptr<TracingSession> Tracing::NewTrace(BackendType backend) {
   TracingMuxerImpl* muxer = TracingMuxerImpl::instance();
+  // The in-process backend is the only one so far: it is "the first
+  // initialized" whenever tracing is initialized at all.
   if (!muxer || (backend != kUnspecifiedBackend && backend != kInProcessBackend))
     return nullptr;
   return std::unique_ptr<TracingSession>(new TracingSessionImpl(muxer));

@@ -22,6 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "zt/common/data_source_descriptor.gen.h"
+#include "zt/config/trace_config.gen.h"
 #include "zt/protozero/proto_utils.h"
 #include "zt/trace/trace.pbzero.h"
 #include "zt/trace/trace_packet.pbzero.h"

@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "zt/tracing/data_source.h"
@@ -57,11 +60,98 @@ void TracingMuxer::SetInstance(TracingMuxer* muxer) {
   g_muxer.store(muxer, std::memory_order_release);
 }
 
-void TracingMuxerImpl::InitializeInstance(const TracingInitArgs& args) {
+bool TracingMuxerImpl::InitializeInstance(const TracingInitArgs& args) {
   std::lock_guard<std::mutex> guard(g_init_mutex);
   if (Get())
-    return;
+    return true;
+  constexpr uint32_t kKnown = kInProcessBackend | kSystemBackend;
+  if (args.backends & ~kKnown) {
+    fprintf(stderr, "zt: Tracing::Initialize: unknown backend bits 0x%x ignored\n",
+            args.backends & ~kKnown);
+  }
+  if (args.backends & kSystemBackend) {
+    fprintf(stderr,
+            "zt: Tracing::Initialize: the system backend (a tracing daemon "
+            "over a UNIX socket) is not available in this build yet; "
+            "ignoring kSystemBackend\n");
+  }
+  if (!(args.backends & kInProcessBackend)) {
+    fprintf(stderr,
+            "zt: Tracing::Initialize: no available backend requested "
+            "(backends = 0x%x); tracing stays off. Set "
+            "TracingInitArgs::backends to zt::kInProcessBackend.\n",
+            args.backends);
+    return false;
+  }
   SetInstance(new TracingMuxerImpl(args));  // Never deleted, on purpose.
+  return true;
+}
+
+void TracingMuxerImpl::ShutdownInstance() {
+  std::lock_guard<std::mutex> guard(g_init_mutex);
+  TracingMuxerImpl* muxer = instance();
+  if (!muxer)
+    return;
+  if (muxer->task_runner_->RunsTasksOnCurrentThread()) {
+    fprintf(stderr,
+            "zt: Tracing::Shutdown() called on the tracing service's thread "
+            "(from a tracing callback); call it from another thread\n");
+    abort();
+  }
+  // Sessions first, while data sources can still reach the muxer to write
+  // their last packets from OnStop.
+  std::vector<InProcessSession*> sessions;
+  {
+    std::lock_guard<std::mutex> lock(muxer->mutex_);
+    sessions.assign(muxer->sessions_.begin(), muxer->sessions_.end());
+  }
+  for (InProcessSession* session : sessions)
+    session->StopBlocking();
+  SetInstance(nullptr);
+  muxer->Retire();
+}
+
+void TracingMuxerImpl::Retire() {
+  task_runner_->PostTaskAndWait([this] {
+    // From here on commits are dropped and tasks already queued find no
+    // endpoint (they check).
+    retired_.store(true, std::memory_order_release);
+    std::vector<InProcessSession*> sessions;
+    std::map<DataSourceInstanceId, InstanceRef> left;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sessions.assign(sessions_.begin(), sessions_.end());
+      left.swap(instances_);
+    }
+    for (InProcessSession* session : sessions)
+      session->DetachFromService();
+    // Instances whose deferred stop never completed: nothing can read their
+    // data any more, so they end here.
+    for (const auto& entry : left) {
+      DataSourceStaticState* state = entry.second.state;
+      const uint32_t index = entry.second.index;
+      state->valid_instances.fetch_and(~(1u << index), std::memory_order_release);
+      DataSourceInstanceState& slot = state->instances[index];
+      std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
+      delete slot.data_source;
+      slot.data_source = nullptr;
+      slot.instance_id = 0;
+      slot.in_use = false;
+    }
+    producer_endpoint_.reset();
+    service_.reset();
+  });
+  task_runner_.reset();  // Joins the thread; tasks still queued are dropped.
+}
+
+void TracingMuxerImpl::AddSession(InProcessSession* session) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sessions_.insert(session);
+}
+
+void TracingMuxerImpl::RemoveSession(InProcessSession* session) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sessions_.erase(session);
 }
 
 TracingMuxerImpl* TracingMuxerImpl::instance() {
@@ -69,15 +159,28 @@ TracingMuxerImpl* TracingMuxerImpl::instance() {
 }
 
 TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
-    : task_runner_("zt.service") {
+    : task_runner_(new base::ThreadTaskRunner("zt.service")) {
   TracingService::ProducerOptions options;
   options.name = "zt.process." + std::to_string(getpid());
   options.uid = static_cast<int32_t>(getuid());
   options.pid = static_cast<int32_t>(getpid());
   options.shm_size_hint_bytes = size_t{args.shmem_size_hint_kb} * 1024;
   options.shm_page_size_hint_bytes = size_t{args.shmem_page_size_hint_kb} * 1024;
-  task_runner_.PostTaskAndWait([&] {
-    service_ = TracingService::Create(&task_runner_);
+  // The SMB is ours (shared with the service), so that it outlives the
+  // service after Shutdown() for writers other threads still hold.
+  const TracingService::ShmGeometry geometry = TracingService::ComputeShmGeometry(
+      options.shm_size_hint_bytes, options.shm_page_size_hint_bytes);
+  void* memory = aligned_alloc(4096, geometry.size);
+  if (!memory) {
+    fprintf(stderr, "zt: cannot allocate a %zu-byte shared memory buffer\n",
+            geometry.size);
+    abort();
+  }
+  memset(memory, 0, geometry.size);
+  smb_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(memory), &free);
+  options.provided_shm = smb_;
+  task_runner_->PostTaskAndWait([&] {
+    service_ = TracingService::Create(task_runner_.get());
     producer_endpoint_ = service_->ConnectProducer(this, options);
     SharedMemoryArbiter::Options arbiter_options;
     // kStallThenDrop data sources wait this long for a free chunk before
@@ -111,10 +214,10 @@ bool TracingMuxerImpl::RegisterDataSource(
   }
   // Synchronous, so that a session started right after sees it.
   auto do_register = [this, desc] { producer_endpoint_->RegisterDataSource(desc); };
-  if (task_runner_.RunsTasksOnCurrentThread())
+  if (task_runner_->RunsTasksOnCurrentThread())
     do_register();
   else
-    task_runner_.PostTaskAndWait(do_register);
+    task_runner_->PostTaskAndWait(do_register);
   return true;
 }
 
@@ -186,8 +289,10 @@ void TracingMuxerImpl::StopDataSource(DataSourceInstanceId id) {
   if (!FindInstance(id, &ref)) {
     // Never set up here (unregistered, or all 8 slots taken). Posted: the
     // service is still sending this session's other stops.
-    task_runner_.PostTask(
-        [this, id] { producer_endpoint_->NotifyDataSourceStopped(id); });
+    task_runner_->PostTask([this, id] {
+      if (producer_endpoint_)
+        producer_endpoint_->NotifyDataSourceStopped(id);
+    });
     return;
   }
   DataSourceInstanceState& slot = ref.state->instances[ref.index];
@@ -204,7 +309,9 @@ void TracingMuxerImpl::StopDataSource(DataSourceInstanceId id) {
 
 void TracingMuxerImpl::NotifyStopped(DataSourceStaticState* state,
                                      uint32_t index, uint64_t instance_id) {
-  task_runner_.PostTask(
+  if (retired_.load(std::memory_order_acquire))
+    return;  // Retire() ended the instance already.
+  task_runner_->PostTask(
       [this, state, index, instance_id] { FinishStop(state, index, instance_id); });
 }
 
@@ -235,7 +342,10 @@ void TracingMuxerImpl::FinishStop(DataSourceStaticState* state, uint32_t index,
   // out first; the acknowledgement follows them on the same FIFO, so the
   // service has them before it scrapes and closes the session.
   arbiter_->FlushPendingCommitData();
-  task_runner_.PostTask([this, id] { producer_endpoint_->NotifyDataSourceStopped(id); });
+  task_runner_->PostTask([this, id] {
+    if (producer_endpoint_)
+      producer_endpoint_->NotifyDataSourceStopped(id);
+  });
 }
 
 void TracingMuxerImpl::Flush(FlushRequestId request,
@@ -268,8 +378,13 @@ void TracingMuxerImpl::ClearIncrementalState(
 }
 
 void TracingMuxerImpl::OnCommit(CommitData data) {
-  task_runner_.PostTask([this, data = std::move(data)] {
-    producer_endpoint_->CommitData(data);
+  // After Shutdown(): a writer some thread still held returned its chunk.
+  // No session can read it any more.
+  if (retired_.load(std::memory_order_acquire))
+    return;
+  task_runner_->PostTask([this, data = std::move(data)] {
+    if (producer_endpoint_)
+      producer_endpoint_->CommitData(data);
   });
 }
 
@@ -295,8 +410,9 @@ std::unique_ptr<TraceWriter> TracingMuxerImpl::CreateTraceWriter(
   const uint32_t writer_id = writer->writer_id();
   // Ahead of any chunk of this writer on the same FIFO: the service knows
   // where to scrape it to before it can see it.
-  task_runner_.PostTask([this, writer_id, target_buffer] {
-    producer_endpoint_->RegisterTraceWriter(writer_id, target_buffer);
+  task_runner_->PostTask([this, writer_id, target_buffer] {
+    if (producer_endpoint_)
+      producer_endpoint_->RegisterTraceWriter(writer_id, target_buffer);
   });
   return writer;
 }

@@ -108,33 +108,53 @@ TracingServiceImpl::TracingServiceImpl(base::TaskRunner* task_runner)
 
 TracingServiceImpl::~TracingServiceImpl() { *alive_ = nullptr; }
 
+TracingService::ShmGeometry TracingService::ComputeShmGeometry(
+    size_t size_hint, size_t page_size_hint) {
+  // Bad hints fall back to the defaults instead of failing.
+  ShmGeometry g;
+  g.page_size = page_size_hint;
+  if (g.page_size == 0 || g.page_size % 4096 != 0 || g.page_size > 32768)
+    g.page_size = TracingServiceImpl::kDefaultShmPageSize;
+  size_t size = size_hint;
+  if (size == 0 || size > TracingServiceImpl::kMaxShmSize)
+    size = TracingServiceImpl::kDefaultShmSize;
+  g.size = std::max(2 * g.page_size,
+                    (size + g.page_size - 1) / g.page_size * g.page_size);
+  return g;
+}
+
 std::unique_ptr<ProducerEndpoint> TracingServiceImpl::ConnectProducer(
     Producer* producer, const ProducerOptions& options) {
   auto state = std::make_unique<ProducerState>();
   state->id = next_producer_id_++;
   state->client = producer;
   state->options = options;
-  // Geometry: page size a multiple of 4 KiB up to 32 KiB, SMB a multiple of
-  // the page size; bad hints fall back to the defaults instead of failing.
-  size_t page = options.shm_page_size_hint_bytes;
-  if (page == 0 || page % 4096 != 0 || page > 32768)
-    page = kDefaultShmPageSize;
-  size_t size = options.shm_size_hint_bytes;
-  if (size == 0 || size > kMaxShmSize)
-    size = kDefaultShmSize;
-  size = std::max(2 * page, (size + page - 1) / page * page);
-  void* memory = aligned_alloc(4096, size);
-  if (!memory) {  // Out of memory: fall back to the smallest valid SMB.
-    size = 2 * page;
-    memory = aligned_alloc(4096, size);
-    if (!memory) {
-      fprintf(stderr, "zt: cannot allocate a %zu-byte shared memory buffer\n", size);
+  const ShmGeometry geometry = ComputeShmGeometry(
+      options.shm_size_hint_bytes, options.shm_page_size_hint_bytes);
+  size_t page = geometry.page_size;
+  size_t size = geometry.size;
+  if (options.provided_shm) {
+    // The producer sized it from the same hints (ComputeShmGeometry).
+    // The ABI's atomics need alignment; a misaligned buffer would corrupt
+    // every trace written through it.
+    if (reinterpret_cast<uintptr_t>(options.provided_shm.get()) % 4096 != 0) {
+      fprintf(stderr, "zt: provided shared memory buffer is not 4 KiB-aligned\n");
       abort();
     }
+    state->smb = options.provided_shm;
+  } else {
+    void* memory = aligned_alloc(4096, size);
+    if (!memory) {  // Out of memory: fall back to the smallest valid SMB.
+      size = 2 * page;
+      memory = aligned_alloc(4096, size);
+      if (!memory) {
+        fprintf(stderr, "zt: cannot allocate a %zu-byte shared memory buffer\n", size);
+        abort();
+      }
+    }
+    state->smb = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(memory), &free);
+    memset(state->smb.get(), 0, size);
   }
-  state->smb = std::unique_ptr<uint8_t, void (*)(void*)>(
-      static_cast<uint8_t*>(memory), &free);
-  memset(state->smb.get(), 0, size);
   state->smb_size = size;
   state->page_size = page;
   state->abi.Initialize(state->smb.get(), size, page);

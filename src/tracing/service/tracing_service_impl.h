@@ -51,7 +51,7 @@ class TracingServiceImpl : public TracingService {
     uint32_t id = 0;
     Producer* client = nullptr;
     ProducerOptions options;
-    std::unique_ptr<uint8_t, void (*)(void*)> smb{nullptr, nullptr};
+    std::shared_ptr<uint8_t> smb;  // Shared with a producer that provided it.
     size_t smb_size = 0;
     size_t page_size = 0;
     SharedMemoryABI abi;

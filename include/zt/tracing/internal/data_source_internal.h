@@ -2,6 +2,12 @@
 // them: the per-type static state (which of the 8 instance slots trace) and
 // the per-thread state (each slot's TraceWriter and incremental state).
 // Users never touch these directly.
+//
+// The one place the public tier includes the unstable ext/ tier: the
+// template keeps a TraceWriter per thread and hands out its packet handles,
+// and the writer's fast path must be inline to cost a few instructions per
+// packet. Nothing else from ext/ is needed (tools/check_layering enforces
+// this).
 
 #ifndef ZT_TRACING_INTERNAL_DATA_SOURCE_INTERNAL_H_
 #define ZT_TRACING_INTERNAL_DATA_SOURCE_INTERNAL_H_
@@ -13,11 +19,15 @@
 #include <memory>
 #include <mutex>
 
-#include "zt/common/data_source_descriptor.gen.h"
-#include "zt/ext/tracing/core/shared_memory_arbiter.h"
 #include "zt/ext/tracing/core/trace_writer.h"
+#include "zt/tracing/buffer_exhausted_policy.h"
 
 namespace zt {
+namespace protos {
+namespace gen {
+class DataSourceDescriptor;
+}  // namespace gen
+}  // namespace protos
 
 class DataSourceBase;
 

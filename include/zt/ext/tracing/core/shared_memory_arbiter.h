@@ -19,16 +19,11 @@
 #include "zt/ext/tracing/core/commit_data.h"
 #include "zt/ext/tracing/core/patch_list.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
+#include "zt/tracing/buffer_exhausted_policy.h"
 
 namespace zt {
 
 class TraceWriter;
-
-// What a writer does when no chunk is free.
-enum class BufferExhaustedPolicy {
-  kDrop,           // Give up at once: the data is dropped (and counted).
-  kStallThenDrop,  // Commit, wait up to the arbiter's stall timeout, then drop.
-};
 
 class CommitSink {
  public:

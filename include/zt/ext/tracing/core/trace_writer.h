@@ -23,12 +23,14 @@
 
 #include "zt/ext/tracing/core/patch_list.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
-#include "zt/ext/tracing/core/shared_memory_arbiter.h"
 #include "zt/protozero/message.h"
 #include "zt/protozero/scattered_stream_writer.h"
 #include "zt/trace/trace_packet.pbzero.h"
+#include "zt/tracing/buffer_exhausted_policy.h"
 
 namespace zt {
+
+class SharedMemoryArbiter;
 
 class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
  public:

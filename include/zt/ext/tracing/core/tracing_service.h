@@ -133,7 +133,23 @@ class TracingService {
     int32_t pid = -1;
     size_t shm_size_hint_bytes = 0;       // 0: 256 KiB.
     size_t shm_page_size_hint_bytes = 0;  // 0: 4 KiB.
+    // Memory the producer provides for its shared memory buffer, zeroed,
+    // 4 KiB-aligned, of the geometry ShmGeometry() gives for the two hints
+    // above (what a producer does over the socket with
+    // producer_provided_shmem). Ownership is shared so that the producer
+    // can keep the memory beyond the service's life. Null: the service
+    // allocates it.
+    std::shared_ptr<uint8_t> provided_shm;
   };
+
+  // The shared memory buffer the service sets up for the given hints:
+  // pages of 4 KiB multiples up to 32 KiB (else 4 KiB), a whole number of
+  // pages, at least two, at most 32 MiB (else 256 KiB).
+  struct ShmGeometry {
+    size_t size = 0;
+    size_t page_size = 0;
+  };
+  static ShmGeometry ComputeShmGeometry(size_t size_hint, size_t page_size_hint);
 
   // |task_runner| must outlive the service.
   static std::unique_ptr<TracingService> Create(base::TaskRunner* task_runner);

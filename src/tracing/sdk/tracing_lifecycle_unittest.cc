@@ -1,0 +1,325 @@
+// The process-level life of the SDK: which backends Initialize() accepts,
+// what Setup() does with the caller's fd, and Shutdown() followed by a new
+// Initialize(). A binary of its own: these tests initialize and tear down the
+// process-wide SDK, which the other SDK tests keep for their whole run.
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "zt/common/data_source_descriptor.gen.h"
+#include "zt/config/trace_config.gen.h"
+#include "zt/trace/test_event.pbzero.h"
+#include "zt/trace/trace.pbzero.h"
+#include "zt/trace/trace_packet.pbzero.h"
+#include "zt/tracing/data_source.h"
+#include "zt/tracing/tracing.h"
+
+namespace zt {
+namespace {
+
+constexpr char kSourceName[] = "zt.test.lifecycle";
+
+class LifecycleSource : public DataSource<LifecycleSource> {
+ public:
+  static constexpr BufferExhaustedPolicy kBufferExhaustedPolicy =
+      BufferExhaustedPolicy::kStallThenDrop;
+};
+
+bool RegisterSource() {
+  protos::gen::DataSourceDescriptor desc;
+  desc.set_name(kSourceName);
+  return LifecycleSource::Register(desc);
+}
+
+// Writes |count| test packets, then hands this thread's chunk to the
+// service (a stop takes every packet of a chunk still being written but its
+// last, which could still grow; the flush makes the counts below exact).
+void WritePackets(uint32_t tag, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) {
+    LifecycleSource::Trace([&](LifecycleSource::TraceContext ctx) {
+      auto packet = ctx.NewTracePacket();
+      auto* event = packet->set_for_testing();
+      event->set_seq_value(tag);
+      event->set_counter(i);
+    });
+  }
+  LifecycleSource::Trace([](LifecycleSource::TraceContext ctx) { ctx.Flush(); });
+}
+
+protos::gen::TraceConfig FileConfig() {
+  protos::gen::TraceConfig cfg;
+  auto* buffer = cfg.add_buffers();
+  buffer->set_size_kb(1024);
+  buffer->set_fill_policy(protos::gen::TraceConfig_BufferConfig_FillPolicy_DISCARD);
+  cfg.add_data_sources()->mutable_config()->set_name(kSourceName);
+  return cfg;
+}
+
+// A temporary file, removed when the test ends.
+class TempFile {
+ public:
+  TempFile() {
+    char path[] = "/tmp/zt_lifecycle_XXXXXX";
+    fd_ = mkstemp(path);
+    path_ = path;
+  }
+  ~TempFile() {
+    if (fd_ >= 0)
+      close(fd_);
+    unlink(path_.c_str());
+  }
+  int fd() const { return fd_; }
+  void CloseFd() {
+    close(fd_);
+    fd_ = -1;
+  }
+  std::string Read() const {
+    std::string bytes;
+    const int in = open(path_.c_str(), O_RDONLY);
+    if (in < 0)
+      return bytes;
+    char buf[65536];
+    for (ssize_t n; (n = read(in, buf, sizeof(buf))) > 0;)
+      bytes.append(buf, static_cast<size_t>(n));
+    close(in);
+    return bytes;
+  }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+struct TraceSummary {
+  bool valid = false;
+  uint64_t test_packets = 0;
+  std::vector<uint32_t> tags;  // seq_value of each test packet, in order.
+  bool ends_with_stats = false;
+};
+
+TraceSummary Summarize(const std::string& bytes) {
+  TraceSummary summary;
+  protos::pbzero::Trace_Decoder trace(bytes);
+  bool last_is_stats = false;
+  for (auto it = trace.packet(); it; ++it) {
+    protos::pbzero::TracePacket_Decoder packet((*it).data, (*it).size);
+    last_is_stats = packet.has_trace_stats();
+    if (packet.has_for_testing()) {
+      protos::pbzero::TestEvent_Decoder event(packet.for_testing());
+      summary.test_packets++;
+      summary.tags.push_back(event.seq_value());
+    }
+  }
+  summary.valid = !trace.parse_error();
+  summary.ends_with_stats = last_is_stats;
+  return summary;
+}
+
+size_t OpenFdCount() {
+  size_t n = 0;
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir)
+    return 0;
+  while (readdir(dir))
+    n++;
+  closedir(dir);
+  return n;
+}
+
+// Each test starts and ends with the SDK torn down.
+class TracingLifecycleTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Tracing::Shutdown(); }
+  void TearDown() override { Tracing::Shutdown(); }
+};
+
+TEST_F(TracingLifecycleTest, InitializeNeedsAnAvailableBackend) {
+  TracingInitArgs none;
+  none.backends = kUnspecifiedBackend;
+  EXPECT_FALSE(Tracing::Initialize(none));
+  EXPECT_FALSE(Tracing::IsInitialized());
+  EXPECT_EQ(Tracing::NewTrace(), nullptr);
+
+  TracingInitArgs system_only;
+  system_only.backends = kSystemBackend;  // Not available yet.
+  EXPECT_FALSE(Tracing::Initialize(system_only));
+  EXPECT_FALSE(Tracing::IsInitialized());
+
+  TracingInitArgs both;
+  both.backends = kInProcessBackend | kSystemBackend;
+  EXPECT_TRUE(Tracing::Initialize(both));
+  EXPECT_TRUE(Tracing::IsInitialized());
+  EXPECT_EQ(Tracing::NewTrace(kSystemBackend), nullptr);
+  EXPECT_NE(Tracing::NewTrace(kInProcessBackend), nullptr);
+  EXPECT_NE(Tracing::NewTrace(), nullptr);
+  // Later calls do nothing and report success, whatever they ask.
+  EXPECT_TRUE(Tracing::Initialize(none));
+}
+
+TEST_F(TracingLifecycleTest, SetupKeepsTheCallersFdOpen) {
+  ASSERT_TRUE(Tracing::Initialize(TracingInitArgs()));
+  ASSERT_TRUE(RegisterSource());
+  TempFile file;
+  ASSERT_GE(file.fd(), 0);
+  {
+    auto session = Tracing::NewTrace();
+    session->Setup(FileConfig(), file.fd());
+    session->StartBlocking();
+    WritePackets(1, 100);
+    session->StopBlocking();
+  }
+  // The session is gone and the fd is still the caller's.
+  EXPECT_NE(fcntl(file.fd(), F_GETFD), -1) << "the session closed the caller's fd";
+  const TraceSummary summary = Summarize(file.Read());
+  EXPECT_TRUE(summary.valid);
+  EXPECT_EQ(summary.test_packets, 100u);
+  EXPECT_TRUE(summary.ends_with_stats);
+}
+
+TEST_F(TracingLifecycleTest, TheCallerMayCloseItsFdRightAfterSetup) {
+  ASSERT_TRUE(Tracing::Initialize(TracingInitArgs()));
+  ASSERT_TRUE(RegisterSource());
+  TempFile file;
+  auto session = Tracing::NewTrace();
+  session->Setup(FileConfig(), file.fd());
+  file.CloseFd();
+  session->StartBlocking();
+  WritePackets(1, 100);
+  session->StopBlocking();
+  const TraceSummary summary = Summarize(file.Read());
+  EXPECT_TRUE(summary.valid);
+  EXPECT_EQ(summary.test_packets, 100u);
+}
+
+TEST_F(TracingLifecycleTest, SetupTwiceWritesTheSecondFileAndLeaksNoFd) {
+  ASSERT_TRUE(Tracing::Initialize(TracingInitArgs()));
+  ASSERT_TRUE(RegisterSource());
+  TempFile first, second;
+  const size_t fds_before = OpenFdCount();
+  {
+    auto session = Tracing::NewTrace();
+    session->Setup(FileConfig(), first.fd());
+    session->Setup(FileConfig(), second.fd());
+    session->StartBlocking();
+    WritePackets(2, 50);
+    session->StopBlocking();
+  }
+  EXPECT_EQ(OpenFdCount(), fds_before);
+  EXPECT_TRUE(first.Read().empty());
+  const TraceSummary summary = Summarize(second.Read());
+  EXPECT_EQ(summary.test_packets, 50u);
+}
+
+TEST_F(TracingLifecycleTest, ABadFdEndsTheSessionWithAReason) {
+  ASSERT_TRUE(Tracing::Initialize(TracingInitArgs()));
+  ASSERT_TRUE(RegisterSource());
+  auto session = Tracing::NewTrace();
+  std::string error;
+  session->SetOnErrorCallback([&](const std::string& e) { error = e; });
+  session->Setup(FileConfig(), 1 << 20);  // Not an open fd.
+  session->StartBlocking();
+  session->StopBlocking();  // Returns: the session ended at Start.
+  EXPECT_NE(error.find("cannot duplicate fd"), std::string::npos) << error;
+}
+
+TEST_F(TracingLifecycleTest, ShutdownStopsSessionsAndInitializeStartsAgain) {
+  ASSERT_TRUE(Tracing::Initialize(TracingInitArgs()));
+  ASSERT_TRUE(RegisterSource());
+  TempFile file;
+  auto old_session = Tracing::NewTrace();
+  bool stopped = false;
+  old_session->SetOnStopCallback([&] { stopped = true; });
+  old_session->Setup(FileConfig(), file.fd());
+  old_session->StartBlocking();
+
+  // A thread that writes before the shutdown and again after the next
+  // Initialize(), holding a writer of the old backend in between.
+  std::mutex mu;
+  std::condition_variable cv;
+  int phase = 0;  // 1: first packets written; 2: SDK re-initialized.
+  std::thread writer([&] {
+    WritePackets(7, 200);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      phase = 1;
+    }
+    cv.notify_all();
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return phase == 2; }))
+        << "the test never re-initialized";
+    lock.unlock();
+    WritePackets(8, 300);  // Retires the stale writer, then a new one.
+  });
+  WritePackets(5, 100);  // This thread's writer also outlives the backend.
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return phase == 1; }))
+        << "the writer thread never wrote";
+  }
+  Tracing::Shutdown();
+  EXPECT_TRUE(stopped);
+  EXPECT_FALSE(Tracing::IsInitialized());
+  // The old session is inert.
+  old_session->StopBlocking();
+  EXPECT_TRUE(old_session->ReadTraceBlocking().empty());
+  EXPECT_FALSE(old_session->FlushBlocking(100));
+  // Its file is complete: every packet of both threads, stats last.
+  const TraceSummary old_summary = Summarize(file.Read());
+  EXPECT_TRUE(old_summary.valid);
+  EXPECT_TRUE(old_summary.ends_with_stats);
+  EXPECT_EQ(old_summary.test_packets, 300u);
+  // Nothing registers while tracing is off.
+  EXPECT_FALSE(RegisterSource());
+
+  ASSERT_TRUE(Tracing::Initialize(TracingInitArgs()));
+  ASSERT_TRUE(RegisterSource());
+  auto session = Tracing::NewTrace();
+  protos::gen::TraceConfig cfg = FileConfig();
+  session->Setup(cfg);
+  session->StartBlocking();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    phase = 2;
+  }
+  cv.notify_all();
+  WritePackets(9, 400);
+  writer.join();  // A thread's writers commit their chunks when it exits.
+  old_session.reset();  // Safe at any time after the shutdown.
+  session->StopBlocking();
+  const TraceSummary summary = Summarize(
+      [&] {
+        std::vector<char> raw = session->ReadTraceBlocking();
+        return std::string(raw.begin(), raw.end());
+      }());
+  EXPECT_TRUE(summary.valid);
+  uint64_t from_writer = 0, from_main = 0, stale = 0;
+  for (uint32_t tag : summary.tags) {
+    from_writer += tag == 8;
+    from_main += tag == 9;
+    stale += tag != 8 && tag != 9;
+  }
+  EXPECT_EQ(from_writer, 300u);
+  EXPECT_EQ(from_main, 400u);
+  EXPECT_EQ(stale, 0u) << "packets of the old backend leaked into the new one";
+}
+
+TEST_F(TracingLifecycleTest, ShutdownWithoutInitializeDoesNothing) {
+  Tracing::Shutdown();
+  Tracing::Shutdown();
+  EXPECT_FALSE(Tracing::IsInitialized());
+}
+
+}  // namespace
+}  // namespace zt
