@@ -2,8 +2,8 @@
 // when it is destroyed are dropped (not run), after the task running at that
 // moment (if any) has finished; the thread is joined.
 
-#ifndef SRC_BASE_THREAD_TASK_RUNNER_H_
-#define SRC_BASE_THREAD_TASK_RUNNER_H_
+#ifndef ZT_SRC_BASE_THREAD_TASK_RUNNER_H_
+#define ZT_SRC_BASE_THREAD_TASK_RUNNER_H_
 
 #include <chrono>
 #include <condition_variable>
@@ -64,4 +64,4 @@ class ThreadTaskRunner : public TaskRunner {
 }  // namespace base
 }  // namespace zt
 
-#endif  // SRC_BASE_THREAD_TASK_RUNNER_H_
+#endif  // ZT_SRC_BASE_THREAD_TASK_RUNNER_H_

@@ -10,8 +10,8 @@
 // them, which is chunk-id order. One instance serves one producer (writer ids
 // are per producer). Thread-compatible.
 
-#ifndef SRC_TRACING_CORE_PACKET_REASSEMBLER_H_
-#define SRC_TRACING_CORE_PACKET_REASSEMBLER_H_
+#ifndef ZT_SRC_TRACING_CORE_PACKET_REASSEMBLER_H_
+#define ZT_SRC_TRACING_CORE_PACKET_REASSEMBLER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -106,4 +106,4 @@ class PacketReassembler {
 
 }  // namespace zt
 
-#endif  // SRC_TRACING_CORE_PACKET_REASSEMBLER_H_
+#endif  // ZT_SRC_TRACING_CORE_PACKET_REASSEMBLER_H_

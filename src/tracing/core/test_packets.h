@@ -2,8 +2,8 @@
 // number, size), written through TraceWriter and re-created with
 // HeapBuffered for byte-exact comparison.
 
-#ifndef SRC_TRACING_CORE_TEST_PACKETS_H_
-#define SRC_TRACING_CORE_TEST_PACKETS_H_
+#ifndef ZT_SRC_TRACING_CORE_TEST_PACKETS_H_
+#define ZT_SRC_TRACING_CORE_TEST_PACKETS_H_
 
 #include <cstdint>
 #include <string>
@@ -64,4 +64,4 @@ inline uint64_t SeqOf(const std::vector<uint8_t>& data) {
 }  // namespace test
 }  // namespace zt
 
-#endif  // SRC_TRACING_CORE_TEST_PACKETS_H_
+#endif  // ZT_SRC_TRACING_CORE_TEST_PACKETS_H_

@@ -6,8 +6,8 @@
 //
 // OnCommit() may run on any producer thread; Drain() on one service thread.
 
-#ifndef SRC_TRACING_CORE_TEST_SERVICE_H_
-#define SRC_TRACING_CORE_TEST_SERVICE_H_
+#ifndef ZT_SRC_TRACING_CORE_TEST_SERVICE_H_
+#define ZT_SRC_TRACING_CORE_TEST_SERVICE_H_
 
 #include <condition_variable>
 #include <deque>
@@ -121,4 +121,4 @@ class TestService : public CommitSink {
 
 }  // namespace zt
 
-#endif  // SRC_TRACING_CORE_TEST_SERVICE_H_
+#endif  // ZT_SRC_TRACING_CORE_TEST_SERVICE_H_

@@ -7,8 +7,8 @@
 // Tracing::Shutdown(), which stops the service and its thread but keeps the
 // arbiter and the SMB (see Retire()).
 
-#ifndef SRC_TRACING_SDK_TRACING_MUXER_IMPL_H_
-#define SRC_TRACING_SDK_TRACING_MUXER_IMPL_H_
+#ifndef ZT_SRC_TRACING_SDK_TRACING_MUXER_IMPL_H_
+#define ZT_SRC_TRACING_SDK_TRACING_MUXER_IMPL_H_
 
 #include <atomic>
 #include <map>
@@ -127,4 +127,4 @@ class TracingMuxerImpl : public TracingMuxer, public Producer, public CommitSink
 }  // namespace internal
 }  // namespace zt
 
-#endif  // SRC_TRACING_SDK_TRACING_MUXER_IMPL_H_
+#endif  // ZT_SRC_TRACING_SDK_TRACING_MUXER_IMPL_H_

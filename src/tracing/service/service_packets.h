@@ -4,8 +4,8 @@
 // clock domains), and at the end the TraceStats (what was lost, and why).
 // Each is a complete TracePacket on the service's own sequence.
 
-#ifndef SRC_TRACING_SERVICE_SERVICE_PACKETS_H_
-#define SRC_TRACING_SERVICE_SERVICE_PACKETS_H_
+#ifndef ZT_SRC_TRACING_SERVICE_SERVICE_PACKETS_H_
+#define ZT_SRC_TRACING_SERVICE_SERVICE_PACKETS_H_
 
 #include <cstdint>
 #include <vector>
@@ -32,4 +32,4 @@ void AppendAsTracePacketField(const std::vector<uint8_t>& packet,
 
 }  // namespace zt
 
-#endif  // SRC_TRACING_SERVICE_SERVICE_PACKETS_H_
+#endif  // ZT_SRC_TRACING_SERVICE_SERVICE_PACKETS_H_

@@ -14,8 +14,8 @@
 //
 // Single-threaded: the service calls it from its task runner only.
 
-#ifndef SRC_TRACING_SERVICE_TRACE_BUFFER_H_
-#define SRC_TRACING_SERVICE_TRACE_BUFFER_H_
+#ifndef ZT_SRC_TRACING_SERVICE_TRACE_BUFFER_H_
+#define ZT_SRC_TRACING_SERVICE_TRACE_BUFFER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -112,4 +112,4 @@ class TraceBuffer {
 
 }  // namespace zt
 
-#endif  // SRC_TRACING_SERVICE_TRACE_BUFFER_H_
+#endif  // ZT_SRC_TRACING_SERVICE_TRACE_BUFFER_H_

@@ -2,8 +2,8 @@
 // simulation that chunks packets the way a TraceWriter does (4-byte sizes,
 // continuation flags, sizes left for a later patch).
 
-#ifndef SRC_TRACING_SERVICE_TRACE_BUFFER_TEST_UTIL_H_
-#define SRC_TRACING_SERVICE_TRACE_BUFFER_TEST_UTIL_H_
+#ifndef ZT_SRC_TRACING_SERVICE_TRACE_BUFFER_TEST_UTIL_H_
+#define ZT_SRC_TRACING_SERVICE_TRACE_BUFFER_TEST_UTIL_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -178,4 +178,4 @@ inline SimWriter SimulateWriter(uint16_t writer, uint32_t first_id,
 }  // namespace test
 }  // namespace zt
 
-#endif  // SRC_TRACING_SERVICE_TRACE_BUFFER_TEST_UTIL_H_
+#endif  // ZT_SRC_TRACING_SERVICE_TRACE_BUFFER_TEST_UTIL_H_

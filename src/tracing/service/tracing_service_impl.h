@@ -2,8 +2,8 @@
 // producers' SMBs, the sessions and their TraceBuffers; see
 // docs/design/tracing_service.md. Everything runs on its task runner.
 
-#ifndef SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
-#define SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
+#ifndef ZT_SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
+#define ZT_SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
 
 #include <unistd.h>
 
@@ -188,4 +188,4 @@ class TracingServiceImpl : public TracingService {
 
 }  // namespace zt
 
-#endif  // SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
+#endif  // ZT_SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_

@@ -4,8 +4,8 @@
 // service removes these fields wherever the producer wrote them and appends
 // its own values, taken from the producer's connection.
 
-#ifndef SRC_TRACING_SERVICE_TRUSTED_FIELDS_H_
-#define SRC_TRACING_SERVICE_TRUSTED_FIELDS_H_
+#ifndef ZT_SRC_TRACING_SERVICE_TRUSTED_FIELDS_H_
+#define ZT_SRC_TRACING_SERVICE_TRUSTED_FIELDS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -33,4 +33,4 @@ bool StampTrustedFields(const uint8_t* packet, size_t size,
 
 }  // namespace zt
 
-#endif  // SRC_TRACING_SERVICE_TRUSTED_FIELDS_H_
+#endif  // ZT_SRC_TRACING_SERVICE_TRUSTED_FIELDS_H_
