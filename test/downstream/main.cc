@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "acme/common.pbzero.h"  // the Shape enum widget.proto uses
 #include "acme/widget.pbzero.h"
 #include "gadget/gadget.gen.h"
 #include "gadget/gadget.pbzero.h"

@@ -95,10 +95,11 @@ class FileGenerator {
 
   // Emission.
   void EmitIncludes();
+  void EmitForeignDeclarations();
   void EmitEnum(const EnumDescriptor* en);
   void EmitDecoder(const Descriptor* msg, const std::vector<FieldNames>& names);
   void EmitWriter(const Descriptor* msg, const std::vector<FieldNames>& names);
-  void EmitWriterField(const Descriptor* msg, const FieldNames& f);
+  void EmitWriterField(const FieldNames& f);
   void EmitDeletedTemporaryAccessor(const std::string& name,
                                     const std::string& params);
   void EmitDecoderField(const FieldNames& f, bool in_table);
@@ -108,7 +109,6 @@ class FileGenerator {
   std::vector<const Descriptor*> messages_;  // pre-order
   std::vector<const EnumDescriptor*> enums_;
   std::ostringstream out_;
-  std::ostringstream deferred_;  // out-of-line nested accessor bodies
 };
 
 struct ScalarSpec {

@@ -8,10 +8,15 @@
 //   3. per message, pre-order: the decoder M_Decoder, then the writer M
 //      (nested messages flattened to namespace scope as Outer_Inner and
 //      aliased inside the outer writer class);
-//   4. out-of-line inline bodies of the nested-message accessors
-//      (T* set_f() / T* add_f()). They come last so that messages can refer
-//      to each other in any order, including themselves, using only the
-//      forward declarations: BeginNestedMessage<T> needs a complete T.
+// Before the namespace, the file includes only the protozero runtime and its
+// `import public` files; message and enum types of other files that fields
+// use are declared there (class X; / enum E : int32_t;), not included.
+// Nested-message accessors are member templates whose default argument is
+// the nested writer (template <typename T = X> T* set_f()), so X must be
+// complete only where set_f() is called: the caller includes X's header.
+// This keeps including one writer (e.g. TracePacket's) from parsing every
+// schema it can refer to, and lets messages refer to each other in any
+// order.
 // Every type is spelled fully qualified from the global namespace (::a::b::T,
 // ::std::..., ::zt::protozero::...), so user identifiers can never capture
 // a name the generated code relies on.
@@ -304,34 +309,50 @@ void FileGenerator::EmitIncludes() {
           "#include \"zt/protozero/proto_decoder.h\"\n"
           "#include \"zt/protozero/proto_utils.h\"\n";
 
-  // Imports: public ones always (they re-export their symbols to whoever
-  // includes us); others only when one of our fields uses a type from them,
-  // so that e.g. an import of google/protobuf/descriptor.proto for custom
-  // options needs no generated header.
-  std::set<const FileDescriptor*> used;
-  for (const Descriptor* msg : messages_) {
-    for (int i = 0; i < msg->field_count(); ++i) {
-      const FieldDescriptor* fd = msg->field(i);
-      if (fd->message_type())
-        used.insert(fd->message_type()->file());
-      if (fd->enum_type())
-        used.insert(fd->enum_type()->file());
-    }
-  }
-  // A used type's own file is included directly, not the import it came
-  // through: with `import public` that import may itself have no header
-  // content we rely on.
+  // Imports: public ones are included (they re-export their symbols to
+  // whoever includes us). Types of other files that our fields use are
+  // declared, not included: message writers are only named by the nested
+  // accessors' default template arguments, and enums have a fixed int32_t
+  // underlying type, so an opaque declaration makes them complete. Including
+  // one message's writer thus parses that file only.
   std::set<std::string> includes;
-  for (const FileDescriptor* f : used) {
-    if (f != file_)
-      includes.insert(HeaderPathFor(f));
-  }
   for (int j = 0; j < file_->public_dependency_count(); ++j)
     includes.insert(HeaderPathFor(file_->public_dependency(j)));
   if (!includes.empty())
     out_ << "\n";
   for (const std::string& inc : includes)
     out_ << "#include \"" << inc << "\"\n";
+}
+
+void FileGenerator::EmitForeignDeclarations() {
+  // Namespace -> declarations in it, sorted so the output is stable.
+  std::map<std::vector<std::string>, std::set<std::string>> decls;
+  for (const Descriptor* msg : messages_) {
+    for (int i = 0; i < msg->field_count(); ++i) {
+      const FieldDescriptor* fd = msg->field(i);
+      if (fd->message_type() && fd->message_type()->file() != file_) {
+        decls[NamespaceParts(fd->message_type()->file())].insert(
+            "class " + FlatName(fd->message_type()) + ";");
+      }
+      if (fd->enum_type() && fd->enum_type()->file() != file_) {
+        decls[NamespaceParts(fd->enum_type()->file())].insert(
+            "enum " + FlatName(fd->enum_type()) + " : int32_t;");
+      }
+    }
+  }
+  if (decls.empty())
+    return;
+  out_ << "// Types of other files, declared only (include their headers to "
+          "write them).\n";
+  for (const auto& ns_decls : decls) {
+    for (const std::string& p : ns_decls.first)
+      out_ << "namespace " << p << " {\n";
+    for (const std::string& d : ns_decls.second)
+      out_ << d << "\n";
+    for (auto it = ns_decls.first.rbegin(); it != ns_decls.first.rend(); ++it)
+      out_ << "}  // namespace " << *it << "\n";
+  }
+  out_ << "\n";
 }
 
 void FileGenerator::EmitEnum(const EnumDescriptor* en) {
@@ -420,7 +441,7 @@ ScalarSpec SpecFor(FieldDescriptor::Type type) {
   }
 }
 
-void FileGenerator::EmitWriterField(const Descriptor* msg, const FieldNames& f) {
+void FileGenerator::EmitWriterField(const FieldNames& f) {
   const FieldDescriptor* fd = f.field;
   const std::string num = std::to_string(fd->number());
   const std::string verb = fd->is_repeated() ? "add_" : "set_";
@@ -456,13 +477,15 @@ void FileGenerator::EmitWriterField(const Descriptor* msg, const FieldNames& f) 
       }
       return;
     case FieldDescriptor::TYPE_MESSAGE: {
+      // A member template whose default argument is the nested writer: the
+      // nested type is only declared here and must be complete only where
+      // the accessor is called, so this header need not include the file
+      // defining it (and messages may refer to each other in any order).
       const std::string type = Qualified(fd->message_type());
-      out_ << "  " << type << "* " << m << "();\n";
-      deferred_ << "inline " << type << "* " << FlatName(msg) << "::" << m
-                << "() {\n"
-                << "  return BeginNestedMessage<" << type << ">(" << num
-                << ");\n"
-                << "}\n";
+      out_ << "  template <typename T = " << type << ">\n"
+           << "  T* " << m << "() {\n"
+           << "    return BeginNestedMessage<T>(" << num << ");\n"
+           << "  }\n";
       return;
     }
     default:
@@ -530,7 +553,7 @@ void FileGenerator::EmitWriter(const Descriptor* msg,
   }
 
   for (const FieldNames& f : names)
-    EmitWriterField(msg, f);
+    EmitWriterField(f);
   out_ << "};\n\n";
 }
 
@@ -554,6 +577,7 @@ bool FileGenerator::Generate(std::string* header, std::string* error) {
   out_ << "#ifndef " << guard << "\n#define " << guard << "\n\n";
   EmitIncludes();
   out_ << "\n";
+  EmitForeignDeclarations();
 
   const std::vector<std::string> ns = NamespaceParts(file_);
   for (const std::string& p : ns)
@@ -577,12 +601,6 @@ bool FileGenerator::Generate(std::string* header, std::string* error) {
     EmitDecoder(msg, names);
     EmitWriter(msg, names);
   }
-
-  const std::string deferred = deferred_.str();
-  if (!deferred.empty())
-    out_ << "// Nested-message accessors, defined once every class is "
-            "complete.\n"
-         << deferred << "\n";
 
   for (auto it = ns.rbegin(); it != ns.rend(); ++it)
     out_ << "}  // namespace " << *it << "\n";

@@ -13,6 +13,8 @@
 
 #include "zt/nowrap/no_wrapper.pbzero.h"
 #include "zt/plugin_test/all_types.pbzero.h"
+#include "zt/plugin_test/import_base.pbzero.h"
+#include "zt/plugin_test/import_public_middle.pbzero.h"  // re-exports the leaf
 #include "zt/plugin_test/import_public_user.pbzero.h"
 #include "zt/plugin_test/import_user.pbzero.h"
 #include "zt/plugin_test/keywords.pbzero.h"
