@@ -14,21 +14,25 @@
 #   #include "<path relative to PROTO_ROOT>/x.gen.h"
 # and uses the value classes in namespace <package>::<ns>
 # (docs/design/cppgen.md). <name> links the protozero runtime and DEPS.
+# GetSchema() is defined by zt_cppgen_schema_library() (below): link one
+# covering these protos where it is called.
 #
 # Included by ZtProtozero.cmake, so it works wherever zt_protozero_library()
 # does: in the zerotrace tree and downstream after find_package(zerotrace).
 
-function(zt_cppgen_library name)
-  cmake_parse_arguments(PARSE_ARGV 1 A
+# Runs protoc-gen-pbzero with generator=<generator> over PROTOS and sets, in
+# the caller's scope: <prefix>_OUT_DIR, <prefix>_OUTPUTS (the files
+# <stems><suffixes>), <prefix>_ROOT, <prefix>_IMPORT_DIRS, <prefix>_FILES.
+function(_zt_cppgen_run fn name generator prefix)
+  cmake_parse_arguments(PARSE_ARGV 4 A
     ""
     "PROTO_ROOT;WRAPPER_NAMESPACE"
-    "PROTOS;IMPORT_DIRS;DEPS")
+    "PROTOS;IMPORT_DIRS;DEPS;SUFFIXES")
   if(A_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR
-      "zt_cppgen_library(${name}): unknown arguments ${A_UNPARSED_ARGUMENTS}")
+    message(FATAL_ERROR "${fn}(${name}): unknown arguments ${A_UNPARSED_ARGUMENTS}")
   endif()
   if(NOT A_PROTOS)
-    message(FATAL_ERROR "zt_cppgen_library(${name}): PROTOS is empty")
+    message(FATAL_ERROR "${fn}(${name}): PROTOS is empty")
   endif()
   if(A_PROTO_ROOT)
     get_filename_component(root "${A_PROTO_ROOT}" ABSOLUTE)
@@ -39,7 +43,7 @@ function(zt_cppgen_library name)
   if(DEFINED A_WRAPPER_NAMESPACE)
     set(wrapper "${A_WRAPPER_NAMESPACE}")
   endif()
-  set(plugin_args "generator=cppgen")
+  set(plugin_args "generator=${generator}")
   if(wrapper)
     string(APPEND plugin_args ",wrapper_namespace=${wrapper}")
   endif()
@@ -50,26 +54,26 @@ function(zt_cppgen_library name)
   file(MAKE_DIRECTORY "${out_dir}")
 
   set(abs_protos "")
-  set(headers "")
-  set(sources "")
+  set(outputs "")
   foreach(proto IN LISTS A_PROTOS)
     get_filename_component(abs "${proto}" ABSOLUTE)
     file(RELATIVE_PATH rel "${root}" "${abs}")
     if(rel MATCHES "^\\.\\./" OR IS_ABSOLUTE "${rel}")
       message(FATAL_ERROR
-        "zt_cppgen_library(${name}): ${abs} is not under PROTO_ROOT ${root}")
+        "${fn}(${name}): ${abs} is not under PROTO_ROOT ${root}")
     endif()
     string(REGEX REPLACE "\\.proto$" "" stem "${rel}")
     list(APPEND abs_protos "${abs}")
-    list(APPEND headers "${out_dir}/${stem}.gen.h")
-    list(APPEND sources "${out_dir}/${stem}.gen.cc")
+    foreach(suffix IN LISTS A_SUFFIXES)
+      list(APPEND outputs "${out_dir}/${stem}${suffix}")
+    endforeach()
   endforeach()
 
   _zt_protoc_inputs("${root}" "${A_IMPORT_DIRS}" "${A_DEPS}" ${plugin} ${protoc}
                     include_args abs_import_dirs command_deps)
 
   add_custom_command(
-    OUTPUT ${headers} ${sources}
+    OUTPUT ${outputs}
     COMMAND ${CMAKE_COMMAND} -E make_directory "${out_dir}"
     COMMAND ${protoc}
             "--plugin=protoc-gen-pbzero=$<TARGET_FILE:${plugin}>"
@@ -77,22 +81,61 @@ function(zt_cppgen_library name)
             ${include_args}
             ${abs_protos}
     DEPENDS ${abs_protos} ${command_deps}
-    COMMENT "protoc-gen-pbzero (cppgen): generating ${name}"
+    COMMENT "protoc-gen-pbzero (${generator}): generating ${name}"
     VERBATIM)
+  set(${prefix}_OUT_DIR "${out_dir}" PARENT_SCOPE)
+  set(${prefix}_OUTPUTS "${outputs}" PARENT_SCOPE)
+  set(${prefix}_ROOT "${root}" PARENT_SCOPE)
+  set(${prefix}_IMPORT_DIRS "${abs_import_dirs}" PARENT_SCOPE)
+  set(${prefix}_FILES "${abs_protos}" PARENT_SCOPE)
+endfunction()
 
+function(zt_cppgen_library name)
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "" "DEPS")
+  _zt_cppgen_run(zt_cppgen_library ${name} cppgen G ${ARGN}
+                 SUFFIXES .gen.h .gen.cc)
+  set(headers "")
+  set(sources "")
+  foreach(f IN LISTS G_OUTPUTS)
+    if(f MATCHES "\\.h$")
+      list(APPEND headers "${f}")
+    else()
+      list(APPEND sources "${f}")
+    endif()
+  endforeach()
   # The headers are sources too, so that anything compiled against this
   # library (including other cppgen libraries listing it in DEPS) waits for
   # them to be generated.
   add_library(${name} STATIC ${sources} ${headers})
-  target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
+  target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${G_OUT_DIR}>")
   target_link_libraries(${name} PUBLIC ${ZT_PBZERO_RUNTIME_TARGET} ${A_DEPS})
   if(TARGET zt_warnings)
-    target_link_libraries(${name} PRIVATE zt_warnings)
+    target_link_libraries(${name} PRIVATE $<BUILD_INTERFACE:zt_warnings>)
   endif()
   set_target_properties(${name} PROPERTIES
-    ZT_CPPGEN_GEN_DIR "${out_dir}"
+    ZT_CPPGEN_GEN_DIR "${G_OUT_DIR}"
     ZT_CPPGEN_HEADERS "${headers}"
-    ZT_PROTO_ROOT "${root}"
-    ZT_PROTO_IMPORT_DIRS "${abs_import_dirs}"
-    ZT_PROTO_FILES "${abs_protos}")
+    ZT_PROTO_ROOT "${G_ROOT}"
+    ZT_PROTO_IMPORT_DIRS "${G_IMPORT_DIRS}"
+    ZT_PROTO_FILES "${G_FILES}")
+endfunction()
+
+# zt_cppgen_schema_library(<name> PROTOS ... [PROTO_ROOT] [IMPORT_DIRS]
+#                          [WRAPPER_NAMESPACE] [DEPS])
+# A STATIC library of the run-time schema tables (X.schema.cc,
+# generator=cppschema) of PROTOS: the M_Schema()/E_Schema() functions that
+# the value classes' GetSchema() returns and the text-format parser walks.
+# They need no value class, so it can cover every schema while the value
+# classes (zt_cppgen_library) cover a few. Link it wherever GetSchema() is
+# called. DEPS: schema libraries of imported files outside PROTOS.
+function(zt_cppgen_schema_library name)
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "" "DEPS")
+  _zt_cppgen_run(zt_cppgen_schema_library ${name} cppschema S ${ARGN}
+                 SUFFIXES .schema.cc)
+  add_library(${name} STATIC ${S_OUTPUTS})
+  target_link_libraries(${name} PUBLIC ${ZT_PBZERO_RUNTIME_TARGET} ${A_DEPS})
+  set_target_properties(${name} PROPERTIES
+    ZT_PROTO_ROOT "${S_ROOT}"
+    ZT_PROTO_IMPORT_DIRS "${S_IMPORT_DIRS}"
+    ZT_PROTO_FILES "${S_FILES}")
 endfunction()

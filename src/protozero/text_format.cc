@@ -21,7 +21,7 @@
 #include "zt/protozero/proto_utils.h"
 #include "zt/protozero/scattered_heap_buffer.h"
 #include "zt/protozero/schema.h"
-#include "text_format_lexer.h"
+#include "src/protozero/text_format_lexer.h"
 
 namespace zt {
 namespace protozero {

@@ -1,6 +1,6 @@
 // The text format lexer: see text_format_lexer.h.
 
-#include "text_format_lexer.h"
+#include "src/protozero/text_format_lexer.h"
 
 #include <cstdint>
 #include <cstring>

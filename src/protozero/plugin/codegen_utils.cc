@@ -1,4 +1,4 @@
-#include "codegen_utils.h"
+#include "src/protozero/plugin/codegen_utils.h"
 
 #include <algorithm>
 #include <cstdio>

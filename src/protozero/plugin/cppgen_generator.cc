@@ -1,7 +1,7 @@
 // cppgen: naming model, validation and the entry point. The emitters are in
 // cppgen_header.cc and cppgen_source.cc.
 
-#include "cppgen_generator.h"
+#include "src/protozero/plugin/cppgen_generator.h"
 
 #include <algorithm>
 #include <map>
@@ -13,10 +13,11 @@
 
 #include <google/protobuf/compiler/code_generator.h>
 #include <google/protobuf/descriptor.h>
+#include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/io/printer.h>
 #include <google/protobuf/io/zero_copy_stream.h>
 
-#include "codegen_utils.h"
+#include "src/protozero/plugin/codegen_utils.h"
 
 namespace zt {
 namespace pbzero_plugin {
@@ -158,6 +159,7 @@ std::vector<CgField> Names::Fields(const Descriptor* msg) const {
     CgField f;
     f.fd = fd;
     f.base = SanitizeIdent(fd->name());
+    f.is_lazy = IsLazy(fd);
     auto clashes = [&](const std::string& b) {
       if (taken.count(b) || taken.count(b + "_") || taken.count(b + "_size"))
         return true;
@@ -165,6 +167,9 @@ std::vector<CgField> Names::Fields(const Descriptor* msg) const {
         if (taken.count(p + b))
           return true;
       }
+      if (f.is_lazy && (taken.count(b + "_raw") || taken.count("set_" + b + "_raw") ||
+                        taken.count("mutable_" + b + "_raw")))
+        return true;
       return false;
     };
     while (clashes(f.base))
@@ -175,6 +180,11 @@ std::vector<CgField> Names::Fields(const Descriptor* msg) const {
     taken.insert(f.base + "_size");
     for (const char* p : kPrefixes)
       taken.insert(p + f.base);
+    if (f.is_lazy) {
+      taken.insert(f.base + "_raw");
+      taken.insert("set_" + f.base + "_raw");
+      taken.insert("mutable_" + f.base + "_raw");
+    }
 
     std::string stem = UpperCamel(fd->name());
     while (taken.count("k" + stem + "FieldNumber"))
@@ -225,12 +235,24 @@ std::vector<CgField> Names::Fields(const Descriptor* msg) const {
     f.is_message = fd->type() == FieldDescriptor::TYPE_MESSAGE;
     f.is_string = fd->type() == FieldDescriptor::TYPE_STRING ||
                   fd->type() == FieldDescriptor::TYPE_BYTES;
+    if (f.is_lazy) {  // Stored and encoded like a bytes field.
+      f.cpp_type = "::std::string";
+      f.is_message = false;
+      f.is_string = true;
+    }
     f.is_scalar = !f.is_message && !f.is_string;
     if (!fd->is_repeated() && !f.is_message && fd->has_presence())
       f.has_bit = next_bit++;
     fields.push_back(f);
   }
   return fields;
+}
+
+bool Names::IsLazy(const FieldDescriptor* fd) {
+  // Repeated lazy fields stay eager: none of our schemas has one, and a
+  // vector of encodings would need an API of its own.
+  return fd->type() == FieldDescriptor::TYPE_MESSAGE && !fd->is_repeated() &&
+         fd->options().lazy();
 }
 
 int Names::NumHasBits(const std::vector<CgField>& fields) {
@@ -312,6 +334,21 @@ bool GenerateCppgen(const google::protobuf::FileDescriptor* file,
       *error = "protoc-gen-pbzero: failed writing " + path;
       return false;
     }
+  }
+  return true;
+}
+
+bool GenerateCppSchema(const google::protobuf::FileDescriptor* file,
+                       const std::string& wrapper_namespace,
+                       google::protobuf::compiler::GeneratorContext* context,
+                       std::string* error) {
+  cppgen::Names names(file, wrapper_namespace);
+  if (!names.Validate(error))
+    return false;
+  const std::string path = StripProto(file->name()) + ".schema.cc";
+  if (!WriteFile(context, path, cppgen::GenerateSchemaSource(names))) {
+    *error = "protoc-gen-pbzero: failed writing " + path;
+    return false;
   }
   return true;
 }

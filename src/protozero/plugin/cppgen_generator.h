@@ -16,6 +16,11 @@
 //     value alias, E_Name, or an earlier field's member - one more '_' is
 //     appended to B.
 //   * Field-number constants k<UpperCamel(name)>FieldNumber, as in pbzero.
+//   * A singular message field marked [lazy = true] is kept as its encoded
+//     bytes: B_raw(), set_B_raw(), mutable_B_raw() (reserved too), has_B(),
+//     clear_B(). Its message type's header is not included.
+//   * Schemas: M_Schema() / E_Schema() free functions in the same namespace,
+//     defined by the separate generator=cppschema output (X.schema.cc).
 
 #ifndef ZT_SRC_PROTOZERO_PLUGIN_CPPGEN_GENERATOR_H_
 #define ZT_SRC_PROTOZERO_PLUGIN_CPPGEN_GENERATOR_H_
@@ -37,6 +42,15 @@ bool GenerateCppgen(const google::protobuf::FileDescriptor* file,
                     google::protobuf::compiler::GeneratorContext* context,
                     std::string* error);
 
+// Writes <stem>.schema.cc: the run-time schema tables (M_Schema(),
+// E_Schema()) of |file|, which need no value class, so that a program can
+// parse text configs against every schema while linking value classes for
+// a few.
+bool GenerateCppSchema(const google::protobuf::FileDescriptor* file,
+                       const std::string& wrapper_namespace,
+                       google::protobuf::compiler::GeneratorContext* context,
+                       std::string* error);
+
 namespace cppgen {
 
 // How one field is spelled, stored and encoded.
@@ -50,7 +64,8 @@ struct CgField {
   // Element type as stored (T of std::vector<T> for repeated fields).
   std::string cpp_type;
   bool is_message = false;
-  bool is_string = false;  // string or bytes
+  bool is_string = false;  // string or bytes, or a lazy message's bytes
+  bool is_lazy = false;    // [lazy = true] singular message, kept encoded
   bool is_scalar = false;  // numbers, bool, enums
 };
 
@@ -89,6 +104,8 @@ class Names {
   std::vector<CgField> Fields(const google::protobuf::Descriptor* msg) const;
   // Number of has-bits |fields| use.
   static int NumHasBits(const std::vector<CgField>& fields);
+  // A singular message field the value class keeps as bytes.
+  static bool IsLazy(const google::protobuf::FieldDescriptor* fd);
 
   // "ZT_GEN_<PATH>_GEN_H_".
   std::string HeaderGuard() const;
@@ -108,9 +125,10 @@ class Names {
   std::vector<const google::protobuf::EnumDescriptor*> enums_;
 };
 
-// The contents of X.gen.h and X.gen.cc.
+// The contents of X.gen.h, X.gen.cc and X.schema.cc.
 std::string GenerateHeader(const Names& names);
 std::string GenerateSource(const Names& names);
+std::string GenerateSchemaSource(const Names& names);
 
 }  // namespace cppgen
 }  // namespace pbzero_plugin

@@ -2,13 +2,14 @@
 //
 // Layout, inside the file's namespace:
 //   1. forward declarations of every class of the file;
-//   2. every enum (nested ones flattened), its E_Name(), E_MIN/E_MAX and the
-//      declaration of E_Schema();
+//   2. the declarations of M_Schema() for every message; every enum (nested
+//      ones flattened), its E_Name(), E_MIN/E_MAX and the declaration of
+//      E_Schema() (schemas are defined by the cppschema output);
 //   3. every message class, pre-order;
 //   4. inline bodies of the accessors that touch a message type (they need
 //      complete types, so messages can refer to each other in any order).
-// Special members, parsing, serialization, operator== and schemas are
-// out of line in X.gen.cc (cppgen_source.cc).
+// Special members, parsing, serialization and operator== are out of line in
+// X.gen.cc (cppgen_source.cc); schema tables in X.schema.cc.
 
 #include <set>
 #include <sstream>
@@ -17,8 +18,8 @@
 
 #include <google/protobuf/descriptor.h>
 
-#include "codegen_utils.h"
-#include "cppgen_generator.h"
+#include "src/protozero/plugin/codegen_utils.h"
+#include "src/protozero/plugin/cppgen_generator.h"
 
 namespace zt {
 namespace pbzero_plugin {
@@ -62,11 +63,12 @@ void HeaderEmitter::EmitIncludes() {
           "#include \"zt/protozero/schema.h\"\n";
   // Public imports always; others when a field uses one of their types.
   const FileDescriptor* file = names_.file();
+  // A lazy field names no type of its file: it is bytes here.
   std::set<const FileDescriptor*> used;
   for (const Descriptor* msg : names_.messages()) {
     for (int i = 0; i < msg->field_count(); ++i) {
       const FieldDescriptor* fd = msg->field(i);
-      if (fd->message_type())
+      if (fd->message_type() && !Names::IsLazy(fd))
         used.insert(fd->message_type()->file());
       if (fd->enum_type())
         used.insert(fd->enum_type()->file());
@@ -243,6 +245,24 @@ void HeaderEmitter::EmitField(const std::string& cls, const CgField& f) {
          << "() const { return ::zt::protozero::cppgen_internal::IsNonZero("
          << m << "); }\n";
   }
+  if (f.is_lazy) {
+    // Kept encoded: forwarded as received, decoded only by whoever needs it
+    // (with the type's value class or pbzero decoder), so that this header
+    // and every program linking it do without the type's class.
+    out_ << "  // Encoded " << fd->message_type()->full_name()
+         << " ([lazy = true]: kept as bytes).\n"
+         << "  const ::std::string& " << b << "_raw() const { return " << m
+         << "; }\n"
+         << "  void set_" << b << "_raw(const ::std::string& value) { " << m
+         << " = value;" << set_bit << " }\n"
+         << "  void set_" << b << "_raw(::std::string&& value) { " << m
+         << " = static_cast<::std::string&&>(value);" << set_bit << " }\n"
+         << "  ::std::string* mutable_" << b << "_raw() {" << set_bit
+         << " return &" << m << "; }\n"
+         << "  void clear_" << b << "() { " << m << ".clear();" << reset_bit
+         << " }\n";
+    return;
+  }
   if (f.is_string) {
     out_ << "  const ::std::string& " << b << "() const { return " << m
          << "; }\n"
@@ -340,7 +360,11 @@ void HeaderEmitter::EmitClass(const Descriptor* msg) {
        << "  // wire type, encoded (tag + value) in the order received.\n"
        << "  const ::std::string& unknown_fields() const { return "
           "unknown_fields_; }\n"
-       << "  static const ::zt::protozero::MessageSchema* GetSchema();\n";
+       << "  // The run-time schema (link the schema library: "
+          "zt_cppgen_schema_library).\n"
+       << "  static const ::zt::protozero::MessageSchema* GetSchema() {\n"
+       << "    return " << cls << "_Schema();\n"
+       << "  }\n";
 
   for (const CgField& f : fields)
     EmitField(cls, f);
@@ -369,6 +393,12 @@ std::string HeaderEmitter::Emit() {
   if (!names_.messages().empty()) {
     for (const Descriptor* msg : names_.messages())
       out_ << "class " << names_.FlatName(msg) << ";\n";
+    out_ << "\n// Run-time schemas, defined in the schema library "
+            "(X.schema.cc).\n";
+    for (const Descriptor* msg : names_.messages()) {
+      out_ << "const ::zt::protozero::MessageSchema* " << names_.FlatName(msg)
+           << "_Schema();\n";
+    }
     out_ << "\n";
   }
   for (const EnumDescriptor* en : names_.enums())

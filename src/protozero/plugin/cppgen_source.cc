@@ -8,16 +8,14 @@
 
 #include <google/protobuf/descriptor.h>
 
-#include "codegen_utils.h"
-#include "cppgen_generator.h"
+#include "src/protozero/plugin/codegen_utils.h"
+#include "src/protozero/plugin/cppgen_generator.h"
 
 namespace zt {
 namespace pbzero_plugin {
 namespace cppgen {
 
 using google::protobuf::Descriptor;
-using google::protobuf::EnumDescriptor;
-using google::protobuf::EnumValueDescriptor;
 using google::protobuf::FieldDescriptor;
 
 namespace {
@@ -64,31 +62,6 @@ WireSpec SpecFor(FieldDescriptor::Type type) {
   }
 }
 
-// FieldType enumerator of schema.h.
-const char* SchemaType(FieldDescriptor::Type type) {
-  switch (type) {
-    case FieldDescriptor::TYPE_DOUBLE: return "kDouble";
-    case FieldDescriptor::TYPE_FLOAT: return "kFloat";
-    case FieldDescriptor::TYPE_INT64: return "kInt64";
-    case FieldDescriptor::TYPE_UINT64: return "kUint64";
-    case FieldDescriptor::TYPE_INT32: return "kInt32";
-    case FieldDescriptor::TYPE_FIXED64: return "kFixed64";
-    case FieldDescriptor::TYPE_FIXED32: return "kFixed32";
-    case FieldDescriptor::TYPE_BOOL: return "kBool";
-    case FieldDescriptor::TYPE_STRING: return "kString";
-    case FieldDescriptor::TYPE_GROUP: return "kGroup";
-    case FieldDescriptor::TYPE_MESSAGE: return "kMessage";
-    case FieldDescriptor::TYPE_BYTES: return "kBytes";
-    case FieldDescriptor::TYPE_UINT32: return "kUint32";
-    case FieldDescriptor::TYPE_ENUM: return "kEnum";
-    case FieldDescriptor::TYPE_SFIXED32: return "kSfixed32";
-    case FieldDescriptor::TYPE_SFIXED64: return "kSfixed64";
-    case FieldDescriptor::TYPE_SINT32: return "kSint32";
-    case FieldDescriptor::TYPE_SINT64: return "kSint64";
-  }
-  return "kGroup";
-}
-
 // The type values of a repeated scalar are read/written as on the wire:
 // int32_t for enums, the stored type otherwise.
 std::string WireCppType(const CgField& f) {
@@ -101,38 +74,15 @@ class SourceEmitter {
   std::string Emit();
 
  private:
-  void EmitEnumSchema(const EnumDescriptor* en);
   void EmitClass(const Descriptor* msg);
   void EmitParser(const std::string& cls, const std::vector<CgField>& fields);
   void EmitParseCase(const CgField& f);
   void EmitSerializer(const std::string& cls,
                       const std::vector<CgField>& fields);
-  void EmitSchema(const Descriptor* msg, const std::string& cls,
-                  const std::vector<CgField>& fields);
 
   const Names& names_;
   std::ostringstream out_;
 };
-
-void SourceEmitter::EmitEnumSchema(const EnumDescriptor* en) {
-  const std::string values = "kValues_" + names_.FlatName(en);
-  out_ << "namespace {\n"
-       << "constexpr ::zt::protozero::EnumValueSchema " << values << "[] = {\n";
-  for (int i = 0; i < en->value_count(); ++i) {
-    const EnumValueDescriptor* v = en->value(i);
-    out_ << "    {" << CppStringLiteral(v->name()) << ", " << v->number()
-         << "},\n";
-  }
-  out_ << "};\n"
-       << "}  // namespace\n\n";
-  out_ << "const ::zt::protozero::EnumSchema* "
-       << names_.EnumHelper(en, "_Schema") << "() {\n"
-       << "  static constexpr ::zt::protozero::EnumSchema kSchema = {\n"
-       << "      " << CppStringLiteral(en->full_name()) << ", " << values
-       << ", " << en->value_count() << "};\n"
-       << "  return &kSchema;\n"
-       << "}\n\n";
-}
 
 void SourceEmitter::EmitParseCase(const CgField& f) {
   const FieldDescriptor* fd = f.fd;
@@ -152,6 +102,17 @@ void SourceEmitter::EmitParseCase(const CgField& f) {
     }
     out_ << "field.data(), field.size(), depth + 1))\n"
          << "          return false;\n"
+         << "        continue;\n";
+    return;
+  }
+  if (f.is_lazy) {
+    // Appended, not replaced: a repeated occurrence of a singular message
+    // merges into it, and concatenated encodings parse as exactly that merge.
+    out_ << "        if (field.type() != WireType::kLengthDelimited)\n"
+         << "          break;\n"
+         << "        " << m << ".append(reinterpret_cast<const char*>("
+         << "field.data()), field.size());\n"
+         << "        has_bits_.set(" << f.has_bit << ");\n"
          << "        continue;\n";
     return;
   }
@@ -302,38 +263,6 @@ void SourceEmitter::EmitSerializer(const std::string& cls,
        << "}\n\n";
 }
 
-void SourceEmitter::EmitSchema(const Descriptor* msg, const std::string& cls,
-                               const std::vector<CgField>& fields) {
-  const std::string table = "kFields_" + cls;
-  if (!fields.empty()) {
-    out_ << "namespace {\n"
-         << "constexpr ::zt::protozero::FieldSchema " << table << "[] = {\n";
-    for (const CgField& f : fields) {
-      const FieldDescriptor* fd = f.fd;
-      std::string message_fn = "nullptr", enum_fn = "nullptr";
-      if (f.is_message)
-        message_fn = "&" + names_.Qualified(fd->message_type()) + "::GetSchema";
-      if (fd->type() == FieldDescriptor::TYPE_ENUM)
-        enum_fn = "&" + names_.QualifiedEnumHelper(fd->enum_type(), "_Schema");
-      out_ << "    {" << CppStringLiteral(fd->name()) << ", " << fd->number()
-           << ", ::zt::protozero::FieldType::" << SchemaType(fd->type())
-           << ", " << (fd->is_repeated() ? "true" : "false") << ", "
-           << (fd->is_packed() ? "true" : "false") << ", " << message_fn
-           << ", " << enum_fn << "},\n";
-    }
-    out_ << "};\n"
-         << "}  // namespace\n\n";
-  }
-  out_ << "const ::zt::protozero::MessageSchema* " << cls
-       << "::GetSchema() {\n"
-       << "  static constexpr ::zt::protozero::MessageSchema kSchema = {\n"
-       << "      " << CppStringLiteral(msg->full_name()) << ", "
-       << (fields.empty() ? "nullptr" : table) << ", " << fields.size()
-       << "};\n"
-       << "  return &kSchema;\n"
-       << "}\n\n";
-}
-
 void SourceEmitter::EmitClass(const Descriptor* msg) {
   const std::string cls = names_.FlatName(msg);
   const std::vector<CgField> fields = names_.Fields(msg);
@@ -361,7 +290,6 @@ void SourceEmitter::EmitClass(const Descriptor* msg) {
        << "}\n\n";
   EmitParser(cls, fields);
   EmitSerializer(cls, fields);
-  EmitSchema(msg, cls, fields);
 }
 
 std::string SourceEmitter::Emit() {
@@ -373,8 +301,6 @@ std::string SourceEmitter::Emit() {
   for (const std::string& p : ns)
     out_ << "namespace " << p << " {\n";
   out_ << "\n";
-  for (const EnumDescriptor* en : names_.enums())
-    EmitEnumSchema(en);
   for (const Descriptor* msg : names_.messages())
     EmitClass(msg);
   for (auto it = ns.rbegin(); it != ns.rend(); ++it)

@@ -6,7 +6,7 @@
 
 #include <google/protobuf/compiler/plugin.h>
 
-#include "pbzero_generator.h"
+#include "src/protozero/plugin/pbzero_generator.h"
 
 int main(int argc, char** argv) {
   zt::pbzero_plugin::PbzeroGenerator generator;

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "pbzero_file_generator.h"
+#include "src/protozero/plugin/pbzero_file_generator.h"
 
 namespace zt {
 namespace pbzero_plugin {

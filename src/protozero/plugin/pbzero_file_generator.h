@@ -16,7 +16,7 @@
 #include <google/protobuf/compiler/code_generator.h>
 #include <google/protobuf/descriptor.h>
 
-#include "codegen_utils.h"
+#include "src/protozero/plugin/codegen_utils.h"
 
 namespace zt {
 namespace pbzero_plugin {

@@ -44,11 +44,11 @@
 //   message names that coincide (a top-level "A_B" next to a nested A.B, or
 //   a nested message "Decoder" in M next to M's decoder M_Decoder).
 
-#include "pbzero_generator.h"
+#include "src/protozero/plugin/pbzero_generator.h"
 
-#include "codegen_utils.h"
-#include "pbzero_file_generator.h"
-#include "cppgen_generator.h"
+#include "src/protozero/plugin/codegen_utils.h"
+#include "src/protozero/plugin/pbzero_file_generator.h"
+#include "src/protozero/plugin/cppgen_generator.h"
 
 #include <algorithm>
 #include <map>
@@ -649,13 +649,14 @@ bool PbzeroGenerator::Generate(const FileDescriptor* file,
     } else {
       *error = "protoc-gen-pbzero: unknown option '" + kv.first +
                "' (supported: wrapper_namespace=<ns>, "
-               "generator=pbzero|cppgen)";
+               "generator=pbzero|cppgen|cppschema)";
       return false;
     }
   }
-  if (generator != "pbzero" && generator != "cppgen") {
+  if (generator != "pbzero" && generator != "cppgen" &&
+      generator != "cppschema") {
     *error = "protoc-gen-pbzero: unknown generator '" + generator +
-             "' (supported: pbzero, cppgen)";
+             "' (supported: pbzero, cppgen, cppschema)";
     return false;
   }
   bool valid_ns = wrapper_namespace.empty() ||
@@ -671,6 +672,8 @@ bool PbzeroGenerator::Generate(const FileDescriptor* file,
 
   if (generator == "cppgen")
     return GenerateCppgen(file, wrapper_namespace, context, error);
+  if (generator == "cppschema")
+    return GenerateCppSchema(file, wrapper_namespace, context, error);
 
   FileGenerator gen(file, wrapper_namespace);
   std::string header;

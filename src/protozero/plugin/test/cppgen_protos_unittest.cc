@@ -11,6 +11,13 @@
 #include <gtest/gtest.h>
 
 #include "zt/common/commit_data_request.gen.h"
+#include "zt/common/data_source_descriptor.gen.h"
+#include "zt/common/data_source_descriptor.pb.h"
+#include "zt/config/data_source_config.gen.h"
+#include "zt/config/data_source_config.pb.h"
+#include "zt/config/ftrace/ftrace_config.gen.h"
+#include "zt/config/ftrace/ftrace_config.pb.h"
+#include "zt/config/track_event/track_event_config.pb.h"
 #include "zt/common/commit_data_request.pb.h"
 #include "zt/config/trace_config.gen.h"
 #include "zt/config/trace_config.pb.h"
@@ -24,7 +31,7 @@
 #include "zt/trace/trace_packet.gen.h"
 #include "zt/trace/trace_packet.pb.h"
 
-#include "cppgen_test_util.h"
+#include "src/protozero/plugin/test/cppgen_test_util.h"
 
 namespace {
 
@@ -136,6 +143,78 @@ TEST(CppgenProtosTest, TraceConfigByHand) {
   EXPECT_EQ(ref.data_sources(0).config().name(), "track_event");
   EXPECT_EQ(ref.duration_ms(), 5000u);
   EXPECT_STREQ(gen::TraceConfig::GetSchema()->full_name, "zt.protos.TraceConfig");
+}
+
+// [lazy = true] sub-configs are kept as their encoding: the value class
+// needs no class of theirs, forwards them byte for byte, and the bytes are
+// the sub-config libprotobuf wrote.
+TEST(CppgenProtosTest, LazySubConfigsStayBytesAndRoundTripExactly) {
+  lp::DataSourceConfig ref;
+  ref.set_name("linux.ftrace");
+  ref.mutable_ftrace_config()->add_ftrace_events("sched/sched_switch");
+  ref.mutable_ftrace_config()->set_buffer_size_kb(4096);
+  ref.mutable_track_event_config()->add_enabled_categories("net");
+  ref.mutable_track_event_config()->add_disabled_categories("*");
+  const std::string bytes = ref.SerializeAsString();
+
+  gen::DataSourceConfig cfg;
+  ASSERT_TRUE(cfg.ParseFromString(bytes));
+  EXPECT_EQ(cfg.name(), "linux.ftrace");
+  ASSERT_TRUE(cfg.has_ftrace_config());
+  EXPECT_EQ(cfg.ftrace_config_raw(), ref.ftrace_config().SerializeAsString());
+  ASSERT_TRUE(cfg.has_track_event_config());
+  EXPECT_EQ(cfg.track_event_config_raw(),
+            ref.track_event_config().SerializeAsString());
+  EXPECT_FALSE(cfg.has_chrome_config());
+  EXPECT_EQ(cfg.unknown_fields(), "");
+  // Field order is the schema's, so the re-encoding is the same bytes.
+  EXPECT_EQ(cfg.SerializeAsString(), bytes);
+
+  // The raw bytes decode with the sub-config's own value class.
+  gen::FtraceConfig ftrace;
+  ASSERT_TRUE(ftrace.ParseFromString(cfg.ftrace_config_raw()));
+  EXPECT_EQ(ftrace.buffer_size_kb(), 4096u);
+
+  // Built by hand, then read by libprotobuf.
+  gen::DataSourceConfig built;
+  built.set_name("x");
+  built.set_ftrace_config_raw(ref.ftrace_config().SerializeAsString());
+  lp::DataSourceConfig parsed;
+  ASSERT_TRUE(parsed.ParseFromString(built.SerializeAsString()));
+  EXPECT_TRUE(MessageDifferencer::Equals(parsed.ftrace_config(), ref.ftrace_config()));
+  built.clear_ftrace_config();
+  EXPECT_FALSE(built.has_ftrace_config());
+  EXPECT_EQ(built.SerializeAsString(), std::string("\x0a\x01x", 3));
+}
+
+// A singular message seen twice merges; for a lazy field that is the
+// concatenation of the two encodings, which libprotobuf reads as the merge.
+TEST(CppgenProtosTest, LazyFieldSeenTwiceMerges) {
+  lp::DataSourceConfig first, second;
+  first.mutable_ftrace_config()->add_ftrace_events("a");
+  first.mutable_ftrace_config()->set_buffer_size_kb(1);
+  second.mutable_ftrace_config()->add_ftrace_events("b");
+  const std::string bytes = first.SerializeAsString() + second.SerializeAsString();
+  gen::DataSourceConfig cfg;
+  ASSERT_TRUE(cfg.ParseFromString(bytes));
+  lp::DataSourceConfig expected;
+  ASSERT_TRUE(expected.ParseFromString(bytes));
+  lp::DataSourceConfig back;
+  ASSERT_TRUE(back.ParseFromString(cfg.SerializeAsString()));
+  EXPECT_TRUE(MessageDifferencer::Equals(back, expected));
+  EXPECT_EQ(back.ftrace_config().ftrace_events_size(), 2);
+  EXPECT_EQ(back.ftrace_config().buffer_size_kb(), 1u);
+}
+
+TEST(CppgenProtosTest, LazyDescriptorsStayBytes) {
+  lp::DataSourceDescriptor ref;
+  ref.set_name("track_event");
+  ref.mutable_track_event_descriptor()->add_available_categories()->set_name("net");
+  gen::DataSourceDescriptor desc;
+  ASSERT_TRUE(desc.ParseFromString(ref.SerializeAsString()));
+  EXPECT_EQ(desc.track_event_descriptor_raw(),
+            ref.track_event_descriptor().SerializeAsString());
+  EXPECT_EQ(desc.SerializeAsString(), ref.SerializeAsString());
 }
 
 }  // namespace

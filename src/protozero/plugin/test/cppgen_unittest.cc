@@ -32,7 +32,7 @@
 #include "zt/protozero/cpp_message_base.h"
 #include "zt/protozero/schema.h"
 
-#include "cppgen_test_util.h"
+#include "src/protozero/plugin/test/cppgen_test_util.h"
 
 namespace {
 
