@@ -1,16 +1,19 @@
 # Install rules and the CMake package, so that a downstream project can do
 #   find_package(zerotrace CONFIG REQUIRED)
-#   zt_protozero_library(my_protos PROTOS a.proto PROTO_ROOT ...)
-#   target_link_libraries(app PRIVATE my_protos)   # or zerotrace::zt_protozero
-# Include this at the end of the top-level CMakeLists.txt, after every
-# add_subdirectory() that defines an installed target.
+#   target_link_libraries(app PRIVATE zerotrace::tracing)     # the SDK
+#   zt_protozero_library(my_protos PROTOS a.proto PROTO_ROOT ...)  # own protos
+# or use pkg-config (zerotrace.pc). Included at the end of the top-level
+# CMakeLists.txt when ZT_INSTALL is on.
 #
 # Installed layout (under CMAKE_INSTALL_PREFIX):
-#   include/zt/**.h                     public headers
-#   lib/libzt_protozero.a               runtime
-#   bin/protoc-gen-pbzero               the protoc plugin (needs libprotoc)
-#   lib/cmake/zerotrace/                zerotraceConfig.cmake, version file,
-#                                       exported targets, ZtProtozero.cmake
+#   include/zt/**.h                 public headers, and the generated headers
+#                                   they include (zt/**.pbzero.h, zt/**.gen.h)
+#   lib/libzt_*.a                   the SDK's static libraries
+#   bin/protoc-gen-pbzero           the protoc plugin (needs libprotoc)
+#   lib/cmake/zerotrace/            zerotraceConfig.cmake, version file,
+#                                   exported targets, ZtProtozero.cmake,
+#                                   ZtCppgen.cmake
+#   lib/pkgconfig/zerotrace.pc      for pkg-config users
 
 include(CMakePackageConfigHelpers)
 
@@ -21,16 +24,31 @@ install(DIRECTORY "${_zt_source_root}/include/zt"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
         FILES_MATCHING PATTERN "*.h")
 
-# Libraries in the zerotraceTargets export set. zt_warnings is only there
-# because zt_protozero links it privately (a static library's private
-# dependencies are exported as link-only); it carries no usage requirements
-# downstream. protoc-gen-pbzero adds itself (src/protozero/plugin).
-set(_zt_installed_libraries "")
-foreach(lib zt_protozero zt_warnings)
-  if(TARGET ${lib})
-    list(APPEND _zt_installed_libraries ${lib})
-  endif()
+# Libraries declared with zt_cc_library(... INSTALL), plus the generated
+# ones the SDK links: the pbzero writers of our schemas (header-only), the
+# value classes the SDK reads and the schema tables.
+get_property(_zt_installed_libraries GLOBAL PROPERTY ZT_INSTALLED_TARGETS)
+foreach(lib zt_protos_pbzero zt_protos_gen zt_protos_schema)
+  list(APPEND _zt_installed_libraries ${lib})
+  string(REGEX REPLACE "^zt_" "" export_name ${lib})
+  set_target_properties(${lib} PROPERTIES EXPORT_NAME ${export_name})
 endforeach()
+# Generated headers go next to the public ones; the targets say so.
+foreach(lib zt_protos_pbzero zt_protos_gen)
+  get_target_property(type ${lib} TYPE)
+  if(type STREQUAL "INTERFACE_LIBRARY")
+    get_target_property(gen_dir ${lib} ZT_PBZERO_GEN_DIR)
+    target_include_directories(${lib} INTERFACE
+      "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+  else()
+    get_target_property(gen_dir ${lib} ZT_CPPGEN_GEN_DIR)
+    target_include_directories(${lib} PUBLIC
+      "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+  endif()
+  install(DIRECTORY "${gen_dir}/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+          FILES_MATCHING PATTERN "*.h")
+endforeach()
+
 install(TARGETS ${_zt_installed_libraries}
   EXPORT zerotraceTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
@@ -58,3 +76,9 @@ install(FILES
   "${CMAKE_CURRENT_LIST_DIR}/ZtProtozero.cmake"
   "${CMAKE_CURRENT_LIST_DIR}/ZtCppgen.cmake"
   DESTINATION "${ZT_INSTALL_CMAKEDIR}")
+
+# pkg-config: the SDK's libraries in link order (each before what it uses).
+configure_file("${CMAKE_CURRENT_LIST_DIR}/zerotrace.pc.in"
+               "${PROJECT_BINARY_DIR}/zerotrace.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/zerotrace.pc"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

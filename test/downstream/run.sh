@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# Installs zerotrace from an existing build directory into a temporary
-# prefix, then configures, builds and runs test/downstream against it, the
-# way an outside project would use zerotrace.
+# Uses zerotrace from outside its tree, the ways a team would:
+#   1. installs the build into a temporary prefix;
+#   2. test/downstream: find_package() + zt_protozero_library() /
+#      zt_cppgen_library() on the project's own .proto files;
+#   3. test/downstream/sdk: the SDK example (a copy of
+#      examples/custom_data_source.cc) with find_package() and
+#      zerotrace::tracing, run, its trace checked;
+#   4. the same example compiled with `pkg-config --cflags --libs zerotrace`;
+#   5. test/downstream/embedded: zerotrace pulled in with FetchContent
+#      (add_subdirectory) and the example built from it (skipped in
+#      sanitizer builds, which would only repeat it slower).
+# Steps 2-4 may use only installed files: a reference to the source or
+# build tree fails the test.
 #
 # Usage: test/downstream/run.sh <zerotrace-build-dir> [<work-dir>]
 #   <work-dir> (default: a fresh temporary directory, removed afterwards)
@@ -11,7 +21,7 @@
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  sed -n '2,11p' "$0" >&2
+  sed -n '2,21p' "$0" >&2
   exit 2
 fi
 
@@ -28,7 +38,7 @@ if [ $# -eq 2 ]; then
   work="$2"
   mkdir -p "$work"
   work="$(cd "$work" && pwd)"
-  rm -rf "$work/prefix" "$work/build"
+  rm -rf "$work/prefix" "$work/build" "$work/sdk" "$work/pc" "$work/embedded" "$work/example"
 else
   work="$(mktemp -d "${TMPDIR:-/tmp}/zt-downstream.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
@@ -72,3 +82,64 @@ fi
 
 echo "=== run"
 "$work/build/downstream_app"
+
+# The example, copied out of the tree so that nothing next to it can be
+# found by a relative include.
+mkdir -p "$work/example"
+cp "$src_root/examples/custom_data_source.cc" "$work/example/"
+example="$work/example/custom_data_source.cc"
+
+check_example_run() {  # binary -> runs it in a fresh folder, checks the trace
+  local bin=$1 dir
+  dir=$(mktemp -d "$work/run.XXXXXX")
+  (cd "$dir" && "$bin") >"$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; return 1; }
+  grep -q "100003 packets in 5 sequences" "$dir/out.txt" &&
+    grep -q "losses: 0 marked in the trace" "$dir/out.txt" &&
+    [ -s "$dir/custom_data_source.pftrace" ] || {
+    echo "run.sh: $bin did not record the expected trace:" >&2
+    cat "$dir/out.txt" >&2
+    return 1
+  }
+  echo "    $(grep packets "$dir/out.txt")"
+}
+
+echo "=== SDK example with find_package(zerotrace) + zerotrace::tracing"
+cmake -S "$here/sdk" -B "$work/sdk" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DZT_EXAMPLE_SOURCE="$example" \
+  -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_BUILD_TYPE="${build_type:-RelWithDebInfo}" \
+  -DCMAKE_CXX_FLAGS="$extra_flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="$extra_flags" >"$work/sdk-configure.log" 2>&1 || {
+  cat "$work/sdk-configure.log"; exit 1; }
+cmake --build "$work/sdk"
+leaks=(-e "$src_root/include" -e "$src_root/src/" -e "$src_root/protos"
+       -e "$build_dir/src/" -e "$build_dir/protos/")
+if grep -q "${leaks[@]}" "$work/sdk/compile_commands.json" "$work/sdk/build.ninja"; then
+  echo "run.sh: the SDK example's build refers to the zerotrace tree:" >&2
+  grep -n "${leaks[@]}" "$work/sdk/compile_commands.json" "$work/sdk/build.ninja" | head >&2
+  exit 1
+fi
+check_example_run "$work/sdk/custom_data_source"
+
+echo "=== SDK example with pkg-config"
+pc_flags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs zerotrace)
+case "$pc_flags" in
+  *"$src_root/"[ips]*|*"$build_dir/"[ps]*) echo "run.sh: zerotrace.pc points into the tree: $pc_flags" >&2; exit 1 ;;
+esac
+mkdir -p "$work/pc"
+# shellcheck disable=SC2086 # flag lists on purpose.
+"$cxx" -O2 $extra_flags "$example" $pc_flags -o "$work/pc/custom_data_source"
+check_example_run "$work/pc/custom_data_source"
+
+if [ -z "$sanitize" ]; then
+  echo "=== zerotrace embedded with FetchContent (add_subdirectory)"
+  cmake -S "$here/embedded" -B "$work/embedded" -G Ninja \
+    -DZT_SOURCE_DIR="$src_root" -DZT_EXAMPLE_SOURCE="$example" \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
+    >"$work/embedded-configure.log" 2>&1 || { cat "$work/embedded-configure.log"; exit 1; }
+  cmake --build "$work/embedded" -j "$(nproc 2>/dev/null || echo 2)" >"$work/embedded-build.log" 2>&1 || {
+    tail -40 "$work/embedded-build.log"; exit 1; }
+  check_example_run "$work/embedded/app"
+fi
+echo "=== downstream: all passed"
