@@ -13,6 +13,8 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace zt {
 namespace protozero {
@@ -80,6 +82,35 @@ const T& CppGenDefaultInstance() {
   static const T* const instance = new T();
   return *instance;
 }
+
+// The [lazy = true] fields of one value class that are set: field number ->
+// encoded message, sorted by number. Sparse on purpose: a data source config
+// declares ~50 lazy sub-configs and carries one, and fifty std::string
+// members would make every copy, move and destruction of the class fifty
+// times the work (and code). Out of line (cpp_message_internal.cc).
+class LazyFields {
+ public:
+  // The field's encoding, or null when it is not set. O(log set fields).
+  const std::string* Find(uint32_t id) const;
+  bool Has(uint32_t id) const { return Find(id) != nullptr; }
+  // The encoding, or an empty string when not set.
+  const std::string& Get(uint32_t id) const;
+  // Sets the field (empty if it was not set) and returns its bytes.
+  std::string* Mutable(uint32_t id);
+  void Set(uint32_t id, std::string value) { *Mutable(id) = std::move(value); }
+  void Clear(uint32_t id);
+  // Parsing: a repeated occurrence of a singular message merges into it,
+  // and concatenated encodings parse as exactly that merge.
+  void Append(uint32_t id, const uint8_t* data, size_t size);
+  // Appends the field to |msg| if it is set.
+  void Serialize(uint32_t id, Message* msg) const;
+  bool operator==(const LazyFields& other) const {
+    return fields_ == other.fields_;
+  }
+
+ private:
+  std::vector<std::pair<uint32_t, std::string>> fields_;
+};
 
 namespace cppgen_internal {
 

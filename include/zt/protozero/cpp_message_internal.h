@@ -83,6 +83,27 @@ void AppendPacked(Message* msg, uint32_t field_id,
   }
 }
 
+// Out-of-line appenders for the generated Serialize() methods: configs and
+// IPC arguments are encoded a few times per session, so a call per field is
+// free where Message's inline fast path, expanded in every Serialize() of
+// every class, costs compile time and kilobytes of text. Each overload calls
+// the Message method of the same type, so the bytes are the same.
+void AppendVarIntField(Message* msg, uint32_t id, int32_t value);
+void AppendVarIntField(Message* msg, uint32_t id, int64_t value);
+void AppendVarIntField(Message* msg, uint32_t id, uint32_t value);
+void AppendVarIntField(Message* msg, uint32_t id, uint64_t value);
+void AppendVarIntField(Message* msg, uint32_t id, bool value);
+void AppendSignedVarIntField(Message* msg, uint32_t id, int32_t value);
+void AppendSignedVarIntField(Message* msg, uint32_t id, int64_t value);
+void AppendFixedField(Message* msg, uint32_t id, int32_t value);
+void AppendFixedField(Message* msg, uint32_t id, int64_t value);
+void AppendFixedField(Message* msg, uint32_t id, uint32_t value);
+void AppendFixedField(Message* msg, uint32_t id, uint64_t value);
+void AppendFixedField(Message* msg, uint32_t id, float value);
+void AppendFixedField(Message* msg, uint32_t id, double value);
+void AppendBytesField(Message* msg, uint32_t id, const std::string& value);
+Message* BeginNestedField(Message* msg, uint32_t id);
+
 // True if |field| can hold an embedded message we accept (see
 // kCppGenMaxNestedMessageSize).
 inline bool IsAcceptableNestedMessage(const Field& field) {

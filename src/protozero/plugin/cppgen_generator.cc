@@ -51,7 +51,7 @@ const std::set<std::string>& FixedMembers() {
       "Clear", "ParseFromArray", "ParseFromString", "MergeFromArray",
       "MergeFromArrayAtDepth", "SerializeAsString", "SerializeAsArray",
       "Serialize", "unknown_fields", "unknown_fields_", "has_bits_",
-      "GetSchema", "FieldNumbers"};
+      "GetSchema", "FieldNumbers", "lazy_fields_"};
   return *kNames;
 }
 
@@ -241,7 +241,8 @@ std::vector<CgField> Names::Fields(const Descriptor* msg) const {
       f.is_string = true;
     }
     f.is_scalar = !f.is_message && !f.is_string;
-    if (!fd->is_repeated() && !f.is_message && fd->has_presence())
+    // Lazy fields' presence is their entry in lazy_fields_.
+    if (!fd->is_repeated() && !f.is_message && !f.is_lazy && fd->has_presence())
       f.has_bit = next_bit++;
     fields.push_back(f);
   }

@@ -138,6 +138,8 @@ void HeaderEmitter::EmitEnum(const EnumDescriptor* en) {
 
 void HeaderEmitter::EmitStorage(const CgField& f) {
   const FieldDescriptor* fd = f.fd;
+  if (f.is_lazy)
+    return;  // In lazy_fields_.
   if (fd->is_repeated()) {
     out_ << "  ::std::vector<" << f.cpp_type << "> " << f.member << ";\n";
   } else if (f.is_message) {
@@ -230,6 +232,29 @@ void HeaderEmitter::EmitField(const std::string& cls, const CgField& f) {
     return;
   }
 
+  if (f.is_lazy) {
+    // Kept encoded, in lazy_fields_: forwarded as received, decoded only by
+    // whoever needs it (with the type's value class or pbzero decoder), so
+    // that this header and every program linking it do without the type.
+    const std::string n = std::to_string(fd->number());
+    out_ << "  // Encoded " << fd->message_type()->full_name()
+         << " ([lazy = true]: kept as bytes).\n"
+         << "  bool has_" << b << "() const { return lazy_fields_.Has(" << n
+         << "); }\n"
+         << "  const ::std::string& " << b << "_raw() const { return "
+         << "lazy_fields_.Get(" << n << "); }\n"
+         << "  void set_" << b << "_raw(const ::std::string& value) { "
+         << "lazy_fields_.Set(" << n << ", value); }\n"
+         << "  void set_" << b << "_raw(::std::string&& value) { "
+         << "lazy_fields_.Set(" << n
+         << ", static_cast<::std::string&&>(value)); }\n"
+         << "  ::std::string* mutable_" << b << "_raw() { return "
+         << "lazy_fields_.Mutable(" << n << "); }\n"
+         << "  void clear_" << b << "() { lazy_fields_.Clear(" << n
+         << "); }\n";
+    return;
+  }
+
   // Singular scalar or string. With a has-bit (explicit presence), setters
   // set it; otherwise (proto3 implicit presence) "has" means non-default.
   const std::string bit = std::to_string(f.has_bit);
@@ -244,24 +269,6 @@ void HeaderEmitter::EmitField(const std::string& cls, const CgField& f) {
     out_ << "  bool has_" << b
          << "() const { return ::zt::protozero::cppgen_internal::IsNonZero("
          << m << "); }\n";
-  }
-  if (f.is_lazy) {
-    // Kept encoded: forwarded as received, decoded only by whoever needs it
-    // (with the type's value class or pbzero decoder), so that this header
-    // and every program linking it do without the type's class.
-    out_ << "  // Encoded " << fd->message_type()->full_name()
-         << " ([lazy = true]: kept as bytes).\n"
-         << "  const ::std::string& " << b << "_raw() const { return " << m
-         << "; }\n"
-         << "  void set_" << b << "_raw(const ::std::string& value) { " << m
-         << " = value;" << set_bit << " }\n"
-         << "  void set_" << b << "_raw(::std::string&& value) { " << m
-         << " = static_cast<::std::string&&>(value);" << set_bit << " }\n"
-         << "  ::std::string* mutable_" << b << "_raw() {" << set_bit
-         << " return &" << m << "; }\n"
-         << "  void clear_" << b << "() { " << m << ".clear();" << reset_bit
-         << " }\n";
-    return;
   }
   if (f.is_string) {
     out_ << "  const ::std::string& " << b << "() const { return " << m
@@ -373,6 +380,11 @@ void HeaderEmitter::EmitClass(const Descriptor* msg) {
   for (const CgField& f : fields)
     EmitStorage(f);
   out_ << "  ::std::string unknown_fields_;\n";
+  bool any_lazy = false;
+  for (const CgField& f : fields)
+    any_lazy = any_lazy || f.is_lazy;
+  if (any_lazy)
+    out_ << "  ::zt::protozero::LazyFields lazy_fields_;\n";
   const int bits = Names::NumHasBits(fields);
   if (bits > 0)
     out_ << "  ::std::bitset<" << bits << "> has_bits_;\n";

@@ -20,6 +20,8 @@ using google::protobuf::FieldDescriptor;
 
 namespace {
 
+constexpr char kInternal[] = "::zt::protozero::cppgen_internal::";
+
 // How a non-length-delimited type travels.
 struct WireSpec {
   const char* wire_type;    // ProtoWireType enumerator
@@ -106,13 +108,11 @@ void SourceEmitter::EmitParseCase(const CgField& f) {
     return;
   }
   if (f.is_lazy) {
-    // Appended, not replaced: a repeated occurrence of a singular message
-    // merges into it, and concatenated encodings parse as exactly that merge.
+    // Appended, not replaced: see LazyFields::Append.
     out_ << "        if (field.type() != WireType::kLengthDelimited)\n"
          << "          break;\n"
-         << "        " << m << ".append(reinterpret_cast<const char*>("
-         << "field.data()), field.size());\n"
-         << "        has_bits_.set(" << f.has_bit << ");\n"
+         << "        lazy_fields_.Append(" << fd->number()
+         << ", field.data(), field.size());\n"
          << "        continue;\n";
     return;
   }
@@ -205,28 +205,31 @@ void SourceEmitter::EmitSerializer(const std::string& cls,
     const std::string num = std::to_string(fd->number());
     const std::string& m = f.member;
     out_ << "  // " << fd->number() << ": " << fd->name() << "\n";
+    if (f.is_lazy) {
+      out_ << "  lazy_fields_.Serialize(" << num << ", msg);\n";
+      continue;
+    }
     if (f.is_message) {
       if (fd->is_repeated()) {
         out_ << "  for (const " << f.cpp_type << "& value : " << m << ")\n"
-             << "    value.Serialize(msg->BeginNestedMessage<"
-                "::zt::protozero::Message>("
+             << "    value.Serialize(" << kInternal << "BeginNestedField(msg, "
              << num << "));\n";
       } else {
         out_ << "  if (" << m << ")\n"
-             << "    " << m << "->Serialize(msg->BeginNestedMessage<"
-             << "::zt::protozero::Message>(" << num << "));\n";
+             << "    " << m << "->Serialize(" << kInternal
+             << "BeginNestedField(msg, " << num << "));\n";
       }
       continue;
     }
     if (f.is_string) {
       if (fd->is_repeated()) {
         out_ << "  for (const ::std::string& value : " << m << ")\n"
-             << "    msg->AppendBytes(" << num
-             << ", value.data(), value.size());\n";
+             << "    " << kInternal << "AppendBytesField(msg, " << num
+             << ", value);\n";
       } else {
         out_ << "  if (has_" << f.base << "())\n"
-             << "    msg->AppendBytes(" << num << ", " << m << ".data(), " << m
-             << ".size());\n";
+             << "    " << kInternal << "AppendBytesField(msg, " << num << ", "
+             << m << ");\n";
       }
       continue;
     }
@@ -238,10 +241,12 @@ void SourceEmitter::EmitSerializer(const std::string& cls,
            << ", " << m << ");\n";
     } else if (fd->is_repeated()) {
       out_ << "  for (" << f.cpp_type << " value : " << m << ")\n"
-           << "    msg->" << spec.append << "(" << num << ", value);\n";
+           << "    " << kInternal << spec.append << "Field(msg, " << num
+           << ", value);\n";
     } else {
       out_ << "  if (has_" << f.base << "())\n"
-           << "    msg->" << spec.append << "(" << num << ", " << m << ");\n";
+           << "    " << kInternal << spec.append << "Field(msg, " << num
+           << ", " << m << ");\n";
     }
   }
   out_ << "  if (!unknown_fields_.empty())\n"
@@ -281,8 +286,16 @@ void SourceEmitter::EmitClass(const Descriptor* msg) {
        << "  return unknown_fields_ == other.unknown_fields_";
   if (Names::NumHasBits(fields) > 0)
     out_ << " &&\n         has_bits_ == other.has_bits_";
-  for (const CgField& f : fields)
+  bool any_lazy = false;
+  for (const CgField& f : fields) {
+    if (f.is_lazy) {
+      any_lazy = true;
+      continue;
+    }
     out_ << " &&\n         " << f.member << " == other." << f.member;
+  }
+  if (any_lazy)
+    out_ << " &&\n         lazy_fields_ == other.lazy_fields_";
   out_ << ";\n}\n\n";
 
   out_ << "void " << cls << "::Clear() {\n"
