@@ -107,6 +107,10 @@ function(zt_cppgen_library name)
   # library (including other cppgen libraries listing it in DEPS) waits for
   # them to be generated.
   add_library(${name} STATIC ${sources} ${headers})
+  if(ZT_UNITY_BUILD)
+    # One batch: the classes share most of their headers.
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+  endif()
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${G_OUT_DIR}>")
   target_link_libraries(${name} PUBLIC ${ZT_PBZERO_RUNTIME_TARGET} ${A_DEPS})
   if(TARGET zt_warnings)

@@ -8,7 +8,8 @@
 #   the library itself also sees the repository root, for private headers
 #   ("src/..."), which no user does. Our warnings apply to its sources only
 #   and never reach the export set. INSTALL adds it to the installed package
-#   (cmake/ZtInstall.cmake).
+#   (cmake/ZtInstall.cmake). With ZT_UNITY_BUILD (the default) its sources
+#   compile as one unit: headers are parsed once per library, not per file.
 #
 # zt_cc_test(NAME <exe> SRCS <files>... [DEPS <t>...] [LABELS <l>...]
 #            [TIMEOUT <s>])
@@ -31,7 +32,13 @@ function(zt_cc_library)
   target_link_libraries(${target}
     PUBLIC ${A_PUBLIC_DEPS}
     PRIVATE ${A_DEPS} "$<BUILD_INTERFACE:zt_warnings>")
+  # One section per function and object, so that a program linked with
+  # -Wl,--gc-sections keeps only what it calls (docs/benchmarks.md).
+  target_compile_options(${target} PRIVATE -ffunction-sections -fdata-sections)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${A_NAME})
+  if(ZT_UNITY_BUILD)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+  endif()
   if(A_INSTALL)
     set_property(GLOBAL APPEND PROPERTY ZT_INSTALLED_TARGETS ${target})
   endif()
