@@ -1,4 +1,4 @@
-// The wire facts of docs/WIRE.md (and a few more checked against upstream
+// The wire facts of docs/wire.md (and a few more checked against upstream
 // Perfetto v14 and main), asserted on the descriptors of our own .proto
 // files compiled by libprotobuf. A wrong number, type, label, enum value or
 // method order in protos/zt breaks this test. A few bytes are checked too,
@@ -545,7 +545,7 @@ TEST(SchemaWireFacts, TraceConfig) {
   ExpectField(ds, "config", 1, FD::TYPE_MESSAGE, kOpt, "DataSourceConfig");
   ExpectField(ds, "producer_name_filter", 2, FD::TYPE_STRING, kRep);
 
-  // Extra facts from upstream beyond WIRE.md.
+  // Extra facts from upstream beyond docs/wire.md.
   ExpectField(d, "enable_extra_guardrails", 4, FD::TYPE_BOOL);
   ExpectField(d, "lockdown_mode", 5, FD::TYPE_ENUM, kOpt,
               "LockdownModeOperation");

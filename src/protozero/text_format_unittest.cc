@@ -20,7 +20,7 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // Hand-written schemas. AllTypes: one field of every type, repeated, packed
-// and recursive. The Mini* ones mirror a small TraceConfig subset (WIRE.md).
+// and recursive. The Mini* ones mirror a small TraceConfig subset (docs/wire.md).
 
 const MessageSchema* AllTypesSchema();
 const EnumSchema* ColorSchema();
