@@ -126,5 +126,16 @@ std::vector<const google::protobuf::FieldDescriptor*> FieldsByNumber(
   return fields;
 }
 
+void EmitNamespacedDecls(const NamespacedDecls& decls, std::ostream* out) {
+  for (const auto& ns_decls : decls) {
+    for (const std::string& p : ns_decls.first)
+      *out << "namespace " << p << " {\n";
+    for (const std::string& d : ns_decls.second)
+      *out << d << "\n";
+    for (auto it = ns_decls.first.rbegin(); it != ns_decls.first.rend(); ++it)
+      *out << "}  // namespace " << *it << "\n";
+  }
+}
+
 }  // namespace pbzero_plugin
 }  // namespace zt

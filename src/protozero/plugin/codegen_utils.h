@@ -4,6 +4,8 @@
 #ifndef ZT_SRC_PROTOZERO_PLUGIN_CODEGEN_UTILS_H_
 #define ZT_SRC_PROTOZERO_PLUGIN_CODEGEN_UTILS_H_
 
+#include <map>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +42,13 @@ void InsertNestedTypeAliases(const google::protobuf::Descriptor* msg,
 // The fields of |msg|, sorted by field number.
 std::vector<const google::protobuf::FieldDescriptor*> FieldsByNumber(
     const google::protobuf::Descriptor* msg);
+
+// Declarations keyed by the namespace they belong in (outer to inner), as
+// both generators emit them for types and functions of other files.
+using NamespacedDecls = std::map<std::vector<std::string>, std::set<std::string>>;
+// Writes |decls| as "namespace a {\nnamespace b {\n<decl>\n}  // ..." blocks,
+// in a stable order.
+void EmitNamespacedDecls(const NamespacedDecls& decls, std::ostream* out);
 
 }  // namespace pbzero_plugin
 }  // namespace zt

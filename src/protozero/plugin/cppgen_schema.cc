@@ -77,7 +77,7 @@ class SchemaEmitter {
 // Schema functions of other files that this file's tables point at, by
 // namespace.
 void SchemaEmitter::EmitForeignDeclarations() {
-  std::map<std::vector<std::string>, std::set<std::string>> decls;
+  NamespacedDecls decls;
   for (const Descriptor* msg : names_.messages()) {
     for (int i = 0; i < msg->field_count(); ++i) {
       const FieldDescriptor* fd = msg->field(i);
@@ -93,14 +93,7 @@ void SchemaEmitter::EmitForeignDeclarations() {
       }
     }
   }
-  for (const auto& ns_decls : decls) {
-    for (const std::string& p : ns_decls.first)
-      out_ << "namespace " << p << " {\n";
-    for (const std::string& d : ns_decls.second)
-      out_ << d << "\n";
-    for (auto it = ns_decls.first.rbegin(); it != ns_decls.first.rend(); ++it)
-      out_ << "}  // namespace " << *it << "\n";
-  }
+  EmitNamespacedDecls(decls, &out_);
   if (!decls.empty())
     out_ << "\n";
 }

@@ -325,8 +325,7 @@ void FileGenerator::EmitIncludes() {
 }
 
 void FileGenerator::EmitForeignDeclarations() {
-  // Namespace -> declarations in it, sorted so the output is stable.
-  std::map<std::vector<std::string>, std::set<std::string>> decls;
+  NamespacedDecls decls;
   for (const Descriptor* msg : messages_) {
     for (int i = 0; i < msg->field_count(); ++i) {
       const FieldDescriptor* fd = msg->field(i);
@@ -344,14 +343,7 @@ void FileGenerator::EmitForeignDeclarations() {
     return;
   out_ << "// Types of other files, declared only (include their headers to "
           "write them).\n";
-  for (const auto& ns_decls : decls) {
-    for (const std::string& p : ns_decls.first)
-      out_ << "namespace " << p << " {\n";
-    for (const std::string& d : ns_decls.second)
-      out_ << d << "\n";
-    for (auto it = ns_decls.first.rbegin(); it != ns_decls.first.rend(); ++it)
-      out_ << "}  // namespace " << *it << "\n";
-  }
+  EmitNamespacedDecls(decls, &out_);
   out_ << "\n";
 }
 

@@ -21,6 +21,9 @@ namespace {
 
 std::atomic<TracingMuxer*> g_muxer{nullptr};
 std::mutex g_init_mutex;
+// Muxers Shutdown() retired, kept reachable (not freed: another thread may
+// still hold a writer into their shared memory buffer). Under g_init_mutex.
+TracingMuxerImpl* g_retired_muxers = nullptr;
 
 // The StopArgs of one OnStop call: remembers whether the data source took
 // over the end of the stop.
@@ -109,6 +112,8 @@ void TracingMuxerImpl::ShutdownInstance() {
     session->StopBlocking();
   SetInstance(nullptr);
   muxer->Retire();
+  muxer->next_retired_ = g_retired_muxers;
+  g_retired_muxers = muxer;
 }
 
 void TracingMuxerImpl::Retire() {
@@ -127,17 +132,8 @@ void TracingMuxerImpl::Retire() {
       session->DetachFromService();
     // Instances whose deferred stop never completed: nothing can read their
     // data any more, so they end here.
-    for (const auto& entry : left) {
-      DataSourceStaticState* state = entry.second.state;
-      const uint32_t index = entry.second.index;
-      state->valid_instances.fetch_and(~(1u << index), std::memory_order_release);
-      DataSourceInstanceState& slot = state->instances[index];
-      std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
-      delete slot.data_source;
-      slot.data_source = nullptr;
-      slot.instance_id = 0;
-      slot.in_use = false;
-    }
+    for (const auto& entry : left)
+      ReleaseSlot(entry.second.state, entry.second.index);
     producer_endpoint_.reset();
     service_.reset();
   });
@@ -315,6 +311,20 @@ void TracingMuxerImpl::NotifyStopped(DataSourceStaticState* state,
       [this, state, index, instance_id] { FinishStop(state, index, instance_id); });
 }
 
+void TracingMuxerImpl::ReleaseSlot(DataSourceStaticState* state,
+                                   uint32_t index) {
+  state->valid_instances.fetch_and(~(1u << index), std::memory_order_release);
+  DataSourceInstanceState& slot = state->instances[index];
+  {
+    std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
+    delete slot.data_source;
+    slot.data_source = nullptr;
+    slot.instance_id = 0;
+  }
+  std::lock_guard<std::mutex> guard(mutex_);
+  slot.in_use = false;
+}
+
 void TracingMuxerImpl::FinishStop(DataSourceStaticState* state, uint32_t index,
                                   DataSourceInstanceId id) {
   {
@@ -326,18 +336,7 @@ void TracingMuxerImpl::FinishStop(DataSourceStaticState* state, uint32_t index,
     }
     instances_.erase(it);
   }
-  state->valid_instances.fetch_and(~(1u << index), std::memory_order_release);
-  DataSourceInstanceState& slot = state->instances[index];
-  {
-    std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
-    delete slot.data_source;
-    slot.data_source = nullptr;
-    slot.instance_id = 0;
-  }
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    slot.in_use = false;
-  }
+  ReleaseSlot(state, index);
   // Chunks completed but not yet committed (the arbiter batches them) go
   // out first; the acknowledgement follows them on the same FIFO, so the
   // service has them before it scrapes and closes the session.

@@ -106,6 +106,9 @@ class TracingMuxerImpl : public TracingMuxer, public Producer, public CommitSink
     uint32_t index;
   };
 
+  // Ends slot |index| of |state|: Trace() stops writing into it, its data
+  // source is deleted and the slot can be reused. Not under mutex_.
+  void ReleaseSlot(DataSourceStaticState* state, uint32_t index);
   // Ends a stop (at once, or when a deferred stop's closure runs).
   void FinishStop(DataSourceStaticState* state, uint32_t index,
                   DataSourceInstanceId id);
@@ -117,6 +120,8 @@ class TracingMuxerImpl : public TracingMuxer, public Producer, public CommitSink
   std::shared_ptr<uint8_t> smb_;  // Ours; shared with the service.
   std::unique_ptr<SharedMemoryArbiter> arbiter_;          // Any thread.
   std::atomic<bool> retired_{false};
+  // The list of retired muxers (see ShutdownInstance()).
+  TracingMuxerImpl* next_retired_ = nullptr;
 
   std::mutex mutex_;  // Guards the maps and the set below.
   std::vector<Registered> registry_;
