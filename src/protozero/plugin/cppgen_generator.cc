@@ -63,6 +63,46 @@ Names::Names(const FileDescriptor* file, std::string wrapper_namespace)
     enums_.push_back(file_->enum_type(i));
   for (int i = 0; i < file_->message_type_count(); ++i)
     Collect(file_->message_type(i));
+  CollectValueMessages();
+}
+
+bool Names::HasValueClass(const Descriptor* msg) const {
+  return std::find(value_messages_.begin(), value_messages_.end(), msg) !=
+         value_messages_.end();
+}
+
+void Names::CollectValueMessages() {
+  // Roots: top-level messages and nested ones no field of this file names
+  // (another file may). From them, follow eager fields only.
+  std::set<const Descriptor*> named;
+  for (const Descriptor* msg : messages_) {
+    for (int i = 0; i < msg->field_count(); ++i) {
+      if (msg->field(i)->message_type())
+        named.insert(msg->field(i)->message_type());
+    }
+  }
+  std::set<const Descriptor*> reached;
+  std::vector<const Descriptor*> pending;
+  for (const Descriptor* msg : messages_) {
+    if (!msg->containing_type() || !named.count(msg))
+      pending.push_back(msg);
+  }
+  while (!pending.empty()) {
+    const Descriptor* msg = pending.back();
+    pending.pop_back();
+    if (!reached.insert(msg).second)
+      continue;
+    for (int i = 0; i < msg->field_count(); ++i) {
+      const FieldDescriptor* fd = msg->field(i);
+      if (fd->message_type() && fd->message_type()->file() == file_ &&
+          !IsLazy(fd))
+        pending.push_back(fd->message_type());
+    }
+  }
+  for (const Descriptor* msg : messages_) {
+    if (reached.count(msg))
+      value_messages_.push_back(msg);
+  }
 }
 
 void Names::Collect(const Descriptor* msg) {

@@ -80,6 +80,15 @@ class Names {
   const std::vector<const google::protobuf::Descriptor*>& messages() const {
     return messages_;
   }
+  // The messages that get a value class: all of messages() except nested
+  // messages this file reaches only through lazy fields (a lazy field holds
+  // its message as bytes, so nothing here needs the class). Such a message
+  // keeps its schema; a value class in another file cannot name it.
+  const std::vector<const google::protobuf::Descriptor*>& value_messages()
+      const {
+    return value_messages_;
+  }
+  bool HasValueClass(const google::protobuf::Descriptor* msg) const;
   const std::vector<const google::protobuf::EnumDescriptor*>& enums() const {
     return enums_;
   }
@@ -116,12 +125,14 @@ class Names {
 
  private:
   void Collect(const google::protobuf::Descriptor* msg);
+  void CollectValueMessages();
   std::string QualifiedIn(const google::protobuf::FileDescriptor* file,
                           const std::string& flat) const;
 
   const google::protobuf::FileDescriptor* const file_;
   const std::string wrapper_namespace_;
   std::vector<const google::protobuf::Descriptor*> messages_;
+  std::vector<const google::protobuf::Descriptor*> value_messages_;
   std::vector<const google::protobuf::EnumDescriptor*> enums_;
 };
 

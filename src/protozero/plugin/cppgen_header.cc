@@ -65,7 +65,7 @@ void HeaderEmitter::EmitIncludes() {
   const FileDescriptor* file = names_.file();
   // A lazy field names no type of its file: it is bytes here.
   std::set<const FileDescriptor*> used;
-  for (const Descriptor* msg : names_.messages()) {
+  for (const Descriptor* msg : names_.value_messages()) {
     for (int i = 0; i < msg->field_count(); ++i) {
       const FieldDescriptor* fd = msg->field(i);
       if (fd->message_type() && !Names::IsLazy(fd))
@@ -305,6 +305,8 @@ void HeaderEmitter::EmitClass(const Descriptor* msg) {
   out_ << "class " << cls << " {\n public:\n";
   for (int i = 0; i < msg->nested_type_count(); ++i) {
     const Descriptor* nested = msg->nested_type(i);
+    if (!names_.HasValueClass(nested))
+      continue;  // Held as bytes by the lazy fields naming it.
     out_ << "  using " << SanitizeIdent(nested->name()) << " = "
          << names_.Qualified(nested) << ";\n";
   }
@@ -403,7 +405,7 @@ std::string HeaderEmitter::Emit() {
     out_ << "namespace " << p << " {\n";
   out_ << "\n";
   if (!names_.messages().empty()) {
-    for (const Descriptor* msg : names_.messages())
+    for (const Descriptor* msg : names_.value_messages())
       out_ << "class " << names_.FlatName(msg) << ";\n";
     out_ << "\n// Run-time schemas, defined in the schema library "
             "(X.schema.cc).\n";
@@ -415,7 +417,7 @@ std::string HeaderEmitter::Emit() {
   }
   for (const EnumDescriptor* en : names_.enums())
     EmitEnum(en);
-  for (const Descriptor* msg : names_.messages())
+  for (const Descriptor* msg : names_.value_messages())
     EmitClass(msg);
   const std::string deferred = deferred_.str();
   if (!deferred.empty()) {

@@ -314,7 +314,7 @@ std::string SourceEmitter::Emit() {
   for (const std::string& p : ns)
     out_ << "namespace " << p << " {\n";
   out_ << "\n";
-  for (const Descriptor* msg : names_.messages())
+  for (const Descriptor* msg : names_.value_messages())
     EmitClass(msg);
   for (auto it = ns.rbegin(); it != ns.rend(); ++it)
     out_ << "}  // namespace " << *it << "\n";

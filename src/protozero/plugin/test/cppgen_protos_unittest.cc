@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <type_traits>
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/util/message_differencer.h>
@@ -204,6 +205,57 @@ TEST(CppgenProtosTest, LazyFieldSeenTwiceMerges) {
   EXPECT_TRUE(MessageDifferencer::Equals(back, expected));
   EXPECT_EQ(back.ftrace_config().ftrace_events_size(), 2);
   EXPECT_EQ(back.ftrace_config().buffer_size_kb(), 1u);
+}
+
+// TraceConfig's sub-configs the service does not act on are lazy; the
+// nested messages only they name get no value class (less code in every
+// program that links the SDK), and their bytes still round-trip exactly.
+template <typename T, typename = void>
+struct HasNestedTriggerConfig : std::false_type {};
+template <typename T>
+struct HasNestedTriggerConfig<T, std::void_t<typename T::TriggerConfig>>
+    : std::true_type {};
+template <typename T, typename = void>
+struct HasNestedBufferConfig : std::false_type {};
+template <typename T>
+struct HasNestedBufferConfig<T, std::void_t<typename T::BufferConfig>>
+    : std::true_type {};
+static_assert(!HasNestedTriggerConfig<gen::TraceConfig>::value,
+              "reached only through a lazy field: no value class");
+static_assert(HasNestedBufferConfig<gen::TraceConfig>::value,
+              "reached through an eager field: a value class");
+
+TEST(CppgenProtosTest, TraceConfigKeepsUnreadSubConfigsAsBytes) {
+  lp::TraceConfig ref;
+  ref.add_buffers()->set_size_kb(1024);
+  auto* trigger = ref.mutable_trigger_config()->add_triggers();
+  trigger->set_name("boom");
+  trigger->set_stop_delay_ms(5);
+  ref.mutable_trigger_config()->set_trigger_timeout_ms(1000);
+  ref.mutable_builtin_data_sources()->set_disable_clock_snapshotting(true);
+  ref.set_duration_ms(10);
+  const std::string bytes = ref.SerializeAsString();
+
+  gen::TraceConfig cfg;
+  ASSERT_TRUE(cfg.ParseFromString(bytes));
+  ASSERT_EQ(cfg.buffers_size(), 1);
+  EXPECT_EQ(cfg.buffers()[0].size_kb(), 1024u);
+  ASSERT_TRUE(cfg.has_trigger_config());
+  EXPECT_EQ(cfg.trigger_config_raw(), ref.trigger_config().SerializeAsString());
+  EXPECT_EQ(cfg.builtin_data_sources_raw(),
+            ref.builtin_data_sources().SerializeAsString());
+  EXPECT_FALSE(cfg.has_trace_filter());
+  EXPECT_EQ(cfg.unknown_fields(), "");
+  // Eager sub-messages are re-encoded (with padded sizes); lazy ones are
+  // their original bytes, so the message libprotobuf reads back is the same.
+  const gen::TraceConfig copy = cfg;
+  EXPECT_EQ(copy, cfg);
+  lp::TraceConfig back;
+  ASSERT_TRUE(back.ParseFromString(copy.SerializeAsString()));
+  EXPECT_TRUE(MessageDifferencer::Equals(back, ref));
+  const std::string encoded = copy.SerializeAsString();
+  EXPECT_NE(encoded.find(ref.trigger_config().SerializeAsString()),
+            std::string::npos);
 }
 
 TEST(CppgenProtosTest, LazyDescriptorsStayBytes) {
