@@ -4,6 +4,7 @@
 #include "src/protozero/plugin/cppgen_generator.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <set>
@@ -360,18 +361,23 @@ bool WriteFile(google::protobuf::compiler::GeneratorContext* context,
 
 }  // namespace
 
-bool GenerateCppgen(const google::protobuf::FileDescriptor* file,
-                    const std::string& wrapper_namespace,
-                    google::protobuf::compiler::GeneratorContext* context,
-                    std::string* error) {
+namespace {
+
+// Validates |file|'s names once, then writes each (suffix, emitter) output.
+bool WriteOutputs(
+    const google::protobuf::FileDescriptor* file,
+    const std::string& wrapper_namespace,
+    google::protobuf::compiler::GeneratorContext* context, std::string* error,
+    std::initializer_list<
+        std::pair<const char*, std::string (*)(const cppgen::Names&)>>
+        outputs) {
   cppgen::Names names(file, wrapper_namespace);
   if (!names.Validate(error))
     return false;
   const std::string stem = StripProto(file->name());
-  for (const auto& [path, contents] :
-       {std::make_pair(stem + ".gen.h", cppgen::GenerateHeader(names)),
-        std::make_pair(stem + ".gen.cc", cppgen::GenerateSource(names))}) {
-    if (!WriteFile(context, path, contents)) {
+  for (const auto& [suffix, emit] : outputs) {
+    const std::string path = stem + suffix;
+    if (!WriteFile(context, path, emit(names))) {
       *error = "protoc-gen-pbzero: failed writing " + path;
       return false;
     }
@@ -379,19 +385,23 @@ bool GenerateCppgen(const google::protobuf::FileDescriptor* file,
   return true;
 }
 
+}  // namespace
+
+bool GenerateCppgen(const google::protobuf::FileDescriptor* file,
+                    const std::string& wrapper_namespace,
+                    google::protobuf::compiler::GeneratorContext* context,
+                    std::string* error) {
+  return WriteOutputs(file, wrapper_namespace, context, error,
+                      {{".gen.h", &cppgen::GenerateHeader},
+                       {".gen.cc", &cppgen::GenerateSource}});
+}
+
 bool GenerateCppSchema(const google::protobuf::FileDescriptor* file,
                        const std::string& wrapper_namespace,
                        google::protobuf::compiler::GeneratorContext* context,
                        std::string* error) {
-  cppgen::Names names(file, wrapper_namespace);
-  if (!names.Validate(error))
-    return false;
-  const std::string path = StripProto(file->name()) + ".schema.cc";
-  if (!WriteFile(context, path, cppgen::GenerateSchemaSource(names))) {
-    *error = "protoc-gen-pbzero: failed writing " + path;
-    return false;
-  }
-  return true;
+  return WriteOutputs(file, wrapper_namespace, context, error,
+                      {{".schema.cc", &cppgen::GenerateSchemaSource}});
 }
 
 }  // namespace pbzero_plugin
