@@ -1,21 +1,18 @@
-// ThreadTaskRunner: a TaskRunner that owns one thread. Tasks still pending
-// when it is destroyed are dropped (not run), after the task running at that
-// moment (if any) has finished; the thread is joined.
+// ThreadTaskRunner: a TaskRunner that owns one thread, which runs a
+// UnixTaskRunner (so it watches fds too). Tasks still pending when it is
+// destroyed are dropped (not run), after the task running at that moment
+// (if any) has finished; the thread is joined. Thread-safe as TaskRunner
+// says; costs are UnixTaskRunner's.
 
 #ifndef ZT_SRC_BASE_THREAD_TASK_RUNNER_H_
 #define ZT_SRC_BASE_THREAD_TASK_RUNNER_H_
 
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <mutex>
-#include <queue>
 #include <string>
 #include <thread>
-#include <vector>
 
+#include "src/base/unix_task_runner.h"
 #include "zt/base/task_runner.h"
 
 namespace zt {
@@ -32,6 +29,8 @@ class ThreadTaskRunner : public TaskRunner {
 
   void PostTask(std::function<void()> task) override;
   void PostDelayedTask(std::function<void()> task, uint32_t delay_ms) override;
+  void AddFileDescriptorWatch(int fd, std::function<void()> callback) override;
+  void RemoveFileDescriptorWatch(int fd) override;
   bool RunsTasksOnCurrentThread() const override;
 
   // Posts |task| and waits until it has run. Called from the runner's own
@@ -39,26 +38,8 @@ class ThreadTaskRunner : public TaskRunner {
   void PostTaskAndWait(std::function<void()> task);
 
  private:
-  using Clock = std::chrono::steady_clock;
-  struct Delayed {
-    Clock::time_point deadline;
-    uint64_t seq;  // Keeps equal deadlines in posting order.
-    std::function<void()> task;
-    bool operator>(const Delayed& o) const {
-      return deadline != o.deadline ? deadline > o.deadline : seq > o.seq;
-    }
-  };
-
-  void Run();
-
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> immediate_;
-  std::priority_queue<Delayed, std::vector<Delayed>, std::greater<Delayed>>
-      delayed_;
-  uint64_t next_seq_ = 0;
-  bool quit_ = false;
-  std::thread thread_;  // Last: started once the rest is constructed.
+  UnixTaskRunner runner_;
+  std::thread thread_;  // Last: started once the runner exists.
 };
 
 }  // namespace base
