@@ -5,9 +5,10 @@
 //    generated TraceConfig schema into bytes that libprotobuf decodes to a
 //    message equal to what TextFormat::ParseFromString makes of the same
 //    text; the .gen value classes parse the bytes too;
-//  * on AllTypes (every field type), hand-picked tricky inputs and many
-//    random ones, valid and invalid: both parsers accept exactly the same
-//    inputs and, when they do, produce equal messages.
+//  * on AllTypes (every field type), hand-picked tricky inputs (raw NUL
+//    bytes among them) and many random ones, valid and invalid: both
+//    parsers accept exactly the same inputs and, when they do, produce
+//    equal messages.
 
 #include <cstdint>
 #include <filesystem>
@@ -219,6 +220,32 @@ TEST(TextFormatInteropTest, TrickyInputsAgree) {
   for (const char* text : kCases)
     accepted += CheckAgreement(text) ? 1 : 0;
   EXPECT_GT(accepted, 40);
+}
+
+// libprotobuf's tokenizer ends a string literal or a comment at a NUL byte
+// and then refuses the NUL itself, so a raw NUL anywhere is an error; the
+// escape \0 is an ordinary byte.
+TEST(TextFormatInteropTest, NulBytesAgree) {
+  using std::string_literals::operator""s;
+  const std::string kRefused[] = {
+      // Between and inside tokens.
+      "\0"s, "\0f_int32: 1"s, "f_int32: 1\0"s, "f_int32:\0 1"s, "f_in\0t32: 1"s,
+      "f_int32: 12\0"s, "f_int32: 0x\0"s, "f_double: 1.5\0"s,
+      "f_int32: 1 \0\0"s,
+      // In string literals, escaped or not.
+      "f_string: \"\0\""s, "f_string: \"a\0b\""s, "f_bytes: 'a\0'"s,
+      "f_string: \"\\\0\""s, "f_string: \"a\" '\0'"s, "f_string: \"\0"s,
+      "r_string: ['a', '\0']"s, "f_inner { label: '\0' }"s,
+      // In comments.
+      "# \0\nf_int32: 1"s, "f_int32: 1 # c\0c\n"s, "f_int32: 1 #\0"s,
+      "f_int32: 1\n#\0\n"s, "f_inner { # \0\n}"s};
+  for (const std::string& text : kRefused)
+    EXPECT_FALSE(CheckAgreement(text));
+  const std::string kAccepted[] = {R"(f_string: "a\0b")",
+                                   R"(f_bytes: '\0\00\000\x00')",
+                                   "f_int32: 1 # c\\0\n"};
+  for (const std::string& text : kAccepted)
+    EXPECT_TRUE(CheckAgreement(text));
 }
 
 // Random AllTypes texts built from fields, values (valid for some types,

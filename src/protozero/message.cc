@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "zt/base/logging.h"
+
 namespace zt {
 namespace protozero {
 
@@ -30,11 +32,9 @@ uint32_t Message::FinalizeSlowPath() {
 }
 
 void Message::FatalMessageTooLarge(uint64_t size) {
-  fprintf(stderr,
-          "zt::protozero: nested message of %llu bytes exceeds the maximum of "
-          "%zu bytes (proto_utils::kMaxMessageLength)\n",
-          static_cast<unsigned long long>(size), proto_utils::kMaxMessageLength);
-  abort();
+  ZT_FATAL("protozero: nested message of %llu bytes exceeds the maximum of "
+           "%zu bytes (proto_utils::kMaxMessageLength)",
+           static_cast<unsigned long long>(size), proto_utils::kMaxMessageLength);
 }
 
 void Message::EndNestedMessage() {

@@ -627,7 +627,7 @@ TEST(MessageDeathTest, WritingIntoAFinalizedMessageIsCaught) {
     msg->set_i32(1);  // Finalizes |child|.
     child->set_i32(2);
   };
-  EXPECT_DEATH(write_after_finalize(), "ZT_DCHECK failed: !finalized_");
+  EXPECT_DEATH(write_after_finalize(), "DCHECK failed: !finalized_");
 }
 #endif
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "zt/base/logging.h"
+
 namespace zt {
 namespace protozero {
 
@@ -17,12 +19,13 @@ void ScatteredStreamWriter::Extend(size_t min_size) {
   for (int attempt = 0; attempt < kMaxTooSmallRanges; attempt++) {
     ContiguousMemoryRange next = delegate_->GetNewBuffer();
     if (!next.is_valid() || next.size() == 0)
-      abort();
+      ZT_FATAL("protozero: the stream writer's delegate returned no memory");
     Reset(next);
     if (next.size() >= min_size)
       return;
   }
-  abort();
+  ZT_FATAL("protozero: the stream writer's delegate returned %d ranges smaller "
+           "than the %zu bytes needed", kMaxTooSmallRanges, min_size);
 }
 
 void ScatteredStreamWriter::WriteBytesSlowPath(const uint8_t* src,

@@ -28,7 +28,9 @@ namespace protozero {
 namespace {
 
 using text_format_internal::ErrorSink;
+using text_format_internal::Excerpt;
 using text_format_internal::HexValue;
+using text_format_internal::kMaxQuotedBytes;
 using text_format_internal::Lexer;
 using text_format_internal::Quote;
 using text_format_internal::Token;
@@ -186,19 +188,19 @@ class Parser {
     switch (tok.type) {
       case TokenType::kEnd:
         return "end of input";
-      case TokenType::kString: {
-        std::string_view t = tok.text;
-        if (t.size() > 40)
-          return "string " + std::string(t.substr(0, 37)) + "...";
-        return "string " + std::string(t);
-      }
-      default: {
-        std::string_view t = tok.text;
-        if (t.size() > 40)
-          return Quote(std::string(t.substr(0, 37)) + "...");
-        return Quote(t);
-      }
+      case TokenType::kString:
+        return "string " + Excerpt(tok.text);
+      default:
+        return Quote(Excerpt(tok.text));
     }
+  }
+
+  // The number |digits| as typed, cut like any quoted token; |negative|
+  // when a "-" token came before it.
+  static std::string ShowNumber(bool negative, std::string_view digits) {
+    if (!negative)
+      return Excerpt(digits);
+    return "-" + Excerpt(digits, kMaxQuotedBytes - 1);
   }
 
   // ---- Tokens (text_format_lexer.h) ----
@@ -565,8 +567,7 @@ class Parser {
         break;
     }
     const uint64_t max_negative = is_signed ? max_positive + 1 : 0;
-    const std::string shown =
-        (negative ? "-" : "") + std::string(cur().text);
+    const std::string shown = ShowNumber(negative, cur().text);
     if (negative && !is_signed)
       return FailAt(first, "negative value " + shown + " for " +
                                std::string(FieldTypeName(field.type)) + " " +
@@ -638,10 +639,10 @@ class Parser {
           return Advance();
         }
       }
-      return FailAt(cur(), "unknown value \"" + std::string(cur().text) +
-                              "\" for enum " + std::string(e->full_name) +
-                              " of " + FieldDesc(field) + " (valid: " + valid_names() +
-                              ")");
+      return FailAt(cur(), "unknown value " + Quote(Excerpt(cur().text)) +
+                               " for enum " + std::string(e->full_name) +
+                               " of " + FieldDesc(field) +
+                               " (valid: " + valid_names() + ")");
     }
     bool negative = false;
     if (!ConsumeSign(&negative))
@@ -650,7 +651,7 @@ class Parser {
       return FailAt(cur(), "expected an enum value name or number for " +
                               FieldDesc(field) + ", found " + Describe(cur()));
     uint64_t magnitude = 0;
-    const std::string shown = (negative ? "-" : "") + std::string(cur().text);
+    const std::string shown = ShowNumber(negative, cur().text);
     if (ParseUnsigned(cur().text, &magnitude) &&
         magnitude <= (negative ? 0x80000000u : 0x7fffffffu)) {
       const int64_t number = negative ? -static_cast<int64_t>(magnitude)

@@ -4,9 +4,11 @@
 //
 // Besides "no crash, no sanitizer report, no stack overflow", it checks
 // invariants that can fail:
-//  * on failure: *out is untouched and the error has a message and a
-//    line:column that lies inside the input (or just past its end);
-//  * on success: the bytes appended after the untouched prefix decode
+//  * on failure: *out is untouched and the error has a short message (it
+//    quotes at most 40 bytes of any token) and a line:column that lies
+//    inside the input (or just past its end);
+//  * on success: the input has no NUL byte (refused everywhere, as by
+//    libprotobuf), and the bytes appended after the untouched prefix decode
 //    cleanly with ProtoDecoder, field by field, against the schema (known
 //    ids, wire type of the field's type, packed blobs iterate without
 //    error, enum values defined, bools 0/1, int32s sign-extended, nested
@@ -236,8 +238,11 @@ void CheckAndPrint(const MessageSchema& schema, std::string_view bytes,
   FUZZ_CHECK(dec.bytes_left() == 0);
 }
 
-void CheckErrorPosition(std::string_view text, const TextFormatError& error) {
-  FUZZ_CHECK(!error.message.empty());
+void CheckError(std::string_view text, const TextFormatError& error) {
+  // A quoted token is cut to 40 bytes, shown with at most 4 characters a
+  // byte; the rest of a message is fixed text, names from the small schema
+  // above and line:column numbers.
+  FUZZ_CHECK(!error.message.empty() && error.message.size() <= 400);
   FUZZ_CHECK(error.line >= 1 && error.column >= 1);
   // Find the start of error.line; the column must be within that line, or
   // one past its end.
@@ -266,9 +271,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   TextFormatError error;
   if (!ParseTextFormat(kNode, text, &out, &error)) {
     FUZZ_CHECK(out == kPrefix);
-    CheckErrorPosition(text, error);
+    CheckError(text, error);
     return 0;
   }
+  FUZZ_CHECK(text.find('\0') == std::string_view::npos);
   FUZZ_CHECK(out.compare(0, kPrefix.size(), kPrefix) == 0);
   const std::string bytes = out.substr(kPrefix.size());
   std::string printed;

@@ -3,7 +3,6 @@
 #include "src/protozero/text_format_lexer.h"
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +11,9 @@ namespace zt {
 namespace protozero {
 namespace text_format_internal {
 namespace {
+
+// The one-character tokens. (Not strchr(), which would match a NUL.)
+constexpr std::string_view kSymbols = "{}<>[]:;,-";
 
 void AppendUtf8(uint32_t cp, std::string* out) {
   if (cp < 0x80) {
@@ -66,6 +68,12 @@ std::string Quote(std::string_view s) {
   return out;
 }
 
+std::string Excerpt(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes)
+    return std::string(text);
+  return std::string(text.substr(0, max_bytes - 3)) + "...";
+}
+
 bool ErrorSink::Fail(size_t line, size_t column, std::string message) {
   if (!failed_) {
     failed_ = true;
@@ -95,8 +103,14 @@ bool Lexer::Advance() {
         c == '\f') {
       Bump();
     } else if (c == '#') {
-      while (!AtEnd() && PeekChar() != '\n')
+      while (!AtEnd() && PeekChar() != '\n') {
+        // As in libprotobuf, whose tokenizer ends the comment there and
+        // then refuses the NUL as a control character.
+        if (PeekChar() == '\0')
+          return errors_->Fail(line_, column_,
+                               "comment cannot contain a NUL byte");
         Bump();
+      }
     } else {
       break;
     }
@@ -125,15 +139,23 @@ bool Lexer::Advance() {
                              AtEnd() ? "unterminated string literal"
                                      : "string literal cannot span lines "
                                        "(use \\n)");
+      // libprotobuf refuses a raw NUL in a literal (its tokenizer takes it
+      // for the end of the input); the escape \0 is the way to write one.
+      if (PeekChar() == '\0')
+        return errors_->Fail(line_, column_,
+                             "string literal cannot contain a NUL byte "
+                             "(use \\0)");
       const char d = PeekChar();
       Bump();
       if (d == c)
         break;
-      if (d == '\\' && !AtEnd() && PeekChar() != '\n')
-        Bump();  // Escapes are checked when the literal is decoded.
+      // Escapes are checked when the literal is decoded; a newline or a NUL
+      // after the backslash is reported by the next iteration.
+      if (d == '\\' && !AtEnd() && PeekChar() != '\n' && PeekChar() != '\0')
+        Bump();
     }
     cur_.type = TokenType::kString;
-  } else if (strchr("{}<>[]:;,-", c) != nullptr) {
+  } else if (kSymbols.find(c) != std::string_view::npos) {
     Bump();
     cur_.type = TokenType::kSymbol;
   } else {

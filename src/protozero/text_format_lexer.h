@@ -51,6 +51,15 @@ inline int HexValue(char c) {
 // printable ASCII shown as \xNN. Used to quote input in error messages.
 std::string Quote(std::string_view s);
 
+// Error messages show at most this many bytes of any one piece of input:
+// a token can be megabytes long.
+constexpr size_t kMaxQuotedBytes = 40;
+
+// |text| as an error message may show it: whole if it has at most
+// |max_bytes| bytes, else its first |max_bytes| - 3 bytes and "..." (also
+// |max_bytes| in all). |max_bytes| must be at least 3.
+std::string Excerpt(std::string_view text, size_t max_bytes = kMaxQuotedBytes);
+
 // Records the first error reported by the lexer or the parser; later ones
 // are dropped.
 class ErrorSink {
@@ -75,8 +84,9 @@ class Lexer {
 
   // Reads the next token into current(); at the end of the input that is a
   // kEnd token (and stays so). Returns false after reporting a lexical error
-  // (bad character, malformed number, unterminated string literal), in which
-  // case current() is not meaningful.
+  // (bad character, malformed number, unterminated string literal, a NUL
+  // byte anywhere, even in a literal or a comment), in which case current()
+  // is not meaningful.
   bool Advance();
 
   const Token& current() const { return cur_; }

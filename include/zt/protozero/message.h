@@ -20,7 +20,6 @@
 #ifndef ZT_PROTOZERO_MESSAGE_H_
 #define ZT_PROTOZERO_MESSAGE_H_
 
-#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -247,7 +246,7 @@ class MessageArena {
 
   // Releases the most recently created message. O(1).
   void DeleteLastMessage() {
-    assert(depth_ > 0);
+    ZT_CHECK(depth_ > 0);
     --depth_;
   }
 

@@ -15,35 +15,7 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define ZT_LIKELY(x) __builtin_expect(!!(x), 1)
-#define ZT_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define ZT_ALWAYS_INLINE __attribute__((always_inline))
-#define ZT_NOINLINE __attribute__((noinline))
-#else
-#define ZT_LIKELY(x) (x)
-#define ZT_UNLIKELY(x) (x)
-#define ZT_ALWAYS_INLINE
-#define ZT_NOINLINE
-#endif
-
-// ZT_DCHECK: checks of caller contracts that cost too much for release hot
-// paths. On when the build defines ZT_DCHECK_IS_ON=1 (the sanitizer CI build
-// does); otherwise compiled out.
-#if defined(ZT_DCHECK_IS_ON) && ZT_DCHECK_IS_ON
-#define ZT_DCHECK(cond)                                                     \
-  do {                                                                      \
-    if (ZT_UNLIKELY(!(cond))) {                                             \
-      fprintf(stderr, "%s:%d: ZT_DCHECK failed: %s\n", __FILE__, __LINE__, \
-              #cond);                                                       \
-      abort();                                                              \
-    }                                                                       \
-  } while (0)
-#else
-#define ZT_DCHECK(cond) \
-  do {                  \
-  } while (0)
-#endif
+#include "zt/base/logging.h"
 
 namespace zt {
 namespace protozero {

@@ -25,6 +25,8 @@ namespace protozero {
 struct TextFormatError {
   size_t line = 0;    // 1-based.
   size_t column = 0;  // 1-based, in bytes (a tab counts as one column).
+  // What was expected and what was found. It quotes at most 40 bytes of
+  // any token, so it stays short however long the input.
   std::string message;
 };
 

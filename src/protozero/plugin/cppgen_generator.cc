@@ -393,7 +393,8 @@ bool GenerateCppgen(const google::protobuf::FileDescriptor* file,
                     std::string* error) {
   return WriteOutputs(file, wrapper_namespace, context, error,
                       {{".gen.h", &cppgen::GenerateHeader},
-                       {".gen.cc", &cppgen::GenerateSource}});
+                       {".gen.cc", &cppgen::GenerateSource},
+                       {".gen_parse.cc", &cppgen::GenerateParserSource}});
 }
 
 bool GenerateCppSchema(const google::protobuf::FileDescriptor* file,

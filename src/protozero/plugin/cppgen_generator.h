@@ -34,9 +34,10 @@
 namespace zt {
 namespace pbzero_plugin {
 
-// Writes <stem>.gen.h and <stem>.gen.cc for |file| into |context|. Returns
-// false with |*error| set on input it cannot generate (groups, C++ name
-// collisions) or on write failure.
+// Writes <stem>.gen.h, <stem>.gen.cc and <stem>.gen_parse.cc (the parsers,
+// apart so that programs that never parse link none) for |file| into
+// |context|. Returns false with |*error| set on input it cannot generate
+// (groups, C++ name collisions) or on write failure.
 bool GenerateCppgen(const google::protobuf::FileDescriptor* file,
                     const std::string& wrapper_namespace,
                     google::protobuf::compiler::GeneratorContext* context,
@@ -136,9 +137,10 @@ class Names {
   std::vector<const google::protobuf::EnumDescriptor*> enums_;
 };
 
-// The contents of X.gen.h, X.gen.cc and X.schema.cc.
+// The contents of X.gen.h, X.gen.cc, X.gen_parse.cc and X.schema.cc.
 std::string GenerateHeader(const Names& names);
 std::string GenerateSource(const Names& names);
+std::string GenerateParserSource(const Names& names);
 std::string GenerateSchemaSource(const Names& names);
 
 }  // namespace cppgen

@@ -1,6 +1,10 @@
-// cppgen: emits X.gen.cc: special members, operator==, Clear, the parser,
-// the serializer and the schema tables of every class and enum declared in
-// X.gen.h (cppgen_header.cc).
+// cppgen: emits the out-of-line members of every class declared in X.gen.h
+// (cppgen_header.cc), in two files:
+//   X.gen.cc        special members, operator==, Clear, the serializer;
+//   X.gen_parse.cc  the parser (ParseFromArray, MergeFromArrayAtDepth).
+// Two objects, so that a static program that only builds and encodes
+// messages (the in-process SDK passes configs as objects) links no parser
+// and no decoder; the socket transport and the tools parse, and link both.
 
 #include <sstream>
 #include <string>
@@ -72,7 +76,8 @@ std::string WireCppType(const CgField& f) {
 
 class SourceEmitter {
  public:
-  explicit SourceEmitter(const Names& names) : names_(names) {}
+  enum class Part { kClasses, kParsers };
+  SourceEmitter(const Names& names, Part part) : names_(names), part_(part) {}
   std::string Emit();
 
  private:
@@ -83,6 +88,7 @@ class SourceEmitter {
                       const std::vector<CgField>& fields);
 
   const Names& names_;
+  const Part part_;
   std::ostringstream out_;
 };
 
@@ -301,7 +307,6 @@ void SourceEmitter::EmitClass(const Descriptor* msg) {
   out_ << "void " << cls << "::Clear() {\n"
        << "  *this = " << cls << "();\n"
        << "}\n\n";
-  EmitParser(cls, fields);
   EmitSerializer(cls, fields);
 }
 
@@ -314,8 +319,14 @@ std::string SourceEmitter::Emit() {
   for (const std::string& p : ns)
     out_ << "namespace " << p << " {\n";
   out_ << "\n";
-  for (const Descriptor* msg : names_.value_messages())
-    EmitClass(msg);
+  for (const Descriptor* msg : names_.value_messages()) {
+    if (part_ == Part::kClasses) {
+      EmitClass(msg);
+    } else {
+      out_ << "// " << msg->full_name() << "\n\n";
+      EmitParser(names_.FlatName(msg), names_.Fields(msg));
+    }
+  }
   for (auto it = ns.rbegin(); it != ns.rend(); ++it)
     out_ << "}  // namespace " << *it << "\n";
   return out_.str();
@@ -324,7 +335,11 @@ std::string SourceEmitter::Emit() {
 }  // namespace
 
 std::string GenerateSource(const Names& names) {
-  return SourceEmitter(names).Emit();
+  return SourceEmitter(names, SourceEmitter::Part::kClasses).Emit();
+}
+
+std::string GenerateParserSource(const Names& names) {
+  return SourceEmitter(names, SourceEmitter::Part::kParsers).Emit();
 }
 
 }  // namespace cppgen
