@@ -14,8 +14,9 @@
 //    byte has its top bit set.
 //
 // Beyond "no crash, no out-of-bounds" (ASan/UBSan), it checks invariants: a
-// packet is never larger than the payload bytes given, stats add up, and a
-// chunk copy has exactly the geometry of the layout.
+// packet is never larger than the payload bytes given, stats add up, a
+// chunk copy has exactly the geometry of the layout, and the packet header
+// parser's verdict on the input's first bytes agrees with what it read.
 
 #include <cstdint>
 #include <cstdlib>
@@ -87,6 +88,12 @@ void FuzzSmb(const uint8_t* data, size_t size) {
         payload_bytes += scraped.payload.size();
         reassembler.AddChunk(std::move(scraped));
       }
+      ABI::ChunkCopy peeked;
+      if (abi.PeekCompleteChunk(page, c, &peeked)) {
+        Check(state == ABI::kChunkComplete);
+        Check(peeked.payload.size() + 8 == abi.chunk_size(layout));
+      }
+      abi.PeekChunkHeader(page, c);
       ABI::Chunk chunk = abi.TryAcquireChunkForReading(page, c);
       if (!chunk.is_valid())
         continue;
@@ -166,11 +173,42 @@ void FuzzChunks(const uint8_t* data, size_t size) {
   Check(reassembler.chunks_held() == 0);
 }
 
+// The packet header parser on every offset of the input, each time with
+// the input's end as the chunk's: its verdict must be self-consistent and
+// it must never read past |end| (ASan).
+void CheckPacketHeaders(const uint8_t* data, size_t size) {
+  using S = ABI::PacketHeaderStatus;
+  for (size_t off = 0; off <= size && off < 64; off++) {
+    const ABI::PacketHeader h = ABI::ParsePacketHeader(data + off, data + size);
+    const size_t avail = size - off;
+    switch (h.status) {
+      case S::kOk:
+        Check(h.header_size >= 1 && h.header_size <= ABI::kPacketHeaderSize);
+        Check(size_t{h.header_size} + h.size <= avail);
+        break;
+      case S::kDropMarker:
+        Check(h.header_size == 4 && h.size == ABI::kPacketSizeDropPacket);
+        break;
+      case S::kPastChunkEnd:
+        Check(h.header_size >= 1 && size_t{h.header_size} + h.size > avail);
+        Check(h.size < ABI::kPacketSizeDropPacket);
+        break;
+      case S::kTruncated:
+        Check(h.header_size == 0 && avail < ABI::kPacketHeaderSize);
+        break;
+      case S::kBadVarint:
+        Check(h.header_size == 0 && avail >= ABI::kPacketHeaderSize);
+        break;
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
+  CheckPacketHeaders(data, size);
   if (data[0] % 2 == 0)
     FuzzSmb(data, size);
   else

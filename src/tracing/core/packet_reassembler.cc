@@ -1,8 +1,7 @@
 #include "src/tracing/core/packet_reassembler.h"
 
+#include <algorithm>
 #include <utility>
-
-#include "zt/protozero/proto_utils.h"
 
 namespace zt {
 
@@ -206,32 +205,32 @@ void PacketReassembler::ConsumeFragments(uint16_t writer_id, Sequence* seq,
       abandon_chunk();
       return;
     }
-    const uint8_t* begin = payload + e->offset;
-    const uint8_t* limit_hdr =
-        begin + std::min<size_t>(ABI::kPacketHeaderSize, payload_size - e->offset);
-    uint64_t size = 0;
-    const uint8_t* data = protozero::proto_utils::ParseVarInt(begin, limit_hdr, &size);
-    if (data == begin) {
-      stats_.bad_size_varints++;
-      abandon_chunk();
-      return;
+    const ABI::PacketHeader h =
+        ABI::ParsePacketHeader(payload + e->offset, payload + payload_size);
+    switch (h.status) {
+      case ABI::PacketHeaderStatus::kOk:
+        break;
+      case ABI::PacketHeaderStatus::kDropMarker:
+        // The writer abandoned this packet; nothing after the marker counts.
+        stats_.drop_markers++;
+        DiscardPartial(seq);
+        seq->skipping = false;
+        e->fragments_done = count;
+        e->offset = payload_size;
+        return;
+      case ABI::PacketHeaderStatus::kTruncated:
+      case ABI::PacketHeaderStatus::kBadVarint:
+        stats_.bad_size_varints++;
+        abandon_chunk();
+        return;
+      case ABI::PacketHeaderStatus::kPastChunkEnd:
+        stats_.sizes_out_of_bounds++;
+        abandon_chunk();
+        return;
     }
-    const size_t data_off = static_cast<size_t>(data - payload);
-    if (size == ABI::kPacketSizeDropPacket) {
-      // The writer abandoned this packet; nothing after the marker counts.
-      stats_.drop_markers++;
-      DiscardPartial(seq);
-      seq->skipping = false;
-      e->fragments_done = count;
-      e->offset = payload_size;
-      return;
-    }
-    if (size > payload_size - data_off) {
-      stats_.sizes_out_of_bounds++;
-      abandon_chunk();
-      return;
-    }
-    e->offset = data_off + static_cast<size_t>(size);
+    const uint8_t* data = payload + e->offset + h.header_size;
+    const size_t size = h.size;
+    e->offset += h.header_size + size;
     e->fragments_done++;
 
     const bool continues_prev =

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "src/tracing/core/test_packet_headers.h"
+
 namespace zt {
 namespace {
 
@@ -124,6 +126,42 @@ TEST(PacketReassemblerTest, BadSizesAbandonTheChunk) {
   EXPECT_EQ(r.stats().count_flag_mismatches, 2u);
   r.AddChunk(ChunkBuilder(1, 4).Frag("q").copy);
   EXPECT_EQ(Read(&r), V{"q"});
+}
+
+// Each header case as a chunk's last fragment, after a good one: what is
+// emitted and counted follows ParsePacketHeader's verdict, and the packet
+// after a rejected header reports the loss.
+TEST(PacketReassemblerTest, EveryHeaderCase) {
+  using S = ABI::PacketHeaderStatus;
+  for (const test::PacketHeaderCase& c : test::PacketHeaderCases()) {
+    SCOPED_TRACE(c.what);
+    PacketReassembler r;
+    r.AddChunk(ChunkBuilder(1, 0).Frag("ok").Raw(c.bytes, 1).copy);
+    r.AddChunk(ChunkBuilder(1, 1).Frag("next").copy);
+    std::vector<ReassembledPacket> out;
+    r.Finish(&out);
+    std::vector<std::string> got;
+    for (const auto& p : out)
+      got.emplace_back(p.data.begin(), p.data.end());
+    const ReassemblerStats& st = r.stats();
+    // No byte left at all is the count promising a fragment that is not
+    // there; any other unfinished varint is a bad size.
+    const bool none_left = c.bytes.empty();
+    const bool bad_varint = c.status == S::kTruncated || c.status == S::kBadVarint;
+    EXPECT_EQ(st.count_flag_mismatches, none_left ? 1u : 0u);
+    EXPECT_EQ(st.bad_size_varints, bad_varint && !none_left ? 1u : 0u);
+    EXPECT_EQ(st.sizes_out_of_bounds, c.status == S::kPastChunkEnd ? 1u : 0u);
+    EXPECT_EQ(st.drop_markers, c.status == S::kDropMarker ? 1u : 0u);
+    V want = {"ok"};
+    if (c.status == S::kOk && c.size > 0) {
+      want.emplace_back(c.bytes.begin() + c.header_size,
+                        c.bytes.begin() + c.header_size + c.size);
+    }
+    want.push_back("next");
+    EXPECT_EQ(got, want);
+    ASSERT_FALSE(out.empty());
+    EXPECT_EQ(out.back().loss_before, c.status != S::kOk);
+  }
 }
 
 TEST(PacketReassemblerTest, DropMarker) {

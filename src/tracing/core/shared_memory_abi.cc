@@ -29,12 +29,6 @@ uint32_t StateBits(SharedMemoryABI::ChunkState state, size_t chunk_idx) {
   return static_cast<uint32_t>(state) << (chunk_idx * SharedMemoryABI::kStateBits);
 }
 
-// Bits of the page word that hold the states of the chunks of |layout|.
-uint32_t LayoutStatesMask(uint32_t layout) {
-  const uint32_t n = SharedMemoryABI::NumChunksForLayout(layout);
-  return n == 0 ? 0 : ((1u << (n * SharedMemoryABI::kStateBits)) - 1);
-}
-
 }  // namespace
 
 SharedMemoryABI::ChunkHeaderValues SharedMemoryABI::Chunk::ReadHeader() const {
@@ -122,6 +116,19 @@ uint32_t SharedMemoryABI::GetUsedChunks(size_t page_idx) const {
   for (uint32_t i = 0; i < n; i++)
     bits |= (StateOf(word, i) != kChunkFree ? 1u : 0u) << i;
   return bits;
+}
+
+SharedMemoryABI::ChunkHeaderValues SharedMemoryABI::PeekChunkHeader(
+    size_t page_idx, size_t chunk_idx) const {
+  const uint32_t layout = LayoutOf(GetPageHeaderWord(page_idx));
+  if (page_idx >= num_pages_ || chunk_idx >= NumChunksForLayout(layout))
+    return ChunkHeaderValues();
+  const auto* hdr = reinterpret_cast<const ChunkHeader*>(
+      chunk_begin(page_idx, layout, chunk_idx));
+  const uint32_t id = hdr->chunk_id.load(std::memory_order_acquire);
+  const uint16_t writer = hdr->writer_id.load(std::memory_order_relaxed);
+  const uint16_t packets = hdr->packets.load(std::memory_order_relaxed);
+  return ChunkHeaderValues::Unpack(id, writer, packets);
 }
 
 bool SharedMemoryABI::TryPartitionPage(size_t page_idx, PageLayout layout) {
@@ -213,7 +220,7 @@ bool SharedMemoryABI::ReleaseChunkAsComplete(Chunk chunk) {
                          kChunkBeingWritten, kChunkComplete, false, nullptr);
 }
 
-SharedMemoryABI::Chunk SharedMemoryABI::TryAcquireChunkForReading(
+SharedMemoryABI::Chunk SharedMemoryABI::TryAcquireChunkForReadingSlow(
     size_t page_idx, size_t chunk_idx) {
   if (page_idx >= num_pages_)
     return Chunk();
@@ -229,7 +236,7 @@ SharedMemoryABI::Chunk SharedMemoryABI::TryAcquireChunkForReading(
                static_cast<uint8_t>(chunk_idx));
 }
 
-bool SharedMemoryABI::ReleaseChunkAsFree(Chunk chunk) {
+bool SharedMemoryABI::ReleaseChunkAsFreeSlow(Chunk chunk) {
   if (!chunk.is_valid() || chunk.page_idx() >= num_pages_)
     return false;
   const uint32_t layout = LayoutOf(GetPageHeaderWord(chunk.page_idx()));
@@ -237,12 +244,7 @@ bool SharedMemoryABI::ReleaseChunkAsFree(Chunk chunk) {
       chunk.chunk_idx() >= NumChunksForLayout(layout)) {
     return false;
   }
-  // Clear the header so that a scraper that later sees this chunk
-  // BeingWritten reads either zeros or the next writer's header, never ours.
-  ChunkHeader* hdr = chunk.header();
-  hdr->writer_id.store(0, std::memory_order_relaxed);
-  hdr->packets.store(0, std::memory_order_relaxed);
-  hdr->chunk_id.store(0, std::memory_order_relaxed);
+  ClearHeader(chunk);
   return TransitionChunk(chunk.page_idx(), layout, chunk.chunk_idx(),
                          kChunkBeingRead, kChunkFree, true, nullptr);
 }
@@ -251,6 +253,39 @@ void SharedMemoryABI::CopyChunk(const Chunk& chunk, ChunkCopy* out) {
   out->header = chunk.ReadHeader();
   out->payload.assign(chunk.payload_begin(), chunk.end());
   out->complete = true;
+}
+
+bool SharedMemoryABI::PeekCompleteChunk(size_t page_idx, size_t chunk_idx,
+                                        ChunkCopy* out) const {
+  if (page_idx >= num_pages_)
+    return false;
+  const uint32_t word = GetPageHeaderWord(page_idx);
+  const uint32_t layout = LayoutOf(word);
+  if (chunk_idx >= NumChunksForLayout(layout) ||
+      StateOf(word, chunk_idx) != kChunkComplete) {
+    return false;
+  }
+  const uint8_t* begin = chunk_begin(page_idx, layout, chunk_idx);
+  const auto* hdr = reinterpret_cast<const ChunkHeader*>(begin);
+  // The page word's acquire load above makes the writer's last bytes
+  // (released with Complete) visible.
+  const uint32_t id = hdr->chunk_id.load(std::memory_order_relaxed);
+  const uint16_t writer = hdr->writer_id.load(std::memory_order_relaxed);
+  const uint16_t packets = hdr->packets.load(std::memory_order_relaxed);
+  if (writer == 0)
+    return false;
+  out->header = ChunkHeaderValues::Unpack(id, writer, packets);
+  out->payload.assign(begin + kChunkHeaderSize, begin + chunk_sizes_[layout]);
+  out->complete = true;
+  // Taken (and maybe reused) meanwhile: the bytes may be another chunk's.
+  const uint32_t word_after = GetPageHeaderWord(page_idx);
+  if (LayoutOf(word_after) != layout ||
+      StateOf(word_after, chunk_idx) != kChunkComplete ||
+      hdr->chunk_id.load(std::memory_order_acquire) != id) {
+    out->payload.clear();
+    return false;
+  }
+  return true;
 }
 
 bool SharedMemoryABI::ScrapeChunk(size_t page_idx, size_t chunk_idx,
@@ -276,20 +311,15 @@ bool SharedMemoryABI::ScrapeChunk(size_t page_idx, size_t chunk_idx,
   const uint8_t* payload = begin + kChunkHeaderSize;
   size_t offset = 0;
   for (uint32_t i = 0; i + 1 < values.packet_count; i++) {
-    uint64_t frag_size = 0;
-    const uint8_t* p = payload + offset;
-    const uint8_t* limit = payload + payload_size;
-    if (limit - p > 4)
-      limit = p + 4;
-    const uint8_t* next = protozero::proto_utils::ParseVarInt(p, limit, &frag_size);
-    if (next == p)
-      return false;
-    offset += static_cast<size_t>(next - p);
-    if (frag_size == kPacketSizeDropPacket)
+    const PacketHeader h =
+        ParsePacketHeader(payload + offset, payload + payload_size);
+    if (h.status == PacketHeaderStatus::kDropMarker) {
+      offset += h.header_size;
       break;  // Everything after a drop marker is void.
-    if (frag_size > payload_size - offset)
+    }
+    if (!h.ok())
       return false;
-    offset += static_cast<size_t>(frag_size);
+    offset += h.header_size + size_t{h.size};
   }
   out->header = values;
   out->payload.assign(payload, payload + offset);

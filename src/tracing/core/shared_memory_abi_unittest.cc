@@ -1,11 +1,15 @@
 #include "zt/ext/tracing/core/shared_memory_abi.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "src/tracing/core/test_packet_headers.h"
 
 namespace zt {
 namespace {
@@ -301,6 +305,145 @@ TEST(SharedMemoryABITest, ScrapeTakesOnlyFinishedPackets) {
   // Only BeingWritten chunks are scraped.
   ASSERT_TRUE(abi.ReleaseChunkAsComplete(std::move(c)));
   EXPECT_FALSE(abi.ScrapeChunk(0, 0, &copy));
+}
+
+TEST(SharedMemoryABITest, PacketHeaderEveryCase) {
+  for (const test::PacketHeaderCase& c : test::PacketHeaderCases()) {
+    SCOPED_TRACE(c.what);
+    // Exactly sized, so that ASan catches a read past the chunk's end.
+    std::unique_ptr<uint8_t[]> chunk(new uint8_t[c.bytes.size() + 1]);
+    uint8_t* begin = chunk.get() + 1;  // Any alignment.
+    if (!c.bytes.empty())
+      memcpy(begin, c.bytes.data(), c.bytes.size());
+    const ABI::PacketHeader h =
+        ABI::ParsePacketHeader(begin, begin + c.bytes.size());
+    EXPECT_EQ(static_cast<int>(h.status), static_cast<int>(c.status));
+    EXPECT_EQ(h.ok(), c.status == ABI::PacketHeaderStatus::kOk);
+    EXPECT_EQ(h.header_size, c.header_size);
+    EXPECT_EQ(h.size, c.size);
+  }
+}
+
+// Against the generic varint decoder held to kPacketHeaderSize bytes, on
+// random bytes and chunk ends: the same value, length and verdict.
+TEST(SharedMemoryABITest, PacketHeaderMatchesVarIntDecoder) {
+  std::mt19937 rng(7);
+  for (int iter = 0; iter < 200000; iter++) {
+    uint8_t buf[8];
+    for (uint8_t& b : buf) {
+      const uint32_t r = rng();
+      b = static_cast<uint8_t>((r & 0x300) ? (r | 0x80) : r);  // Mostly 0x80+.
+    }
+    const size_t avail = rng() % 9;
+    const ABI::PacketHeader h = ABI::ParsePacketHeader(buf, buf + avail);
+    uint64_t value = 0;
+    const uint8_t* data = protozero::proto_utils::ParseVarInt(
+        buf, buf + std::min<size_t>(avail, ABI::kPacketHeaderSize), &value);
+    if (data == buf) {
+      ASSERT_EQ(h.header_size, 0);
+      ASSERT_TRUE(h.status == ABI::PacketHeaderStatus::kTruncated ||
+                  h.status == ABI::PacketHeaderStatus::kBadVarint);
+      ASSERT_EQ(h.status == ABI::PacketHeaderStatus::kBadVarint,
+                avail >= ABI::kPacketHeaderSize);
+      continue;
+    }
+    ASSERT_EQ(h.header_size, data - buf);
+    ASSERT_EQ(h.size, value);
+    const size_t left = avail - h.header_size;
+    if (value == ABI::kPacketSizeDropPacket)
+      ASSERT_EQ(h.status, ABI::PacketHeaderStatus::kDropMarker);
+    else if (value > left)
+      ASSERT_EQ(h.status, ABI::PacketHeaderStatus::kPastChunkEnd);
+    else
+      ASSERT_EQ(h.status, ABI::PacketHeaderStatus::kOk);
+  }
+}
+
+// Scraping walks finished packets with the same parser: a bad header among
+// them fails the scrape, a drop marker ends it with the marker kept.
+TEST(SharedMemoryABITest, ScrapeStopsAtEveryBadHeader) {
+  for (const test::PacketHeaderCase& c : test::PacketHeaderCases()) {
+    SCOPED_TRACE(c.what);
+    Region r(4096);
+    ABI abi(r.mem, r.len, 4096);
+    ASSERT_TRUE(abi.TryPartitionPage(0, ABI::kPageDiv1));
+    ABI::Chunk chunk = abi.TryAcquireChunkForWriting(0, 0, Hdr(3, 5));
+    ASSERT_TRUE(chunk.is_valid());
+    // A good packet, then the case's header as the chunk's last bytes, and
+    // a third packet counted (in progress), so that the case's is finished.
+    const size_t payload = chunk.payload_size();
+    const uint8_t good[] = {0x82, 0x80, 0x80, 0x00, 'o', 'k'};
+    ASSERT_LE(sizeof(good) + c.bytes.size(), payload);
+    const size_t at = payload - c.bytes.size();
+    memset(chunk.payload_begin(), 0, payload);
+    memcpy(chunk.payload_begin(), good, sizeof(good));
+    // Fill the gap with one packet so the case's header starts at |at|.
+    const size_t gap = at - sizeof(good);
+    ASSERT_GE(gap, 4u);
+    const uint32_t filler = static_cast<uint32_t>(gap - 4);
+    uint8_t* f = chunk.payload_begin() + sizeof(good);
+    f[0] = static_cast<uint8_t>(0x80 | (filler & 0x7F));
+    f[1] = static_cast<uint8_t>(0x80 | ((filler >> 7) & 0x7F));
+    f[2] = 0x80;
+    f[3] = 0x00;
+    if (!c.bytes.empty())
+      memcpy(chunk.payload_begin() + at, c.bytes.data(), c.bytes.size());
+    for (int i = 0; i < 4; i++)
+      chunk.IncrementPacketCount();
+    ABI::ChunkCopy copy;
+    const bool ok = abi.ScrapeChunk(0, 0, &copy);
+    switch (c.status) {
+      case ABI::PacketHeaderStatus::kOk:
+        ASSERT_TRUE(ok);
+        EXPECT_EQ(copy.payload.size(), at + c.header_size + c.size);
+        break;
+      case ABI::PacketHeaderStatus::kDropMarker:
+        ASSERT_TRUE(ok);
+        EXPECT_EQ(copy.payload.size(), at + 4);
+        break;
+      default:
+        EXPECT_FALSE(ok);
+        EXPECT_TRUE(copy.payload.empty());
+    }
+  }
+}
+
+// What a flush copies besides scraped chunks: a Complete chunk whose commit
+// has not come, copied whole and left Complete for that commit to take.
+TEST(SharedMemoryABITest, PeekCompleteChunkLeavesItToItsCommit) {
+  Region r(2 * 4096);
+  ABI abi(r.mem, r.len, 4096);
+  ASSERT_TRUE(abi.TryPartitionPage(0, ABI::kPageDiv2));
+  ABI::Chunk c = abi.TryAcquireChunkForWriting(0, 1, Hdr(3, 9, 0, 0));
+  ASSERT_TRUE(c.is_valid());
+  memset(c.payload_begin(), 0x5A, c.payload_size());
+  c.IncrementPacketCount();
+  c.SetFlags(ABI::kLastPacketContinuesOnNextChunk);
+  const size_t payload_size = c.payload_size();
+  EXPECT_EQ(abi.PeekChunkHeader(0, 1).chunk_id, 9u);
+  EXPECT_EQ(abi.PeekChunkHeader(0, 1).writer_id, 3u);
+  ABI::ChunkCopy copy;
+  EXPECT_FALSE(abi.PeekCompleteChunk(0, 1, &copy)) << "still being written";
+  ASSERT_TRUE(abi.ReleaseChunkAsComplete(std::move(c)));
+  ASSERT_TRUE(abi.PeekCompleteChunk(0, 1, &copy));
+  EXPECT_TRUE(copy.complete);
+  EXPECT_EQ(copy.header.chunk_id, 9u);
+  EXPECT_EQ(copy.header.writer_id, 3u);
+  EXPECT_EQ(copy.header.packet_count, 1u);
+  EXPECT_EQ(copy.header.flags, ABI::kLastPacketContinuesOnNextChunk);
+  ASSERT_EQ(copy.payload.size(), payload_size);
+  EXPECT_EQ(copy.payload, std::vector<uint8_t>(payload_size, 0x5A));
+  EXPECT_EQ(abi.GetChunkState(0, 1), ABI::kChunkComplete);
+  ABI::Chunk taken = abi.TryAcquireChunkForReading(0, 1);
+  ASSERT_TRUE(taken.is_valid());
+  EXPECT_FALSE(abi.PeekCompleteChunk(0, 1, &copy)) << "being read";
+  ASSERT_TRUE(abi.ReleaseChunkAsFree(std::move(taken)));
+  EXPECT_FALSE(abi.PeekCompleteChunk(0, 1, &copy));
+  // Headers of free chunks are cleared; bad indices read as zeros.
+  EXPECT_EQ(abi.PeekChunkHeader(0, 1).writer_id, 0u);
+  EXPECT_EQ(abi.PeekChunkHeader(0, 2).chunk_id, 0u);
+  EXPECT_EQ(abi.PeekChunkHeader(5, 0).chunk_id, 0u);
+  EXPECT_FALSE(abi.PeekCompleteChunk(5, 0, &copy));
 }
 
 TEST(SharedMemoryABITest, PacketCountSaturatesAndFlagsAccumulate) {

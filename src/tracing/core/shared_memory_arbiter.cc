@@ -79,9 +79,10 @@ ABI::Chunk SharedMemoryArbiter::TryGetChunkLocked(
     uint32_t word = abi_.GetPageHeaderWord(page);
     if (word == 0) {
       // Fresh page: partition it and take its first chunk in one step.
-      ABI::Chunk chunk =
-          abi_.TryPartitionPageAndAcquireFirstChunk(page, options_.layout, header);
+      ABI::Chunk chunk = abi_.TryPartitionPageAndAcquireFirstChunk(
+          page, options_.layout, header);
       if (chunk.is_valid()) {
+        ForgetIfDelivered(page, 0);
         const bool more = ABI::NumChunksForLayout(options_.layout) > 1;
         next_page_ = more ? page : after(page);
         abi_.PrefetchPageForWriting(after(page));
@@ -98,6 +99,7 @@ ABI::Chunk SharedMemoryArbiter::TryGetChunkLocked(
         continue;
       ABI::Chunk chunk = abi_.TryAcquireChunkForWriting(page, c, header);
       if (chunk.is_valid()) {
+        ForgetIfDelivered(page, c);
         // Keep filling this page while it has free chunks: pages complete
         // sooner and the service can move them whole.
         bool more = false;
@@ -132,8 +134,18 @@ ABI::Chunk SharedMemoryArbiter::GetNewChunk(
       deadline = Clock::now() + options_.stall_timeout;
     }
     // Whatever is complete but not yet announced is what the service needs
-    // to free chunks: deliver it now.
-    if (!pending_.chunks_to_move.empty() || !pending_.chunks_to_patch.empty())
+    // to free chunks: deliver it now, unless the service has not started
+    // on the previous batch yet. Then these chunks wait, and go in one batch
+    // with those returned meanwhile once it has: a service slower than its
+    // writers would otherwise get a batch (a task, a wake-up) per chunk as
+    // soon as they stall, and grow slower still (docs/benchmarks.md,
+    // "Ingest"). Giving up delivers them whatever the service is doing.
+    const bool pending =
+        !pending_.chunks_to_move.empty() || !pending_.chunks_to_patch.empty();
+    const bool hold_back = pending && !give_up && LastBatchUnstartedLocked();
+    if (hold_back)
+      stats_.commits_held_back++;
+    if (pending && !hold_back)
       MaybeCommitAndUnlock(&lock, /*force=*/true);
     else
       lock.unlock();
@@ -191,8 +203,13 @@ void SharedMemoryArbiter::ReturnCompletedChunk(ABI::Chunk chunk,
   std::unique_lock<std::mutex> lock(lock_);
   const uint32_t page = chunk.page_idx();
   const uint32_t index = chunk.chunk_idx();
+  // Ours until released: the id it goes out with.
+  const uint32_t chunk_id =
+      chunk.header()->chunk_id.load(std::memory_order_relaxed);
   if (abi_.ReleaseChunkAsComplete(std::move(chunk))) {
     stats_.chunks_returned++;
+    if (pending_.chunks_to_move.empty())
+      first_queued_ = {true, page, index, writer_id, chunk_id};
     pending_.chunks_to_move.push_back({page, index, target_buffer});
   } else {
     stats_.release_failures++;  // The page word changed under us: a peer bug.
@@ -215,23 +232,42 @@ void SharedMemoryArbiter::FlushPendingCommitData(uint64_t flush_request_id) {
 }
 
 void SharedMemoryArbiter::MaybeCommitAndUnlock(
-    std::unique_lock<std::mutex>* lock, bool force,
-    uint64_t flush_request_id) {
+    std::unique_lock<std::mutex>* lock, bool force, uint64_t flush_request_id) {
   const bool big_enough =
       pending_.chunks_to_move.size() >= options_.commit_batch_chunks;
-  if (!(force || big_enough) ||
-      (pending_.empty() && flush_request_id == 0)) {
+  if (!(force || big_enough) || (pending_.empty() && flush_request_id == 0)) {
+    lock->unlock();
+    return;
+  }
+  // Big enough, but the service has not started on the previous batch yet:
+  // it has work queued, and this batch grows until it does. At most one
+  // batch waits while another is being handled, sized by the service's
+  // pace: a service that falls behind gets fewer, larger batches (fewer
+  // tasks and wake-ups per chunk) instead of more, smaller ones, and one
+  // that keeps up finds the next batch queued when it finishes.
+  if (!force && LastBatchUnstartedLocked()) {
+    stats_.commits_held_back++;
     lock->unlock();
     return;
   }
   CommitData batch = std::move(pending_);
   pending_ = CommitData();
+  if (!batch.chunks_to_move.empty())
+    last_delivered_ = first_queued_;
   batch.flush_request_id = flush_request_id;
   stats_.commits++;
   // Hand over hand: whoever formed the earlier batch delivers it first.
   std::lock_guard<std::mutex> commit_guard(commit_mutex_);
   lock->unlock();
   sink_->OnCommit(std::move(batch));
+}
+
+bool SharedMemoryArbiter::LastBatchUnstartedLocked() const {
+  const SentChunk& c = last_delivered_;
+  if (!c.valid || abi_.GetChunkState(c.page, c.chunk) != ABI::kChunkComplete)
+    return false;
+  const ABI::ChunkHeaderValues h = abi_.PeekChunkHeader(c.page, c.chunk);
+  return h.writer_id == c.writer_id && h.chunk_id == c.chunk_id;
 }
 
 }  // namespace zt

@@ -5,6 +5,7 @@
 #ifndef ZT_SRC_TRACING_CORE_TEST_PACKETS_H_
 #define ZT_SRC_TRACING_CORE_TEST_PACKETS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,17 +44,26 @@ inline std::vector<uint8_t> ExpectedPacket(uint32_t writer, uint64_t seq,
   return msg.SerializeAsArray();
 }
 
-// The writer puts previous_packet_dropped (field 42, varint 1) first.
-constexpr uint8_t kPreviousDroppedPrefix[] = {0xD0, 0x02, 0x01};
+// What a writer puts before the first field of a packet, at most one of:
+// previous_packet_dropped (field 42) = DATA_LOSS_PRESENT | DATA_LOSS_SMB_FULL
+// (varint 257) after it had to drop packets, and first_packet_on_sequence
+// (field 87) = true on its first packet.
+constexpr uint8_t kPreviousDroppedPrefix[] = {0xD0, 0x02, 0x81, 0x02};
+constexpr uint8_t kFirstOnSequencePrefix[] = {0xB8, 0x05, 0x01};
 
-// Strips the prefix; returns whether it was there.
+// Strips |prefix| if |data| starts with it; returns whether it did.
+template <size_t N>
+inline bool StripPrefix(const uint8_t (&prefix)[N], std::vector<uint8_t>* data) {
+  if (data->size() < N || !std::equal(prefix, prefix + N, data->begin()))
+    return false;
+  data->erase(data->begin(), data->begin() + N);
+  return true;
+}
 inline bool StripPreviousDropped(std::vector<uint8_t>* data) {
-  if (data->size() >= 3 && (*data)[0] == 0xD0 && (*data)[1] == 0x02 &&
-      (*data)[2] == 0x01) {
-    data->erase(data->begin(), data->begin() + 3);
-    return true;
-  }
-  return false;
+  return StripPrefix(kPreviousDroppedPrefix, data);
+}
+inline bool StripFirstOnSequence(std::vector<uint8_t>* data) {
+  return StripPrefix(kFirstOnSequencePrefix, data);
 }
 
 inline uint64_t SeqOf(const std::vector<uint8_t>& data) {

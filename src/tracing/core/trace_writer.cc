@@ -23,14 +23,23 @@ TraceWriter::TraceWriter(SharedMemoryArbiter* arbiter, uint16_t writer_id,
   packet_.Finalize();  // No packet open until NewTracePacket().
 }
 
+void TraceWriter::FatalPacketOpen(const char* what) {
+  ZT_FATAL("TraceWriter::%s called while a packet is still open: finish the "
+           "packet first (let its handle go out of scope, or call Finish())",
+           what);
+}
+
 TraceWriter::~TraceWriter() {
-  assert(!in_packet_);
+  if (in_packet_)
+    FatalPacketOpen("~TraceWriter()");
   Flush();
   arbiter_->ReleaseWriterId(writer_id_);
 }
 
 void TraceWriter::Flush() {
-  assert(!in_packet_);
+  if (in_packet_)
+    FatalPacketOpen("Flush()");
+  WriteLossMarkIfPending();
   if (cur_chunk_.is_valid())
     ReturnCurrentChunk();
   // The next packet asks for a chunk again (drop mode keeps its state).
@@ -40,6 +49,19 @@ void TraceWriter::Flush() {
   if (!patch_list_.empty())
     SendFilledPatches();
   arbiter_->FlushPendingCommitData();
+}
+
+void TraceWriter::WriteLossMarkIfPending() {
+  if (!dropping_ && !mark_previous_dropped_)
+    return;
+  if (dropping_) {
+    // Never stalls: in drop mode the arbiter is asked with kDrop.
+    const ContiguousMemoryRange range = AcquireNextRange();
+    if (dropping_)
+      return;  // Still no chunk: the next packet that gets one says so.
+    stream_writer_.Reset(range);
+  }
+  NewTracePacket();  // Empty but for the mark; finished at once.
 }
 
 void TraceWriter::ReturnCurrentChunk() {
@@ -70,10 +92,20 @@ TraceWriter::TracePacketHandle TraceWriter::NewTracePacketSlowPath() {
     CountPacketInChunk();
     if (mark_previous_dropped_) {
       mark_previous_dropped_ = false;
-      packet_.set_previous_packet_dropped(1);
+      // The only loss a writer sees itself: no chunk was free (the cause
+      // bits of TracePacket.DataLossReason, as upstream's readers count them).
+      packet_.set_previous_packet_dropped(TracePacket::DATA_LOSS_PRESENT |
+                                          TracePacket::DATA_LOSS_SMB_FULL);
+    }
+    // Readers tell "nothing before this" from "what was before was lost" by
+    // it. The writer's first packet always comes here (no chunk yet).
+    if (ZT_UNLIKELY(first_packet_)) {
+      first_packet_ = false;
+      packet_.set_first_packet_on_sequence(true);
     }
   } else {
     stats_.packets_dropped++;
+    first_packet_ = false;  // Dropped: the first that survives says so.
   }
   UpdateCountLimit();
   return TracePacketHandle(this);
@@ -132,7 +164,7 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
 
   stats_.chunks_used++;
   if (in_packet_) {
-    assert(cur_chunk_.is_valid());
+    ZT_CHECK(cur_chunk_.is_valid());
     const uint32_t fragment_size =
         static_cast<uint32_t>(stream_writer_.write_ptr() - fragment_start_);
     WriteRedundantVarInt4(fragment_size, cur_fragment_size_field_);

@@ -148,7 +148,10 @@ void Verify(const Config& cfg, const Outcome& out, bool expect_no_drops) {
     const size_t w = it->second;
     std::vector<uint8_t> data = p.data;
     const bool prev_dropped = test::StripPreviousDropped(&data);
+    const bool first_on_sequence = test::StripFirstOnSequence(&data);
     const uint64_t seq = test::SeqOf(data);
+    // Only a writer's very first packet says so (it may have been dropped).
+    ASSERT_EQ(first_on_sequence, seq == 0) << "writer " << w << " seq " << seq;
     ASSERT_LT(seq, out.writers[w].sizes.size());
     ASSERT_GT(static_cast<int64_t>(seq), last_seq[w]) << "order, writer " << w;
     const bool gap = static_cast<int64_t>(seq) != last_seq[w] + 1;

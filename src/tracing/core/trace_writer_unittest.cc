@@ -63,6 +63,8 @@ void ExpectPacket(const ReassembledPacket& got, uint32_t writer, uint64_t seq,
                   size_t size, bool dropped_before = false) {
   std::vector<uint8_t> data = got.data;
   EXPECT_EQ(test::StripPreviousDropped(&data), dropped_before) << "seq " << seq;
+  // Each test writer starts at seq 0: only that packet says it is first.
+  EXPECT_EQ(test::StripFirstOnSequence(&data), seq == 0) << "seq " << seq;
   EXPECT_EQ(data, test::ExpectedPacket(writer, seq, size)) << "seq " << seq;
 }
 
@@ -195,6 +197,29 @@ TEST(TraceWriterTest, DropPolicyCountsAndMarks) {
   for (size_t i = 0; i < before; i++)
     ExpectPacket(pk[i], 0, i, 20);
   ExpectPacket(pk.back(), 0, seq, 20, /*dropped_before=*/true);
+}
+
+// Packets dropped at the end of a sequence are told too: Flush() writes an
+// empty packet carrying the mark once a chunk is free, and not twice.
+TEST(TraceWriterTest, FlushTellsALossAtTheEnd) {
+  SmbSetup s(4096, 4096);
+  auto w = s.arbiter->CreateTraceWriter(0, BufferExhaustedPolicy::kDrop);
+  uint64_t seq = 0;
+  for (; seq < 400; seq++)
+    WritePacket(w.get(), 0, seq, 20);
+  ASSERT_TRUE(w->is_dropping());
+  w->Flush();  // No chunk free yet: nothing to write the mark into.
+  s.service.Drain();
+  const size_t before = s.service.packets().size();
+  w->Flush();  // Now there is one.
+  EXPECT_FALSE(w->is_dropping());
+  w->Flush();  // Told already.
+  s.service.Finish();
+  const auto& pk = s.service.packets();
+  ASSERT_EQ(pk.size(), before + 1);
+  std::vector<uint8_t> mark = pk.back().data;
+  EXPECT_TRUE(test::StripPreviousDropped(&mark));
+  EXPECT_TRUE(mark.empty()) << "only the mark";
 }
 
 TEST(TraceWriterTest, DropInsideAPacketWritesTheDropMarker) {

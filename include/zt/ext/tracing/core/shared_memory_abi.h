@@ -173,6 +173,57 @@ class SharedMemoryABI {
     uint8_t chunk_idx_ = 0;
   };
 
+  // What the size header in front of a packet or fragment says. Writers
+  // always write kPacketHeaderSize bytes (a redundant varint: the size can
+  // be filled in after the data); readers accept any varint of 1 to
+  // kPacketHeaderSize bytes, as upstream's readers do, and nothing longer.
+  enum class PacketHeaderStatus : uint8_t {
+    kOk,            // |size| bytes of data follow, all inside the chunk.
+    kDropMarker,    // kPacketSizeDropPacket: the writer gave up the packet.
+    kTruncated,     // The chunk ends before the varint does (or at once).
+    kBadVarint,     // kPacketHeaderSize bytes and the varint goes on.
+    kPastChunkEnd,  // A valid size, but the data would run past the chunk.
+  };
+  struct PacketHeader {
+    PacketHeaderStatus status = PacketHeaderStatus::kTruncated;
+    // Bytes of the varint (1..kPacketHeaderSize); 0 unless the status is
+    // kOk, kDropMarker or kPastChunkEnd.
+    uint8_t header_size = 0;
+    uint32_t size = 0;  // The value, when header_size is set.
+    bool ok() const { return status == PacketHeaderStatus::kOk; }
+  };
+  // The one parser of packet headers (the service's TraceBuffer, scraping
+  // and the reference reader all use it). |begin| points at a header inside
+  // a chunk's payload that ends at |end| (begin <= end; bytes are
+  // untrusted). Reads only bytes in [begin, end) and each at most once, so
+  // a peer rewriting them meanwhile cannot make the result inconsistent.
+  // The drop marker wins over kPastChunkEnd (it is never a real size). O(1).
+  static PacketHeader ParsePacketHeader(const uint8_t* begin,
+                                        const uint8_t* end) {
+    PacketHeader h;
+    const size_t avail = static_cast<size_t>(end - begin);
+    const size_t n = avail < kPacketHeaderSize ? avail : kPacketHeaderSize;
+    uint32_t value = 0;
+    for (size_t i = 0; i < n; i++) {
+      const uint8_t byte = begin[i];
+      value |= static_cast<uint32_t>(byte & 0x7F) << (7 * i);
+      if (byte & 0x80)
+        continue;
+      h.header_size = static_cast<uint8_t>(i + 1);
+      h.size = value;
+      if (value == kPacketSizeDropPacket)
+        h.status = PacketHeaderStatus::kDropMarker;
+      else if (value > avail - h.header_size)
+        h.status = PacketHeaderStatus::kPastChunkEnd;
+      else
+        h.status = PacketHeaderStatus::kOk;
+      return h;
+    }
+    h.status = n < kPacketHeaderSize ? PacketHeaderStatus::kTruncated
+                                     : PacketHeaderStatus::kBadVarint;
+    return h;
+  }
+
   // Outcome of a service-side copy of a chunk.
   struct ChunkCopy {
     ChunkHeaderValues header;
@@ -233,6 +284,10 @@ class SharedMemoryABI {
   // Bit i set when chunk i exists in the layout and is (not) free.
   uint32_t GetFreeChunks(size_t page_idx) const;
   uint32_t GetUsedChunks(size_t page_idx) const;
+  // The header of a chunk as seen now (acquire on chunk_id), whoever owns
+  // it; zeros for a bad index or a chunk outside the page's layout. A hint
+  // for a caller that does not own the chunk: it may change at any time.
+  ChunkHeaderValues PeekChunkHeader(size_t page_idx, size_t chunk_idx) const;
 
   // --- Producer side ---
   // A hint: starts fetching the page's header line for writing, so that the
@@ -266,11 +321,52 @@ class SharedMemoryABI {
   bool ReleaseChunkAsComplete(Chunk chunk);
 
   // --- Service side ---
+  // Both run once per chunk committed: inline, one load and one CAS when
+  // the page word is as expected and nothing else changes it meanwhile;
+  // anything else (a race with another chunk of the page, a mismatch) is
+  // left to the out-of-line path, which retries or fails.
   // Complete -> BeingRead. Invalid chunk on any mismatch.
-  Chunk TryAcquireChunkForReading(size_t page_idx, size_t chunk_idx);
+  Chunk TryAcquireChunkForReading(size_t page_idx, size_t chunk_idx) {
+    if (page_idx < num_pages_) {
+      std::atomic<uint32_t>& word_ref = page_header(page_idx)->header_word;
+      uint32_t word = word_ref.load(std::memory_order_acquire);
+      const uint32_t layout = LayoutOf(word);
+      if (chunk_idx < NumChunksForLayout(layout) &&
+          StateOf(word, chunk_idx) == kChunkComplete &&
+          word_ref.compare_exchange_strong(
+              word, WithState(word, chunk_idx, kChunkBeingRead),
+              std::memory_order_acq_rel, std::memory_order_acquire)) {
+        return Chunk(chunk_begin(page_idx, layout, chunk_idx),
+                     chunk_sizes_[layout], static_cast<uint32_t>(page_idx),
+                     static_cast<uint8_t>(chunk_idx));
+      }
+    }
+    return TryAcquireChunkForReadingSlow(page_idx, chunk_idx);
+  }
   // Clears the header, then BeingRead -> Free; the page word becomes 0 when
   // no chunk is left in use. False on a state mismatch.
-  bool ReleaseChunkAsFree(Chunk chunk);
+  bool ReleaseChunkAsFree(Chunk chunk) {
+    if (chunk.is_valid() && chunk.page_idx() < num_pages_) {
+      std::atomic<uint32_t>& word_ref =
+          page_header(chunk.page_idx())->header_word;
+      uint32_t word = word_ref.load(std::memory_order_acquire);
+      const uint32_t layout = LayoutOf(word);
+      if (chunk_sizes_[layout] == chunk.size() &&
+          chunk.chunk_idx() < NumChunksForLayout(layout) &&
+          StateOf(word, chunk.chunk_idx()) == kChunkBeingRead) {
+        ClearHeader(chunk);
+        uint32_t next = WithState(word, chunk.chunk_idx(), kChunkFree);
+        if ((next & LayoutStatesMask(layout)) == 0)
+          next = 0;  // Last chunk in use gone: the page can be re-split.
+        if (word_ref.compare_exchange_strong(word, next,
+                                             std::memory_order_acq_rel,
+                                             std::memory_order_acquire)) {
+          return true;
+        }
+      }
+    }
+    return ReleaseChunkAsFreeSlow(std::move(chunk));
+  }
   // Copies an owned chunk (from TryAcquireChunkForReading) out of the SMB.
   static void CopyChunk(const Chunk& chunk, ChunkCopy* out);
   // Copies the complete packets of a BeingWritten chunk without changing its
@@ -278,6 +374,14 @@ class SharedMemoryABI {
   // writer no longer touches. False when the chunk is not BeingWritten, has
   // no header yet (writer_id 0) or its fragments do not parse.
   bool ScrapeChunk(size_t page_idx, size_t chunk_idx, ChunkCopy* out) const;
+  // Copies a Complete chunk without taking it (flush / disconnect scraping
+  // of a chunk whose commit has not come yet: its producer's arbiter still
+  // holds it in a batch, or the commit is on its way). The commit then
+  // brings a second copy of the same chunk, which readers must take as
+  // one. False when the chunk is not Complete, has no header (writer_id 0),
+  // or changed state or id while it was copied.
+  bool PeekCompleteChunk(size_t page_idx, size_t chunk_idx,
+                         ChunkCopy* out) const;
 
  private:
   PageHeader* page_header(size_t page_idx) const {
@@ -288,6 +392,27 @@ class SharedMemoryABI {
     return start_ + page_idx * page_size_ + kPageHeaderSize +
            chunk_idx * chunk_sizes_[layout];
   }
+  static constexpr uint32_t WithState(uint32_t word, size_t chunk_idx,
+                                      ChunkState state) {
+    return (word & ~(kStateMask << (chunk_idx * kStateBits))) |
+           (static_cast<uint32_t>(state) << (chunk_idx * kStateBits));
+  }
+  // Bits of the page word that hold the states of the chunks of |layout|.
+  static constexpr uint32_t LayoutStatesMask(uint32_t layout) {
+    return NumChunksForLayout(layout) == 0
+               ? 0
+               : (1u << (NumChunksForLayout(layout) * kStateBits)) - 1;
+  }
+  // Zeroes the header of a chunk about to be freed, so that a scraper that
+  // later sees it BeingWritten reads zeros or the next writer's header.
+  static void ClearHeader(const Chunk& chunk) {
+    ChunkHeader* hdr = chunk.header();
+    hdr->writer_id.store(0, std::memory_order_relaxed);
+    hdr->packets.store(0, std::memory_order_relaxed);
+    hdr->chunk_id.store(0, std::memory_order_relaxed);
+  }
+  Chunk TryAcquireChunkForReadingSlow(size_t page_idx, size_t chunk_idx);
+  bool ReleaseChunkAsFreeSlow(Chunk chunk);
   // Writes |header| into a chunk just made BeingWritten and returns it.
   Chunk StartChunk(size_t page_idx, uint32_t layout, size_t chunk_idx,
                    const ChunkHeaderValues& header);

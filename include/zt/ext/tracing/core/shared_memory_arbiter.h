@@ -55,6 +55,9 @@ class SharedMemoryArbiter {
     uint64_t stall_timeouts = 0;      // ... and still got nothing.
     uint64_t release_failures = 0;    // Chunks the page word disowned (peer).
     uint64_t commits = 0;
+    // Times a batch due (full, or wanted by a stalled writer) was kept back
+    // because the service had not started on the previous one yet.
+    uint64_t commits_held_back = 0;
     uint64_t patches_sent = 0;
     uint64_t writer_ids_exhausted = 0;
   };
@@ -112,6 +115,18 @@ class SharedMemoryArbiter {
   // caller's lock on |lock_| and returns with it released.
   void MaybeCommitAndUnlock(std::unique_lock<std::mutex>* lock, bool force,
                             uint64_t flush_request_id = 0);
+  // Whether the service has yet to start on the last batch delivered: its
+  // first chunk is still Complete, with the writer and chunk id it was sent
+  // with.
+  bool LastBatchUnstartedLocked() const;
+  // A chunk just acquired where that first chunk was: the service has freed
+  // it, so it started on the batch.
+  void ForgetIfDelivered(size_t page, size_t chunk) {
+    if (last_delivered_.valid && last_delivered_.page == page &&
+        last_delivered_.chunk == chunk) {
+      last_delivered_.valid = false;
+    }
+  }
 
   SharedMemoryABI abi_;
   CommitSink* const sink_;
@@ -122,6 +137,16 @@ class SharedMemoryArbiter {
   // batches cannot overtake each other.
   std::mutex commit_mutex_;
   CommitData pending_;
+  // A chunk handed to the service: where it is and whose it was.
+  struct SentChunk {
+    bool valid = false;
+    uint32_t page = 0;
+    uint32_t chunk = 0;
+    uint16_t writer_id = 0;
+    uint32_t chunk_id = 0;
+  };
+  SentChunk first_queued_;    // The first chunk put in |pending_|.
+  SentChunk last_delivered_;  // The first chunk of the last batch delivered.
   // Where the next chunk search starts: the page of the last chunk handed
   // out while it has free chunks left, else the page after it.
   size_t next_page_ = 0;

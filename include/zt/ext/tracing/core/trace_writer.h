@@ -15,12 +15,12 @@
 #ifndef ZT_EXT_TRACING_CORE_TRACE_WRITER_H_
 #define ZT_EXT_TRACING_CORE_TRACE_WRITER_H_
 
-#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 
+#include "zt/base/logging.h"
 #include "zt/ext/tracing/core/patch_list.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
 #include "zt/protozero/message.h"
@@ -83,9 +83,12 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   TraceWriter& operator=(const TraceWriter&) = delete;
 
   // Starts a packet. The previous handle must have been destroyed (or
-  // Finish()ed). O(1) except when a new chunk is needed.
+  // Finish()ed): checked in every build, since two open packets would
+  // interleave their bytes in the chunk. O(1) except when a new chunk is
+  // needed.
   TracePacketHandle NewTracePacket() {
-    assert(!in_packet_);
+    if (ZT_UNLIKELY(in_packet_))
+      FatalPacketOpen("NewTracePacket()");
     uint8_t* size_field = stream_writer_.write_ptr();
     // One test covers every reason to leave the fast path: no room, a full
     // packet count, drop mode and a pending "previous packet dropped" mark
@@ -104,7 +107,12 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   }
 
   // Hands the current chunk (even partly filled) to the service and
-  // delivers all pending commits. Must not be called inside a packet.
+  // delivers all pending commits. Not inside a packet: the chunk would go
+  // to the service with the packet unfinished, then be written to while the
+  // service owns it; checked in every build (aborts with a message). If
+  // packets were dropped since the last one written (no free chunk), an
+  // empty packet marking the loss goes first, when a chunk can be had
+  // without waiting: a loss at the end of a sequence is told too.
   void Flush();
 
   uint16_t writer_id() const { return writer_id_; }
@@ -142,6 +150,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   }
 
   TracePacketHandle NewTracePacketSlowPath();
+  // |what| was called while a packet is open: a caller bug that would
+  // corrupt the chunk; says so and aborts.
+  [[noreturn]] ZT_NOINLINE static void FatalPacketOpen(const char* what);
   // count_limit_ is the fast path's packet count bound: 0 while dropping or
   // while the next packet must carry previous_packet_dropped.
   void UpdateCountLimit() {
@@ -163,6 +174,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
       SendFilledPatches();
   }
 
+  // Writes an empty packet carrying previous_packet_dropped if a loss is
+  // pending and a chunk can be had without waiting.
+  void WriteLossMarkIfPending();
   // Acquires the next chunk and, inside a packet, closes the current
   // fragment (size, continuation flag, patch slots). On failure enters drop
   // mode and returns the garbage range.
@@ -190,6 +204,7 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   bool in_packet_ = false;
   bool dropping_ = false;
   bool mark_previous_dropped_ = false;
+  bool first_packet_ = true;  // The next packet is the sequence's first.
   PatchList patch_list_;
   std::unique_ptr<uint8_t[]> garbage_;
   Stats stats_;

@@ -5,8 +5,12 @@
 // transport and the in-process backend both sit on top of these.
 //
 // Threading: the service and every endpoint must be used on the service's
-// task runner only; callbacks to Producer and Consumer run there too.
-// Producer writer threads never call in directly: they commit through their
+// task runner only; callbacks to Producer and Consumer run there too, each
+// in a task of its own: the service never calls a client from inside an
+// endpoint method (so a client may call its endpoint from any callback),
+// calls to one client arrive in the order they were made, and calls still
+// queued when a client's endpoint is destroyed are dropped. Producer
+// writer threads never call in directly: they commit through their
 // SharedMemoryArbiter's CommitSink, which posts to the task runner.
 
 #ifndef ZT_EXT_TRACING_CORE_TRACING_SERVICE_H_
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "zt/base/task_runner.h"
+#include "zt/ext/base/shared_memory.h"
 #include "zt/common/data_source_descriptor.gen.h"
 #include "zt/common/trace_stats.gen.h"
 #include "zt/config/data_source_config.gen.h"
@@ -52,12 +57,6 @@ class Producer {
       const std::vector<DataSourceInstanceId>& ids) = 0;
 };
 
-// One packet handed to a consumer: the TracePacket bytes, with the
-// service's trusted fields already appended.
-struct ConsumerPacket {
-  std::vector<uint8_t> data;
-};
-
 // The sequence id of the packets the service writes itself (the config, the
 // clock snapshot, the stats). Producers' sequences get ids above it.
 constexpr uint32_t kServicePacketSequenceId = 1;
@@ -68,11 +67,19 @@ class Consumer {
   virtual ~Consumer();
   virtual void OnConnect() = 0;
   virtual void OnDisconnect() = 0;
-  // The session ended (stopped, timed out, or failed with |error|).
+  // The session ended (stopped, timed out, or failed with |error|; a
+  // session stopped by max_file_size_bytes says so here too). Comes after
+  // every OnTraceData batch sent before it.
   virtual void OnTracingDisabled(const std::string& error) = 0;
-  // A batch of ReadBuffers() output; the last batch has |has_more| false.
-  virtual void OnTraceData(std::vector<ConsumerPacket> packets,
-                           bool has_more) = 0;
+  // Every data source instance of the started session has started (those
+  // that acknowledge starts did, or the start timeout passed). Once per
+  // session; not sent if the session stops first.
+  virtual void OnAllDataSourcesStarted() = 0;
+  // A batch of ReadBuffers() output, encoded as a `Trace` message: each
+  // packet a `Trace.packet` field (tag, length, then the TracePacket with
+  // the service's trusted fields), i.e. the byte format of a trace file.
+  // The last batch has |has_more| false.
+  virtual void OnTraceData(std::vector<uint8_t> trace, bool has_more) = 0;
   virtual void OnTraceStats(bool success,
                             const protos::gen::TraceStats& stats) = 0;
 };
@@ -94,9 +101,9 @@ class ProducerEndpoint {
   virtual void RegisterTraceWriter(uint32_t writer_id,
                                    uint32_t target_buffer) = 0;
   virtual void UnregisterTraceWriter(uint32_t writer_id) = 0;
-  // The producer's SMB (null before OnTracingSetup) and its geometry.
-  virtual uint8_t* shared_memory() const = 0;
-  virtual size_t shared_memory_size() const = 0;
+  // The producer's SMB (valid from the connection on; a socket transport
+  // sends its fd) and its page size.
+  virtual base::SharedMemory* shared_memory() const = 0;
   virtual size_t shared_memory_page_size() const = 0;
   virtual uint32_t producer_id() const = 0;
 };
@@ -117,10 +124,16 @@ class ConsumerEndpoint {
   virtual void DisableTracing() = 0;
   // Asks every producer of the session to commit; |done(true)| when all
   // answered, |done(false)| at |timeout_ms| (0: the config's or 5000).
+  // |done| is called like any consumer callback (posted, dropped if the
+  // consumer is gone).
   virtual void Flush(uint32_t timeout_ms, std::function<void(bool)> done) = 0;
-  // Delivers all readable packets through OnTraceData (at least one call).
+  // Delivers all readable packets through OnTraceData (at least one call),
+  // about 1 MiB per batch, one batch read per task.
   virtual void ReadBuffers() = 0;
-  // Ends the session and frees its buffers.
+  // Ends the session and frees its buffers. A session still running is
+  // stopped first, as DisableTracing does (its file, if any, is completed),
+  // and freed once stopped; nothing reaches this consumer about it but the
+  // "not flushed" answers of its pending flushes.
   virtual void FreeBuffers() = 0;
   virtual void GetTraceStats() = 0;
 };
@@ -134,12 +147,12 @@ class TracingService {
     size_t shm_size_hint_bytes = 0;       // 0: 256 KiB.
     size_t shm_page_size_hint_bytes = 0;  // 0: 4 KiB.
     // Memory the producer provides for its shared memory buffer, zeroed,
-    // 4 KiB-aligned, of the geometry ShmGeometry() gives for the two hints
-    // above (what a producer does over the socket with
+    // page-aligned, of the size ComputeShmGeometry() gives for the two
+    // hints above (what a producer does over the socket with
     // producer_provided_shmem). Ownership is shared so that the producer
     // can keep the memory beyond the service's life. Null: the service
-    // allocates it.
-    std::shared_ptr<uint8_t> provided_shm;
+    // creates it with its factory.
+    std::shared_ptr<base::SharedMemory> provided_shm;
   };
 
   // The shared memory buffer the service sets up for the given hints:
@@ -151,11 +164,17 @@ class TracingService {
   };
   static ShmGeometry ComputeShmGeometry(size_t size_hint, size_t page_size_hint);
 
-  // |task_runner| must outlive the service.
-  static std::unique_ptr<TracingService> Create(base::TaskRunner* task_runner);
+  // |task_runner| must outlive the service. Producers' SMBs come from
+  // |shm_factory| (null: heap memory, for producers in this process; the
+  // daemon passes a memfd factory).
+  static std::unique_ptr<TracingService> Create(
+      base::TaskRunner* task_runner,
+      std::unique_ptr<base::SharedMemory::Factory> shm_factory = nullptr);
   virtual ~TracingService();
 
-  // Both return endpoints whose destruction disconnects the client.
+  // Both return endpoints whose destruction disconnects the client, and
+  // which must be destroyed before the service. ConnectProducer returns
+  // null (and logs why) if no shared memory could be made for it.
   virtual std::unique_ptr<ProducerEndpoint> ConnectProducer(
       Producer* producer, const ProducerOptions& options) = 0;
   virtual std::unique_ptr<ConsumerEndpoint> ConnectConsumer(Consumer* consumer,

@@ -1,0 +1,16 @@
+// The producer and consumer interfaces' out-of-line members, here in the
+// tracing core rather than in the service, so that a program that only
+// talks to a tracing daemon (its endpoints are IPC proxies) links no
+// service.
+
+#include "zt/ext/tracing/core/tracing_service.h"
+
+namespace zt {
+
+Producer::~Producer() = default;
+Consumer::~Consumer() = default;
+ProducerEndpoint::~ProducerEndpoint() = default;
+ConsumerEndpoint::~ConsumerEndpoint() = default;
+TracingService::~TracingService() = default;
+
+}  // namespace zt
