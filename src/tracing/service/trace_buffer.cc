@@ -1,305 +1,264 @@
-// TraceBuffer implementation; see docs/design/trace_buffer.md for the layout
-// and the rules. Everything a producer sent is validated where it is used.
+// TraceBuffer: creation, the per-sequence chunk lists, and the write side
+// (chunks copied in, room made, patches); reading is trace_buffer_read.cc.
+// See docs/design/trace_buffer.md for the layout and the rules. Everything
+// a producer sent is validated where it is used.
 
 #include "src/tracing/service/trace_buffer.h"
 
 #include <cstring>
-#include <map>
 #include <new>
-#include <tuple>
+#include <utility>
 
+#include "src/tracing/service/trace_buffer_impl.h"
+#include "zt/base/logging.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
-#include "zt/protozero/proto_utils.h"
+#include "zt/trace/trace_packet.pbzero.h"
 
 namespace zt {
 
 TraceBuffer::~TraceBuffer() = default;
 
+namespace trace_buffer_internal {
+
 namespace {
 
 using ABI = SharedMemoryABI;
+using Packet = protos::pbzero::TracePacket;
 
 constexpr size_t kSizeGranularity = 4096;
 constexpr uint64_t kMaxSize = 1ull << 32;
-constexpr size_t kAlign = 8;
+// An idle sequence keeps at most this much list storage.
+constexpr size_t kKeptListCapacity = 64;
 
-enum RecordKind : uint8_t { kFree = 0, kPadding = 1, kChunk = 2 };
+}  // namespace
 
-// Lives in the ring in front of every record. Free and padding records only
-// use the first 8 bytes, so that any 8-byte leftover can still be a record.
-struct RecordHeader {
-  uint32_t size_units;  // Whole record, in kAlign units (4 GiB fits).
-  uint8_t kind;
-  uint8_t reserved;
-  uint16_t writer_id;
-  uint32_t producer_id;
-  uint32_t chunk_id;
-};
-constexpr size_t kRecordHeaderSize = sizeof(RecordHeader);
-constexpr size_t kFillerHeaderSize = 8;
-static_assert(kRecordHeaderSize == 16, "record header layout");
+// --- ChunkList ---
 
-// Chunk ids wrap at 2^32: order them by signed distance.
-bool IdAfter(uint32_t a, uint32_t b) {
-  return static_cast<int32_t>(a - b) > 0;
-}
-bool IdAtOrAfter(uint32_t a, uint32_t b) {
-  return a == b || IdAfter(a, b);
+void ChunkList::Grow() {
+  std::vector<ChunkMeta> bigger(buf_.empty() ? 8 : buf_.size() * 2);
+  for (size_t i = 0; i < size_; i++)
+    bigger[i] = (*this)[i];
+  buf_.swap(bigger);
+  mask_ = buf_.size() - 1;
+  head_ = 0;
 }
 
-struct SeqKey {
-  uint32_t producer_id;
-  uint16_t writer_id;
-  bool operator<(const SeqKey& o) const {
-    return std::tie(producer_id, writer_id) <
-           std::tie(o.producer_id, o.writer_id);
+void ChunkList::Clear() {
+  head_ = size_ = 0;
+  if (buf_.size() > kKeptListCapacity) {
+    std::vector<ChunkMeta>().swap(buf_);
+    mask_ = 0;
   }
-};
+}
 
-struct ChunkKey {
-  uint32_t producer_id;
-  uint16_t writer_id;
-  uint32_t chunk_id;
-  bool operator<(const ChunkKey& o) const {
-    return std::tie(producer_id, writer_id, chunk_id) <
-           std::tie(o.producer_id, o.writer_id, o.chunk_id);
+void ChunkList::Insert(size_t i, const ChunkMeta& m) {
+  ZT_CHECK(i <= size_);
+  push_back(m);  // Room at the back, then the tail moves up by one.
+  for (size_t j = size_ - 1; j > i; j--)
+    (*this)[j] = (*this)[j - 1];
+  (*this)[i] = m;
+}
+
+void ChunkList::Erase(size_t i) {
+  ZT_CHECK(i < size_);
+  if (i < size_ / 2) {
+    for (size_t j = i; j > 0; j--)
+      (*this)[j] = (*this)[j - 1];
+    pop_front();
+    return;
   }
-};
+  for (size_t j = i; j + 1 < size_; j++)
+    (*this)[j] = (*this)[j + 1];
+  if (--size_ == 0)
+    Clear();
+}
 
-// Present only while the chunk still has something to read.
-struct ChunkMeta {
-  size_t offset = 0;  // Of the record in the ring.
-  size_t payload_size = 0;
-  size_t read_offset = 0;  // Payload offset of the next fragment.
-  uint16_t packet_count = 0;
-  uint16_t fragments_read = 0;
-  uint8_t flags = 0;
-  bool complete = true;
-  int32_t uid = -1;
-  int32_t pid = -1;
-};
-
-struct SeqState {
-  // Every id before next_id is read or given up; a new chunk with such an id
-  // is stale (once reading started: before that, next_id is the lowest id
-  // seen and may move back for out-of-order arrivals).
-  uint32_t next_id = 0;
-  uint32_t max_id = 0;     // Highest id written.
-  uint32_t lost_upto = 0;  // Highest id deleted or refused unread.
-  bool read_started = false;
-  bool has_lost = false;
-  bool loss = false;  // The next packet returned has previous_packet_dropped.
-  // The beginning of whatever continues into the next chunk is gone (known
-  // loss): drop an orphan continuation quietly instead of calling it an ABI
-  // violation.
-  bool drop_cont = false;
-  size_t num_chunks = 0;  // Index entries.
-  uint64_t pass = 0;      // BeginRead() pass that listed it.
-};
-
-struct Fragment {
-  size_t data_off = 0;
-  size_t size = 0;
-  size_t next_off = 0;
-};
-enum class FragStatus { kOk, kMalformed, kDropMarker };
-
-class TraceBufferImpl : public TraceBuffer {
- public:
-  TraceBufferImpl(std::unique_ptr<uint8_t[]> ring, size_t size,
-                  OverwritePolicy policy)
-      : ring_(std::move(ring)), size_(size), policy_(policy) {
-    max_seqs_ = size_ / 256 + 64;
-    WriteFiller(0, size_, kFree);
-    stats_.buffer_size = size_;
+size_t ChunkList::LowerBound(uint32_t chunk_id) const {
+  if (size_ == 0)
+    return 0;
+  const uint32_t front_id = (*this)[0].chunk_id;
+  if (!IdAfter(chunk_id, front_id))
+    return 0;  // At or before the front (the common case: the front itself).
+  // Every id lies within 2^31 after the front: distances order them.
+  const uint32_t target = chunk_id - front_id;
+  size_t lo = 1, hi = size_;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if ((*this)[mid].chunk_id - front_id < target)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
+  return lo;
+}
 
-  void CopyChunkUntrusted(uint32_t producer_id, int32_t producer_uid,
-                          int32_t producer_pid, uint16_t writer_id,
-                          uint32_t chunk_id, uint16_t packet_count,
-                          uint8_t flags, bool complete, const uint8_t* payload,
-                          size_t size) override;
-  bool TryPatchChunkContents(uint32_t producer_id, uint16_t writer_id,
-                             uint32_t chunk_id,
-                             const std::vector<CommitData::Patch>& patches,
-                             bool other_patches_pending) override;
-  void BeginRead() override;
-  bool ReadNextTracePacket(TraceBufferPacket* packet) override;
-  const TraceBufferStats& stats() const override { return stats_; }
-  size_t size() const override { return size_; }
-  OverwritePolicy policy() const override { return policy_; }
+// --- TraceBufferImpl: writing ---
 
- private:
-  using Index = std::map<ChunkKey, ChunkMeta>;
-  using IndexIt = Index::iterator;
-  enum class ReadAheadResult { kPacket, kEmpty, kWait, kBroken };
+TraceBufferImpl::TraceBufferImpl(std::unique_ptr<uint8_t[]> ring, size_t size,
+                                 OverwritePolicy policy)
+    : ring_(std::move(ring)), size_(size), policy_(policy) {
+  max_seqs_ = size_ / 256 + 64;
+  WriteFiller(0, size_, kFree);
+  stats_.buffer_size = size_;
+}
 
-  RecordHeader ReadRecordHeader(size_t pos) const {
-    // The ring is not zeroed up front: read the rest only for chunks, whose
-    // headers are always written whole.
-    RecordHeader h{};
-    memcpy(&h, ring_.get() + pos, kFillerHeaderSize);
-    if (h.kind == kChunk)
-      memcpy(&h, ring_.get() + pos, kRecordHeaderSize);
-    return h;
-  }
-  void WriteFiller(size_t pos, size_t len, RecordKind kind) {
-    RecordHeader h{};
-    h.size_units = static_cast<uint32_t>(len / kAlign);
-    h.kind = kind;
-    memcpy(ring_.get() + pos, &h, kFillerHeaderSize);
-  }
-  uint8_t* payload_of(const ChunkMeta& m) const {
-    return ring_.get() + m.offset + kRecordHeaderSize;
-  }
-  static bool InSeq(const Index& index, IndexIt it, const SeqKey& sk) {
-    return it != index.end() && it->first.producer_id == sk.producer_id &&
-           it->first.writer_id == sk.writer_id;
-  }
+TraceBufferImpl::~TraceBufferImpl() = default;
 
-  void Replace(IndexIt it, int32_t uid, int32_t pid, uint16_t packet_count,
-               uint8_t flags, bool complete, const uint8_t* payload,
-               size_t size);
-  void RefuseChunk(SeqState* s, uint32_t chunk_id);
-  bool MakeRoom(size_t need);
-  bool ClearRange(size_t begin, size_t end, size_t* cleared_end);
-  bool IsLiveChunk(size_t pos, const RecordHeader& h, IndexIt* out);
-  void DeleteChunkRecord(size_t pos, const RecordHeader& h);
-  void PruneSequences();
-
-  IndexIt FindAtOrAfter(const SeqKey& sk, uint32_t id);
-  bool HasChunkAfter(const SeqKey& sk, uint32_t id) {
-    return FindAtOrAfter(sk, id + 1) != index_.end();
-  }
-  FragStatus ParseFragment(const ChunkMeta& m, Fragment* f) const;
-  bool MaybeFinishChunk(const SeqKey& sk, SeqState* s, IndexIt it);
-  void AbandonChunk(const SeqKey& sk, SeqState* s, IndexIt it);
-  bool ReadFromSequence(const SeqKey& sk, SeqState* s, TraceBufferPacket* out);
-  ReadAheadResult ReadAhead(const SeqKey& sk, SeqState* s, IndexIt start,
-                            const Fragment& first, TraceBufferPacket* out);
-  void EmitMeta(const SeqKey& sk, SeqState* s, const ChunkMeta& m,
-                TraceBufferPacket* out);
-
-  std::unique_ptr<uint8_t[]> ring_;
-  const size_t size_;
-  const OverwritePolicy policy_;
-  size_t wptr_ = 0;  // The oldest record starts here.
-  bool discard_latched_ = false;
-  size_t max_seqs_ = 0;
-  Index index_;
-  std::map<SeqKey, SeqState> seqs_;
-  std::vector<SeqKey> read_order_;
-  size_t read_idx_ = 0;
-  uint64_t pass_ = 0;
-  TraceBufferStats stats_;
-};
-
-// --- Writing ---
-
-void TraceBufferImpl::CopyChunkUntrusted(uint32_t producer_id,
-                                         int32_t producer_uid,
-                                         int32_t producer_pid,
-                                         uint16_t writer_id, uint32_t chunk_id,
-                                         uint16_t packet_count, uint8_t flags,
-                                         bool complete, const uint8_t* payload,
-                                         size_t size) {
-  if (writer_id == 0 || (size > 0 && payload == nullptr)) {
+void TraceBufferImpl::CopyChunkUntrusted(const TraceBufferChunk& chunk) {
+  const uint32_t chunk_id = chunk.chunk_id;
+  const size_t size = chunk.size;
+  if (chunk.writer_id == 0 || (size > 0 && chunk.payload == nullptr)) {
     stats_.abi_violations++;
     return;
   }
-  auto existing = index_.find(ChunkKey{producer_id, writer_id, chunk_id});
-  if (existing != index_.end()) {
-    Replace(existing, producer_uid, producer_pid, packet_count, flags,
-            complete, payload, size);
+  const SeqKey key = MakeSeqKey(chunk.producer_id, chunk.writer_id);
+  SeqState* s = FindSeq(key);
+  if (!s) {
+    s = NewSeq(key, chunk_id);
+  } else if (!s->chunks.empty() &&
+             !IdAfter(chunk_id, s->chunks.back().chunk_id)) {
+    // Not the newest stored: a new copy of a stored chunk, or a late one.
+    CopyOutOfOrder(s, chunk);
     return;
-  }
-
-  const SeqKey sk{producer_id, writer_id};
-  auto sit = seqs_.find(sk);
-  if (sit == seqs_.end()) {
-    PruneSequences();
-    sit = seqs_.emplace(sk, SeqState()).first;
-    sit->second.next_id = chunk_id;
-    sit->second.max_id = chunk_id;
+  } else if (!s->chunks.empty() &&
+             !IdAfter(chunk_id, s->chunks.front().chunk_id)) {
+    // 2^31 or more ids after the oldest stored: ids would no longer order.
+    stats_.abi_violations++;
+    RefuseChunk(s, chunk_id);
+    return;
   } else {
-    SeqState& s = sit->second;
-    if (IdAfter(s.max_id, chunk_id))
+    if (IdAfter(s->max_id, chunk_id))
       stats_.chunks_committed_out_of_order++;
-    if (s.read_started && IdAfter(s.next_id, chunk_id)) {
-      // Already read or given up: storing it would break order or return
-      // packets twice.
-      stats_.chunks_discarded++;
+    if (s->read_started && IdAfter(s->next_id, chunk_id)) {
+      DropStale(s, chunk_id);
       return;
     }
   }
-  SeqState* s = &sit->second;
 
-  const uint64_t record = (uint64_t{kRecordHeaderSize} + size + kAlign - 1) &
-                          ~uint64_t{kAlign - 1};
-  if (record > size_) {
-    RefuseChunk(s, chunk_id);
-    return;
-  }
-  if (discard_latched_ || !MakeRoom(static_cast<size_t>(record))) {
-    if (policy_ == OverwritePolicy::kDiscard)
+  const uint64_t record =
+      (uint64_t{kRecordHeaderSize} + size + kAlign - 1) & ~uint64_t{kAlign - 1};
+  if (record > size_ || discard_latched_ ||
+      !MakeRoom(static_cast<size_t>(record))) {
+    if (record <= size_ && policy_ == OverwritePolicy::kDiscard)
       discard_latched_ = true;
     RefuseChunk(s, chunk_id);
     return;
   }
-
-  const size_t pos = wptr_;
-  RecordHeader h{};
-  h.size_units = static_cast<uint32_t>(record / kAlign);
-  h.kind = kChunk;
-  h.writer_id = writer_id;
-  h.producer_id = producer_id;
-  h.chunk_id = chunk_id;
-  memcpy(ring_.get() + pos, &h, kRecordHeaderSize);
-  if (size > 0)
-    memcpy(ring_.get() + pos + kRecordHeaderSize, payload, size);
-  wptr_ += static_cast<size_t>(record);
-  if (wptr_ == size_) {
-    wptr_ = 0;
-    stats_.write_wrap_count++;
-  }
-
-  ChunkMeta m;
-  m.offset = pos;
-  m.payload_size = size;
-  m.packet_count = packet_count;
-  m.flags = flags;
-  m.complete = complete;
-  m.uid = producer_uid;
-  m.pid = producer_pid;
-  index_.emplace(ChunkKey{producer_id, writer_id, chunk_id}, m);
-  s->num_chunks++;
+  // Making room deletes only chunks older than this one: it is still the
+  // newest of its sequence.
+  s->chunks.push_back(AppendRecord(chunk, static_cast<size_t>(record)));
   if (IdAfter(chunk_id, s->max_id))
     s->max_id = chunk_id;
   if (!s->read_started && IdAfter(s->next_id, chunk_id))
     s->next_id = chunk_id;
-  stats_.chunks_written++;
-  stats_.bytes_written += size;
 }
 
-void TraceBufferImpl::Replace(IndexIt it, int32_t uid, int32_t pid,
-                              uint16_t packet_count, uint8_t flags,
-                              bool complete, const uint8_t* payload,
-                              size_t size) {
-  ChunkMeta& m = it->second;
-  // Only a scraped copy may be superseded, by one of the same chunk (same
-  // size) that still covers what was read from it.
-  if (m.complete || size != m.payload_size ||
-      packet_count < m.fragments_read) {
+ChunkMeta TraceBufferImpl::AppendRecord(const TraceBufferChunk& chunk,
+                                        size_t record) {
+  const size_t pos = wptr_;
+  RecordHeader h{};
+  h.size_units = static_cast<uint32_t>(record / kAlign);
+  h.kind = kChunk;
+  h.writer_id = chunk.writer_id;
+  h.producer_id = chunk.producer_id;
+  h.chunk_id = chunk.chunk_id;
+  memcpy(ring_.get() + pos, &h, kRecordHeaderSize);
+  if (chunk.size > 0)
+    memcpy(ring_.get() + pos + kRecordHeaderSize, chunk.payload, chunk.size);
+  wptr_ += record;
+  if (wptr_ == size_) {
+    wptr_ = 0;
+    stats_.write_wrap_count++;
+  }
+  stats_.chunks_written++;
+  stats_.bytes_written += chunk.size;
+  ChunkMeta m;
+  m.chunk_id = chunk.chunk_id;
+  m.offset = static_cast<uint32_t>(pos);
+  m.payload_size = static_cast<uint32_t>(chunk.size);
+  m.packet_count = chunk.packet_count;
+  m.flags = chunk.flags;
+  m.complete = chunk.complete;
+  return m;
+}
+
+SeqState* TraceBufferImpl::NewSeq(SeqKey key, uint32_t chunk_id) {
+  PruneSequences();
+  SeqState* s = &seqs_[key];
+  s->key = key;
+  s->next_id = chunk_id;
+  s->max_id = chunk_id;
+  cached_seq_ = s;
+  return s;
+}
+
+void TraceBufferImpl::CopyOutOfOrder(SeqState* s,
+                                     const TraceBufferChunk& chunk) {
+  const uint32_t chunk_id = chunk.chunk_id;
+  const size_t stored = s->chunks.Find(chunk_id);
+  if (stored < s->chunks.size()) {
+    Replace(&s->chunks[stored], chunk);
+    return;
+  }
+  stats_.chunks_committed_out_of_order++;
+  if (s->read_started && IdAfter(s->next_id, chunk_id)) {
+    DropStale(s, chunk_id);
+    return;
+  }
+  // Late chunks come a few places from the newest (a scraped chunk ahead
+  // of the ones its writer had not committed yet). Further back, or so far
+  // that ids would no longer order (2^31), it is refused: the lists stay
+  // cheap to keep sorted whatever a producer sends.
+  const size_t at = s->chunks.LowerBound(chunk_id);
+  if (s->chunks.size() - at > ChunkList::kMaxDisorder ||
+      !IdAfter(s->chunks.back().chunk_id, chunk_id)) {
+    stats_.abi_violations++;
+    RefuseChunk(s, chunk_id);
+    return;
+  }
+  const uint64_t record =
+      (uint64_t{kRecordHeaderSize} + chunk.size + kAlign - 1) &
+      ~uint64_t{kAlign - 1};
+  if (record > size_ || discard_latched_ ||
+      !MakeRoom(static_cast<size_t>(record))) {
+    if (record <= size_ && policy_ == OverwritePolicy::kDiscard)
+      discard_latched_ = true;
+    RefuseChunk(s, chunk_id);
+    return;
+  }
+  // Making room may have deleted chunks of this sequence: find the place
+  // again.
+  const ChunkMeta m = AppendRecord(chunk, static_cast<size_t>(record));
+  s->chunks.Insert(s->chunks.LowerBound(chunk_id), m);
+  if (!s->read_started && IdAfter(s->next_id, chunk_id))
+    s->next_id = chunk_id;
+}
+
+void TraceBufferImpl::DropStale(SeqState* s, uint32_t chunk_id) {
+  // Already read or given up: storing it would break order or return
+  // packets twice. One that was read is the commit of a chunk copied while
+  // complete at a flush: nothing is lost, nothing to count.
+  if (s->has_lost && IdAtOrAfter(s->lost_upto, chunk_id))
+    stats_.chunks_discarded++;
+}
+
+void TraceBufferImpl::Replace(ChunkMeta* m, const TraceBufferChunk& chunk) {
+  // A complete chunk copied again (its commit after a flush copied it
+  // complete): the same chunk, nothing to do.
+  if (m->complete && chunk.complete && chunk.size == m->payload_size)
+    return;
+  // Otherwise only a scraped copy may be superseded, by one of the same
+  // chunk (same size) that still covers what was read from it.
+  if (m->complete || chunk.size != m->payload_size ||
+      chunk.packet_count < m->fragments_read) {
     stats_.abi_violations++;
     return;
   }
-  if (size > 0)
-    memcpy(payload_of(m), payload, size);
-  m.packet_count = packet_count;
-  m.flags = flags;
-  m.complete = complete;
-  m.uid = uid;
-  m.pid = pid;
+  if (chunk.size > 0)
+    memcpy(payload_of(*m), chunk.payload, chunk.size);
+  m->packet_count = chunk.packet_count;
+  m->flags = chunk.flags;
+  m->complete = chunk.complete;
   stats_.chunks_rewritten++;
 }
 
@@ -335,27 +294,13 @@ bool TraceBufferImpl::MakeRoom(size_t need) {
   return true;
 }
 
-bool TraceBufferImpl::IsLiveChunk(size_t pos, const RecordHeader& h,
-                                  IndexIt* out) {
-  if (h.kind != kChunk)
-    return false;
-  auto it = index_.find(ChunkKey{h.producer_id, h.writer_id, h.chunk_id});
-  // The offset check tells a consumed record from a newer copy of its key
-  // (possible after its sequence state was pruned).
-  if (it == index_.end() || it->second.offset != pos)
-    return false;
-  *out = it;
-  return true;
-}
-
 bool TraceBufferImpl::ClearRange(size_t begin, size_t end,
                                  size_t* cleared_end) {
   if (policy_ == OverwritePolicy::kDiscard) {
     // All or nothing: check before deleting anything.
     for (size_t pos = begin; pos < end;) {
       const RecordHeader h = ReadRecordHeader(pos);
-      IndexIt it;
-      if (IsLiveChunk(pos, h, &it))
+      if (h.kind == kChunk)
         return false;
       pos += size_t{h.size_units} * kAlign;
     }
@@ -375,12 +320,16 @@ bool TraceBufferImpl::ClearRange(size_t begin, size_t end,
 }
 
 void TraceBufferImpl::DeleteChunkRecord(size_t pos, const RecordHeader& h) {
-  IndexIt it;
-  if (!IsLiveChunk(pos, h, &it))
-    return;  // Consumed already.
-  const ChunkMeta& m = it->second;
-  auto sit = seqs_.find(SeqKey{h.producer_id, h.writer_id});
-  SeqState& s = sit->second;  // Never pruned while it has chunks.
+  // A live record is in its sequence's list (never pruned while it has
+  // chunks), almost always at the front: the oldest record of a sequence
+  // is its lowest id.
+  SeqState* s = FindSeq(MakeSeqKey(h.producer_id, h.writer_id));
+  const size_t i = s ? s->chunks.Find(h.chunk_id) : 0;
+  if (!s || i == s->chunks.size() || s->chunks[i].offset != pos) {
+    ZT_DCHECK(false);  // Nothing refers to this record: nothing to undo.
+    return;
+  }
+  const ChunkMeta& m = s->chunks[i];
   const bool unread = m.fragments_read < m.packet_count;
   if (unread) {
     stats_.chunks_overwritten++;
@@ -388,21 +337,25 @@ void TraceBufferImpl::DeleteChunkRecord(size_t pos, const RecordHeader& h) {
   }
   // A scraped chunk may have had more packets coming: those are lost too.
   if (unread || !m.complete) {
-    if (!s.has_lost || IdAfter(h.chunk_id, s.lost_upto))
-      s.lost_upto = h.chunk_id;
-    s.has_lost = true;
+    if (!s->has_lost || IdAfter(h.chunk_id, s->lost_upto))
+      s->lost_upto = h.chunk_id;
+    if (!s->has_overwritten || IdAfter(h.chunk_id, s->overwritten_upto))
+      s->overwritten_upto = h.chunk_id;
+    s->has_lost = s->has_overwritten = true;
     // If the reader is not there yet, it sees the hole when it gets there
     // (and must not flag the packets before it).
-    if (h.chunk_id == s.next_id) {
-      s.loss = true;
-      s.drop_cont = true;
+    if (h.chunk_id == s->next_id) {
+      AddLoss(s, Packet::DATA_LOSS_OVERWRITE);
+      s->orphan = Orphan::kExplained;
     }
   }
   // Move the reader past it, so that a late copy of it is stale.
-  if (h.chunk_id == s.next_id)
-    s.next_id = h.chunk_id + 1;
-  s.num_chunks--;
-  index_.erase(it);
+  if (h.chunk_id == s->next_id)
+    s->next_id = h.chunk_id + 1;
+  if (i == 0)
+    s->chunks.pop_front();
+  else
+    s->chunks.Erase(i);
 }
 
 void TraceBufferImpl::PruneSequences() {
@@ -410,8 +363,9 @@ void TraceBufferImpl::PruneSequences() {
     return;
   // Idle states only: they just remember gap-detection state, whose loss
   // costs at most a missed previous_packet_dropped.
+  cached_seq_ = nullptr;
   for (auto it = seqs_.begin(); it != seqs_.end();) {
-    if (it->second.num_chunks == 0)
+    if (it->second.chunks.empty())
       it = seqs_.erase(it);
     else
       ++it;
@@ -423,12 +377,13 @@ void TraceBufferImpl::PruneSequences() {
 bool TraceBufferImpl::TryPatchChunkContents(
     uint32_t producer_id, uint16_t writer_id, uint32_t chunk_id,
     const std::vector<CommitData::Patch>& patches, bool other_patches_pending) {
-  auto it = index_.find(ChunkKey{producer_id, writer_id, chunk_id});
-  if (it == index_.end()) {
+  SeqState* s = FindSeq(MakeSeqKey(producer_id, writer_id));
+  const size_t i = s ? s->chunks.Find(chunk_id) : 0;
+  if (!s || i == s->chunks.size()) {
     stats_.patches_failed++;
     return false;
   }
-  ChunkMeta& m = it->second;
+  ChunkMeta& m = s->chunks[i];
   for (const CommitData::Patch& p : patches) {
     if (p.offset > m.payload_size ||
         m.payload_size - p.offset < p.data.size()) {
@@ -445,295 +400,12 @@ bool TraceBufferImpl::TryPatchChunkContents(
   return true;
 }
 
-// --- Reading ---
-
-TraceBufferImpl::IndexIt TraceBufferImpl::FindAtOrAfter(const SeqKey& sk,
-                                                        uint32_t id) {
-  auto it = index_.lower_bound(ChunkKey{sk.producer_id, sk.writer_id, id});
-  if (InSeq(index_, it, sk) && IdAtOrAfter(it->first.chunk_id, id))
-    return it;
-  // Ids that wrapped past 2^32 sort first.
-  it = index_.lower_bound(ChunkKey{sk.producer_id, sk.writer_id, 0});
-  if (InSeq(index_, it, sk) && it->first.chunk_id < id &&
-      IdAtOrAfter(it->first.chunk_id, id)) {
-    return it;
-  }
-  return index_.end();
-}
-
-FragStatus TraceBufferImpl::ParseFragment(const ChunkMeta& m,
-                                          Fragment* f) const {
-  const size_t size = m.payload_size;
-  if (m.read_offset >= size)
-    return FragStatus::kMalformed;  // The count promised more fragments.
-  const uint8_t* payload = payload_of(m);
-  const uint8_t* begin = payload + m.read_offset;
-  uint64_t len = 0;
-  const uint8_t* data =
-      protozero::proto_utils::ParseVarInt(begin, payload + size, &len);
-  if (data == begin)
-    return FragStatus::kMalformed;
-  if (len == ABI::kPacketSizeDropPacket)
-    return FragStatus::kDropMarker;
-  const size_t data_off = static_cast<size_t>(data - payload);
-  if (len > size - data_off)
-    return FragStatus::kMalformed;
-  f->data_off = data_off;
-  f->size = static_cast<size_t>(len);
-  f->next_off = data_off + f->size;
-  return FragStatus::kOk;
-}
-
-bool TraceBufferImpl::MaybeFinishChunk(const SeqKey& sk, SeqState* s,
-                                       IndexIt it) {
-  const ChunkMeta& m = it->second;
-  if (m.fragments_read < m.packet_count)
-    return false;
-  // A scraped copy may still be replaced by a longer one, unless the writer
-  // has visibly moved on to a later chunk.
-  const uint32_t id = it->first.chunk_id;
-  if (!m.complete && !HasChunkAfter(sk, id))
-    return false;
-  stats_.chunks_read++;
-  s->next_id = id + 1;
-  s->num_chunks--;
-  index_.erase(it);
-  return true;
-}
-
-void TraceBufferImpl::AbandonChunk(const SeqKey& sk, SeqState* s, IndexIt it) {
-  ChunkMeta& m = it->second;
-  s->loss = true;
-  s->drop_cont = (m.flags & ABI::kLastPacketContinuesOnNextChunk) != 0;
-  m.fragments_read = m.packet_count;
-  m.read_offset = m.payload_size;
-  m.complete = true;  // A later copy could not be trusted to line up.
-  MaybeFinishChunk(sk, s, it);
-}
-
-void TraceBufferImpl::EmitMeta(const SeqKey& sk, SeqState* s,
-                               const ChunkMeta& m, TraceBufferPacket* out) {
-  out->producer_id = sk.producer_id;
-  out->writer_id = sk.writer_id;
-  out->producer_uid = m.uid;
-  out->producer_pid = m.pid;
-  out->previous_packet_dropped = s->loss;
-  s->loss = false;
-  stats_.bytes_read += out->data.size();
-}
-
-void TraceBufferImpl::BeginRead() {
-  read_order_.clear();
-  read_idx_ = 0;
-  pass_++;
-  // Oldest record first: it starts at the write position.
-  size_t pos = wptr_;
-  size_t walked = 0;
-  while (walked < size_) {
-    const RecordHeader h = ReadRecordHeader(pos);
-    const size_t len = size_t{h.size_units} * kAlign;
-    IndexIt it;
-    if (IsLiveChunk(pos, h, &it)) {
-      const SeqKey sk{h.producer_id, h.writer_id};
-      auto sit = seqs_.find(sk);
-      if (sit != seqs_.end() && sit->second.pass != pass_) {
-        sit->second.pass = pass_;
-        read_order_.push_back(sk);
-      }
-    }
-    walked += len;
-    pos += len;
-    if (pos == size_)
-      pos = 0;
-  }
-}
-
-bool TraceBufferImpl::ReadNextTracePacket(TraceBufferPacket* packet) {
-  while (read_idx_ < read_order_.size()) {
-    auto sit = seqs_.find(read_order_[read_idx_]);
-    if (sit != seqs_.end() &&
-        ReadFromSequence(sit->first, &sit->second, packet)) {
-      return true;
-    }
-    read_idx_++;
-  }
-  return false;
-}
-
-bool TraceBufferImpl::ReadFromSequence(const SeqKey& sk, SeqState* s,
-                                       TraceBufferPacket* out) {
-  for (;;) {
-    IndexIt it = FindAtOrAfter(sk, s->next_id);
-    if (it == index_.end())
-      return false;
-    if (!s->read_started) {
-      s->read_started = true;
-      // Whatever came before the first chunk seen is unknown, not malformed.
-      s->drop_cont = true;
-    }
-    const uint32_t id = it->first.chunk_id;
-    if (id != s->next_id) {
-      // Missing chunks: either deleted by us (already marked) or never
-      // received (the writer's loss).
-      const bool deleted = s->has_lost && IdAtOrAfter(s->lost_upto, id - 1) &&
-                           IdAtOrAfter(id - 1, s->next_id);
-      if (!deleted)
-        stats_.trace_writer_packet_loss++;
-      s->loss = true;
-      s->drop_cont = true;
-      s->next_id = id;
-    }
-    ChunkMeta& m = it->second;
-    if (m.fragments_read >= m.packet_count) {
-      if (!MaybeFinishChunk(sk, s, it))
-        return false;  // A scraped chunk whose complete copy may come.
-      continue;
-    }
-    const bool last = m.fragments_read + 1 == m.packet_count;
-    if (last && (m.flags & ABI::kChunkNeedsPatching))
-      return false;  // Its bytes may still change.
-    Fragment f;
-    const FragStatus st = ParseFragment(m, &f);
-    if (st == FragStatus::kMalformed) {
-      stats_.abi_violations++;
-      AbandonChunk(sk, s, it);
-      continue;
-    }
-    if (st == FragStatus::kDropMarker) {
-      // The writer gave up on this packet; its length is unknown, so
-      // nothing after the marker can be located either.
-      stats_.trace_writer_packet_loss++;
-      AbandonChunk(sk, s, it);
-      continue;
-    }
-    const bool continues_prev =
-        m.fragments_read == 0 && (m.flags & ABI::kFirstPacketContinuesFromPrevChunk);
-    const bool continues_next =
-        last && (m.flags & ABI::kLastPacketContinuesOnNextChunk);
-    if (continues_prev) {
-      // A read-ahead would have consumed it with its beginning.
-      if (!s->drop_cont)
-        stats_.abi_violations++;
-      s->loss = true;
-      s->drop_cont = continues_next;
-      m.fragments_read++;
-      m.read_offset = f.next_off;
-      MaybeFinishChunk(sk, s, it);
-      continue;
-    }
-    s->drop_cont = false;
-    if (continues_next) {
-      switch (ReadAhead(sk, s, it, f, out)) {
-        case ReadAheadResult::kPacket:
-          return true;
-        case ReadAheadResult::kWait:
-          stats_.readaheads_failed++;
-          return false;
-        case ReadAheadResult::kEmpty:
-        case ReadAheadResult::kBroken:
-          continue;
-      }
-    }
-    m.fragments_read++;
-    m.read_offset = f.next_off;
-    if (f.size == 0) {
-      MaybeFinishChunk(sk, s, it);
-      continue;
-    }
-    const uint8_t* data = payload_of(m) + f.data_off;
-    out->data.assign(data, data + f.size);
-    EmitMeta(sk, s, m, out);
-    MaybeFinishChunk(sk, s, it);
-    return true;
-  }
-}
-
-TraceBufferImpl::ReadAheadResult TraceBufferImpl::ReadAhead(
-    const SeqKey& sk, SeqState* s, IndexIt start, const Fragment& first,
-    TraceBufferPacket* out) {
-  std::vector<IndexIt> chain;
-  std::vector<Fragment> frags;
-  bool broken = false;
-  bool breaker_continues = false;  // The chunk that broke it starts orphaned.
-  uint32_t id = start->first.chunk_id;
-  for (;;) {
-    const uint32_t next = id + 1;
-    IndexIt it = index_.find(ChunkKey{sk.producer_id, sk.writer_id, next});
-    if (it == index_.end()) {
-      const bool overwritten = s->has_lost && IdAtOrAfter(s->lost_upto, next) &&
-                               IdAfter(next, start->first.chunk_id);
-      if (!overwritten && !HasChunkAfter(sk, next))
-        return ReadAheadResult::kWait;
-      broken = true;  // It will never come; the gap is handled later.
-      break;
-    }
-    const ChunkMeta& nm = it->second;
-    if (nm.packet_count == 0 && !nm.complete)
-      return ReadAheadResult::kWait;  // Scraped before its first fragment.
-    if (!(nm.flags & ABI::kFirstPacketContinuesFromPrevChunk) ||
-        nm.packet_count == 0) {
-      stats_.abi_violations++;
-      broken = true;
-      breaker_continues = nm.packet_count == 0;
-      break;
-    }
-    const bool nlast = nm.packet_count == 1;
-    if (nlast && (nm.flags & ABI::kChunkNeedsPatching))
-      return ReadAheadResult::kWait;
-    Fragment nf;
-    if (ParseFragment(nm, &nf) != FragStatus::kOk) {
-      // Counted when that chunk is read on its own.
-      broken = true;
-      breaker_continues = true;
-      break;
-    }
-    chain.push_back(it);
-    frags.push_back(nf);
-    if (!(nlast && (nm.flags & ABI::kLastPacketContinuesOnNextChunk)))
-      break;
-    id = next;
-  }
-
-  if (!broken) {
-    size_t total = first.size;
-    for (const Fragment& f : frags)
-      total += f.size;
-    out->data.clear();
-    out->data.reserve(total);
-    const uint8_t* p = payload_of(start->second) + first.data_off;
-    out->data.insert(out->data.end(), p, p + first.size);
-    for (size_t i = 0; i < chain.size(); i++) {
-      const uint8_t* q = payload_of(chain[i]->second) + frags[i].data_off;
-      out->data.insert(out->data.end(), q, q + frags[i].size);
-    }
-    stats_.readaheads_succeeded++;
-  }
-
-  // Consume the fragments walked, whether joined or dropped.
-  const ChunkMeta start_meta = start->second;
-  start->second.fragments_read++;
-  start->second.read_offset = first.next_off;
-  MaybeFinishChunk(sk, s, start);
-  for (size_t i = 0; i < chain.size(); i++) {
-    chain[i]->second.fragments_read++;
-    chain[i]->second.read_offset = frags[i].next_off;
-    MaybeFinishChunk(sk, s, chain[i]);
-  }
-  if (broken) {
-    s->loss = true;
-    s->drop_cont = breaker_continues;
-    return ReadAheadResult::kBroken;
-  }
-  if (out->data.empty())
-    return ReadAheadResult::kEmpty;
-  EmitMeta(sk, s, start_meta, out);
-  return ReadAheadResult::kPacket;
-}
-
-}  // namespace
+}  // namespace trace_buffer_internal
 
 std::unique_ptr<TraceBuffer> TraceBuffer::Create(size_t size_bytes,
                                                  OverwritePolicy policy) {
+  using trace_buffer_internal::kMaxSize;
+  using trace_buffer_internal::kSizeGranularity;
   if (size_bytes == 0 || uint64_t{size_bytes} > kMaxSize)
     return nullptr;
   const size_t size =
@@ -742,7 +414,8 @@ std::unique_ptr<TraceBuffer> TraceBuffer::Create(size_t size_bytes,
   if (!ring)
     return nullptr;
   return std::unique_ptr<TraceBuffer>(
-      new TraceBufferImpl(std::move(ring), size, policy));
+      new trace_buffer_internal::TraceBufferImpl(std::move(ring), size,
+                                                 policy));
 }
 
 }  // namespace zt

@@ -49,17 +49,51 @@ struct TraceBufferStats {
   uint64_t trace_writer_packet_loss = 0;  // Drop markers and sequence gaps.
 };
 
-// One packet read back, with where it came from.
+// One chunk handed to CopyChunkUntrusted: the sequence it belongs to, what
+// its header said and its payload. Only |producer_id| is trusted (the
+// service's id of the connection); the rest comes from the producer.
+struct TraceBufferChunk {
+  uint32_t producer_id = 0;
+  uint16_t writer_id = 0;
+  uint32_t chunk_id = 0;
+  uint16_t packet_count = 0;  // The header's count.
+  uint8_t flags = 0;          // The header's flags (SharedMemoryABI::ChunkFlags).
+  // False for a chunk scraped while still BeingWritten: see
+  // CopyChunkUntrusted.
+  bool complete = true;
+  const uint8_t* payload = nullptr;  // The chunk minus its 8-byte header.
+  size_t size = 0;
+};
+
+// One packet read back, with the sequence it came from. Who the producer
+// is (uid, pid) the service knows by |producer_id|.
 struct TraceBufferPacket {
   std::vector<uint8_t> data;  // The TracePacket bytes (fragments joined).
   uint32_t producer_id = 0;
   uint16_t writer_id = 0;
-  int32_t producer_uid = -1;  // As given with the chunks (trusted).
-  int32_t producer_pid = -1;
-  // Data of this sequence was lost (overwritten, discarded, dropped by the
-  // writer, or a chunk never arrived) between the previous packet returned
-  // for this sequence and this one.
-  bool previous_packet_dropped = false;
+  // Why data of this sequence was lost between the previous packet returned
+  // for it and this one, as TracePacket.DataLossReason bits (what upstream's
+  // service writes into previous_packet_dropped); 0: nothing lost.
+  // DATA_LOSS_PRESENT goes with every other bit. The buffer sets:
+  //  * READ_GAP: chunks of the sequence never arrived (or were refused:
+  //    too big, or a full kDiscard buffer);
+  //  * CHUNK_CORRUPTED: a malformed chunk (bad packet header, fewer packets
+  //    than its count), whose rest was dropped;
+  //  * ORPHAN_CONTINUATION: the end of a packet whose beginning never came,
+  //    and for which no other cause is known (a producer bug, or the first
+  //    chunk of a sequence starting mid-packet);
+  //  * REASSEMBLY_GAP: a fragmented packet whose next chunk will never come;
+  //  * REASSEMBLY_BROKEN_CHAIN: a fragmented packet whose next chunk does not
+  //    continue it;
+  //  * OVERWRITE: unread data deleted to make room (kOverwrite), or a
+  //    scraped chunk deleted before its complete copy came;
+  //  * WRITER_ABORT: the writer's drop marker.
+  // Never SMB_FULL: that loss happened in the producer, whose writer marks
+  // the next packet itself (the service merges both). The first packet of a
+  // sequence carries only losses the buffer saw: nothing is assumed about
+  // what came before its first chunk (the writer's first_packet_on_sequence
+  // tells readers that).
+  uint32_t previous_packet_dropped = 0;
 };
 
 class TraceBuffer {
@@ -72,19 +106,17 @@ class TraceBuffer {
                                              OverwritePolicy policy);
   virtual ~TraceBuffer();
 
-  // Stores a copy of one chunk's payload (|payload|, |size| bytes: the chunk
-  // minus its 8-byte header) with the header values the service read.
-  // |packet_count| is the chunk header's count; |flags| its flags
-  // (SharedMemoryABI::ChunkFlags). |complete| is false for a chunk scraped
-  // while still BeingWritten: then only its first |packet_count| packets are
-  // readable and a later copy of the same (producer, writer, chunk_id) with
-  // the same |size| replaces it (chunks_rewritten). A complete chunk already
-  // stored is never replaced (abi_violations). O(size + log chunks).
-  virtual void CopyChunkUntrusted(uint32_t producer_id, int32_t producer_uid,
-                                  int32_t producer_pid, uint16_t writer_id,
-                                  uint32_t chunk_id, uint16_t packet_count,
-                                  uint8_t flags, bool complete,
-                                  const uint8_t* payload, size_t size) = 0;
+  // Stores a copy of |chunk|'s payload with its header values. For a chunk
+  // scraped while still BeingWritten (|chunk.complete| false) only its
+  // first |packet_count| packets are readable, and a later copy of the same
+  // (producer, writer, chunk_id) with the same size replaces it
+  // (chunks_rewritten). A complete chunk already stored is never replaced
+  // (abi_violations). A chunk older than the newest one stored of its
+  // sequence is taken only within 32 places of it (abi_violations
+  // otherwise: producers commit a writer's chunks in order, but for a
+  // scraped one). O(size) plus, for a chunk that is not the newest of its
+  // sequence, O(log chunks); no allocation but amortized list growth.
+  virtual void CopyChunkUntrusted(const TraceBufferChunk& chunk) = 0;
 
   // Applies |patches| (offsets from the start of the chunk payload, 4 bytes
   // each) to the stored chunk of |producer_id|/|writer_id|/|chunk_id|. All or

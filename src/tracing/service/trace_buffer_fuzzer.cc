@@ -4,8 +4,9 @@
 //
 // Invariants checked (abort on violation): no crash or sanitizer report;
 // every packet returned is non-empty and made only of bytes that could have
-// been written (its bytes are a multiset bounded by what was stored); byte
-// and chunk counters are consistent with what was fed and read.
+// been written (its bytes are a multiset bounded by what was stored); its
+// loss mask is 0 or DATA_LOSS_PRESENT with buffer causes only; byte and
+// chunk counters are consistent with what was fed and read.
 
 #include <cstddef>
 #include <cstdint>
@@ -67,7 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Check(!p.data.empty());
       Check(p.writer_id != 0);
       Check(p.producer_id < 4);
-      Check(p.producer_uid == static_cast<int32_t>(p.producer_id) + 1000);
+      // 0, or PRESENT with any of the causes the buffer can find (never
+      // SMB_FULL: that one is the producer's).
+      Check(p.previous_packet_dropped == 0 ||
+            ((p.previous_packet_dropped & 1u) && p.previous_packet_dropped < 256u));
       Check(p.data.size() <= fed_bytes + patched_bytes);
       // Every byte must exist among the bytes written or patched in.
       for (uint8_t b : p.data)
@@ -92,9 +96,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           byte_hist_written[b]++;
         fed_chunks++;
         fed_bytes += psize;
-        tb->CopyChunkUntrusted(producer, static_cast<int32_t>(producer) + 1000,
-                               7, writer, chunk_id, count, flags, op % 5 == 0,
-                               payload.data(), payload.size());
+        zt::TraceBufferChunk chunk;
+        chunk.producer_id = producer;
+        chunk.writer_id = writer;
+        chunk.chunk_id = chunk_id;
+        chunk.packet_count = count;
+        chunk.flags = flags;
+        chunk.complete = op % 5 == 0;
+        chunk.payload = payload.data();
+        chunk.size = payload.size();
+        tb->CopyChunkUntrusted(chunk);
         break;
       }
       case 2: {  // Patches.

@@ -10,10 +10,12 @@
 
 #include "src/tracing/service/trace_buffer.h"
 #include "src/tracing/service/trace_buffer_test_util.h"
+#include "zt/trace/trace_packet.pbzero.h"
 
 namespace zt {
 namespace {
 
+using Packet = protos::pbzero::TracePacket;
 using test::SimChunk;
 using test::SimWriter;
 using Policy = TraceBuffer::OverwritePolicy;
@@ -21,11 +23,15 @@ using Policy = TraceBuffer::OverwritePolicy;
 struct Commit {
   size_t writer;  // Index into the writers.
   size_t chunk;   // Index into its chunks.
+  // The chunk before it comes next (late): no read in between, as the
+  // service reads only after a flush has delivered everything committed.
+  bool late_follows = false;
 };
 
 struct Scenario {
   std::vector<SimWriter> writers;
-  std::vector<Commit> order;  // Interleaved, per writer in chunk order.
+  // Interleaved, per writer in chunk order (but for late pairs).
+  std::vector<Commit> order;
   size_t max_payload = 0;
 };
 
@@ -38,7 +44,11 @@ size_t PickSize(std::mt19937* rng) {
   return 1 + (*rng)() % (200 * 1024);
 }
 
-Scenario MakeScenario(uint32_t seed, int num_writers, int packets) {
+// With |late_chunks|, a writer's next two chunks are sometimes committed
+// the other way round (as a scraped chunk overtakes the ones its writer had
+// not committed yet).
+Scenario MakeScenario(uint32_t seed, int num_writers, int packets,
+                      bool late_chunks = false) {
   std::mt19937 rng(seed);
   Scenario sc;
   const size_t caps[] = {1012, 2036, 4084, 16376};
@@ -48,8 +58,8 @@ Scenario MakeScenario(uint32_t seed, int num_writers, int packets) {
       sizes.push_back(PickSize(&rng));
     const size_t cap = caps[rng() % 4];
     sc.max_payload = std::max(sc.max_payload, cap);
-    sc.writers.push_back(test::SimulateWriter(
-        static_cast<uint16_t>(w + 1), rng() % 1000, sizes, cap, &rng));
+    sc.writers.push_back(test::SimulateWriter(static_cast<uint16_t>(w + 1),
+                                              rng() % 1000, sizes, cap, &rng));
   }
   std::vector<size_t> next(sc.writers.size(), 0);
   for (;;) {
@@ -61,20 +71,27 @@ Scenario MakeScenario(uint32_t seed, int num_writers, int packets) {
     if (live.empty())
       break;
     const size_t w = live[rng() % live.size()];
+    if (late_chunks && next[w] + 1 < sc.writers[w].chunks.size() &&
+        rng() % 4 == 0) {
+      sc.order.push_back({w, next[w] + 1, true});
+      sc.order.push_back({w, next[w], false});
+      next[w] += 2;
+      continue;
+    }
     sc.order.push_back({w, next[w]++});
   }
   return sc;
 }
 
 struct Got {
-  size_t index;  // Packet index within its writer.
-  bool dropped_flag;
+  size_t index;      // Packet index within its writer.
+  uint32_t dropped;  // previous_packet_dropped (DataLossReason bits).
 };
 
 // Feeds the scenario, reading at random points, and maps every packet read
 // back to its writer's packet index (failing on any unknown content).
 std::map<uint16_t, std::vector<Got>> Feed(const Scenario& sc, TraceBuffer* tb,
-                                         uint32_t seed) {
+                                          uint32_t seed) {
   std::mt19937 rng(seed);
   std::map<uint16_t, std::vector<Got>> got;
   std::map<uint16_t, size_t> cursor;  // Next candidate index per writer.
@@ -100,8 +117,15 @@ std::map<uint16_t, std::vector<Got>> Feed(const Scenario& sc, TraceBuffer* tb,
   for (const Commit& cm : sc.order) {
     const SimWriter& w = sc.writers[cm.writer];
     const SimChunk& ch = w.chunks[cm.chunk];
-    tb->CopyChunkUntrusted(1, 100, 200, ch.writer, ch.id, ch.count, ch.flags,
-                           true, ch.payload.data(), ch.payload.size());
+    TraceBufferChunk copy;
+    copy.producer_id = 1;
+    copy.writer_id = ch.writer;
+    copy.chunk_id = ch.id;
+    copy.packet_count = ch.count;
+    copy.flags = ch.flags;
+    copy.payload = ch.payload.data();
+    copy.size = ch.payload.size();
+    tb->CopyChunkUntrusted(copy);
     auto it = pending_patch.find(cm.writer);
     if (it != pending_patch.end()) {
       tb->TryPatchChunkContents(1, it->second->writer, it->second->id,
@@ -110,7 +134,7 @@ std::map<uint16_t, std::vector<Got>> Feed(const Scenario& sc, TraceBuffer* tb,
     }
     if (ch.has_patch)
       pending_patch[cm.writer] = &ch;
-    if (rng() % 16 == 0)
+    if (rng() % 16 == 0 && !cm.late_follows)
       read();
   }
   for (const auto& it : pending_patch)
@@ -122,20 +146,20 @@ std::map<uint16_t, std::vector<Got>> Feed(const Scenario& sc, TraceBuffer* tb,
 
 class TraceBufferRandomTest : public ::testing::TestWithParam<uint32_t> {};
 
-TEST_P(TraceBufferRandomTest, DiscardBufferReturnsEverythingOnce) {
-  const Scenario sc = MakeScenario(GetParam(), 6, 60);
+void CheckDiscardReturnsEverythingOnce(uint32_t seed, bool late_chunks) {
+  const Scenario sc = MakeScenario(seed, 6, 60, late_chunks);
   size_t total = 0;
   for (const SimWriter& w : sc.writers)
     total += w.chunks.size() * (sc.max_payload + 24);
   auto tb = TraceBuffer::Create(total, Policy::kDiscard);
   ASSERT_TRUE(tb);
-  auto got = Feed(sc, tb.get(), GetParam() + 1);
+  auto got = Feed(sc, tb.get(), seed + 1);
   for (const SimWriter& w : sc.writers) {
     const auto& g = got[w.id];
     ASSERT_EQ(g.size(), w.packets.size()) << "writer " << w.id;
     for (size_t i = 0; i < g.size(); i++) {
       EXPECT_EQ(g[i].index, i);
-      EXPECT_FALSE(g[i].dropped_flag);
+      EXPECT_EQ(g[i].dropped, 0u);
     }
   }
   const TraceBufferStats& st = tb->stats();
@@ -144,6 +168,7 @@ TEST_P(TraceBufferRandomTest, DiscardBufferReturnsEverythingOnce) {
   EXPECT_EQ(st.trace_writer_packet_loss, 0u);
   EXPECT_EQ(st.patches_failed, 0u);
   EXPECT_EQ(st.chunks_read, st.chunks_written);
+  EXPECT_EQ(st.chunks_committed_out_of_order > 0, late_chunks);
   size_t bytes = 0;
   for (const SimWriter& w : sc.writers) {
     for (const auto& p : w.packets)
@@ -152,12 +177,12 @@ TEST_P(TraceBufferRandomTest, DiscardBufferReturnsEverythingOnce) {
   EXPECT_EQ(st.bytes_read, bytes);
 }
 
-TEST_P(TraceBufferRandomTest, OverwriteBufferKeepsNewestInOrder) {
-  const Scenario sc = MakeScenario(GetParam(), 5, 60);
+void CheckOverwriteKeepsNewestInOrder(uint32_t seed, bool late_chunks) {
+  const Scenario sc = MakeScenario(seed, 5, 60, late_chunks);
   const size_t size = 96 * 1024;
   auto tb = TraceBuffer::Create(size, Policy::kOverwrite);
   ASSERT_TRUE(tb);
-  auto got = Feed(sc, tb.get(), GetParam() + 7);
+  auto got = Feed(sc, tb.get(), seed + 7);
 
   // The newest commits whose records fit in the ring minus a wrap's waste
   // cannot have been overwritten: every packet entirely inside them must
@@ -181,9 +206,13 @@ TEST_P(TraceBufferRandomTest, OverwriteBufferKeepsNewestInOrder) {
     const auto& g = got[w.id];
     std::vector<bool> returned(w.packets.size(), false);
     for (size_t i = 0; i < g.size(); i++) {
-      const bool gap = i == 0 ? g[i].index != 0
-                              : g[i].index != g[i - 1].index + 1;
-      EXPECT_EQ(g[i].dropped_flag, gap)
+      const bool gap =
+          i == 0 ? g[i].index != 0 : g[i].index != g[i - 1].index + 1;
+      // The only loss here is the ring's: exactly OVERWRITE at each gap.
+      const uint32_t want = gap ? uint32_t{Packet::DATA_LOSS_PRESENT |
+                                           Packet::DATA_LOSS_OVERWRITE}
+                                : 0u;
+      EXPECT_EQ(g[i].dropped, want)
           << "writer " << w.id << " packet " << g[i].index;
       returned[g[i].index] = true;
     }
@@ -200,9 +229,23 @@ TEST_P(TraceBufferRandomTest, OverwriteBufferKeepsNewestInOrder) {
   }
   const TraceBufferStats& st = tb->stats();
   EXPECT_GT(st.chunks_overwritten, 0u);
+  EXPECT_EQ(st.chunks_committed_out_of_order > 0, late_chunks);
   EXPECT_EQ(st.abi_violations, 0u);
   EXPECT_EQ(st.trace_writer_packet_loss, 0u);
   EXPECT_EQ(st.chunks_discarded, 0u);
+}
+
+TEST_P(TraceBufferRandomTest, DiscardBufferReturnsEverythingOnce) {
+  CheckDiscardReturnsEverythingOnce(GetParam(), /*late_chunks=*/false);
+}
+TEST_P(TraceBufferRandomTest, DiscardBufferReturnsEverythingOnceLateChunks) {
+  CheckDiscardReturnsEverythingOnce(GetParam(), /*late_chunks=*/true);
+}
+TEST_P(TraceBufferRandomTest, OverwriteBufferKeepsNewestInOrder) {
+  CheckOverwriteKeepsNewestInOrder(GetParam(), /*late_chunks=*/false);
+}
+TEST_P(TraceBufferRandomTest, OverwriteBufferKeepsNewestInOrderLateChunks) {
+  CheckOverwriteKeepsNewestInOrder(GetParam(), /*late_chunks=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, TraceBufferRandomTest,

@@ -41,8 +41,6 @@ struct TestChunk {
   uint16_t count = 0;
   uint8_t flags = 0;
   bool complete = true;
-  int32_t uid = 1000;
-  int32_t pid = 42;
   Bytes payload;
 
   explicit TestChunk(uint32_t chunk_id) : id(chunk_id) {}
@@ -69,10 +67,19 @@ struct TestChunk {
       payload.resize(n, 0);
     return *this;
   }
-  void AddTo(TraceBuffer* tb) const {
-    tb->CopyChunkUntrusted(producer, uid, pid, writer, id, count, flags,
-                           complete, payload.data(), payload.size());
+  TraceBufferChunk ToChunk() const {
+    TraceBufferChunk c;
+    c.producer_id = producer;
+    c.writer_id = writer;
+    c.chunk_id = id;
+    c.packet_count = count;
+    c.flags = flags;
+    c.complete = complete;
+    c.payload = payload.data();
+    c.size = payload.size();
+    return c;
   }
+  void AddTo(TraceBuffer* tb) const { tb->CopyChunkUntrusted(ToChunk()); }
 };
 
 inline std::vector<TraceBufferPacket> ReadAll(TraceBuffer* tb) {

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "src/tracing/core/test_packet_headers.h"
 #include "src/tracing/service/trace_buffer_test_util.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
+#include "zt/trace/trace_packet.pbzero.h"
 
 namespace zt {
 namespace {
@@ -17,6 +19,13 @@ using test::Pattern;
 using test::ReadAll;
 using test::TestChunk;
 using Policy = TraceBuffer::OverwritePolicy;
+
+using Packet = protos::pbzero::TracePacket;
+// previous_packet_dropped values (DataLossReason bits).
+constexpr uint32_t kNone = 0;
+constexpr uint32_t kLoss = Packet::DATA_LOSS_PRESENT;
+constexpr uint32_t kOverwrite = kLoss | Packet::DATA_LOSS_OVERWRITE;
+constexpr uint32_t kCorrupted = kLoss | Packet::DATA_LOSS_CHUNK_CORRUPTED;
 
 constexpr uint8_t kFirstCont = ABI::kFirstPacketContinuesFromPrevChunk;
 constexpr uint8_t kLastCont = ABI::kLastPacketContinuesOnNextChunk;
@@ -50,8 +59,6 @@ TEST(TraceBufferTest, SingleChunkPackets) {
   TestChunk c(1);
   c.Frag(Pattern(10, 1)).Frag(Pattern(1, 2)).Frag(Pattern(300, 3));
   c.producer = 7;
-  c.uid = 1234;
-  c.pid = 99;
   c.AddTo(tb.get());
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 3u);
@@ -61,9 +68,7 @@ TEST(TraceBufferTest, SingleChunkPackets) {
   for (const auto& p : pk) {
     EXPECT_EQ(p.producer_id, 7u);
     EXPECT_EQ(p.writer_id, 1u);
-    EXPECT_EQ(p.producer_uid, 1234);
-    EXPECT_EQ(p.producer_pid, 99);
-    EXPECT_FALSE(p.previous_packet_dropped);
+    EXPECT_EQ(p.previous_packet_dropped, kNone);
   }
   EXPECT_EQ(tb->stats().bytes_read, 311u);
   EXPECT_EQ(tb->stats().chunks_read, 1u);
@@ -109,7 +114,10 @@ TEST(TraceBufferTest, PacketAcrossFourChunks) {
 
 TEST(TraceBufferTest, FragmentWaitsForNextChunk) {
   auto tb = Make(4096);
-  TestChunk(1).Frag(Pattern(3, 1)).Frag(Pattern(20, 2)).Flags(kLastCont)
+  TestChunk(1)
+      .Frag(Pattern(3, 1))
+      .Frag(Pattern(20, 2))
+      .Flags(kLastCont)
       .AddTo(tb.get());
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 1u);
@@ -123,27 +131,36 @@ TEST(TraceBufferTest, FragmentWaitsForNextChunk) {
   const Bytes tail = Pattern(30, 3);
   want.insert(want.end(), tail.begin(), tail.end());
   EXPECT_EQ(pk[0].data, want);
-  EXPECT_FALSE(pk[0].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
   EXPECT_EQ(tb->stats().readaheads_succeeded, 1u);
 }
 
 TEST(TraceBufferTest, MissingMiddleChunk) {
   auto tb = Make(4096);
-  TestChunk(1).Frag(Pattern(3, 1)).Frag(Pattern(20, 2)).Flags(kLastCont)
+  TestChunk(1)
+      .Frag(Pattern(3, 1))
+      .Frag(Pattern(20, 2))
+      .Flags(kLastCont)
       .AddTo(tb.get());
   // Chunk 2 (the middle of the packet) never arrives.
-  TestChunk(3).Frag(Pattern(30, 3)).Frag(Pattern(4, 4)).Flags(kFirstCont)
+  TestChunk(3)
+      .Frag(Pattern(30, 3))
+      .Frag(Pattern(4, 4))
+      .Flags(kFirstCont)
       .AddTo(tb.get());
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 2u);
   EXPECT_EQ(pk[0].data, Pattern(3, 1));
-  EXPECT_FALSE(pk[0].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
   EXPECT_EQ(pk[1].data, Pattern(4, 4));
-  EXPECT_TRUE(pk[1].previous_packet_dropped);
+  EXPECT_EQ(pk[1].previous_packet_dropped,
+            kLoss | Packet::DATA_LOSS_REASSEMBLY_GAP);
   EXPECT_EQ(tb->stats().trace_writer_packet_loss, 1u);
   EXPECT_EQ(tb->stats().abi_violations, 0u);
   // A late chunk 2 is stale now.
-  TestChunk(2).Frag(Pattern(5, 5)).Flags(kFirstCont | kLastCont)
+  TestChunk(2)
+      .Frag(Pattern(5, 5))
+      .Flags(kFirstCont | kLastCont)
       .AddTo(tb.get());
   EXPECT_TRUE(ReadAll(tb.get()).empty());
   EXPECT_EQ(tb->stats().chunks_discarded, 1u);
@@ -156,20 +173,24 @@ TEST(TraceBufferTest, GapBetweenWholePackets) {
   TestChunk(4).Frag(Pattern(4, 2)).AddTo(tb.get());
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 2u);
-  EXPECT_FALSE(pk[0].previous_packet_dropped);
-  EXPECT_TRUE(pk[1].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
+  EXPECT_EQ(pk[1].previous_packet_dropped, kLoss | Packet::DATA_LOSS_READ_GAP);
   EXPECT_EQ(tb->stats().trace_writer_packet_loss, 1u);
 }
 
 TEST(TraceBufferTest, ContinuationWithoutBeginning) {
   auto tb = Make(4096);
   TestChunk(1).Frag(Pattern(3, 1)).AddTo(tb.get());
-  TestChunk(2).Frag(Pattern(9, 2)).Frag(Pattern(4, 3)).Flags(kFirstCont)
+  TestChunk(2)
+      .Frag(Pattern(9, 2))
+      .Frag(Pattern(4, 3))
+      .Flags(kFirstCont)
       .AddTo(tb.get());
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 2u);
   EXPECT_EQ(pk[1].data, Pattern(4, 3));
-  EXPECT_TRUE(pk[1].previous_packet_dropped);
+  EXPECT_EQ(pk[1].previous_packet_dropped,
+            kLoss | Packet::DATA_LOSS_ORPHAN_CONTINUATION);
   EXPECT_EQ(tb->stats().abi_violations, 1u);
 }
 
@@ -180,7 +201,8 @@ TEST(TraceBufferTest, NextChunkLacksContinuationFlag) {
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 1u);
   EXPECT_EQ(pk[0].data, Pattern(7, 2));
-  EXPECT_TRUE(pk[0].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped,
+            kLoss | Packet::DATA_LOSS_REASSEMBLY_BROKEN_CHAIN);
   EXPECT_EQ(tb->stats().abi_violations, 1u);
 }
 
@@ -221,7 +243,7 @@ TEST(TraceBufferTest, PatchedSizeOfFragmentAcrossChunks) {
   const Bytes tail = Pattern(6, 2);
   want.insert(want.end(), tail.begin(), tail.end());
   EXPECT_EQ(pk[0].data, want);
-  EXPECT_FALSE(pk[0].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
 }
 
 TEST(TraceBufferTest, PatchFailures) {
@@ -278,7 +300,7 @@ TEST(TraceBufferTest, OverwriteCountsAndMarksLoss) {
   ASSERT_EQ(pk.size(), 4u);
   for (size_t i = 0; i < 4; i++) {
     EXPECT_EQ(pk[i].data, Pattern(1004, static_cast<uint32_t>(i + 3) * 7 + 1));
-    EXPECT_EQ(pk[i].previous_packet_dropped, i == 0);
+    EXPECT_EQ(pk[i].previous_packet_dropped, i == 0 ? kOverwrite : kNone);
   }
   EXPECT_EQ(st.trace_writer_packet_loss, 0u);
   // Read chunks are overwritten silently.
@@ -287,8 +309,8 @@ TEST(TraceBufferTest, OverwriteCountsAndMarksLoss) {
   EXPECT_EQ(st.chunks_overwritten, 2u);
   pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 2u);
-  EXPECT_FALSE(pk[0].previous_packet_dropped);
-  EXPECT_FALSE(pk[1].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
+  EXPECT_EQ(pk[1].previous_packet_dropped, kNone);
 }
 
 TEST(TraceBufferTest, OverwriteInsideFragmentedPacket) {
@@ -296,8 +318,12 @@ TEST(TraceBufferTest, OverwriteInsideFragmentedPacket) {
   TestChunk c1(1);
   c1.Frag(Pattern(500, 1)).Frag(Pattern(490, 2)).Flags(kLastCont);
   c1.PadTo(1008).AddTo(tb.get());  // 1 KiB record.
-  TestChunk(2).Frag(Pattern(30, 3)).Frag(Pattern(40, 4)).Flags(kFirstCont)
-      .PadTo(1008).AddTo(tb.get());
+  TestChunk(2)
+      .Frag(Pattern(30, 3))
+      .Frag(Pattern(40, 4))
+      .Flags(kFirstCont)
+      .PadTo(1008)
+      .AddTo(tb.get());
   KiBChunk(1, 2).AddTo(tb.get());
   KiBChunk(2, 2).AddTo(tb.get());
   KiBChunk(3, 2).AddTo(tb.get());  // Overwrites chunk 1 of writer 1.
@@ -307,7 +333,7 @@ TEST(TraceBufferTest, OverwriteInsideFragmentedPacket) {
   for (const auto& p : pk) {
     if (p.writer_id == 1) {
       w1.push_back(p.data);
-      EXPECT_TRUE(p.previous_packet_dropped);
+      EXPECT_EQ(p.previous_packet_dropped, kOverwrite);
     }
   }
   ASSERT_EQ(w1.size(), 1u);  // The tail of the split packet is dropped.
@@ -325,7 +351,7 @@ TEST(TraceBufferTest, DiscardWhenFull) {
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 4u);
   for (size_t i = 0; i < 4; i++)
-    EXPECT_FALSE(pk[i].previous_packet_dropped);
+    EXPECT_EQ(pk[i].previous_packet_dropped, kNone);
   // Latched: refused even though the space was read since.
   KiBChunk(6).AddTo(tb.get());
   EXPECT_EQ(tb->stats().chunks_discarded, 2u);
@@ -343,7 +369,7 @@ TEST(TraceBufferTest, DiscardReusesConsumedSpace) {
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 3u);
   EXPECT_EQ(pk[2].data, Pattern(1004, 6 * 7 + 1));
-  EXPECT_FALSE(pk[0].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
 }
 
 TEST(TraceBufferTest, ChunkBiggerThanBufferDiscarded) {
@@ -353,7 +379,7 @@ TEST(TraceBufferTest, ChunkBiggerThanBufferDiscarded) {
   TestChunk(2).Frag(Pattern(5, 2)).AddTo(tb.get());  // Not latched.
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 1u);
-  EXPECT_TRUE(pk[0].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kLoss | Packet::DATA_LOSS_READ_GAP);
   EXPECT_EQ(tb->stats().trace_writer_packet_loss, 0u);
 }
 
@@ -368,7 +394,7 @@ TEST(TraceBufferTest, WrapWritesPadding) {
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 2u);
   EXPECT_EQ(pk[0].data, Pattern(1004, 3 * 7 + 1));
-  EXPECT_TRUE(pk[0].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kOverwrite);
   EXPECT_EQ(pk[1].data, Pattern(1500, 4));
 }
 
@@ -379,7 +405,8 @@ TEST(TraceBufferTest, ScrapedThenCompleteNoDuplicates) {
   full.PadTo(200);
   TestChunk scraped = full;
   scraped.Count(2).Scraped();
-  std::fill(scraped.payload.begin() + 4 + 10 + 4 + 11, scraped.payload.end(), 0);
+  std::fill(scraped.payload.begin() + 4 + 10 + 4 + 11, scraped.payload.end(),
+            0);
   scraped.AddTo(tb.get());
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 2u);
@@ -390,7 +417,7 @@ TEST(TraceBufferTest, ScrapedThenCompleteNoDuplicates) {
   pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 1u);
   EXPECT_EQ(pk[0].data, Pattern(12, 3));
-  EXPECT_FALSE(pk[0].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
   EXPECT_EQ(tb->stats().chunks_read, 1u);
 }
 
@@ -408,16 +435,60 @@ TEST(TraceBufferTest, BadReplacementsRejected) {
   done.complete = true;
   done.AddTo(tb.get());
   EXPECT_EQ(tb->stats().chunks_rewritten, 1u);
-  done.AddTo(tb.get());  // A complete chunk is never replaced.
+  TestChunk other = done;
+  other.PadTo(120);
+  other.AddTo(tb.get());  // A complete chunk is never replaced...
   EXPECT_EQ(tb->stats().abi_violations, 2u);
+  done.Scraped().AddTo(tb.get());  // ... not even by a scraped copy.
+  EXPECT_EQ(tb->stats().abi_violations, 3u);
   EXPECT_EQ(ReadAll(tb.get()).size(), 1u);
+}
+
+// A flush copies complete chunks whose commit has not come yet; the commit
+// then brings the same chunk again. The two are one, whether the first
+// copy was read meanwhile or not: nothing returned twice, nothing counted.
+// A chunk the reader gave up for lost that comes late still counts.
+TEST(TraceBufferTest, ACompleteChunkCopiedTwiceIsOne) {
+  auto tb = Make(4096);
+  TestChunk c1(1), c2(2), c3(3);
+  c1.Frag(Pattern(5, 1)).Frag(Pattern(6, 2));
+  c2.Frag(Pattern(7, 3));
+  c3.Frag(Pattern(8, 4));
+  c1.AddTo(tb.get());
+  c2.AddTo(tb.get());
+  c1.AddTo(tb.get());  // Not read yet.
+  auto pk = ReadAll(tb.get());
+  ASSERT_EQ(pk.size(), 3u);
+  c2.AddTo(tb.get());  // Read already.
+  c3.AddTo(tb.get());
+  pk = ReadAll(tb.get());
+  ASSERT_EQ(pk.size(), 1u);
+  EXPECT_EQ(pk[0].data, Pattern(8, 4));
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
+  const TraceBufferStats& st = tb->stats();
+  EXPECT_EQ(st.chunks_discarded, 0u);
+  EXPECT_EQ(st.abi_violations, 0u);
+  EXPECT_EQ(st.chunks_written, 3u);
+  EXPECT_EQ(st.chunks_read, 3u);
+  // Chunk 4 never came: 5 is read after the gap, then 4 comes late.
+  TestChunk(5).Frag(Pattern(9, 5)).AddTo(tb.get());
+  ASSERT_EQ(ReadAll(tb.get()).size(), 1u);
+  TestChunk(4).Frag(Pattern(9, 6)).AddTo(tb.get());
+  EXPECT_TRUE(ReadAll(tb.get()).empty());
+  EXPECT_EQ(st.chunks_discarded, 1u);
 }
 
 TEST(TraceBufferTest, OutOfOrderCommits) {
   auto tb = Make(4096);
-  TestChunk(2).Frag(Pattern(6, 2)).Frag(Pattern(7, 3)).Flags(kFirstCont)
+  TestChunk(2)
+      .Frag(Pattern(6, 2))
+      .Frag(Pattern(7, 3))
+      .Flags(kFirstCont)
       .AddTo(tb.get());
-  TestChunk(1).Frag(Pattern(4, 0)).Frag(Pattern(5, 1)).Flags(kLastCont)
+  TestChunk(1)
+      .Frag(Pattern(4, 0))
+      .Frag(Pattern(5, 1))
+      .Flags(kLastCont)
       .AddTo(tb.get());
   EXPECT_EQ(tb->stats().chunks_committed_out_of_order, 1u);
   auto pk = ReadAll(tb.get());
@@ -429,7 +500,7 @@ TEST(TraceBufferTest, OutOfOrderCommits) {
   EXPECT_EQ(pk[1].data, joined);
   EXPECT_EQ(pk[2].data, Pattern(7, 3));
   for (const auto& p : pk)
-    EXPECT_FALSE(p.previous_packet_dropped);
+    EXPECT_EQ(p.previous_packet_dropped, kNone);
 }
 
 TEST(TraceBufferTest, DropMarker) {
@@ -437,13 +508,15 @@ TEST(TraceBufferTest, DropMarker) {
   TestChunk c1(1);
   c1.Frag(Pattern(5, 1)).Count(2);
   c1.payload.resize(c1.payload.size() + 4);
-  test::PutSize4(&c1.payload[c1.payload.size() - 4], ABI::kPacketSizeDropPacket);
+  test::PutSize4(&c1.payload[c1.payload.size() - 4],
+                 ABI::kPacketSizeDropPacket);
   c1.PadTo(64).AddTo(tb.get());
   TestChunk(2).Frag(Pattern(6, 2)).AddTo(tb.get());
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 2u);
-  EXPECT_FALSE(pk[0].previous_packet_dropped);
-  EXPECT_TRUE(pk[1].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
+  EXPECT_EQ(pk[1].previous_packet_dropped,
+            kLoss | Packet::DATA_LOSS_WRITER_ABORT);
   EXPECT_EQ(tb->stats().trace_writer_packet_loss, 1u);
   EXPECT_EQ(tb->stats().abi_violations, 0u);
 }
@@ -459,7 +532,8 @@ TEST(TraceBufferTest, DropMarkerInContinuation) {
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 1u);
   EXPECT_EQ(pk[0].data, Pattern(6, 3));
-  EXPECT_TRUE(pk[0].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped,
+            kLoss | Packet::DATA_LOSS_WRITER_ABORT);
   EXPECT_EQ(tb->stats().trace_writer_packet_loss, 1u);
   EXPECT_EQ(tb->stats().abi_violations, 0u);
 }
@@ -483,15 +557,198 @@ TEST(TraceBufferTest, MalformedSizesAndVarints) {
   auto pk = ReadAll(tb.get());
   ASSERT_EQ(pk.size(), 4u);
   EXPECT_EQ(pk[0].data, Pattern(5, 1));
-  EXPECT_FALSE(pk[0].previous_packet_dropped);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
   EXPECT_EQ(pk[1].data, Pattern(6, 2));
-  EXPECT_TRUE(pk[1].previous_packet_dropped);
+  EXPECT_EQ(pk[1].previous_packet_dropped, kCorrupted);
   EXPECT_EQ(pk[2].data, Pattern(7, 4));
-  EXPECT_TRUE(pk[2].previous_packet_dropped);
+  EXPECT_EQ(pk[2].previous_packet_dropped, kCorrupted);
   EXPECT_EQ(pk[3].data, Pattern(8, 5));
-  EXPECT_TRUE(pk[3].previous_packet_dropped);
+  EXPECT_EQ(pk[3].previous_packet_dropped, kCorrupted);
   EXPECT_EQ(tb->stats().abi_violations, 3u);
   EXPECT_EQ(tb->stats().chunks_read, 5u);
+}
+
+// Each header case as a chunk's last fragment, after a good one: the
+// buffer reads it as SharedMemoryABI::ParsePacketHeader says (the same
+// parser as scraping and the reference reader), and flags the next packet
+// after a rejected one.
+TEST(TraceBufferTest, EveryHeaderCase) {
+  using S = ABI::PacketHeaderStatus;
+  for (const test::PacketHeaderCase& c : test::PacketHeaderCases()) {
+    SCOPED_TRACE(c.what);
+    auto tb = Make(4096);
+    TestChunk(1).Frag(Pattern(5, 1)).Raw(c.bytes).Count(2).AddTo(tb.get());
+    TestChunk(2).Frag(Pattern(6, 2)).AddTo(tb.get());
+    auto pk = ReadAll(tb.get());
+    std::vector<Bytes> want = {Pattern(5, 1)};
+    if (c.status == S::kOk && c.size > 0) {
+      want.emplace_back(c.bytes.begin() + c.header_size,
+                        c.bytes.begin() + c.header_size + c.size);
+    }
+    want.push_back(Pattern(6, 2));
+    ASSERT_EQ(pk.size(), want.size());
+    for (size_t i = 0; i < pk.size(); i++)
+      EXPECT_EQ(pk[i].data, want[i]);
+    uint32_t want_loss = kNone;
+    if (c.status == S::kDropMarker)
+      want_loss = kLoss | Packet::DATA_LOSS_WRITER_ABORT;
+    else if (c.status != S::kOk)
+      want_loss = kCorrupted;
+    EXPECT_EQ(pk.back().previous_packet_dropped, want_loss);
+    const bool malformed = c.status != S::kOk && c.status != S::kDropMarker;
+    EXPECT_EQ(tb->stats().abi_violations, malformed ? 1u : 0u);
+    EXPECT_EQ(tb->stats().trace_writer_packet_loss,
+              c.status == S::kDropMarker ? 1u : 0u);
+    EXPECT_EQ(tb->stats().chunks_read, 2u);
+  }
+}
+
+// Causes accumulate until a packet carries them: a writer's drop marker,
+// then a chunk that never came.
+TEST(TraceBufferTest, LossCausesAccumulate) {
+  auto tb = Make(4096);
+  TestChunk c1(1);
+  c1.Frag(Pattern(5, 1)).Raw({0xFF, 0xFF, 0xFF, 0x7F}).Count(2);
+  c1.AddTo(tb.get());
+  TestChunk(3).Frag(Pattern(6, 3)).AddTo(tb.get());
+  auto pk = ReadAll(tb.get());
+  ASSERT_EQ(pk.size(), 2u);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
+  EXPECT_EQ(pk[1].previous_packet_dropped, kLoss |
+                                               Packet::DATA_LOSS_WRITER_ABORT |
+                                               Packet::DATA_LOSS_READ_GAP);
+  EXPECT_EQ(tb->stats().trace_writer_packet_loss, 2u);
+}
+
+// The first chunk of a sequence that starts with the end of a packet: the
+// beginning was lost before this buffer saw the sequence. Not a producer
+// bug, but a loss all the same.
+TEST(TraceBufferTest, SequenceStartingMidPacket) {
+  auto tb = Make(4096);
+  TestChunk(7)
+      .Frag(Pattern(9, 1))
+      .Frag(Pattern(4, 2))
+      .Flags(kFirstCont)
+      .AddTo(tb.get());
+  auto pk = ReadAll(tb.get());
+  ASSERT_EQ(pk.size(), 1u);
+  EXPECT_EQ(pk[0].data, Pattern(4, 2));
+  EXPECT_EQ(pk[0].previous_packet_dropped,
+            kLoss | Packet::DATA_LOSS_ORPHAN_CONTINUATION);
+  EXPECT_EQ(tb->stats().abi_violations, 0u);
+}
+
+// Nothing is assumed about what came before a sequence's first chunk (its
+// writer's first_packet_on_sequence says it to readers), and a new read
+// pass does not mark its first packet either. A loss the buffer saw before
+// the first read is marked: it voids the sequence's incremental state.
+TEST(TraceBufferTest, FirstPacketCarriesOnlyKnownLosses) {
+  auto tb = Make(4096);
+  KiBChunk(1, 2).AddTo(tb.get());
+  KiBChunk(2, 2).AddTo(tb.get());
+  KiBChunk(100, 1).AddTo(tb.get());  // Writer 1 starts at id 100.
+  KiBChunk(101, 1).AddTo(tb.get());
+  KiBChunk(102, 1).AddTo(tb.get());  // Overwrites writer 2's chunk 1.
+  auto pk = ReadAll(tb.get());
+  ASSERT_EQ(pk.size(), 4u);
+  for (const auto& p : pk) {
+    if (p.writer_id == 2)
+      EXPECT_EQ(p.previous_packet_dropped, kOverwrite);
+    else
+      EXPECT_EQ(p.previous_packet_dropped, kNone);
+  }
+  KiBChunk(103, 1).AddTo(tb.get());
+  pk = ReadAll(tb.get());
+  ASSERT_EQ(pk.size(), 1u);
+  EXPECT_EQ(pk[0].previous_packet_dropped, kNone);
+}
+
+// A chunk deleted unread while an older one of its sequence is still
+// stored (it arrived out of order, so it sits before it in the ring): the
+// packets before the hole stay unflagged, the one after it says OVERWRITE,
+// not READ_GAP, and the writer is not blamed.
+TEST(TraceBufferTest, OverwrittenHoleInsideASequence) {
+  auto tb = Make(4096);
+  KiBChunk(2).AddTo(tb.get());
+  KiBChunk(1).AddTo(tb.get());
+  KiBChunk(3).AddTo(tb.get());
+  KiBChunk(1, 2).AddTo(tb.get());
+  KiBChunk(2, 2).AddTo(tb.get());  // Overwrites writer 1's chunk 2.
+  EXPECT_EQ(tb->stats().chunks_overwritten, 1u);
+  auto pk = ReadAll(tb.get());
+  std::vector<uint32_t> w1;
+  for (const auto& p : pk) {
+    if (p.writer_id == 1)
+      w1.push_back(p.previous_packet_dropped);
+  }
+  EXPECT_EQ(w1, (std::vector<uint32_t>{kNone, kOverwrite}));
+  EXPECT_EQ(tb->stats().trace_writer_packet_loss, 0u);
+}
+
+// A scraped chunk stands for packets still to come: deleting it before its
+// complete copy arrives loses them, even though all it showed was read.
+TEST(TraceBufferTest, ScrapedChunkOverwrittenBeforeItsCompleteCopy) {
+  auto tb = Make(4096);
+  TestChunk scraped(1);
+  scraped.Frag(Pattern(10, 1)).PadTo(1008).Scraped();
+  scraped.AddTo(tb.get());
+  ASSERT_EQ(ReadAll(tb.get()).size(), 1u);
+  for (uint32_t id = 1; id <= 4; id++)
+    KiBChunk(id, 2).AddTo(tb.get());  // The last one overwrites it.
+  TestChunk(2).Frag(Pattern(7, 2)).AddTo(tb.get());
+  auto pk = ReadAll(tb.get());
+  std::vector<uint32_t> w1;
+  for (const auto& p : pk) {
+    if (p.writer_id == 1)
+      w1.push_back(p.previous_packet_dropped);
+  }
+  EXPECT_EQ(w1, (std::vector<uint32_t>{kOverwrite}));
+}
+
+// Chunks older than the newest stored of their sequence (a scraped chunk
+// committed ahead of those its writer had not committed yet) are stored in
+// id order and read in it, unflagged.
+TEST(TraceBufferTest, LateChunksAreReadInOrder) {
+  auto tb = Make(64 * 1024);
+  for (uint32_t id : {10u, 7u, 8u, 9u, 12u, 11u})
+    TestChunk(id).Frag(Pattern(5, id)).AddTo(tb.get());
+  EXPECT_EQ(tb->stats().chunks_committed_out_of_order, 4u);
+  auto pk = ReadAll(tb.get());
+  ASSERT_EQ(pk.size(), 6u);
+  for (uint32_t i = 0; i < 6; i++) {
+    EXPECT_EQ(pk[i].data, Pattern(5, 7 + i));
+    EXPECT_EQ(pk[i].previous_packet_dropped, kNone);
+  }
+  EXPECT_EQ(tb->stats().abi_violations, 0u);
+}
+
+// A late chunk is taken up to 32 places from the newest of its sequence,
+// and not further (nor across more than 2^31 ids), whatever the length of
+// the sequence: keeping the index sorted stays cheap for any producer.
+TEST(TraceBufferTest, LateChunksOnlyWithinReach) {
+  auto tb = Make(256 * 1024);
+  for (uint32_t id = 100; id < 132; id++)  // 32 chunks.
+    TestChunk(id).Frag(Pattern(3, id)).AddTo(tb.get());
+  TestChunk(99).Frag(Pattern(3, 99)).AddTo(tb.get());  // 32 places back.
+  EXPECT_EQ(tb->stats().abi_violations, 0u);
+  TestChunk(98).Frag(Pattern(3, 98)).AddTo(tb.get());  // 33 places back.
+  EXPECT_EQ(tb->stats().abi_violations, 1u);
+  EXPECT_EQ(tb->stats().chunks_discarded, 1u);
+  // Near the back of a long sequence is fine.
+  for (uint32_t id = 132; id < 400; id++) {
+    if (id != 390)
+      TestChunk(id).Frag(Pattern(3, id)).AddTo(tb.get());
+  }
+  TestChunk(390).Frag(Pattern(3, 390)).AddTo(tb.get());
+  // 2^31 ids away orders neither way.
+  TestChunk(100u + 0x80000000u).Frag(Pattern(3, 1)).AddTo(tb.get());
+  EXPECT_EQ(tb->stats().abi_violations, 2u);
+  auto pk = ReadAll(tb.get());
+  ASSERT_EQ(pk.size(), 400u - 99u);
+  for (uint32_t i = 0; i < pk.size(); i++) {
+    EXPECT_EQ(pk[i].data, Pattern(3, 99 + i));
+    EXPECT_EQ(pk[i].previous_packet_dropped, kNone);
+  }
 }
 
 TEST(TraceBufferTest, WriterZeroRejected) {
@@ -503,9 +760,15 @@ TEST(TraceBufferTest, WriterZeroRejected) {
 
 TEST(TraceBufferTest, ChunkIdWrapAround) {
   auto tb = Make(4096);
-  TestChunk(0xFFFFFFFFu).Frag(Pattern(5, 1)).Frag(Pattern(6, 2))
-      .Flags(kLastCont).AddTo(tb.get());
-  TestChunk(0).Frag(Pattern(7, 3)).Frag(Pattern(8, 4)).Flags(kFirstCont)
+  TestChunk(0xFFFFFFFFu)
+      .Frag(Pattern(5, 1))
+      .Frag(Pattern(6, 2))
+      .Flags(kLastCont)
+      .AddTo(tb.get());
+  TestChunk(0)
+      .Frag(Pattern(7, 3))
+      .Frag(Pattern(8, 4))
+      .Flags(kFirstCont)
       .AddTo(tb.get());
   TestChunk(1).Frag(Pattern(9, 5)).AddTo(tb.get());
   auto pk = ReadAll(tb.get());
@@ -525,7 +788,6 @@ TEST(TraceBufferTest, InterleavedSequencesKeepOrder) {
       c.Producer(producer).Writer(3);  // Same writer id, two producers.
       c.Frag(Pattern(10, producer * 100 + id));
       c.Frag(Pattern(11, producer * 100 + id + 50));
-      c.uid = static_cast<int32_t>(producer);
       c.AddTo(tb.get());
     }
     if (id == 5) {
@@ -537,12 +799,11 @@ TEST(TraceBufferTest, InterleavedSequencesKeepOrder) {
   std::map<uint32_t, uint32_t> seen;
   for (size_t i = 0; i < pk.size(); i++) {
     const uint32_t producer = pk[i].producer_id;
-    EXPECT_EQ(pk[i].producer_uid, static_cast<int32_t>(producer));
     const uint32_t n = seen[producer]++;
     const uint32_t id = 6 + n / 2;
     EXPECT_EQ(pk[i].data,
               Pattern(10 + n % 2, producer * 100 + id + (n % 2) * 50));
-    EXPECT_FALSE(pk[i].previous_packet_dropped);
+    EXPECT_EQ(pk[i].previous_packet_dropped, kNone);
   }
 }
 

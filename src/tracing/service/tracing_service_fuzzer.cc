@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "src/base/thread_task_runner.h"
+#include "src/base/test/test_task_runner.h"
 #include "zt/ext/tracing/core/tracing_service.h"
 #include "zt/protozero/proto_decoder.h"
 
@@ -39,16 +39,23 @@ class CheckingConsumer : public Consumer {
   void OnConnect() override {}
   void OnDisconnect() override {}
   void OnTracingDisabled(const std::string&) override {}
-  void OnTraceData(std::vector<ConsumerPacket> packets, bool) override {
-    for (const ConsumerPacket& p : packets) {
-      // Every packet handed out parses, and carries the service's fields.
-      protozero::ProtoDecoder d(p.data.data(), p.data.size());
+  void OnAllDataSourcesStarted() override {}
+  void OnTraceData(std::vector<uint8_t> trace, bool) override {
+    // A well-formed Trace, and every packet in it parses and carries the
+    // service's fields.
+    protozero::ProtoDecoder outer(trace.data(), trace.size());
+    for (auto packet = outer.ReadField(); packet.valid(); packet = outer.ReadField()) {
+      if (packet.id() != 1)
+        __builtin_trap();
+      protozero::ProtoDecoder d(packet.data(), packet.size());
       bool has_sequence = false;
       for (auto f = d.ReadField(); f.valid(); f = d.ReadField())
         has_sequence |= f.id() == 10;
       if (d.parse_error() || !has_sequence)
         __builtin_trap();
     }
+    if (outer.parse_error())
+      __builtin_trap();
   }
   void OnTraceStats(bool, const protos::gen::TraceStats&) override {}
 };
@@ -82,11 +89,12 @@ class Input {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zt;
-  // One runner for the whole run: the service only uses it for timeouts,
-  // which this harness never lets fire (every call is made right here).
-  static base::ThreadTaskRunner* runner = new base::ThreadTaskRunner("zt.fuzz");
+  // Everything on this thread: the service's calls to its clients run at
+  // each RunUntilIdle(); its timeouts never fire (virtual time stays put)
+  // and are dropped with the runner.
+  base::TestTaskRunner runner;
   Input in(data, size);
-  auto service = TracingService::Create(runner);
+  auto service = TracingService::Create(&runner);
   NullProducer producer;
   TracingService::ProducerOptions opt;
   opt.name = "hostile";
@@ -108,9 +116,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cfg.add_data_sources()->mutable_config()->set_name("ds");
   cfg.set_data_source_stop_timeout_ms(60 * 60 * 1000);
   consumer_endpoint->EnableTracing(cfg);
+  runner.RunUntilIdle();  // The producer hears its setup (target buffer).
 
-  uint8_t* smb = endpoint->shared_memory();
-  const size_t smb_size = endpoint->shared_memory_size();
+  uint8_t* smb = endpoint->shared_memory()->start();
+  const size_t smb_size = endpoint->shared_memory()->size();
   bool flushed = false;
   while (!in.empty()) {
     switch (in.U8() % 6) {
@@ -159,11 +168,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         break;
     }
+    runner.RunUntilIdle();
   }
   consumer_endpoint->DisableTracing();  // Scrapes BeingWritten chunks.
+  runner.RunUntilIdle();
   consumer_endpoint->ReadBuffers();
+  runner.RunUntilIdle();
   consumer_endpoint.reset();
   endpoint.reset();
+  runner.RunUntilIdle();
   service.reset();
   return 0;
 }

@@ -1,112 +1,55 @@
+// The service's control plane: producers and their data sources, consumers
+// and the lifecycle of their sessions. Calls to clients go through
+// ProducerEndpointImpl::Post / ConsumerEndpointImpl::Post (never inline), so
+// nothing below can be re-entered by a client while it runs.
+
 #include "src/tracing/service/tracing_service_impl.h"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 
-#include "src/tracing/service/service_packets.h"
-#include "src/tracing/service/trusted_fields.h"
+#include "src/base/heap_shared_memory.h"
+#include "src/tracing/service/tracing_service_endpoints.h"
+#include "zt/base/logging.h"
 
 namespace zt {
 
 using ABI = SharedMemoryABI;
 
-Producer::~Producer() = default;
-Consumer::~Consumer() = default;
-ProducerEndpoint::~ProducerEndpoint() = default;
-ConsumerEndpoint::~ConsumerEndpoint() = default;
-TracingService::~TracingService() = default;
-
 std::unique_ptr<TracingService> TracingService::Create(
-    base::TaskRunner* task_runner) {
-  return std::unique_ptr<TracingService>(new TracingServiceImpl(task_runner));
+    base::TaskRunner* task_runner,
+    std::unique_ptr<base::SharedMemory::Factory> shm_factory) {
+  if (!shm_factory)
+    shm_factory.reset(new base::HeapSharedMemory::Factory());
+  return std::unique_ptr<TracingService>(
+      new TracingServiceImpl(task_runner, std::move(shm_factory)));
 }
 
-// --- Endpoints: thin forwarders that remember who they are. ---
+TracingServiceImpl::Session::~Session() {
+  if (fd >= 0)
+    close(fd);
+}
 
-class TracingServiceImpl::ProducerEndpointImpl : public ProducerEndpoint {
- public:
-  ProducerEndpointImpl(TracingServiceImpl* service, uint32_t id)
-      : service_(service), id_(id) {}
-  ~ProducerEndpointImpl() override { service_->DisconnectProducer(id_); }
-
-  void RegisterDataSource(
-      const protos::gen::DataSourceDescriptor& descriptor) override {
-    service_->RegisterDataSource(id_, descriptor);
+TracingServiceImpl::DataSourceInstance* TracingServiceImpl::Session::FindInstance(
+    DataSourceInstanceId instance_id) {
+  for (DataSourceInstance& inst : instances) {
+    if (inst.id == instance_id)
+      return &inst;
   }
-  void UnregisterDataSource(const std::string& name) override {
-    service_->UnregisterDataSource(id_, name);
-  }
-  void CommitData(const zt::CommitData& data) override {
-    service_->CommitData(id_, data);
-  }
-  void NotifyDataSourceStarted(DataSourceInstanceId) override {}
-  void NotifyDataSourceStopped(DataSourceInstanceId id) override {
-    service_->NotifyDataSourceStopped(id_, id);
-  }
-  void NotifyFlushComplete(FlushRequestId id) override {
-    service_->NotifyFlushComplete(id_, id);
-  }
-  void RegisterTraceWriter(uint32_t writer_id, uint32_t target_buffer) override {
-    service_->RegisterTraceWriter(id_, writer_id, target_buffer);
-  }
-  void UnregisterTraceWriter(uint32_t writer_id) override {
-    service_->UnregisterTraceWriter(id_, writer_id);
-  }
-  uint8_t* shared_memory() const override { return state()->smb.get(); }
-  size_t shared_memory_size() const override { return state()->smb_size; }
-  size_t shared_memory_page_size() const override { return state()->page_size; }
-  uint32_t producer_id() const override { return id_; }
+  return nullptr;
+}
 
- private:
-  ProducerState* state() const { return service_->producers_.at(id_).get(); }
-
-  TracingServiceImpl* const service_;
-  const uint32_t id_;
-};
-
-class TracingServiceImpl::ConsumerEndpointImpl : public ConsumerEndpoint {
- public:
-  ConsumerEndpointImpl(TracingServiceImpl* service, Consumer* consumer,
-                       int32_t uid)
-      : service_(service), consumer_(consumer), uid_(uid) {}
-  ~ConsumerEndpointImpl() override { service_->DisconnectConsumer(this); }
-
-  void EnableTracing(const protos::gen::TraceConfig& config, int fd) override {
-    service_->EnableTracing(this, config, fd);
-  }
-  void StartTracing() override { service_->StartTracing(this); }
-  void DisableTracing() override { service_->DisableTracing(this); }
-  void Flush(uint32_t timeout_ms, std::function<void(bool)> done) override {
-    service_->Flush(this, timeout_ms, std::move(done));
-  }
-  void ReadBuffers() override { service_->ReadBuffers(this); }
-  void FreeBuffers() override { service_->FreeBuffers(this); }
-  void GetTraceStats() override { service_->GetTraceStats(this); }
-
-  Consumer* consumer() const { return consumer_; }
-  int32_t uid() const { return uid_; }
-  uint64_t session_id = 0;
-
- private:
-  TracingServiceImpl* const service_;
-  Consumer* const consumer_;
-  const int32_t uid_;
-};
-
-// --- Service ---
-
-TracingServiceImpl::TracingServiceImpl(base::TaskRunner* task_runner)
+TracingServiceImpl::TracingServiceImpl(
+    base::TaskRunner* task_runner,
+    std::unique_ptr<base::SharedMemory::Factory> shm_factory)
     : task_runner_(task_runner),
-      service_uid_(static_cast<int32_t>(getuid())),
-      alive_(std::make_shared<TracingServiceImpl*>(this)) {}
+      shm_factory_(std::move(shm_factory)),
+      service_uid_(static_cast<int32_t>(getuid())) {}
 
-TracingServiceImpl::~TracingServiceImpl() { *alive_ = nullptr; }
+TracingServiceImpl::~TracingServiceImpl() = default;
 
 TracingService::ShmGeometry TracingService::ComputeShmGeometry(
     size_t size_hint, size_t page_size_hint) {
@@ -123,96 +66,77 @@ TracingService::ShmGeometry TracingService::ComputeShmGeometry(
   return g;
 }
 
+// --- Producers and data sources ---
+
 std::unique_ptr<ProducerEndpoint> TracingServiceImpl::ConnectProducer(
     Producer* producer, const ProducerOptions& options) {
   auto state = std::make_unique<ProducerState>();
   state->id = next_producer_id_++;
-  state->client = producer;
   state->options = options;
   const ShmGeometry geometry = ComputeShmGeometry(
       options.shm_size_hint_bytes, options.shm_page_size_hint_bytes);
-  size_t page = geometry.page_size;
-  size_t size = geometry.size;
   if (options.provided_shm) {
-    // The producer sized it from the same hints (ComputeShmGeometry).
-    // The ABI's atomics need alignment; a misaligned buffer would corrupt
-    // every trace written through it.
-    if (reinterpret_cast<uintptr_t>(options.provided_shm.get()) % 4096 != 0) {
-      fprintf(stderr, "zt: provided shared memory buffer is not 4 KiB-aligned\n");
-      abort();
+    // The producer sized it from the same hints (ComputeShmGeometry). The
+    // ABI's atomics need alignment; both sides must agree on the layout.
+    const base::SharedMemory& shm = *options.provided_shm;
+    if (reinterpret_cast<uintptr_t>(shm.start()) % 4096 != 0 ||
+        shm.size() != geometry.size) {
+      ZT_ELOG("producer \"%s\" refused: its shared memory buffer (%zu bytes) "
+              "is misaligned or not the %zu bytes its hints ask for",
+              options.name.c_str(), shm.size(), geometry.size);
+      return nullptr;
     }
     state->smb = options.provided_shm;
   } else {
-    void* memory = aligned_alloc(4096, size);
-    if (!memory) {  // Out of memory: fall back to the smallest valid SMB.
-      size = 2 * page;
-      memory = aligned_alloc(4096, size);
-      if (!memory) {
-        fprintf(stderr, "zt: cannot allocate a %zu-byte shared memory buffer\n", size);
-        abort();
+    state->smb = shm_factory_->CreateSharedMemory(geometry.size);
+    if (!state->smb) {  // Out of memory: the smallest valid SMB, then none.
+      state->smb = shm_factory_->CreateSharedMemory(2 * geometry.page_size);
+      if (!state->smb) {
+        ZT_ELOG("producer \"%s\" refused: no shared memory buffer could be made",
+                options.name.c_str());
+        return nullptr;
       }
     }
-    state->smb = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(memory), &free);
-    memset(state->smb.get(), 0, size);
   }
-  state->smb_size = size;
-  state->page_size = page;
-  state->abi.Initialize(state->smb.get(), size, page);
+  state->page_size = geometry.page_size;
+  // The producer's arbiter sees the same size (ProducerEndpoint).
+  state->abi.Initialize(state->smb->start(), state->smb->size(), geometry.page_size);
   const uint32_t id = state->id;
+  auto endpoint = std::make_unique<ProducerEndpointImpl>(this, producer, id);
+  state->endpoint = endpoint.get();
+  producer_identities_[id] = {options.uid, options.pid};
   producers_[id] = std::move(state);
   producers_seen_++;
-  auto endpoint = std::make_unique<ProducerEndpointImpl>(this, id);
-  producer->OnConnect();
-  producer->OnTracingSetup();
+  endpoint->Post([](Producer* p) {
+    p->OnConnect();
+    p->OnTracingSetup();
+  });
   return endpoint;
 }
 
 void TracingServiceImpl::DisconnectProducer(uint32_t producer_id) {
-  auto it = producers_.find(producer_id);
-  if (it == producers_.end())
+  if (!producers_.count(producer_id))
     return;
-  // Its instances count as stopped; pending flushes stop waiting for it.
-  // What it still held in chunks being written is taken first. Callbacks
-  // below may end sessions: each is looked up again by id.
-  std::vector<uint64_t> session_ids;
-  for (auto& entry : sessions_)
-    session_ids.push_back(entry.first);
-  for (uint64_t session_id : session_ids) {
-    auto found = sessions_.find(session_id);
-    if (found == sessions_.end())
-      continue;
-    Session* s = found->second.get();
-    if (!s->disabled)
+  // What it still held in chunks being written is taken first; its
+  // instances count as stopped and pending flushes stop waiting for it.
+  for (auto& entry : sessions_) {
+    Session* s = entry.second.get();
+    if (s->state != SessionState::kStopped)
       ScrapeSharedMemoryBuffers(s);
     for (DataSourceInstance& inst : s->instances) {
-      if (inst.producer_id == producer_id && !inst.stopped) {
-        inst.stopped = true;
-        if (s->stopping && inst.will_notify_on_stop && s->pending_stop_acks)
-          s->pending_stop_acks--;
-      }
+      if (inst.producer_id == producer_id)
+        OnInstanceStopped(s, &inst);
     }
     std::vector<FlushRequestId> answered;
     for (auto& f : s->flushes) {
-      f.second.producers.erase(producer_id);
-      if (f.second.producers.empty())
+      if (f.second.producers.erase(producer_id) && f.second.producers.empty())
         answered.push_back(f.first);
     }
     for (FlushRequestId f : answered)
-      CompleteFlush(session_id, f, true);
-    found = sessions_.find(session_id);
-    if (found != sessions_.end() && found->second->stopping &&
-        !found->second->sending_stops && found->second->pending_stop_acks == 0 &&
-        !found->second->disabled) {
-      FinishDisable(session_id);
-    }
+      CompleteFlush(s->id, f, true);
   }
   producers_.erase(producer_id);
-  for (auto seq = sequence_ids_.begin(); seq != sequence_ids_.end();) {
-    if (seq->first.first == producer_id)
-      seq = sequence_ids_.erase(seq);
-    else
-      ++seq;
-  }
+  PruneGoneProducers();
 }
 
 void TracingServiceImpl::RegisterDataSource(
@@ -226,40 +150,17 @@ void TracingServiceImpl::RegisterDataSource(
   if (known)
     return;  // Registered again: the descriptor is updated, nothing else.
   data_sources_seen_++;
-  // Sessions already running pick up a matching data source now. Producer
-  // callbacks may re-enter the service: sessions are looked up by id.
-  std::vector<uint64_t> session_ids;
-  for (auto& entry : sessions_)
-    session_ids.push_back(entry.first);
-  for (uint64_t session_id : session_ids) {
-    auto found = sessions_.find(session_id);
-    if (found == sessions_.end() || found->second->disabled ||
-        found->second->stopping) {
+  // Sessions already set up or running pick up a matching data source now.
+  for (auto& entry : sessions_) {
+    Session* s = entry.second.get();
+    if (s->stopping_or_stopped())
       continue;
-    }
-    const protos::gen::TraceConfig config = found->second->config;
-    for (const auto& cfg_ds : config.data_sources()) {
+    for (const auto& cfg_ds : s->config.data_sources()) {
       if (cfg_ds.config().name() != descriptor.name())
         continue;
-      found = sessions_.find(session_id);
-      auto p = producers_.find(producer_id);
-      if (found == sessions_.end() || p == producers_.end())
-        break;
-      const DataSourceInstanceId id =
-          SetUpInstance(found->second.get(), p->second.get(), cfg_ds);
-      found = sessions_.find(session_id);
-      p = producers_.find(producer_id);
-      if (!id || found == sessions_.end() || p == producers_.end() ||
-          !found->second->started) {
-        continue;
-      }
-      for (const DataSourceInstance& inst : found->second->instances) {
-        if (inst.id == id) {
-          const protos::gen::DataSourceConfig ds_config = inst.config;
-          p->second->client->StartDataSource(id, ds_config);
-          break;
-        }
-      }
+      DataSourceInstance* inst = SetUpInstance(s, producer, cfg_ds);
+      if (inst && s->state == SessionState::kStarted)
+        StartInstance(s, inst);
     }
   }
 }
@@ -270,56 +171,104 @@ void TracingServiceImpl::UnregisterDataSource(uint32_t producer_id,
   if (it == producers_.end() || !it->second->data_sources.erase(name))
     return;
   // Its instances are gone with it: a stop no longer waits for them.
-  std::vector<uint64_t> to_finish;
   for (auto& entry : sessions_) {
-    Session* s = entry.second.get();
-    for (DataSourceInstance& inst : s->instances) {
-      if (inst.producer_id != producer_id || inst.name != name || inst.stopped)
-        continue;
-      inst.stopped = true;
-      if (s->stopping && inst.will_notify_on_stop && s->pending_stop_acks &&
-          --s->pending_stop_acks == 0 && !s->sending_stops) {
-        to_finish.push_back(s->id);
-      }
+    for (DataSourceInstance& inst : entry.second->instances) {
+      if (inst.producer_id == producer_id && inst.name == name)
+        OnInstanceStopped(entry.second.get(), &inst);
     }
   }
-  for (uint64_t session_id : to_finish)
-    FinishDisable(session_id);
 }
 
-DataSourceInstanceId TracingServiceImpl::SetUpInstance(
+TracingServiceImpl::DataSourceInstance* TracingServiceImpl::SetUpInstance(
     Session* session, ProducerState* producer,
     const protos::gen::TraceConfig_DataSource& cfg_ds) {
   const std::string& name = cfg_ds.config().name();
   auto ds = producer->data_sources.find(name);
   if (ds == producer->data_sources.end())
-    return 0;
+    return nullptr;
   const auto& filter = cfg_ds.producer_name_filter();
   if (!filter.empty() && std::find(filter.begin(), filter.end(),
                                    producer->options.name) == filter.end()) {
-    return 0;
+    return nullptr;
   }
   const uint32_t index = cfg_ds.config().target_buffer();
   if (index >= session->buffer_ids.size())
-    return 0;  // Checked at EnableTracing; kept for late registrations.
+    return nullptr;  // Checked at EnableTracing; kept for late registrations.
   DataSourceInstance inst;
   inst.id = next_instance_id_++;
   inst.producer_id = producer->id;
   inst.name = name;
   inst.config = cfg_ds.config();
   inst.config.set_target_buffer(session->buffer_ids[index]);
+  inst.config.set_tracing_session_id(session->id);
+  inst.will_notify_on_start = ds->second.will_notify_on_start();
   inst.will_notify_on_stop = ds->second.will_notify_on_stop();
   producer->allowed_buffers.insert(session->buffer_ids[index]);
   session->instances.push_back(inst);
-  // The last use of |session|: the callback may re-enter the service.
-  producer->client->SetupDataSource(inst.id, inst.config);
-  return inst.id;
+  producer->endpoint->Post(
+      [id = inst.id, config = inst.config](Producer* p) { p->SetupDataSource(id, config); });
+  return &session->instances.back();
 }
+
+void TracingServiceImpl::StartInstance(Session* session,
+                                       DataSourceInstance* inst) {
+  auto p = producers_.find(inst->producer_id);
+  if (inst->state != InstanceState::kSetUp || p == producers_.end())
+    return;
+  inst->state = inst->will_notify_on_start ? InstanceState::kStarting
+                                           : InstanceState::kStarted;
+  p->second->endpoint->Post([id = inst->id, config = inst->config](Producer* pr) {
+    pr->StartDataSource(id, config);
+  });
+  if (inst->state != InstanceState::kStarting)
+    return;
+  // A producer that never acknowledges must not hold the session's start
+  // back for ever: after the timeout the instance counts as started.
+  const uint64_t session_id = session->id;
+  const DataSourceInstanceId instance_id = inst->id;
+  PostDelayedIfAlive(kStartTimeoutMs, [session_id, instance_id](TracingServiceImpl* self) {
+    Session* s = self->SessionById(session_id);
+    DataSourceInstance* i = s ? s->FindInstance(instance_id) : nullptr;
+    if (!i || i->state != InstanceState::kStarting)
+      return;
+    ZT_WLOG("data source \"%s\" did not acknowledge its start within %u ms",
+            i->name.c_str(), kStartTimeoutMs);
+    i->state = InstanceState::kStarted;
+    self->MaybeNotifyAllStarted(s);
+  });
+}
+
+void TracingServiceImpl::NotifyDataSourceStarted(uint32_t producer_id,
+                                                 DataSourceInstanceId id) {
+  for (auto& entry : sessions_) {
+    DataSourceInstance* inst = entry.second->FindInstance(id);
+    if (!inst || inst->producer_id != producer_id)
+      continue;
+    if (inst->state == InstanceState::kStarting) {
+      inst->state = InstanceState::kStarted;
+      MaybeNotifyAllStarted(entry.second.get());
+    }
+    return;
+  }
+}
+
+void TracingServiceImpl::NotifyDataSourceStopped(uint32_t producer_id,
+                                                 DataSourceInstanceId id) {
+  for (auto& entry : sessions_) {
+    DataSourceInstance* inst = entry.second->FindInstance(id);
+    if (inst && inst->producer_id == producer_id) {
+      OnInstanceStopped(entry.second.get(), inst);
+      return;
+    }
+  }
+}
+
+// --- Consumers and sessions ---
 
 std::unique_ptr<ConsumerEndpoint> TracingServiceImpl::ConnectConsumer(
     Consumer* consumer, int32_t uid) {
   auto endpoint = std::make_unique<ConsumerEndpointImpl>(this, consumer, uid);
-  consumer->OnConnect();
+  endpoint->Post([](Consumer* c) { c->OnConnect(); });
   return endpoint;
 }
 
@@ -329,7 +278,11 @@ void TracingServiceImpl::DisconnectConsumer(ConsumerEndpointImpl* consumer) {
 
 TracingServiceImpl::Session* TracingServiceImpl::SessionOf(
     ConsumerEndpointImpl* consumer) {
-  auto it = sessions_.find(consumer->session_id);
+  return consumer->session_id ? SessionById(consumer->session_id) : nullptr;
+}
+
+TracingServiceImpl::Session* TracingServiceImpl::SessionById(uint64_t session_id) {
+  auto it = sessions_.find(session_id);
   return it == sessions_.end() ? nullptr : it->second.get();
 }
 
@@ -344,71 +297,68 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
         close(fd);
     }
   } fd_owner{fd};
-  if (config.write_into_file() && fd < 0) {
-    consumer->consumer()->OnTracingDisabled(
-        "EnableTracing: write_into_file is set but no file was given");
-    return;
-  }
-  if (SessionOf(consumer)) {
-    consumer->consumer()->OnTracingDisabled(
-        "EnableTracing: this consumer already has a session");
-    return;
-  }
-  if (config.buffers().empty()) {
-    consumer->consumer()->OnTracingDisabled("EnableTracing: no buffers in the config");
-    return;
-  }
+  auto refuse = [consumer](std::string error) {
+    consumer->Post([error = std::move(error)](Consumer* c) { c->OnTracingDisabled(error); });
+  };
+  if (config.write_into_file() && fd < 0)
+    return refuse("EnableTracing: write_into_file is set but no file was given");
+  if (SessionOf(consumer))
+    return refuse("EnableTracing: this consumer already has a session");
+  if (config.buffers().empty())
+    return refuse("EnableTracing: no buffers in the config");
   for (const auto& ds : config.data_sources()) {
     if (ds.config().target_buffer() >= config.buffers().size()) {
-      consumer->consumer()->OnTracingDisabled(
-          "EnableTracing: data source \"" + ds.config().name() +
-          "\" targets buffer " + std::to_string(ds.config().target_buffer()) +
-          " but the config has " + std::to_string(config.buffers().size()));
-      return;
+      return refuse("EnableTracing: data source \"" + ds.config().name() +
+                    "\" targets buffer " +
+                    std::to_string(ds.config().target_buffer()) +
+                    " but the config has " +
+                    std::to_string(config.buffers().size()));
+    }
+  }
+  if (!config.unique_session_name().empty()) {
+    for (const auto& entry : sessions_) {
+      if (entry.second->config.unique_session_name() == config.unique_session_name()) {
+        return refuse("EnableTracing: a session named \"" +
+                      config.unique_session_name() + "\" already exists");
+      }
     }
   }
   auto session = std::make_unique<Session>();
   session->id = next_session_id_++;
   session->consumer = consumer;
   session->config = config;
+  session->service_packets.reset(new SessionServicePackets(config, service_uid_));
+  std::vector<std::unique_ptr<TraceBuffer>> buffers;
   for (const auto& buffer_cfg : config.buffers()) {
     const auto policy =
         buffer_cfg.fill_policy() ==
                 protos::gen::TraceConfig_BufferConfig_FillPolicy_DISCARD
             ? TraceBuffer::OverwritePolicy::kDiscard
             : TraceBuffer::OverwritePolicy::kOverwrite;
-    std::unique_ptr<TraceBuffer> buffer;
-    try {
-      buffer = TraceBuffer::Create(
-          static_cast<size_t>(std::max<uint32_t>(buffer_cfg.size_kb(), 4)) * 1024,
-          policy);
-    } catch (const std::bad_alloc&) {
-      // A consumer asking for more than the machine has: refused below.
-    }
+    // Null when the size is impossible or the memory is not there (the
+    // ring is allocated with nothrow): refused, with the reason.
+    std::unique_ptr<TraceBuffer> buffer = TraceBuffer::Create(
+        static_cast<size_t>(std::max<uint32_t>(buffer_cfg.size_kb(), 4)) * 1024,
+        policy);
     if (!buffer) {
-      for (uint32_t id : session->buffer_ids) {
-        buffers_.erase(id);
-        buffer_owner_.erase(id);
-      }
-      consumer->consumer()->OnTracingDisabled(
-          "EnableTracing: cannot allocate a buffer of " +
-          std::to_string(buffer_cfg.size_kb()) + " KiB");
-      return;
+      return refuse("EnableTracing: cannot allocate a buffer of " +
+                    std::to_string(buffer_cfg.size_kb()) + " KiB");
     }
-    const uint32_t id = next_buffer_id_++;
-    buffers_[id] = std::move(buffer);
-    buffer_owner_[id] = session->id;
-    session->buffer_ids.push_back(id);
+    buffers.push_back(std::move(buffer));
   }
   Session* s = session.get();
+  for (auto& buffer : buffers) {
+    const uint32_t id = next_buffer_id_++;
+    buffers_[id] = std::move(buffer);
+    buffer_owner_[id] = s->id;
+    s->buffer_ids.push_back(id);
+  }
   if (config.write_into_file()) {
     s->fd = fd_owner.fd;
     fd_owner.fd = -1;
   }
   consumer->session_id = s->id;
   sessions_[s->id] = std::move(session);
-  if (s->fd >= 0)
-    SchedulePeriodicWrite(s);
   if (config.flush_period_ms() > 0)
     SchedulePeriodic(s->id, config.flush_period_ms(), &TracingServiceImpl::PeriodicFlush);
   if (config.has_incremental_state_config() &&
@@ -416,201 +366,220 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
     SchedulePeriodic(s->id, config.incremental_state_config().clear_period_ms(),
                      &TracingServiceImpl::PeriodicClearIncrementalState);
   }
-  const uint64_t session_id = s->id;
-  std::vector<uint32_t> producer_ids;
-  for (auto& p : producers_)
-    producer_ids.push_back(p.first);
   for (const auto& cfg_ds : config.data_sources()) {
-    for (uint32_t producer_id : producer_ids) {
-      auto found = sessions_.find(session_id);
-      auto p = producers_.find(producer_id);
-      if (found == sessions_.end())
-        return;  // Freed by a producer callback.
-      if (p != producers_.end())
-        SetUpInstance(found->second.get(), p->second.get(), cfg_ds);
-    }
+    for (auto& p : producers_)
+      SetUpInstance(s, p.second.get(), cfg_ds);
   }
-  if (!config.deferred_start() && sessions_.count(session_id))
-    StartTracing(consumer);
+  if (!config.deferred_start())
+    StartSession(s);
 }
 
 void TracingServiceImpl::StartTracing(ConsumerEndpointImpl* consumer) {
   Session* s = SessionOf(consumer);
-  if (!s || s->started || s->stopping)
-    return;
-  s->started = true;
-  const protos::gen::TraceConfig& config = s->config;
-  if (config.duration_ms() > 0) {
+  if (s && s->state == SessionState::kConfigured)
+    StartSession(s);
+}
+
+void TracingServiceImpl::StartSession(Session* s) {
+  s->state = SessionState::kStarted;
+  s->service_packets->OnStarted();
+  // The periodic task (clock snapshot, sync marker, stats): now, then
+  // every snapshot interval.
+  PeriodicSnapshot(s);
+  SchedulePeriodic(s->id, s->service_packets->snapshot_interval_ms(),
+                   &TracingServiceImpl::PeriodicSnapshot);
+  // The file is written from the start on (not before: with deferred_start
+  // it would begin without the start's clock snapshot and events).
+  if (s->fd >= 0)
+    SchedulePeriodicWrite(s);
+  if (s->config.duration_ms() > 0) {
     const uint64_t session_id = s->id;
-    PostDelayedIfAlive(config.duration_ms(), [session_id](TracingServiceImpl* self) {
-      auto it = self->sessions_.find(session_id);
-      if (it != self->sessions_.end())
-        self->DisableTracing(it->second->consumer);
+    PostDelayedIfAlive(s->config.duration_ms(), [session_id](TracingServiceImpl* self) {
+      if (Session* session = self->SessionById(session_id))
+        self->FlushAndStopSession(session);
     });
   }
-  // Callbacks may re-enter: copy what they need first.
-  std::vector<std::pair<uint32_t, DataSourceInstance>> to_start;
-  for (const DataSourceInstance& inst : s->instances)
-    to_start.emplace_back(inst.producer_id, inst);
-  for (const auto& entry : to_start) {
-    auto p = producers_.find(entry.first);
-    if (p != producers_.end())
-      p->second->client->StartDataSource(entry.second.id, entry.second.config);
-  }
+  for (DataSourceInstance& inst : s->instances)
+    StartInstance(s, &inst);
+  MaybeNotifyAllStarted(s);
 }
 
-void TracingServiceImpl::SchedulePeriodic(uint64_t session_id,
-                                          uint32_t period_ms,
-                                          void (TracingServiceImpl::*task)(Session*)) {
-  period_ms = std::max<uint32_t>(period_ms, 10);
-  PostDelayedIfAlive(period_ms, [session_id, period_ms, task](TracingServiceImpl* self) {
-    auto it = self->sessions_.find(session_id);
-    if (it == self->sessions_.end() || it->second->disabled ||
-        it->second->stopping) {
-      return;  // The session ended: so does the period.
-    }
-    (self->*task)(it->second.get());
-    self->SchedulePeriodic(session_id, period_ms, task);
-  });
-}
-
-void TracingServiceImpl::PostDelayedIfAlive(
-    uint32_t delay_ms, std::function<void(TracingServiceImpl*)> task) {
-  std::weak_ptr<TracingServiceImpl*> weak = alive_;
-  task_runner_->PostDelayedTask(
-      [weak, task = std::move(task)] {
-        auto alive = weak.lock();
-        if (alive && *alive)
-          task(*alive);
-      },
-      delay_ms);
-}
-
-void TracingServiceImpl::PeriodicFlush(Session* s) {
-  if (s->started)
-    Flush(s->consumer, 0, nullptr);
-}
-
-void TracingServiceImpl::PeriodicClearIncrementalState(Session* s) {
-  if (!s->started)
+void TracingServiceImpl::MaybeNotifyAllStarted(Session* s) {
+  if (s->state != SessionState::kStarted || s->all_started_notified)
     return;
-  std::map<uint32_t, std::vector<DataSourceInstanceId>> by_producer;
   for (const DataSourceInstance& inst : s->instances) {
-    if (!inst.stopped)
-      by_producer[inst.producer_id].push_back(inst.id);
+    if (inst.state != InstanceState::kStarted && inst.state != InstanceState::kStopped)
+      return;
   }
-  for (const auto& p : by_producer) {
-    auto it = producers_.find(p.first);
-    if (it != producers_.end())
-      it->second->client->ClearIncrementalState(p.second);
-  }
+  s->all_started_notified = true;
+  s->service_packets->OnAllDataSourcesStarted();
+  if (s->consumer)
+    s->consumer->Post([](Consumer* c) { c->OnAllDataSourcesStarted(); });
 }
-
 
 void TracingServiceImpl::DisableTracing(ConsumerEndpointImpl* consumer) {
-  Session* s = SessionOf(consumer);
-  if (!s || s->stopping || s->disabled)
+  if (Session* s = SessionOf(consumer))
+    StopSession(s);
+}
+
+void TracingServiceImpl::StopSession(Session* s) {
+  if (s->stopping_or_stopped())
     return;
-  s->stopping = true;
-  s->pending_stop_acks = 0;
-  // Count every ack first and only then send the stops: an ack may come
-  // back while they are being sent, and must not end the session before
-  // every data source was told to stop.
-  std::vector<std::pair<uint32_t, DataSourceInstanceId>> to_stop;
+  s->state = SessionState::kStopping;
+  bool waiting = false;
   for (DataSourceInstance& inst : s->instances) {
-    if (!producers_.count(inst.producer_id) || inst.stopped)
+    auto p = producers_.find(inst.producer_id);
+    if (inst.state == InstanceState::kStopped || p == producers_.end()) {
+      inst.state = InstanceState::kStopped;
       continue;
-    if (inst.will_notify_on_stop)
-      s->pending_stop_acks++;
-    else
-      inst.stopped = true;
-    to_stop.emplace_back(inst.producer_id, inst.id);
+    }
+    p->second->endpoint->Post([id = inst.id](Producer* pr) { pr->StopDataSource(id); });
+    if (inst.will_notify_on_stop) {
+      inst.state = InstanceState::kStopping;
+      waiting = true;
+    } else {
+      inst.state = InstanceState::kStopped;
+    }
   }
-  const uint64_t session_id = s->id;
-  s->sending_stops = true;
-  for (const auto& entry : to_stop) {
-    auto p = producers_.find(entry.first);
-    if (p != producers_.end())
-      p->second->client->StopDataSource(entry.second);
-  }
-  auto found = sessions_.find(session_id);
-  if (found == sessions_.end())
-    return;  // Freed by a callback.
-  s = found->second.get();
-  s->sending_stops = false;
-  if (s->pending_stop_acks == 0) {
-    FinishDisable(session_id);
+  if (!waiting) {
+    FinishStop(s);
     return;
   }
   const uint32_t timeout = s->config.data_source_stop_timeout_ms()
                                ? s->config.data_source_stop_timeout_ms()
                                : kDefaultStopTimeoutMs;
-  PostDelayedIfAlive(timeout, [session_id](TracingServiceImpl* self) {
-    self->FinishDisable(session_id);
+  const uint64_t session_id = s->id;
+  PostDelayedIfAlive(timeout, [session_id, timeout](TracingServiceImpl* self) {
+    Session* session = self->SessionById(session_id);
+    if (!session || session->state != SessionState::kStopping)
+      return;
+    for (DataSourceInstance& inst : session->instances) {
+      if (inst.state == InstanceState::kStopping) {
+        ZT_WLOG("data source \"%s\" did not acknowledge its stop within %u ms",
+                inst.name.c_str(), timeout);
+        inst.state = InstanceState::kStopped;
+      }
+    }
+    self->FinishStop(session);
   });
 }
 
-void TracingServiceImpl::NotifyDataSourceStopped(uint32_t producer_id,
-                                                 DataSourceInstanceId id) {
-  for (auto& entry : sessions_) {
-    Session* s = entry.second.get();
-    for (DataSourceInstance& inst : s->instances) {
-      if (inst.id != id || inst.producer_id != producer_id || inst.stopped)
-        continue;
-      inst.stopped = true;
-      if (s->stopping && inst.will_notify_on_stop && s->pending_stop_acks &&
-          --s->pending_stop_acks == 0 && !s->sending_stops) {
-        FinishDisable(s->id);
-      }
+void TracingServiceImpl::OnInstanceStopped(Session* s, DataSourceInstance* inst) {
+  if (inst->state == InstanceState::kStopped)
+    return;
+  inst->state = InstanceState::kStopped;
+  if (s->state == SessionState::kStarted) {
+    MaybeNotifyAllStarted(s);  // It may have been the one not started yet.
+    return;
+  }
+  if (s->state != SessionState::kStopping)
+    return;
+  for (const DataSourceInstance& other : s->instances) {
+    if (other.state == InstanceState::kStopping)
       return;
-    }
+  }
+  FinishStop(s);
+}
+
+void TracingServiceImpl::FinishStop(Session* s) {
+  if (s->state == SessionState::kStopped)
+    return;
+  ScrapeSharedMemoryBuffers(s);
+  s->state = SessionState::kStopped;
+  // Flushes still pending end here, unsuccessful: nothing about them may
+  // follow the stop (their events, their counts, the consumer's answer).
+  std::map<FlushRequestId, PendingFlush> pending;
+  pending.swap(s->flushes);
+  for (auto& f : pending) {
+    s->flushes_failed++;
+    if (f.second.done && s->consumer)
+      s->consumer->Post([done = std::move(f.second.done)](Consumer*) { done(false); });
+    if (f.second.then)
+      f.second.then(false);  // Sees the session stopped: records only.
+  }
+  s->service_packets->OnDisabled();
+  for (DataSourceInstance& inst : s->instances)
+    inst.state = InstanceState::kStopped;
+  if (s->fd >= 0) {
+    WriteIntoFile(s);
+    CloseFile(s);
+  }
+  NotifyDisabled(s);
+  if (!s->consumer) {
+    // Nobody will read or free it: it ends here, in a task of its own, so
+    // that no caller up the stack holds it any more.
+    const uint64_t session_id = s->id;
+    PostDelayedIfAlive(0, [session_id](TracingServiceImpl* self) {
+      if (Session* session = self->SessionById(session_id))
+        self->DestroySession(session);
+    });
   }
 }
 
-void TracingServiceImpl::FinishDisable(uint64_t session_id) {
-  auto it = sessions_.find(session_id);
-  if (it == sessions_.end() || it->second->disabled)
-    return;
-  Session* s = it->second.get();
-  ScrapeSharedMemoryBuffers(s);
-  s->disabled = true;
-  for (DataSourceInstance& inst : s->instances)
-    inst.stopped = true;
-  if (s->fd >= 0) {
-    WriteIntoFile(s->id);
-    CloseFile(s);
-  }
-  s->consumer->consumer()->OnTracingDisabled(s->error);
+void TracingServiceImpl::NotifyDisabled(Session* s) {
+  if (s->consumer)
+    s->consumer->Post([error = s->error](Consumer* c) { c->OnTracingDisabled(error); });
 }
+
+// --- Flush ---
 
 void TracingServiceImpl::Flush(ConsumerEndpointImpl* consumer,
                                uint32_t timeout_ms,
                                std::function<void(bool)> done) {
   Session* s = SessionOf(consumer);
-  if (!s) {
+  // Only a running session has data sources to flush: anything else is
+  // answered "not flushed" at once, and leaves no trace in the session.
+  if (!s || s->state != SessionState::kStarted) {
     if (done)
-      done(false);
+      consumer->Post([done = std::move(done)](Consumer*) { done(false); });
     return;
   }
-  std::map<uint32_t, std::vector<DataSourceInstanceId>> by_producer;
-  for (const DataSourceInstance& inst : s->instances) {
-    if (!inst.stopped && producers_.count(inst.producer_id))
-      by_producer[inst.producer_id].push_back(inst.id);
+  FlushSession(s, timeout_ms, std::move(done));
+}
+
+void TracingServiceImpl::FlushAndStopSession(Session* s) {
+  if (s->state != SessionState::kStarted)
+    return;
+  FlushSession(s, 0, nullptr, [this, session_id = s->id](bool success) {
+    Session* session = SessionById(session_id);
+    if (!session)
+      return;
+    // TraceStats.FinalFlushOutcome: SUCCEEDED 1, FAILED 2.
+    session->final_flush_outcome = success ? 1 : 2;
+    StopSession(session);
+  });
+}
+
+void TracingServiceImpl::FlushSession(Session* s, uint32_t timeout_ms,
+                                      std::function<void(bool)> done,
+                                      std::function<void(bool)> then) {
+  // Callers flush running sessions only; a stop ends every pending flush
+  // (FinishStop). Bounded, as a consumer could ask faster than producers
+  // answer.
+  ZT_CHECK(s->state == SessionState::kStarted);
+  if (s->flushes.size() >= kMaxPendingFlushes) {
+    if (done && s->consumer)
+      s->consumer->Post([done = std::move(done)](Consumer*) { done(false); });
+    if (then)
+      then(false);
+    return;
   }
+  auto by_producer = LiveInstancesByProducer(*s);
   const FlushRequestId id = next_flush_id_++;
   s->flushes_requested++;
-  if (by_producer.empty()) {
-    s->flushes_succeeded++;
-    if (done)
-      done(true);
-    return;
-  }
+  s->service_packets->OnFlushStarted();
   PendingFlush& pending = s->flushes[id];
   pending.done = std::move(done);
-  for (const auto& p : by_producer)
+  pending.then = std::move(then);
+  for (auto& p : by_producer) {
     pending.producers.insert(p.first);
-  for (const auto& p : by_producer)
-    producers_[p.first]->client->Flush(id, p.second);
+    producers_.at(p.first)->endpoint->Post(
+        [id, ids = std::move(p.second)](Producer* pr) { pr->Flush(id, ids); });
+  }
+  if (by_producer.empty()) {
+    CompleteFlush(s->id, id, true);
+    return;
+  }
   if (timeout_ms == 0) {
     timeout_ms = s->config.flush_timeout_ms() ? s->config.flush_timeout_ms()
                                               : kDefaultFlushTimeoutMs;
@@ -624,119 +593,171 @@ void TracingServiceImpl::Flush(ConsumerEndpointImpl* consumer,
 void TracingServiceImpl::NotifyFlushComplete(uint32_t producer_id,
                                              FlushRequestId id) {
   for (auto& entry : sessions_) {
-    Session* s = entry.second.get();
-    auto f = s->flushes.find(id);
-    if (f == s->flushes.end())
+    auto f = entry.second->flushes.find(id);
+    if (f == entry.second->flushes.end())
       continue;
-    f->second.producers.erase(producer_id);
-    if (f->second.producers.empty())
-      CompleteFlush(s->id, id, true);
+    if (f->second.producers.erase(producer_id) && f->second.producers.empty())
+      CompleteFlush(entry.first, id, true);
     return;
   }
 }
 
 void TracingServiceImpl::CompleteFlush(uint64_t session_id, FlushRequestId id,
                                        bool success) {
-  auto it = sessions_.find(session_id);
-  if (it == sessions_.end())
+  Session* s = SessionById(session_id);
+  if (!s)
     return;
-  auto f = it->second->flushes.find(id);
-  if (f == it->second->flushes.end())
+  auto f = s->flushes.find(id);
+  if (f == s->flushes.end())
     return;  // Answered already (the timeout came after the answers).
   std::function<void(bool)> done = std::move(f->second.done);
-  it->second->flushes.erase(f);
-  (success ? it->second->flushes_succeeded : it->second->flushes_failed)++;
-  ScrapeSharedMemoryBuffers(it->second.get());
-  if (done)
-    done(success);
+  std::function<void(bool)> then = std::move(f->second.then);
+  s->flushes.erase(f);
+  (success ? s->flushes_succeeded : s->flushes_failed)++;
+  if (s->state != SessionState::kStopped)
+    ScrapeSharedMemoryBuffers(s);
+  // Recorded whatever the outcome, as upstream does (readers window their
+  // sorting on it).
+  s->service_packets->OnFlushed();
+  if (done && s->consumer)
+    s->consumer->Post([done = std::move(done), success](Consumer*) { done(success); });
+  if (then)
+    then(success);
 }
 
-void TracingServiceImpl::ReadBuffers(ConsumerEndpointImpl* consumer) {
-  Consumer* client = consumer->consumer();
-  Session* s = SessionOf(consumer);
-  if (!s || s->fd >= 0) {  // A session writing into a file is read there.
-    client->OnTraceData({}, false);
-    return;
-  }
-  std::vector<ConsumerPacket> batch;
-  size_t batch_bytes = 0;
-  CollectPackets(s, [&](std::vector<uint8_t> data) {
-    batch_bytes += data.size();
-    batch.push_back(ConsumerPacket{std::move(data)});
-    if (batch_bytes >= kReadBatchBytes) {
-      client->OnTraceData(std::move(batch), true);
-      batch = {};
-      batch_bytes = 0;
-    }
-    return true;
+// --- Periodic work ---
+
+void TracingServiceImpl::SchedulePeriodic(uint64_t session_id,
+                                          uint32_t period_ms,
+                                          void (TracingServiceImpl::*task)(Session*)) {
+  period_ms = std::max<uint32_t>(period_ms, 10);
+  PostDelayedIfAlive(period_ms, [session_id, period_ms, task](TracingServiceImpl* self) {
+    Session* s = self->SessionById(session_id);
+    if (!s || s->stopping_or_stopped())
+      return;  // The session ended: so does the period.
+    (self->*task)(s);
+    self->SchedulePeriodic(session_id, period_ms, task);
   });
-  client->OnTraceData(std::move(batch), false);
 }
+
+void TracingServiceImpl::PostDelayedIfAlive(
+    uint32_t delay_ms, std::function<void(TracingServiceImpl*)> task) {
+  auto guarded = [weak = weak_factory_.GetWeakPtr(), task = std::move(task)] {
+    if (weak)
+      task(weak.get());
+  };
+  // No delay: in order with every task posted so far (a delayed task may
+  // run after immediate ones posted later), e.g. so that a session freed
+  // at its stop is gone before whatever its producers were told runs.
+  if (delay_ms == 0)
+    task_runner_->PostTask(std::move(guarded));
+  else
+    task_runner_->PostDelayedTask(std::move(guarded), delay_ms);
+}
+
+void TracingServiceImpl::PeriodicFlush(Session* s) {
+  if (s->state == SessionState::kStarted)
+    FlushSession(s, 0, nullptr);
+}
+
+void TracingServiceImpl::PeriodicSnapshot(Session* s) {
+  s->service_packets->OnPeriodicTask();
+}
+
+void TracingServiceImpl::PeriodicClearIncrementalState(Session* s) {
+  if (s->state != SessionState::kStarted)
+    return;
+  for (auto& p : LiveInstancesByProducer(*s)) {
+    producers_.at(p.first)->endpoint->Post(
+        [ids = std::move(p.second)](Producer* pr) { pr->ClearIncrementalState(ids); });
+  }
+}
+
+// --- Ending sessions ---
 
 void TracingServiceImpl::FreeBuffers(ConsumerEndpointImpl* consumer) {
-  auto it = sessions_.find(consumer->session_id);
-  if (it == sessions_.end())
+  Session* s = SessionOf(consumer);
+  consumer->session_id = 0;
+  if (!s)
     return;
-  Session* s = it->second.get();
-  const uint64_t session_id = s->id;
-  // The session ends here whatever its state: no callback below may start
-  // another stop or write (they check these flags).
-  const bool was_running = !s->disabled && !s->stopping;
-  if (!s->disabled && s->fd >= 0) {
-    // Freed without a stop: the file still gets everything, stats last.
-    ScrapeSharedMemoryBuffers(s);
-    s->disabled = true;
-    WriteIntoFile(session_id);
-  }
-  s->disabled = true;
-  s->stopping = true;
-  std::vector<std::pair<uint32_t, DataSourceInstanceId>> to_stop;
-  for (DataSourceInstance& inst : s->instances) {
-    // A session still stopping already sent its stops.
-    if (was_running && !inst.stopped && producers_.count(inst.producer_id))
-      to_stop.emplace_back(inst.producer_id, inst.id);
-    inst.stopped = true;
-  }
-  std::vector<std::function<void(bool)>> flush_callbacks;
+  // Its flushes still pending are answered now, unsuccessful; from here on
+  // the session has no consumer: nothing about it reaches this one, and it
+  // ends by itself.
   for (auto& f : s->flushes) {
-    s->flushes_failed++;
-    flush_callbacks.push_back(std::move(f.second.done));
+    if (f.second.done)
+      consumer->Post([done = std::move(f.second.done)](Consumer*) { done(false); });
+    f.second.done = nullptr;
   }
-  s->flushes.clear();
-  CloseFile(s);
-  // Callbacks last, on state that no longer changes under them.
-  for (const auto& entry : to_stop) {
-    auto p = producers_.find(entry.first);
-    if (p != producers_.end())
-      p->second->client->StopDataSource(entry.second);
-  }
-  for (auto& done : flush_callbacks) {
-    if (done)
-      done(false);
-  }
-  it = sessions_.find(session_id);
-  if (it == sessions_.end())
+  s->consumer = nullptr;
+  if (s->state == SessionState::kStopped) {
+    DestroySession(s);
     return;
-  s = it->second.get();
+  }
+  // Still tracing (or stopping): stopped as DisableTracing would, so that
+  // everything written reaches the buffers and the file; freed by
+  // FinishStop.
+  StopSession(s);
+}
+
+void TracingServiceImpl::DestroySession(Session* s) {
   for (uint32_t id : s->buffer_ids) {
     buffers_.erase(id);
     buffer_owner_.erase(id);
-    for (auto& p : producers_) {
-      auto& allowed = p.second->allowed_buffers;
-      allowed.erase(id);
-    }
+    for (auto& p : producers_)
+      p.second->allowed_buffers.erase(id);
   }
-  sessions_.erase(it);
-  consumer->session_id = 0;
+  sessions_.erase(s->id);  // Closes its file, if any.
+  PruneGoneProducers();
 }
 
 void TracingServiceImpl::GetTraceStats(ConsumerEndpointImpl* consumer) {
   Session* s = SessionOf(consumer);
   if (!s) {
-    consumer->consumer()->OnTraceStats(false, protos::gen::TraceStats());
+    consumer->Post([](Consumer* c) { c->OnTraceStats(false, protos::gen::TraceStats()); });
     return;
   }
-  consumer->consumer()->OnTraceStats(true, ComputeStats(*s));
+  consumer->Post([stats = ComputeStats(*s)](Consumer* c) { c->OnTraceStats(true, stats); });
+}
+
+// --- Bookkeeping ---
+
+std::set<uint32_t> TracingServiceImpl::ProducersOf(const Session& session) const {
+  std::set<uint32_t> ids;
+  for (const DataSourceInstance& inst : session.instances)
+    ids.insert(inst.producer_id);
+  return ids;
+}
+
+std::map<uint32_t, std::vector<DataSourceInstanceId>>
+TracingServiceImpl::LiveInstancesByProducer(const Session& session) const {
+  std::map<uint32_t, std::vector<DataSourceInstanceId>> by_producer;
+  for (const DataSourceInstance& inst : session.instances) {
+    if (inst.state != InstanceState::kStopped && producers_.count(inst.producer_id))
+      by_producer[inst.producer_id].push_back(inst.id);
+  }
+  return by_producer;
+}
+
+void TracingServiceImpl::PruneGoneProducers() {
+  std::set<uint32_t> referenced;
+  for (const auto& entry : sessions_) {
+    const std::set<uint32_t> ids = ProducersOf(*entry.second);
+    referenced.insert(ids.begin(), ids.end());
+  }
+  for (auto it = producer_identities_.begin(); it != producer_identities_.end();) {
+    const uint32_t id = it->first;
+    if (producers_.count(id) || referenced.count(id)) {
+      ++it;
+      continue;
+    }
+    it = producer_identities_.erase(it);
+    for (auto seq = sequence_ids_.begin(); seq != sequence_ids_.end();) {
+      if (seq->first.first == id)
+        seq = sequence_ids_.erase(seq);
+      else
+        ++seq;
+    }
+  }
 }
 
 }  // namespace zt

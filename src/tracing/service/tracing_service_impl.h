@@ -1,11 +1,16 @@
 // TracingServiceImpl: the one implementation of TracingService. Owns the
 // producers' SMBs, the sessions and their TraceBuffers; see
-// docs/design/tracing_service.md. Everything runs on its task runner.
+// docs/design/tracing_service.md. Everything runs on its task runner, and
+// every call to a client is posted through its endpoint (never made from
+// inside a service method), so no client can re-enter the service.
+//
+// Files: tracing_service_impl.cc (producers, data sources, session
+// lifecycle), tracing_service_endpoints.h (the endpoint classes),
+// tracing_service_commit.cc (chunks in: commit, scrape, writers),
+// tracing_service_output.cc (packets out: reads, files, stats).
 
 #ifndef ZT_SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
 #define ZT_SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
-
-#include <unistd.h>
 
 #include <cstdint>
 #include <functional>
@@ -16,7 +21,9 @@
 #include <utility>
 #include <vector>
 
+#include "src/tracing/service/session_service_packets.h"
 #include "src/tracing/service/trace_buffer.h"
+#include "zt/ext/base/weak_ptr.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
 #include "zt/ext/tracing/core/tracing_service.h"
 
@@ -30,10 +37,16 @@ class TracingServiceImpl : public TracingService {
   static constexpr size_t kMaxShmSize = 32 * 1024 * 1024;
   static constexpr uint32_t kDefaultStopTimeoutMs = 5000;
   static constexpr uint32_t kDefaultFlushTimeoutMs = 5000;
+  // How long a started data source that acknowledges starts may take before
+  // the session counts it as started anyway.
+  static constexpr uint32_t kStartTimeoutMs = 5000;
+  // Flushes a session may have pending at once; more are refused.
+  static constexpr size_t kMaxPendingFlushes = 1000;
   // ReadBuffers() hands packets over in batches of about this many bytes.
   static constexpr size_t kReadBatchBytes = 1024 * 1024;
 
-  explicit TracingServiceImpl(base::TaskRunner* task_runner);
+  TracingServiceImpl(base::TaskRunner* task_runner,
+                     std::unique_ptr<base::SharedMemory::Factory> shm_factory);
   ~TracingServiceImpl() override;
 
   std::unique_ptr<ProducerEndpoint> ConnectProducer(
@@ -49,10 +62,9 @@ class TracingServiceImpl : public TracingService {
 
   struct ProducerState {
     uint32_t id = 0;
-    Producer* client = nullptr;
+    ProducerEndpointImpl* endpoint = nullptr;  // Posts to the Producer.
     ProducerOptions options;
-    std::shared_ptr<uint8_t> smb;  // Shared with a producer that provided it.
-    size_t smb_size = 0;
+    std::shared_ptr<base::SharedMemory> smb;  // Shared if the producer made it.
     size_t page_size = 0;
     SharedMemoryABI abi;
     std::map<std::string, protos::gen::DataSourceDescriptor> data_sources;
@@ -63,49 +75,61 @@ class TracingServiceImpl : public TracingService {
   };
 
   struct DataSourceInstance {
+    enum class State { kSetUp, kStarting, kStarted, kStopping, kStopped };
     DataSourceInstanceId id = 0;
     uint32_t producer_id = 0;
     std::string name;
     protos::gen::DataSourceConfig config;
+    bool will_notify_on_start = false;
     bool will_notify_on_stop = false;
-    bool stopped = false;
+    State state = State::kSetUp;
   };
 
   struct PendingFlush {
     std::set<uint32_t> producers;  // Still to answer.
-    std::function<void(bool)> done;
+    std::function<void(bool)> done;  // The consumer's: posted to it.
+    // The service's own continuation (a stop or a file write waiting for
+    // the flush): run in place, after the outcome is recorded.
+    std::function<void(bool)> then;
   };
 
   struct Session {
+    enum class State { kConfigured, kStarted, kStopping, kStopped };
     uint64_t id = 0;
+    // Null once the consumer is gone (the session then ends by itself).
     ConsumerEndpointImpl* consumer = nullptr;
     protos::gen::TraceConfig config;
+    State state = State::kConfigured;
     std::vector<uint32_t> buffer_ids;  // Index in config.buffers -> id.
     std::vector<DataSourceInstance> instances;
-    bool started = false;
-    bool stopping = false;
-    bool disabled = false;
-    size_t pending_stop_acks = 0;
-    bool sending_stops = false;  // DisableTracing is calling StopDataSource.
+    bool all_started_notified = false;
     std::map<FlushRequestId, PendingFlush> flushes;
     uint64_t invalid_packets = 0;
     uint64_t flushes_requested = 0;
     uint64_t flushes_succeeded = 0;
     uint64_t flushes_failed = 0;  // Timed out (or the session ended first).
-    // Buffer id -> packets that carried their writer's own loss mark.
-    std::map<uint32_t, uint64_t> writer_loss_marks;
-    bool preamble_emitted = false;  // Config + clock snapshot.
-    bool stats_emitted = false;     // The closing TraceStats.
+    // What the service writes into the trace by itself, and when.
+    std::unique_ptr<SessionServicePackets> service_packets;
+    // TraceStats.FinalFlushOutcome of the flush a stop by duration_ms
+    // starts with (0: none happened).
+    int final_flush_outcome = 0;
+    // Output progress (ReadBuffers or the file, whichever the session uses).
+    bool read_in_progress = false;  // A ReadBuffers task chain is running.
+    uint32_t reads_queued = 0;      // ReadBuffers calls it will answer next.
     int fd = -1;                    // write_into_file target, owned.
     uint64_t file_bytes = 0;
     bool file_full = false;         // max_file_size_bytes reached.
     std::string error;              // Reported by OnTracingDisabled.
 
-    ~Session() {
-      if (fd >= 0)
-        close(fd);
+    ~Session();
+    bool stopping_or_stopped() const {
+      return state == State::kStopping || state == State::kStopped;
     }
+    DataSourceInstance* FindInstance(DataSourceInstanceId id);
   };
+
+  using InstanceState = DataSourceInstance::State;
+  using SessionState = Session::State;
 
   // Producer side.
   void DisconnectProducer(uint32_t producer_id);
@@ -113,6 +137,7 @@ class TracingServiceImpl : public TracingService {
                           const protos::gen::DataSourceDescriptor& descriptor);
   void UnregisterDataSource(uint32_t producer_id, const std::string& name);
   void CommitData(uint32_t producer_id, const CommitData& data);
+  void NotifyDataSourceStarted(uint32_t producer_id, DataSourceInstanceId id);
   void NotifyDataSourceStopped(uint32_t producer_id, DataSourceInstanceId id);
   void NotifyFlushComplete(uint32_t producer_id, FlushRequestId id);
   void RegisterTraceWriter(uint32_t producer_id, uint32_t writer_id,
@@ -131,27 +156,64 @@ class TracingServiceImpl : public TracingService {
   void FreeBuffers(ConsumerEndpointImpl* consumer);
   void GetTraceStats(ConsumerEndpointImpl* consumer);
 
-  // Session helpers.
+  // Session lifecycle (by session, so that sessions without a consumer can
+  // run to their end).
   Session* SessionOf(ConsumerEndpointImpl* consumer);
-  // Sets up an instance on |producer| if it matches |cfg_ds|; returns its
-  // id, or 0. The producer's callback may re-enter the service: callers
-  // look the session up again afterwards.
-  DataSourceInstanceId SetUpInstance(
-      Session* session, ProducerState* producer,
-      const protos::gen::TraceConfig_DataSource& cfg_ds);
-  void FinishDisable(uint64_t session_id);
+  Session* SessionById(uint64_t session_id);
+  // Sets up an instance on |producer| if it matches |cfg_ds|; null if not.
+  DataSourceInstance* SetUpInstance(Session* session, ProducerState* producer,
+                                    const protos::gen::TraceConfig_DataSource& cfg_ds);
+  void StartInstance(Session* session, DataSourceInstance* instance);
+  void StartSession(Session* session);
+  void StopSession(Session* session);
+  // An instance ended, whichever way (acknowledged, timed out, its data
+  // source or producer gone); ends the session's stop after the last one.
+  void OnInstanceStopped(Session* session, DataSourceInstance* instance);
+  void MaybeNotifyAllStarted(Session* session);
+  void FinishStop(Session* session);
+  // Flushes, records the outcome as the final flush's, then stops.
+  void FlushAndStopSession(Session* session);
+  // |done| goes to the consumer (posted); |then| is the service's own.
+  void FlushSession(Session* session, uint32_t timeout_ms,
+                    std::function<void(bool)> done,
+                    std::function<void(bool)> then = nullptr);
   void CompleteFlush(uint64_t session_id, FlushRequestId id, bool success);
+  // Frees the session's buffers and forgets it. |session| is dangling after.
+  void DestroySession(Session* session);
+  // The session's consumer, if it is still connected, is told |error|.
+  void NotifyDisabled(Session* session);
   TraceBuffer* BufferById(uint32_t buffer_id);
   uint32_t SequenceIdFor(uint32_t producer_id, uint16_t writer_id);
+  // Producer ids of |session|'s instances, including producers gone since.
+  std::set<uint32_t> ProducersOf(const Session& session) const;
+  // The instances not stopped yet, by connected producer.
+  std::map<uint32_t, std::vector<DataSourceInstanceId>> LiveInstancesByProducer(
+      const Session& session) const;
+  // Forgets sequence ids and identities of producers that left and that no
+  // remaining session has data of.
+  void PruneGoneProducers();
   // Copies the complete packets of chunks still being written by the
   // session's producers into its buffers (flush, stop).
   void ScrapeSharedMemoryBuffers(Session* session);
-  // Hands every readable packet of |session| to |sink|, stamped, preceded
-  // the first time by the config and a clock snapshot and, once the session
-  // is disabled, followed by its stats. |sink| returns false to stop early.
-  void CollectPackets(Session* session,
-                      const std::function<bool(std::vector<uint8_t>)>& sink);
-  void WriteIntoFile(uint64_t session_id);
+
+  // Output (tracing_service_output.cc).
+  // Receives one complete TracePacket (trusted fields stamped);
+  // |closing_stats| marks the session's final TraceStats. Returning false
+  // stops the collection (the packet counts as consumed).
+  using PacketSink =
+      std::function<bool(const uint8_t* data, size_t size, bool closing_stats)>;
+  // Hands every readable packet of |session| to |sink|, preceded the first
+  // time by the config and a clock snapshot and, once the session is
+  // stopped and everything was read, followed by its stats. Stops after
+  // about |max_bytes| (0: no limit) or when |sink| returns false; returns
+  // true if it stopped early (more may be readable).
+  bool CollectPackets(Session* session, size_t max_bytes, const PacketSink& sink);
+  void ReadNextBatch(uint64_t session_id);
+  void WriteIntoFile(Session* session);
+  void SchedulePeriodicWrite(Session* session);
+  void CloseFile(Session* session);
+  protos::gen::TraceStats ComputeStats(const Session& session) const;
+
   // Runs |task| on the session every |period_ms| while it is running.
   void SchedulePeriodic(uint64_t session_id, uint32_t period_ms,
                         void (TracingServiceImpl::*task)(Session*));
@@ -159,14 +221,16 @@ class TracingServiceImpl : public TracingService {
   // gone by then (timeouts and periods outlive nothing).
   void PostDelayedIfAlive(uint32_t delay_ms,
                           std::function<void(TracingServiceImpl*)> task);
-  void PeriodicFlush(Session* session);            // flush_period_ms
+  void PeriodicFlush(Session* session);                  // flush_period_ms
   void PeriodicClearIncrementalState(Session* session);  // clear_period_ms
-  void SchedulePeriodicWrite(Session* session);
-  void CloseFile(Session* session);
-  protos::gen::TraceStats ComputeStats(const Session& session) const;
+  void PeriodicSnapshot(Session* session);  // snapshot_interval_ms
 
   base::TaskRunner* const task_runner_;
+  const std::unique_ptr<base::SharedMemory::Factory> shm_factory_;
   std::map<uint32_t, std::unique_ptr<ProducerState>> producers_;
+  // uid and pid of every producer whose data a buffer may still hold
+  // (producers that left included), stamped on its packets when read.
+  std::map<uint32_t, std::pair<int32_t, int32_t>> producer_identities_;
   std::map<uint64_t, std::unique_ptr<Session>> sessions_;
   std::map<uint32_t, std::unique_ptr<TraceBuffer>> buffers_;
   std::map<uint32_t, uint64_t> buffer_owner_;  // Buffer id -> session id.
@@ -182,8 +246,7 @@ class TracingServiceImpl : public TracingService {
   uint64_t data_sources_seen_ = 0;
   uint64_t chunks_discarded_ = 0;   // Bad moves: indices, states, buffers.
   uint64_t patches_discarded_ = 0;  // Patches for buffers not allowed.
-  // Weak pointer for delayed tasks (timeouts) that may outlive the service.
-  std::shared_ptr<TracingServiceImpl*> alive_;
+  base::WeakPtrFactory<TracingServiceImpl> weak_factory_{this};  // Last.
 };
 
 }  // namespace zt

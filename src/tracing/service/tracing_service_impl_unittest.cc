@@ -1,428 +1,255 @@
-// The service driven on its own task runner by fake producers (which write
-// real packets through SharedMemoryArbiter + TraceWriter into the SMB the
-// service gave them) and a fake consumer.
+// The service's control plane driven on its own task runner by fake
+// producers (which write real packets through SharedMemoryArbiter +
+// TraceWriter into the SMB the service gave them) and fake consumers
+// (src/tracing/test): matching, registration, starts, stops, flushes,
+// periods, refused configs, shared memory. What comes out of a session is
+// in tracing_service_output_unittest.cc.
 
 #include "src/tracing/service/tracing_service_impl.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-#include <condition_variable>
-#include <map>
+#include <algorithm>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "src/base/thread_task_runner.h"
-#include "zt/ext/tracing/core/shared_memory_arbiter.h"
-#include "zt/ext/tracing/core/trace_writer.h"
-#include "zt/protozero/scattered_heap_buffer.h"
-#include "zt/trace/trace.pbzero.h"
-#include "zt/trace/trace_packet.pbzero.h"
+#include "src/base/heap_shared_memory.h"
+#include "src/tracing/service/tracing_service_test_fixture.h"
 
 namespace zt {
+namespace test {
 namespace {
 
-using protos::pbzero::TracePacket;
-using protos::pbzero::TracePacket_Decoder;
+INSTANTIATE_TEST_SUITE_P(Runners, TracingServiceTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& param) {
+                           return param.param ? "VirtualTime" : "Thread";
+                         });
 
-// Waits on a predicate over state guarded by one mutex.
-class Waiter {
- public:
-  template <typename F>
-  void Update(F f) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    f();
-    cv_.notify_all();
-  }
-  template <typename P>
-  void WaitFor(P p) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    cv_.wait(lock, p);
-  }
-  std::mutex& mutex() { return mutex_; }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-};
-
-class FakeProducer : public Producer, public CommitSink {
- public:
-  FakeProducer(base::ThreadTaskRunner* runner, TracingService* service,
-               const std::string& name, bool answer_flush = true)
-      : runner_(runner), answer_flush_(answer_flush) {
-    TracingService::ProducerOptions opt;
-    opt.name = name;
-    opt.uid = 1234;
-    opt.pid = 5678;
-    opt.shm_size_hint_bytes = 64 * 1024;
-    runner_->PostTaskAndWait([&] { endpoint_ = service->ConnectProducer(this, opt); });
-  }
-  ~FakeProducer() override {
-    writers_.clear();
-    runner_->PostTaskAndWait([&] { endpoint_.reset(); });
-  }
-
-  void Register(const std::string& ds, bool notify_on_stop = false) {
-    protos::gen::DataSourceDescriptor d;
-    d.set_name(ds);
-    d.set_will_notify_on_stop(notify_on_stop);
-    runner_->PostTaskAndWait([&] { endpoint_->RegisterDataSource(d); });
-  }
-
-  // Called on the test thread: writes |n| packets into the instance's buffer.
-  TraceWriter* Writer(DataSourceInstanceId id) {
-    auto& w = writers_[id];
-    if (!w) {
-      w = arbiter_->CreateTraceWriter(configs_.at(id).target_buffer(),
-                                      BufferExhaustedPolicy::kStallThenDrop);
-      const uint32_t wid = w->writer_id(), buf = configs_.at(id).target_buffer();
-      runner_->PostTaskAndWait([&] { endpoint_->RegisterTraceWriter(wid, buf); });
-    }
-    return w.get();
-  }
-
-  // Producer (service thread).
-  void OnConnect() override {}
-  void OnDisconnect() override {}
-  void OnTracingSetup() override {}
-  void SetupDataSource(DataSourceInstanceId id,
-                       const protos::gen::DataSourceConfig& cfg) override {
-    if (!arbiter_) {
-      arbiter_.reset(new SharedMemoryArbiter(
-          endpoint_->shared_memory(), endpoint_->shared_memory_size(),
-          endpoint_->shared_memory_page_size(), this));
-    }
-    state_.Update([&] {
-      configs_[id] = cfg;
-      setups_.push_back(id);
-    });
-  }
-  void StartDataSource(DataSourceInstanceId id,
-                       const protos::gen::DataSourceConfig&) override {
-    state_.Update([&] { started_.push_back(id); });
-  }
-  void StopDataSource(DataSourceInstanceId id) override {
-    state_.Update([&] { stopped_.push_back(id); });
-  }
-  void Flush(FlushRequestId request,
-             const std::vector<DataSourceInstanceId>&) override {
-    state_.Update([&] { flushes_++; });
-    if (!answer_flush_)
-      return;
-    arbiter_->FlushPendingCommitData(request);
-  }
-  void ClearIncrementalState(const std::vector<DataSourceInstanceId>&) override {
-    state_.Update([&] { clears_++; });
-  }
-  // Waits until the service asked for |n| flushes and |m| clears.
-  void WaitForPeriodic(int n, int m) {
-    state_.WaitFor([&] { return flushes_ >= n && clears_ >= m; });
-  }
-
-  // CommitSink (any thread): goes to the service through its task runner.
-  void OnCommit(CommitData data) override {
-    runner_->PostTask([this, data] {
-      if (endpoint_)
-        endpoint_->CommitData(data);
-    });
-  }
-
-  std::vector<DataSourceInstanceId> setups() {
-    std::lock_guard<std::mutex> l(state_.mutex());
-    return setups_;
-  }
-  std::vector<DataSourceInstanceId> started() {
-    std::lock_guard<std::mutex> l(state_.mutex());
-    return started_;
-  }
-  std::vector<DataSourceInstanceId> stopped() {
-    std::lock_guard<std::mutex> l(state_.mutex());
-    return stopped_;
-  }
-  const protos::gen::DataSourceConfig& config(DataSourceInstanceId id) {
-    return configs_.at(id);
-  }
-  ProducerEndpoint* endpoint() { return endpoint_.get(); }
-  void ResetWriters() { writers_.clear(); }
-
- private:
-  base::ThreadTaskRunner* runner_;
-  bool answer_flush_;
-  std::unique_ptr<ProducerEndpoint> endpoint_;
-  std::unique_ptr<SharedMemoryArbiter> arbiter_;
-  std::map<DataSourceInstanceId, std::unique_ptr<TraceWriter>> writers_;
-  Waiter state_;
-  std::map<DataSourceInstanceId, protos::gen::DataSourceConfig> configs_;
-  std::vector<DataSourceInstanceId> setups_, started_, stopped_;
-  int flushes_ = 0;
-  int clears_ = 0;
-};
-
-class FakeConsumer : public Consumer {
- public:
-  FakeConsumer(base::ThreadTaskRunner* runner, TracingService* service)
-      : runner_(runner) {
-    runner_->PostTaskAndWait([&] { endpoint_ = service->ConnectConsumer(this, 0); });
-  }
-  ~FakeConsumer() override {
-    runner_->PostTaskAndWait([&] { endpoint_.reset(); });
-  }
-  void Call(std::function<void(ConsumerEndpoint*)> f) {
-    runner_->PostTaskAndWait([&] { f(endpoint_.get()); });
-  }
-  std::vector<std::vector<uint8_t>> ReadAll() {
-    {
-      std::lock_guard<std::mutex> l(w_.mutex());
-      read_done_ = false;
-      packets_.clear();
-    }
-    Call([](ConsumerEndpoint* e) { e->ReadBuffers(); });
-    w_.WaitFor([&] { return read_done_; });
-    return packets_;
-  }
-  std::string WaitForDisabled() {
-    w_.WaitFor([&] { return disabled_; });
-    return error_;
-  }
-  bool disabled() {
-    std::lock_guard<std::mutex> l(w_.mutex());
-    return disabled_;
-  }
-
-  void OnConnect() override {}
-  void OnDisconnect() override {}
-  void OnTracingDisabled(const std::string& error) override {
-    w_.Update([&] {
-      disabled_ = true;
-      error_ = error;
-    });
-  }
-  void OnTraceData(std::vector<ConsumerPacket> packets, bool has_more) override {
-    w_.Update([&] {
-      for (auto& p : packets)
-        packets_.push_back(std::move(p.data));
-      read_done_ = !has_more;
-    });
-  }
-  void OnTraceStats(bool, const protos::gen::TraceStats&) override {}
-
- private:
-  base::ThreadTaskRunner* runner_;
-  std::unique_ptr<ConsumerEndpoint> endpoint_;
-  Waiter w_;
-  bool disabled_ = false;
-  std::string error_;
-  bool read_done_ = false;
-  std::vector<std::vector<uint8_t>> packets_;
-};
-
-class TracingServiceTest : public testing::Test {
- protected:
-  TracingServiceTest() : runner_("zt.svc.test") {
-    runner_.PostTaskAndWait([&] { service_ = TracingService::Create(&runner_); });
-  }
-  ~TracingServiceTest() override {
-    runner_.PostTaskAndWait([&] { service_.reset(); });
-  }
-
-  static protos::gen::TraceConfig Config(const std::string& ds,
-                                         uint32_t size_kb = 256) {
-    protos::gen::TraceConfig cfg;
-    auto* buf = cfg.add_buffers();
-    buf->set_size_kb(size_kb);
-    buf->set_fill_policy(protos::gen::TraceConfig_BufferConfig_FillPolicy_DISCARD);
-    cfg.add_data_sources()->mutable_config()->set_name(ds);
-    return cfg;
-  }
-
-  base::ThreadTaskRunner runner_;
-  std::unique_ptr<TracingService> service_;
-};
-
-// Packets written with timestamp = i; returns the timestamps of producer
-// packets (those carrying for_testing-free timestamps on a producer sequence).
-std::vector<uint64_t> ProducerTimestamps(const std::vector<std::vector<uint8_t>>& packets) {
-  std::vector<uint64_t> out;
-  for (const auto& p : packets) {
-    TracePacket_Decoder d(p.data(), p.size());
-    if (d.trusted_packet_sequence_id() != kServicePacketSequenceId)
-      out.push_back(d.timestamp());
-  }
-  return out;
-}
-
-// Decodes the TraceStats packet that ends a stopped session's read; false
-// (with a test failure) when the last packet is not one.
-bool LastPacketStats(const std::vector<std::vector<uint8_t>>& packets,
-                     protos::gen::TraceStats* stats) {
-  if (packets.empty()) {
-    ADD_FAILURE() << "no packets";
-    return false;
-  }
-  TracePacket_Decoder last(packets.back().data(), packets.back().size());
-  if (!last.has_trace_stats()) {
-    ADD_FAILURE() << "the last packet carries no TraceStats";
-    return false;
-  }
-  auto bytes = last.trace_stats();
-  const bool ok = stats->ParseFromArray(bytes.data, bytes.size);
-  EXPECT_TRUE(ok);
-  return ok;
-}
-
-TEST_F(TracingServiceTest, InstancesFollowNamesAndProducerFilters) {
-  FakeProducer a(&runner_, service_.get(), "proc.a");
-  FakeProducer b(&runner_, service_.get(), "proc.b");
-  a.Register("ds1");
-  b.Register("ds1");
-  b.Register("ds2");
-  FakeConsumer c1(&runner_, service_.get());
+TEST_P(TracingServiceTest, InstancesFollowNamesAndProducerFilters) {
+  auto a = NewProducer("proc.a");
+  auto b = NewProducer("proc.b");
+  a->RegisterDataSource("ds1");
+  b->RegisterDataSource("ds1");
+  b->RegisterDataSource("ds2");
+  auto c1 = NewConsumer();
   auto cfg = Config("ds1");
   cfg.mutable_data_sources()->at(0).add_producer_name_filter("proc.b");
-  c1.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
-  EXPECT_TRUE(a.setups().empty());
-  ASSERT_EQ(b.setups().size(), 1u);
-  EXPECT_EQ(b.started(), b.setups());  // Not deferred: started at once.
-  EXPECT_EQ(b.config(b.setups()[0]).name(), "ds1");
+  c1->EnableTracing(cfg);
+  ASSERT_TRUE(b->WaitForStarts(1));  // Not deferred: started at once.
+  EXPECT_TRUE(a->setups().empty());
+  ASSERT_EQ(b->setups().size(), 1u);
+  EXPECT_EQ(b->starts(), b->setups());
+  EXPECT_EQ(b->config(b->setups()[0]).name(), "ds1");
 
   // A second session on the same data source gets its own instance and its
   // own buffer.
-  FakeConsumer c2(&runner_, service_.get());
-  c2.Call([&](ConsumerEndpoint* e) { e->EnableTracing(Config("ds1")); });
-  EXPECT_EQ(a.setups().size(), 1u);
-  ASSERT_EQ(b.setups().size(), 2u);
-  EXPECT_NE(b.config(b.setups()[0]).target_buffer(),
-            b.config(b.setups()[1]).target_buffer());
+  auto c2 = NewConsumer();
+  c2->EnableTracing(Config("ds1"));
+  ASSERT_TRUE(b->WaitForSetups(2));
+  ASSERT_TRUE(a->WaitForSetups(1));
+  EXPECT_NE(b->config(b->setups()[0]).target_buffer(),
+            b->config(b->setups()[1]).target_buffer());
 
   // A data source registered later joins the running sessions it matches:
   // both for a producer named proc.b, only the unfiltered one otherwise.
-  FakeProducer late_b(&runner_, service_.get(), "proc.b");
-  late_b.Register("ds1");
-  EXPECT_EQ(late_b.setups().size(), 2u);
-  EXPECT_EQ(late_b.started().size(), 2u);
-  FakeProducer late_c(&runner_, service_.get(), "proc.c");
-  late_c.Register("ds1");
-  ASSERT_EQ(late_c.setups().size(), 1u);
-  EXPECT_EQ(late_c.config(late_c.setups()[0]).target_buffer(),
-            b.config(b.setups()[1]).target_buffer());
+  auto late_b = NewProducer("proc.b");
+  late_b->RegisterDataSource("ds1");
+  ASSERT_TRUE(late_b->WaitForStarts(2));
+  auto late_c = NewProducer("proc.c");
+  late_c->RegisterDataSource("ds1");
+  ASSERT_TRUE(late_c->WaitForStarts(1));
+  runner_->RunAndWait([] {});  // Anything more would have come by now.
+  ASSERT_EQ(late_c->setups().size(), 1u);
+  EXPECT_EQ(late_c->config(late_c->setups()[0]).target_buffer(),
+            b->config(b->setups()[1]).target_buffer());
 }
 
-TEST_F(TracingServiceTest, PacketsComeBackStampedBetweenServicePackets) {
-  FakeProducer p(&runner_, service_.get(), "prod");
-  p.Register("ds");
-  FakeConsumer c(&runner_, service_.get());
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(Config("ds")); });
-  ASSERT_EQ(p.setups().size(), 1u);
-  TraceWriter* w = p.Writer(p.setups()[0]);
-  for (uint64_t i = 0; i < 2000; i++) {
-    auto packet = w->NewTracePacket();
-    packet->set_timestamp(i);
-    packet->set_trusted_uid(0);  // Forged: must not survive.
+// A client may call its endpoint from any callback, and no callback ever
+// runs inside an endpoint call (calls to clients are posted).
+class ReentrantProducer : public Producer {
+ public:
+  void OnConnect() override { Callback("connect"); }
+  void OnDisconnect() override { Callback("disconnect"); }
+  void OnTracingSetup() override { Callback("tracing-setup"); }
+  void SetupDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {
+    Callback("setup");
   }
-  w->Flush();
-  bool flushed = false;
-  Waiter fw;
-  c.Call([&](ConsumerEndpoint* e) {
-    e->Flush(5000, [&](bool ok) { fw.Update([&] { flushed = ok; }); });
+  void StartDataSource(DataSourceInstanceId id,
+                       const protos::gen::DataSourceConfig&) override {
+    Callback("start");
+    endpoint->NotifyDataSourceStarted(id);
+  }
+  void StopDataSource(DataSourceInstanceId id) override {
+    Callback("stop");
+    // Answers, then unregisters at once: the service must stay consistent.
+    endpoint->NotifyDataSourceStopped(id);
+    endpoint->UnregisterDataSource("ds");
+  }
+  void Flush(FlushRequestId id, const std::vector<DataSourceInstanceId>&) override {
+    Callback("flush");
+    endpoint->NotifyFlushComplete(id);
+  }
+  void ClearIncrementalState(const std::vector<DataSourceInstanceId>&) override {
+    Callback("clear");
+  }
+  void Callback(const char* what) {
+    EXPECT_FALSE(inside_endpoint_call) << what << " ran inside an endpoint call";
+    seen.push_back(what);
+  }
+  std::unique_ptr<ProducerEndpoint> owned_endpoint;
+  ProducerEndpoint* endpoint = nullptr;
+  bool inside_endpoint_call = false;
+  std::vector<std::string> seen;
+};
+
+TEST_P(TracingServiceTest, CallbacksAreNeverMadeInsideEndpointCalls) {
+  ReentrantProducer producer;
+  runner_->RunAndWait([&] {
+    producer.inside_endpoint_call = true;
+    TracingService::ProducerOptions opt;
+    opt.name = "reentrant";
+    producer.owned_endpoint = service_->ConnectProducer(&producer, opt);
+    producer.endpoint = producer.owned_endpoint.get();
+    protos::gen::DataSourceDescriptor d;
+    d.set_name("ds");
+    d.set_will_notify_on_start(true);
+    d.set_will_notify_on_stop(true);
+    producer.endpoint->RegisterDataSource(d);
+    producer.inside_endpoint_call = false;
   });
-  fw.WaitFor([&] { return flushed; });
-  auto packets = c.ReadAll();
-  ASSERT_GE(packets.size(), 2u + 2000u);
-  // Config, then clock snapshot, on the service's sequence.
-  TracePacket_Decoder first(packets[0].data(), packets[0].size());
-  EXPECT_TRUE(first.has_trace_config());
-  TracePacket_Decoder second(packets[1].data(), packets[1].size());
-  EXPECT_TRUE(second.has_clock_snapshot());
-  EXPECT_EQ(second.trusted_packet_sequence_id(), kServicePacketSequenceId);
-  std::vector<uint64_t> ts = ProducerTimestamps(packets);
-  ASSERT_EQ(ts.size(), 2000u);
-  for (uint64_t i = 0; i < 2000; i++)
-    ASSERT_EQ(ts[i], i);
-  uint32_t seq = 0;
-  for (size_t i = 2; i < packets.size(); i++) {
-    TracePacket_Decoder d(packets[i].data(), packets[i].size());
-    EXPECT_EQ(d.trusted_uid(), 1234);
-    EXPECT_EQ(d.trusted_pid(), 5678);
-    if (seq == 0)
-      seq = d.trusted_packet_sequence_id();
-    EXPECT_EQ(d.trusted_packet_sequence_id(), seq);
+  auto c = NewConsumer();
+  // Every consumer call, with the flag set for exactly its duration.
+  auto call = [&](std::function<void(ConsumerEndpoint*)> f) {
+    c->Call([&](ConsumerEndpoint* e) {
+      producer.inside_endpoint_call = true;
+      f(e);
+      producer.inside_endpoint_call = false;
+    });
+  };
+  auto cfg = Config("ds");
+  cfg.mutable_incremental_state_config()->set_clear_period_ms(10);
+  call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
+  ASSERT_TRUE(c->WaitForAllStarted());
+  call([](ConsumerEndpoint* e) { e->Flush(5000, nullptr); });
+  runner_->AdvanceTime(10);  // A clear period.
+  ASSERT_TRUE(c->Flush(5000)) << "answered from inside the producer's Flush";
+  call([](ConsumerEndpoint* e) { e->ReadBuffers(); });
+  call([](ConsumerEndpoint* e) { e->GetTraceStats(); });
+  call([](ConsumerEndpoint* e) { e->DisableTracing(); });
+  EXPECT_EQ(c->WaitForDisabled(), "");
+  runner_->RunAndWait([&] { producer.owned_endpoint.reset(); });
+  for (const char* what : {"connect", "setup", "start", "flush", "stop"}) {
+    EXPECT_NE(std::find(producer.seen.begin(), producer.seen.end(), what),
+              producer.seen.end())
+        << what << " never reached the producer";
   }
-  EXPECT_GT(seq, kServicePacketSequenceId);
-
-  // Stop: the stats come last, once.
-  c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
-  EXPECT_EQ(c.WaitForDisabled(), "");
-  auto rest = c.ReadAll();
-  ASSERT_EQ(rest.size(), 1u);
-  protos::gen::TraceStats decoded;
-  ASSERT_TRUE(LastPacketStats(rest, &decoded));
-  EXPECT_EQ(decoded.flushes_requested(), 1u);
-  EXPECT_EQ(decoded.flushes_succeeded(), 1u);
-  EXPECT_TRUE(c.ReadAll().empty());
 }
 
-TEST_F(TracingServiceTest, StopWaitsForAcksThenTimesOut) {
-  FakeProducer p(&runner_, service_.get(), "prod");
-  p.Register("ds", /*notify_on_stop=*/true);
-  FakeConsumer c(&runner_, service_.get());
+TEST_P(TracingServiceTest, AllStartedWaitsForAcknowledgedStarts) {
+  FakeProducer::Options silent;
+  silent.answer_starts = false;
+  auto p = NewProducer("prod", silent);
+  p->RegisterDataSource("ds", /*will_notify_on_start=*/true);
+  auto quick = NewProducer("quick");
+  quick->RegisterDataSource("ds");  // Does not acknowledge: started at once.
+  auto c = NewConsumer();
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(1));
+  ASSERT_TRUE(quick->WaitForStarts(1));
+  runner_->RunAndWait([] {});
+  EXPECT_FALSE(c->all_started());  // The acknowledgement is missing.
+  const DataSourceInstanceId id = p->starts()[0];
+  p->Call([id](ProducerEndpoint* e) { e->NotifyDataSourceStarted(id); });
+  EXPECT_TRUE(c->WaitForAllStarted());
+}
+
+TEST_P(TracingServiceTest, AStartNeverAcknowledgedCountsAfterTheStartTimeout) {
+  if (!runner_->virtual_time())
+    GTEST_SKIP() << "5 s of real time; the virtual-time run covers it";
+  FakeProducer::Options silent;
+  silent.answer_starts = false;
+  auto p = NewProducer("prod", silent);
+  p->RegisterDataSource("ds", /*will_notify_on_start=*/true);
+  auto c = NewConsumer();
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(1));
+  runner_->AdvanceTime(TracingServiceImpl::kStartTimeoutMs - 1);
+  EXPECT_FALSE(c->all_started());
+  runner_->AdvanceTime(1);
+  EXPECT_TRUE(c->WaitForAllStarted());
+}
+
+TEST_P(TracingServiceTest, StopWaitsForAcksThenTimesOut) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds", false, /*will_notify_on_stop=*/true);
+  auto c = NewConsumer();
   auto cfg = Config("ds");
   cfg.set_data_source_stop_timeout_ms(100);
-  c.Call([&](ConsumerEndpoint* e) {
+  c->Call([&](ConsumerEndpoint* e) {
     e->EnableTracing(cfg);
     e->DisableTracing();
   });
-  EXPECT_EQ(p.stopped().size(), 1u);
-  EXPECT_FALSE(c.disabled());  // Not before the ack or the timeout.
-  EXPECT_EQ(c.WaitForDisabled(), "");
+  ASSERT_TRUE(p->WaitForStops(1));
+  if (runner_->virtual_time()) {  // Not before the ack or the timeout.
+    runner_->AdvanceTime(99);
+    EXPECT_FALSE(c->disabled());
+  }
+  runner_->AdvanceTime(1);
+  EXPECT_EQ(c->WaitForDisabled(), "");
 
   // With the ack, at once.
-  FakeConsumer c2(&runner_, service_.get());
+  auto c2 = NewConsumer();
   cfg.set_data_source_stop_timeout_ms(60 * 1000);
-  c2.Call([&](ConsumerEndpoint* e) {
+  c2->Call([&](ConsumerEndpoint* e) {
     e->EnableTracing(cfg);
     e->DisableTracing();
   });
-  ASSERT_EQ(p.stopped().size(), 2u);
-  EXPECT_FALSE(c2.disabled());
-  const DataSourceInstanceId id = p.stopped()[1];
-  runner_.PostTaskAndWait([&] { p.endpoint()->NotifyDataSourceStopped(id); });
-  EXPECT_TRUE(c2.disabled());
+  ASSERT_TRUE(p->WaitForStops(2));
+  EXPECT_FALSE(c2->disabled());
+  const DataSourceInstanceId id = p->stops()[1];
+  p->Call([id](ProducerEndpoint* e) { e->NotifyDataSourceStopped(id); });
+  EXPECT_EQ(c2->WaitForDisabled(1000), "");
 }
 
-TEST_F(TracingServiceTest, FlushWithASilentProducerTimesOut) {
-  FakeProducer p(&runner_, service_.get(), "prod", /*answer_flush=*/false);
-  p.Register("ds");
-  FakeConsumer c(&runner_, service_.get());
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(Config("ds")); });
-  Waiter fw;
-  int result = -1;
-  c.Call([&](ConsumerEndpoint* e) {
-    e->Flush(50, [&](bool ok) { fw.Update([&] { result = ok; }); });
-  });
-  fw.WaitFor([&] { return result != -1; });
-  EXPECT_EQ(result, 0);
+TEST_P(TracingServiceTest, FlushWithASilentProducerTimesOut) {
+  FakeProducer::Options silent;
+  silent.answer_flush = false;
+  auto p = NewProducer("prod", silent);
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(1));
+  EXPECT_FALSE(c->Flush(50));
   // The outcome is in the stats.
-  c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
-  c.WaitForDisabled();
+  c->DisableTracing();
+  c->WaitForDisabled();
   protos::gen::TraceStats stats;
-  ASSERT_TRUE(LastPacketStats(c.ReadAll(), &stats));
+  ASSERT_TRUE(LastPacketStats(c->ReadAll(), &stats));
   EXPECT_EQ(stats.flushes_requested(), 1u);
   EXPECT_EQ(stats.flushes_succeeded(), 0u);
   EXPECT_EQ(stats.flushes_failed(), 1u);
 }
 
-TEST_F(TracingServiceTest, HostileCommitsAreDroppedAndCounted) {
-  FakeProducer p(&runner_, service_.get(), "prod");
-  p.Register("ds");
-  FakeConsumer c(&runner_, service_.get());
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(Config("ds")); });
+TEST_P(TracingServiceTest, FlushAsksOnlyProducersThatAreStillThere) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto gone = NewProducer("gone");
+  gone->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(gone->WaitForStarts(1));
+  gone.reset();  // Its instance ends with it.
+  EXPECT_TRUE(c->Flush(5000));
+  EXPECT_EQ(c->GetStats().flushes_succeeded(), 1u);
+}
+
+TEST_P(TracingServiceTest, HostileCommitsAreDroppedAndCounted) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(1));
   CommitData bad;
   bad.chunks_to_move.push_back({9999, 0, 1});  // No such page.
   bad.chunks_to_move.push_back({0, 200, 1});   // No such chunk.
@@ -431,185 +258,293 @@ TEST_F(TracingServiceTest, HostileCommitsAreDroppedAndCounted) {
   patch.writer_id = 1;
   patch.patches.push_back(CommitData::Patch());
   bad.chunks_to_patch.push_back(patch);
-  runner_.PostTaskAndWait([&] { p.endpoint()->CommitData(bad); });
+  p->Call([&](ProducerEndpoint* e) { e->CommitData(bad); });
+  c->DisableTracing();
+  c->WaitForDisabled();
   protos::gen::TraceStats stats;
-  c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
-  c.WaitForDisabled();
-  ASSERT_TRUE(LastPacketStats(c.ReadAll(), &stats));
+  ASSERT_TRUE(LastPacketStats(c->ReadAll(), &stats));
   EXPECT_EQ(stats.chunks_discarded(), 2u);
   EXPECT_EQ(stats.patches_discarded(), 1u);
 }
 
-TEST_F(TracingServiceTest, ChunksStillBeingWrittenAreScrapedAtStop) {
-  FakeProducer p(&runner_, service_.get(), "prod");
-  p.Register("ds");
-  FakeConsumer c(&runner_, service_.get());
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(Config("ds")); });
-  TraceWriter* w = p.Writer(p.setups()[0]);
-  for (uint64_t i = 0; i < 10; i++)
-    w->NewTracePacket()->set_timestamp(i);
-  // No Flush(): the chunk is BeingWritten. Packets 0..8 are complete; the
-  // last one may still grow, so it is not taken.
-  c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
-  c.WaitForDisabled();
-  std::vector<uint64_t> ts = ProducerTimestamps(c.ReadAll());
-  ASSERT_EQ(ts.size(), 9u);
-  for (uint64_t i = 0; i < 9; i++)
-    EXPECT_EQ(ts[i], i);
-  p.ResetWriters();  // Now the chunk is committed: nothing comes twice.
-  runner_.PostTaskAndWait([] {});
-  EXPECT_EQ(ProducerTimestamps(c.ReadAll()).size(), 1u);
+
+
+
+TEST_P(TracingServiceTest, FreeBuffersWhileTracingStopsTheDataSourcesFirst) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(1));
+  c->FreeBuffers();
+  ASSERT_TRUE(p->WaitForStops(1));
+  // The consumer may start again at once, while the old session ends.
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(2));
+  c->DisableTracing();
+  EXPECT_EQ(c->WaitForDisabled(), "");
+  EXPECT_EQ(c->disabled_count(), 1);  // Nothing about the freed session.
 }
 
-TEST_F(TracingServiceTest, WriteIntoFileProducesADecodableTrace) {
-  char path[] = "/tmp/zt_service_test_XXXXXX";
-  const int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  const int read_fd = open(path, O_RDONLY);
-  unlink(path);
-  FakeProducer p(&runner_, service_.get(), "prod");
-  p.Register("ds");
-  FakeConsumer c(&runner_, service_.get());
-  auto cfg = Config("ds");
-  cfg.set_write_into_file(true);
-  cfg.set_file_write_period_ms(100);
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg, fd); });
-  TraceWriter* w = p.Writer(p.setups()[0]);
-  for (uint64_t i = 0; i < 500; i++)
-    w->NewTracePacket()->set_timestamp(i);
-  w->Flush();
-  c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
-  c.WaitForDisabled();
-  std::string bytes;
-  char buf[4096];
-  for (ssize_t n; (n = read(read_fd, buf, sizeof(buf))) > 0;)
-    bytes.append(buf, static_cast<size_t>(n));
-  close(read_fd);
-  protos::pbzero::Trace_Decoder trace(bytes);
-  size_t config = 0, clock = 0, stats = 0, producer = 0;
-  uint64_t next_ts = 0;
-  for (auto it = trace.packet(); it; ++it) {
-    const protozero::ConstBytes packet = *it;
-    TracePacket_Decoder d(packet.data, packet.size);
-    config += d.has_trace_config();
-    clock += d.has_clock_snapshot();
-    stats += d.has_trace_stats();
-    if (d.trusted_packet_sequence_id() != kServicePacketSequenceId) {
-      EXPECT_EQ(d.timestamp(), next_ts++);
-      producer++;
-    }
-  }
-  EXPECT_FALSE(trace.parse_error());
-  EXPECT_EQ(config, 1u);
-  EXPECT_EQ(clock, 1u);
-  EXPECT_EQ(stats, 1u);
-  EXPECT_EQ(producer, 500u);
-}
 
-TEST_F(TracingServiceTest, WriterLossMarksAreCountedInTheStats) {
-  FakeProducer p(&runner_, service_.get(), "prod");
-  p.Register("ds");
-  FakeConsumer c(&runner_, service_.get());
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(Config("ds")); });
-  TraceWriter* w = p.Writer(p.setups()[0]);
-  for (uint64_t i = 0; i < 5; i++) {
-    auto packet = w->NewTracePacket();
-    // What a writer writes after it had to drop packets (SMB full).
-    if (i == 2 || i == 4)
-      packet->set_previous_packet_dropped(1);
-    packet->set_timestamp(i);
-  }
-  w->Flush();
-  c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
-  c.WaitForDisabled();
-  protos::gen::TraceStats stats;
-  ASSERT_TRUE(LastPacketStats(c.ReadAll(), &stats));
-  ASSERT_EQ(stats.buffer_stats().size(), 1u);
-  EXPECT_EQ(stats.buffer_stats()[0].trace_writer_packet_loss(), 2u);
-}
 
-TEST_F(TracingServiceTest, PeriodicFlushAndIncrementalStateClears) {
-  FakeProducer p(&runner_, service_.get(), "prod");
-  p.Register("ds");
-  FakeConsumer c(&runner_, service_.get());
+TEST_P(TracingServiceTest, PeriodicFlushAndIncrementalStateClears) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
   auto cfg = Config("ds");
   cfg.set_flush_period_ms(20);
   cfg.mutable_incremental_state_config()->set_clear_period_ms(20);
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
-  p.WaitForPeriodic(3, 3);  // Hangs (test timeout) if the periods never run.
-  c.Call([](ConsumerEndpoint* e) { e->DisableTracing(); });
-  c.WaitForDisabled();
+  c->EnableTracing(cfg);
+  if (runner_->virtual_time()) {  // Exactly on the period, not before.
+    runner_->AdvanceTime(19);
+    EXPECT_EQ(p->flush_count(), 0u);
+    runner_->AdvanceTime(41);
+    EXPECT_EQ(p->flush_count(), 3u);
+    EXPECT_EQ(p->clear_count(), 3u);
+  }
+  EXPECT_TRUE(p->WaitForFlushes(3)) << "the flush period never ran";
+  EXPECT_TRUE(p->WaitForClears(3)) << "the clear period never ran";
+  c->DisableTracing();
+  c->WaitForDisabled();
 }
 
-TEST_F(TracingServiceTest, UnregisteringEndsTheWaitForItsStop) {
-  FakeProducer p(&runner_, service_.get(), "prod");
-  p.Register("ds", /*notify_on_stop=*/true);
-  FakeConsumer c(&runner_, service_.get());
+TEST_P(TracingServiceTest, UnregisteringEndsTheWaitForItsStop) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds", false, /*will_notify_on_stop=*/true);
+  auto c = NewConsumer();
   auto cfg = Config("ds");
   cfg.set_data_source_stop_timeout_ms(60 * 60 * 1000);
-  c.Call([&](ConsumerEndpoint* e) {
+  c->Call([&](ConsumerEndpoint* e) {
     e->EnableTracing(cfg);
     e->DisableTracing();
   });
-  EXPECT_FALSE(c.disabled());
-  runner_.PostTaskAndWait([&] { p.endpoint()->UnregisterDataSource("ds"); });
-  EXPECT_TRUE(c.disabled());
+  ASSERT_TRUE(p->WaitForStops(1));
+  EXPECT_FALSE(c->disabled());
+  p->UnregisterDataSource("ds");
+  EXPECT_EQ(c->WaitForDisabled(1000), "");
 }
 
-TEST_F(TracingServiceTest, ImpossibleBufferSizesAreRefused) {
-  FakeConsumer c(&runner_, service_.get());
-  auto cfg = Config("ds", /*size_kb=*/0xFFFFFFFFu);  // ~4 TiB.
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
-  EXPECT_NE(c.WaitForDisabled().find("cannot allocate"), std::string::npos);
+TEST_P(TracingServiceTest, ImpossibleBufferSizesAreRefused) {
+  auto c = NewConsumer();
+  c->EnableTracing(Config("ds", /*size_kb=*/0xFFFFFFFFu));  // ~4 TiB.
+  EXPECT_NE(c->WaitForDisabled().find("cannot allocate"), std::string::npos);
 }
 
-TEST_F(TracingServiceTest, DurationStopsTheSessionByItself) {
-  FakeProducer p(&runner_, service_.get(), "prod");
-  p.Register("ds");
-  FakeConsumer c(&runner_, service_.get());
+TEST_P(TracingServiceTest, DurationStopsTheSessionByItself) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
   auto cfg = Config("ds");
   cfg.set_duration_ms(30);
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
-  EXPECT_EQ(c.WaitForDisabled(), "");  // No DisableTracing() call.
-  EXPECT_EQ(p.stopped().size(), 1u);
+  c->EnableTracing(cfg);
+  if (runner_->virtual_time()) {  // Not a millisecond early.
+    runner_->AdvanceTime(29);
+    EXPECT_FALSE(c->disabled());
+  }
+  runner_->AdvanceTime(1);
+  EXPECT_EQ(c->WaitForDisabled(), "");  // No DisableTracing() call.
+  EXPECT_TRUE(p->WaitForStops(1));
 }
 
-TEST_F(TracingServiceTest, MaxFileSizeEndsTheSessionAtTheLimit) {
-  char path[] = "/tmp/zt_service_limit_XXXXXX";
-  const int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  FakeProducer p(&runner_, service_.get(), "prod");
-  p.Register("ds");
-  FakeConsumer c(&runner_, service_.get());
+
+TEST_P(TracingServiceTest, BadConfigsAreRefusedWithAReason) {
+  auto c = NewConsumer();
+  c->EnableTracing(protos::gen::TraceConfig());  // No buffers.
+  EXPECT_NE(c->WaitForDisabled().find("no buffers"), std::string::npos);
+  auto c2 = NewConsumer();
   auto cfg = Config("ds");
-  cfg.set_write_into_file(true);
-  cfg.set_file_write_period_ms(100);
-  cfg.set_max_file_size_bytes(20000);
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg, fd); });
-  TraceWriter* w = p.Writer(p.setups()[0]);
-  for (uint64_t i = 0; i < 5000; i++)
-    w->NewTracePacket()->set_timestamp(i);
-  w->Flush();
-  // The periodic write reaches the limit and stops the session.
-  EXPECT_EQ(c.WaitForDisabled(), "");
-  struct stat st;
-  ASSERT_EQ(stat(path, &st), 0);
-  unlink(path);
-  EXPECT_LE(st.st_size, 20000);
-  EXPECT_GT(st.st_size, 10000);  // Filled up to near the limit, not empty.
+  cfg.mutable_data_sources()->at(0).mutable_config()->set_target_buffer(3);
+  c2->EnableTracing(cfg);
+  EXPECT_NE(c2->WaitForDisabled().find("targets buffer 3"), std::string::npos);
 }
 
-TEST_F(TracingServiceTest, BadConfigsAreRefusedWithAReason) {
-  FakeConsumer c(&runner_, service_.get());
-  protos::gen::TraceConfig cfg;  // No buffers.
-  c.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
-  EXPECT_NE(c.WaitForDisabled().find("no buffers"), std::string::npos);
-  FakeConsumer c2(&runner_, service_.get());
-  cfg = Config("ds");
-  cfg.mutable_data_sources()->at(0).mutable_config()->set_target_buffer(3);
-  c2.Call([&](ConsumerEndpoint* e) { e->EnableTracing(cfg); });
-  EXPECT_NE(c2.WaitForDisabled().find("targets buffer 3"), std::string::npos);
+TEST_P(TracingServiceTest, UniqueSessionNamesAreUnique) {
+  auto c1 = NewConsumer();
+  auto cfg = Config("ds");
+  cfg.set_unique_session_name("nightly");
+  c1->EnableTracing(cfg);
+  auto c2 = NewConsumer();
+  c2->EnableTracing(cfg);
+  EXPECT_NE(c2->WaitForDisabled().find("\"nightly\" already exists"), std::string::npos);
+  EXPECT_FALSE(c1->disabled());
+}
+
+
+
+// Hands out heap memory, or nothing once told to fail; remembers sizes.
+class CountingFactory : public base::SharedMemory::Factory {
+ public:
+  std::unique_ptr<base::SharedMemory> CreateSharedMemory(size_t size) override {
+    sizes->push_back(size);
+    return *fail ? nullptr : base::HeapSharedMemory::Create(size);
+  }
+  std::shared_ptr<std::vector<size_t>> sizes = std::make_shared<std::vector<size_t>>();
+  std::shared_ptr<bool> fail = std::make_shared<bool>(false);
+};
+
+TEST(TracingServiceSharedMemoryTest, ProducersGetTheirSmbFromTheFactoryOrAreRefused) {
+  test::ThreadTestRunner runner;
+  auto factory = std::make_unique<CountingFactory>();
+  auto sizes = factory->sizes;
+  auto fail = factory->fail;
+  std::unique_ptr<TracingService> service;
+  runner.RunAndWait(
+      [&] { service = TracingService::Create(runner.task_runner(), std::move(factory)); });
+  TracingService::ProducerOptions opt;
+  opt.name = "p";
+  opt.shm_size_hint_bytes = 64 * 1024;
+  opt.shm_page_size_hint_bytes = 8192;
+  class NullProducer : public Producer {
+    void OnConnect() override {}
+    void OnDisconnect() override {}
+    void OnTracingSetup() override {}
+    void SetupDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
+    void StartDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
+    void StopDataSource(DataSourceInstanceId) override {}
+    void Flush(FlushRequestId, const std::vector<DataSourceInstanceId>&) override {}
+    void ClearIncrementalState(const std::vector<DataSourceInstanceId>&) override {}
+  } producer;
+  runner.RunAndWait([&] {
+    auto endpoint = service->ConnectProducer(&producer, opt);
+    ASSERT_TRUE(endpoint);
+    EXPECT_EQ(endpoint->shared_memory()->size(), 64u * 1024);
+    EXPECT_EQ(endpoint->shared_memory_page_size(), 8192u);
+    EXPECT_EQ(*sizes, std::vector<size_t>{64 * 1024});
+    // Out of memory: the smallest SMB is tried, then the producer refused.
+    *fail = true;
+    EXPECT_FALSE(service->ConnectProducer(&producer, opt));
+    EXPECT_EQ(*sizes, (std::vector<size_t>{64 * 1024, 64 * 1024, 2 * 8192}));
+    // A provided SMB must be the size the hints give.
+    opt.provided_shm = base::HeapSharedMemory::Create(32 * 1024);
+    EXPECT_FALSE(service->ConnectProducer(&producer, opt));
+    opt.provided_shm = base::HeapSharedMemory::Create(64 * 1024);
+    auto provided = service->ConnectProducer(&producer, opt);
+    ASSERT_TRUE(provided);
+    EXPECT_EQ(provided->shared_memory(), opt.provided_shm.get());
+    provided.reset();
+    endpoint.reset();
+    service.reset();
+  });
+}
+
+
+
+
+// A stop by duration_ms flushes first and says how that went.
+TEST_P(TracingServiceTest, DurationStopsRecordTheFinalFlushOutcome) {
+  for (bool answer : {true, false}) {
+    FakeProducer::Options options;
+    options.answer_flush = answer;
+    auto p = NewProducer("prod", options);
+    p->RegisterDataSource("ds");
+    auto c = NewConsumer();
+    auto cfg = Config("ds");
+    cfg.set_duration_ms(10);
+    cfg.set_flush_timeout_ms(50);
+    c->EnableTracing(cfg);
+    ASSERT_TRUE(p->WaitForStarts(1));
+    runner_->AdvanceTime(10);
+    ASSERT_TRUE(p->WaitForFlushes(1));
+    runner_->AdvanceTime(50);  // The flush's timeout, if unanswered.
+    EXPECT_EQ(c->WaitForDisabled(), "");
+    protos::gen::TraceStats stats;
+    ASSERT_TRUE(LastPacketStats(c->ReadAll(), &stats));
+    EXPECT_EQ(stats.final_flush_outcome(),
+              answer ? protos::gen::TraceStats_FinalFlushOutcome_FINAL_FLUSH_SUCCEEDED
+                     : protos::gen::TraceStats_FinalFlushOutcome_FINAL_FLUSH_FAILED);
+  }
 }
 
 }  // namespace
+}  // namespace test
+}  // namespace zt
+
+namespace zt {
+namespace test {
+namespace {
+
+// A stop while flushes are pending ends them, unsuccessful, before the
+// final stats: their answers come before OnTracingDisabled, their counts
+// are in the stats, and nothing about them follows tracing_disabled.
+TEST_P(TracingServiceTest, AStopEndsPendingFlushesFirst) {
+  FakeProducer::Options silent;
+  silent.answer_flush = false;
+  auto p = NewProducer("prod", silent);
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  auto cfg = Config("ds");
+  cfg.set_flush_timeout_ms(60 * 60 * 1000);
+  c->EnableTracing(cfg);
+  ASSERT_TRUE(p->WaitForStarts(1));
+  bool answered = false, answer = true;
+  c->Call([&](ConsumerEndpoint* e) {
+    e->Flush(0, [&, c = c.get()](bool ok) {
+      EXPECT_FALSE(c->disabled()) << "the flush's answer came after the stop's";
+      answered = true;
+      answer = ok;
+    });
+    e->DisableTracing();
+  });
+  EXPECT_EQ(c->WaitForDisabled(), "");
+  runner_->RunAndWait([] {});
+  EXPECT_TRUE(answered);
+  EXPECT_FALSE(answer);
+  const Packets packets = c->ReadAll();
+  EXPECT_EQ(CheckServicePackets(packets), std::vector<std::string>{});
+  protos::gen::TraceStats stats;
+  ASSERT_TRUE(LastPacketStats(packets, &stats));
+  EXPECT_EQ(stats.flushes_requested(), 1u);
+  EXPECT_EQ(stats.flushes_failed(), 1u);
+  EXPECT_EQ(stats.flushes_succeeded(), 0u);
+}
+
+// Flushing a session that is not running is answered "not flushed" at
+// once and leaves no trace in it.
+TEST_P(TracingServiceTest, FlushingASessionThatIsNotRunningIsRefused) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  auto cfg = Config("ds");
+  cfg.set_deferred_start(true);
+  c->EnableTracing(cfg);
+  ASSERT_TRUE(p->WaitForSetups(1));
+  EXPECT_FALSE(c->Flush(1000)) << "set up, not started";
+  c->StartTracing();
+  ASSERT_TRUE(p->WaitForStarts(1));
+  c->DisableTracing();
+  EXPECT_EQ(c->WaitForDisabled(), "");
+  EXPECT_FALSE(c->Flush(1000)) << "stopped";
+  EXPECT_EQ(p->flush_count(), 0u);
+  const Packets packets = c->ReadAll();
+  EXPECT_EQ(CheckServicePackets(packets), std::vector<std::string>{});
+  EXPECT_EQ(CountServicePackets(packets).events[9], 0u) << "a flush_started";
+  protos::gen::TraceStats stats;
+  ASSERT_TRUE(LastPacketStats(packets, &stats));
+  EXPECT_EQ(stats.flushes_requested(), 0u);
+}
+
+// A session whose consumer left ends by itself and is freed: its name can
+// be taken again, and other sessions' stats no longer count it.
+TEST_P(TracingServiceTest, ASessionWithoutConsumerIsFreedOnceStopped) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto cfg = Config("ds");
+  cfg.set_unique_session_name("once");
+  {
+    auto gone = NewConsumer();
+    gone->EnableTracing(cfg);
+    ASSERT_TRUE(p->WaitForStarts(1));
+  }  // Disconnected while tracing.
+  ASSERT_TRUE(p->WaitForStops(1));
+  runner_->RunAndWait([] {});  // The orphan is freed in a task of its own.
+  auto c = NewConsumer();
+  c->EnableTracing(cfg);
+  ASSERT_TRUE(p->WaitForStarts(2)) << "the name is still taken";
+  EXPECT_FALSE(c->disabled());
+  EXPECT_EQ(c->GetStats().tracing_sessions(), 1u);
+}
+
+}  // namespace
+}  // namespace test
 }  // namespace zt

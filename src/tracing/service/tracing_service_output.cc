@@ -1,7 +1,11 @@
 // The output side of the service: the packets of a session handed to its
-// consumer (ReadBuffers) or written into its file (write_into_file), with
-// the service's own packets around them, and the session's TraceStats.
+// consumer (ReadBuffers, one batch per task) or written into its file
+// (write_into_file), with the service's own packets around them, and the
+// session's TraceStats.
 
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,21 +13,83 @@
 #include <cstring>
 
 #include "src/tracing/service/service_packets.h"
+#include "src/tracing/service/tracing_service_endpoints.h"
 #include "src/tracing/service/tracing_service_impl.h"
 #include "src/tracing/service/trusted_fields.h"
+#include "zt/base/logging.h"
 
 namespace zt {
 
-void TracingServiceImpl::CollectPackets(
-    Session* s, const std::function<bool(std::vector<uint8_t>)>& sink) {
-  if (!s->preamble_emitted) {
-    s->preamble_emitted = true;
-    if (!sink(MakeTraceConfigPacket(s->config, service_uid_)) ||
-        !sink(MakeClockSnapshotPacket(service_uid_))) {
-      return;
+namespace {
+
+// Data packets stop this far before max_file_size_bytes, so that the
+// closing TraceStats still fits in the file (a quarter of the limit for
+// small limits).
+constexpr uint64_t kFileStatsReserveBytes = 16 * 1024;
+// The file is written in pieces of about this size.
+constexpr size_t kFileWriteChunkBytes = 1024 * 1024;
+// How long a write may wait for a non-blocking output to accept data.
+constexpr int kWritableTimeoutMs = 1000;
+
+size_t FramedSize(size_t packet_size) {
+  return 1 + protozero::proto_utils::VarIntSize(packet_size) + packet_size;
+}
+
+// Writes all of |data| to |fd|. Returns 0 or the errno of the failure. A
+// broken pipe or socket is an error here, never a SIGPIPE that would kill
+// the process: the signal is blocked on this thread for the write, and the
+// one the write raised is taken before unblocking.
+int WriteFully(int fd, const uint8_t* data, size_t size) {
+  sigset_t pipe_set, old_set;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+  int error = 0;
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = write(fd, data + done, size - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      struct pollfd p = {fd, POLLOUT, 0};
+      if (poll(&p, 1, kWritableTimeoutMs) > 0)
+        continue;
+      error = ETIMEDOUT;
+      break;
+    }
+    error = n < 0 ? errno : EIO;
+    break;
+  }
+  if (error == EPIPE) {
+    const struct timespec no_wait = {0, 0};
+    while (sigtimedwait(&pipe_set, nullptr, &no_wait) == SIGPIPE) {
     }
   }
+  pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
+  return error;
+}
+
+}  // namespace
+
+bool TracingServiceImpl::CollectPackets(Session* s, size_t max_bytes,
+                                        const PacketSink& sink) {
+  size_t emitted = 0;
+  auto emit = [&](const std::vector<uint8_t>& packet, bool closing_stats = false) {
+    emitted += FramedSize(packet.size());
+    return sink(packet.data(), packet.size(), closing_stats);
+  };
+  // The service's own packets first (snapshots, marker, config, uuid,
+  // system info, lifecycle events), as upstream's readers expect them.
+  if (!s->service_packets->EmitBeforeData(
+          [&](const std::vector<uint8_t>& own) { return emit(own); })) {
+    return true;
+  }
   TraceBufferPacket packet;
+  std::vector<uint8_t> stamped;
   for (uint32_t buffer_id : s->buffer_ids) {
     TraceBuffer* buffer = BufferById(buffer_id);
     if (!buffer)
@@ -31,28 +97,81 @@ void TracingServiceImpl::CollectPackets(
     buffer->BeginRead();
     while (buffer->ReadNextTracePacket(&packet)) {
       TrustedPacketFields fields;
-      fields.uid = packet.producer_uid;
-      fields.pid = packet.producer_pid;
+      auto identity = producer_identities_.find(packet.producer_id);
+      if (identity != producer_identities_.end()) {
+        fields.uid = identity->second.first;
+        fields.pid = identity->second.second;
+      }
       fields.sequence_id = SequenceIdFor(packet.producer_id, packet.writer_id);
       fields.previous_packet_dropped = packet.previous_packet_dropped;
-      std::vector<uint8_t> out;
-      bool writer_lost = false;
+      stamped.clear();
       if (!StampTrustedFields(packet.data.data(), packet.data.size(), fields,
-                              &out, &writer_lost)) {
+                              &stamped)) {
         s->invalid_packets++;
         continue;
       }
-      // A writer that dropped packets (SMB full) says so on its next one:
-      // the buffer never saw them, so they are counted here.
-      if (writer_lost)
-        s->writer_loss_marks[buffer_id]++;
-      if (!sink(std::move(out)))
-        return;
+      if (!emit(stamped))
+        return true;
+      if (max_bytes && emitted >= max_bytes)
+        return true;
     }
   }
-  if (s->disabled && !s->stats_emitted) {
-    s->stats_emitted = sink(MakeTraceStatsPacket(ComputeStats(*s), service_uid_));
+  // Everything was read.
+  if (!s->service_packets->EmitAfterDrain(
+          [&](const std::vector<uint8_t>& event) { return emit(event); })) {
+    return true;
   }
+  const bool stopped = s->state == SessionState::kStopped;
+  if (s->service_packets->StatsDue(stopped) &&
+      emit(MakeTraceStatsPacket(ComputeStats(*s), service_uid_), /*closing_stats=*/stopped)) {
+    s->service_packets->OnStatsEmitted(stopped);
+  }
+  return false;
+}
+
+void TracingServiceImpl::ReadBuffers(ConsumerEndpointImpl* consumer) {
+  Session* s = SessionOf(consumer);
+  if (!s || s->fd >= 0) {  // A session writing into a file is read there.
+    consumer->Post([](Consumer* c) { c->OnTraceData({}, false); });
+    return;
+  }
+  if (s->read_in_progress) {
+    s->reads_queued++;  // Answered by another chain after this one.
+    return;
+  }
+  s->read_in_progress = true;
+  ReadNextBatch(s->id);
+}
+
+void TracingServiceImpl::ReadNextBatch(uint64_t session_id) {
+  Session* s = SessionById(session_id);
+  if (!s)
+    return;
+  if (!s->consumer) {  // Freed meanwhile: nobody to read for.
+    s->read_in_progress = false;
+    s->reads_queued = 0;
+    return;
+  }
+  std::vector<uint8_t> batch;
+  const bool more = CollectPackets(s, kReadBatchBytes,
+                                   [&batch](const uint8_t* data, size_t size, bool) {
+                                     AppendAsTracePacketField(data, size, &batch);
+                                     return true;
+                                   });
+  s->consumer->Post([batch = std::move(batch), more](Consumer* c) mutable {
+    c->OnTraceData(std::move(batch), more);
+  });
+  if (!more) {
+    s->read_in_progress = false;
+    if (s->reads_queued == 0)
+      return;
+    s->reads_queued--;
+    s->read_in_progress = true;
+  }
+  // The next batch in a task of its own, behind the one just posted.
+  PostDelayedIfAlive(0, [session_id](TracingServiceImpl* self) {
+    self->ReadNextBatch(session_id);
+  });
 }
 
 void TracingServiceImpl::SchedulePeriodicWrite(Session* s) {
@@ -62,54 +181,94 @@ void TracingServiceImpl::SchedulePeriodicWrite(Session* s) {
   period = std::max<uint32_t>(period, 100);
   const uint64_t session_id = s->id;
   PostDelayedIfAlive(period, [session_id](TracingServiceImpl* self) {
-    auto it = self->sessions_.find(session_id);
-    if (it == self->sessions_.end() || it->second->fd < 0)
+    Session* session = self->SessionById(session_id);
+    if (!session || session->fd < 0 || session->state == SessionState::kStopped)
       return;
-    self->WriteIntoFile(session_id);
-    // Writing may end (or free) the session: look it up again.
-    it = self->sessions_.find(session_id);
-    if (it != self->sessions_.end() && it->second->fd >= 0)
-      self->SchedulePeriodicWrite(it->second.get());
+    auto write_and_reschedule = [self, session_id](bool) {
+      Session* current = self->SessionById(session_id);
+      if (!current || current->fd < 0 || current->state == SessionState::kStopped)
+        return;  // Stopped meanwhile: its stop wrote the file to the end.
+      self->WriteIntoFile(current);
+      if (current->fd >= 0 && current->state != SessionState::kStopped)
+        self->SchedulePeriodicWrite(current);
+    };
+    // As upstream's service does since v54 (and says so in SystemInfo,
+    // which readers check): every periodic write is preceded by a flush,
+    // so that the file holds what producers wrote up to then. Not when the
+    // config flushes on its own period, or turns it off.
+    const auto mode = session->config.write_flush_mode();
+    const bool flush_first =
+        session->state == SessionState::kStarted && session->config.flush_period_ms() == 0 &&
+        mode != protos::gen::TraceConfig_WriteFlushMode_WRITE_FLUSH_DISABLED;
+    if (flush_first)
+      self->FlushSession(session, 0, nullptr, write_and_reschedule);
+    else
+      write_and_reschedule(true);
   });
 }
 
-void TracingServiceImpl::WriteIntoFile(uint64_t session_id) {
-  auto it = sessions_.find(session_id);
-  if (it == sessions_.end() || it->second->fd < 0)
+void TracingServiceImpl::WriteIntoFile(Session* s) {
+  if (s->fd < 0)
     return;
-  Session* s = it->second.get();
-  const uint64_t max_bytes = s->config.max_file_size_bytes();
+  const uint64_t limit = s->config.max_file_size_bytes();
+  const uint64_t data_limit =
+      limit ? limit - std::min(kFileStatsReserveBytes, limit / 4) : 0;
   std::vector<uint8_t> out;
-  CollectPackets(s, [&](std::vector<uint8_t> packet) {
-    std::vector<uint8_t> field;
-    AppendAsTracePacketField(packet, &field);
-    if (max_bytes && s->file_bytes + out.size() + field.size() > max_bytes) {
-      s->file_full = true;
-      return false;
-    }
-    out.insert(out.end(), field.begin(), field.end());
-    return true;
-  });
-  size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t n = write(s->fd, out.data() + done, out.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      // The file is gone or full: stop the session rather than lose data
-      // silently; the consumer hears why.
-      s->error = std::string("write_into_file: write failed: ") +
-                 (n < 0 ? strerror(errno) : "nothing written");
-      CloseFile(s);
-      if (!s->stopping)
-        DisableTracing(s->consumer);
-      return;
-    }
-    done += static_cast<size_t>(n);
+  int error = 0;
+  auto flush_out = [&] {
+    if (!error && !out.empty())
+      error = WriteFully(s->fd, out.data(), out.size());
+    if (!error)
+      s->file_bytes += out.size();
+    out.clear();
+    return error == 0;
+  };
+  // Once full, the file only waits for the closing stats: nothing more is
+  // read out of the buffers (it would be dropped).
+  if (!s->file_full) {
+    CollectPackets(s, 0, [&](const uint8_t* data, size_t size, bool closing_stats) {
+        const uint64_t total = s->file_bytes + out.size() + FramedSize(size);
+        // The closing stats may use the reserve; data packets may not.
+        if (limit && total > (closing_stats ? limit : data_limit)) {
+          s->file_full = true;
+          return false;
+        }
+        AppendAsTracePacketField(data, size, &out);
+        return out.size() < kFileWriteChunkBytes || flush_out();
+      });
   }
-  s->file_bytes += out.size();
-  if (s->file_full && !s->stopping)
-    DisableTracing(s->consumer);
+  flush_out();
+  if (error) {
+    // The file is gone or full: stop the session rather than lose data
+    // silently; the consumer hears why.
+    s->error = std::string("write_into_file: write failed: ") + strerror(error);
+    ZT_ELOG("%s", s->error.c_str());
+    CloseFile(s);
+    StopSession(s);
+    return;
+  }
+  if (s->file_full && s->error.empty()) {
+    s->error = "max_file_size_bytes (" + std::to_string(limit) +
+               ") reached after " + std::to_string(s->file_bytes) +
+               " bytes: tracing stopped; the rest of the trace was not written";
+  }
+  if (s->file_full && !s->stopping_or_stopped()) {
+    // Reaching the limit stops the session; its stop comes back here
+    // (FinishStop) for the closing stats.
+    StopSession(s);
+    return;
+  }
+  if (s->file_full && s->state == SessionState::kStopped &&
+      s->service_packets->StatsDue(/*stopped=*/true)) {
+    // The data did not fit: the stats still go last if they fit. The
+    // stats say how much was left unread (bytes_written - bytes_read).
+    const std::vector<uint8_t> stats = MakeTraceStatsPacket(ComputeStats(*s), service_uid_);
+    if (s->file_bytes + FramedSize(stats.size()) <= limit) {
+      AppendAsTracePacketField(stats.data(), stats.size(), &out);
+      if (flush_out())
+        s->service_packets->OnStatsEmitted(/*stopped=*/true);
+    }
+  }
 }
 
 void TracingServiceImpl::CloseFile(Session* s) {
@@ -137,6 +296,10 @@ protos::gen::TraceStats TracingServiceImpl::ComputeStats(
   stats.set_flushes_requested(session.flushes_requested);
   stats.set_flushes_succeeded(session.flushes_succeeded);
   stats.set_flushes_failed(session.flushes_failed);
+  if (session.final_flush_outcome) {
+    stats.set_final_flush_outcome(
+        static_cast<protos::gen::TraceStats_FinalFlushOutcome>(session.final_flush_outcome));
+  }
   for (uint32_t id : session.buffer_ids) {
     auto it = buffers_.find(id);
     if (it == buffers_.end())
@@ -161,10 +324,10 @@ protos::gen::TraceStats TracingServiceImpl::ComputeStats(
     out->set_readaheads_succeeded(b.readaheads_succeeded);
     out->set_readaheads_failed(b.readaheads_failed);
     out->set_abi_violations(b.abi_violations);
-    auto marks = session.writer_loss_marks.find(id);
-    out->set_trace_writer_packet_loss(
-        b.trace_writer_packet_loss +
-        (marks == session.writer_loss_marks.end() ? 0 : marks->second));
+    // Packets whose writer abandoned them mid-way (the drop marker), as
+    // upstream counts it; a writer's own "I dropped packets" marks reach
+    // readers as previous_packet_dropped on its sequence instead.
+    out->set_trace_writer_packet_loss(b.trace_writer_packet_loss);
   }
   return stats;
 }

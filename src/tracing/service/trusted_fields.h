@@ -1,8 +1,17 @@
-// The fields of a TracePacket that only the service may write: who produced
-// it (uid, pid) and which writer sequence it belongs to. A producer can put
-// anything in its packets, so before handing a packet to a consumer the
-// service removes these fields wherever the producer wrote them and appends
-// its own values, taken from the producer's connection.
+// The fields of a TracePacket that only the service may write. A producer
+// can put anything in its packets, so before handing a packet to a
+// consumer the service:
+//  * removes who produced it and which writer sequence it belongs to
+//    (trusted_uid, trusted_packet_sequence_id, trusted_pid) wherever the
+//    producer wrote them, and appends its own values, taken from the
+//    producer's connection;
+//  * refuses a packet that carries what only the service writes into a
+//    trace (its config, stats, synchronization marker, service events,
+//    provenance, machine id, compressed packets): a producer must not be
+//    able to pass its data off as the service's (upstream refuses the same);
+//  * merges its own loss causes for the packet (DataLossReason bits the
+//    buffer found) with the ones the producer's writer marked, into the
+//    last previous_packet_dropped, which is what readers use.
 
 #ifndef ZT_SRC_TRACING_SERVICE_TRUSTED_FIELDS_H_
 #define ZT_SRC_TRACING_SERVICE_TRUSTED_FIELDS_H_
@@ -17,19 +26,20 @@ struct TrustedPacketFields {
   int32_t uid = -1;  // Not written when negative (unknown).
   int32_t pid = -1;  // Not written when negative (unknown).
   uint32_t sequence_id = 0;  // Not written when 0.
-  bool previous_packet_dropped = false;  // Written only when true.
+  // The service's loss causes (TracePacket.DataLossReason bits; 0: none).
+  uint32_t previous_packet_dropped = 0;
 };
 
 // Writes to |out| the top-level fields of |packet| except trusted_uid (3),
 // trusted_packet_sequence_id (10) and trusted_pid (79), followed by the
-// values of |fields|. Returns false, leaving |out| unspecified, when
-// |packet| does not parse as a protobuf message. |*producer_marked_loss|
-// (if given) tells whether the producer itself wrote previous_packet_dropped
-// (its writer lost packets before this one). O(size).
+// values of |fields|, in the order upstream's service appends them (uid,
+// sequence id, pid, then the loss causes: the producer's OR the service's,
+// when the service has any). Returns false, leaving |out| unspecified, when
+// |packet| does not parse as a protobuf message or carries a field only
+// the service writes. O(size).
 bool StampTrustedFields(const uint8_t* packet, size_t size,
                         const TrustedPacketFields& fields,
-                        std::vector<uint8_t>* out,
-                        bool* producer_marked_loss = nullptr);
+                        std::vector<uint8_t>* out);
 
 }  // namespace zt
 

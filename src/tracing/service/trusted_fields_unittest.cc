@@ -47,37 +47,65 @@ TEST(TrustedFieldsTest, ForgedValuesAreReplacedEverywhere) {
   EXPECT_FALSE(d.has_previous_packet_dropped());
 }
 
-TEST(TrustedFieldsTest, UnknownValuesAreLeftOutAndLossIsMarkedOnce) {
+TEST(TrustedFieldsTest, UnknownValuesAreLeftOutAndLossCausesAreMerged) {
   protozero::HeapBuffered<TracePacket> packet;
   packet->set_timestamp(5);
   std::vector<uint8_t> in = packet.SerializeAsArray();
   TrustedPacketFields fields;  // uid/pid unknown, no sequence.
-  fields.previous_packet_dropped = true;
+  fields.previous_packet_dropped = TracePacket::DATA_LOSS_PRESENT |
+                                   TracePacket::DATA_LOSS_OVERWRITE;
   std::vector<uint8_t> out;
   ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &out));
   EXPECT_EQ(CountField(out, 3), 0u);
   EXPECT_EQ(CountField(out, 79), 0u);
   EXPECT_EQ(CountField(out, 10), 0u);
   EXPECT_EQ(CountField(out, 42), 1u);
+  EXPECT_EQ(TracePacket_Decoder(out.data(), out.size()).previous_packet_dropped(), 65u);
 
-  // "Not dropped" from the producer is not a mark: the service adds its own.
+  // The writer's own causes (SMB full) and the service's (overwrite) both
+  // end up in the value readers take: the last one.
   packet.Reset();
-  packet->set_previous_packet_dropped(0);
+  packet->set_previous_packet_dropped(TracePacket::DATA_LOSS_PRESENT |
+                                      TracePacket::DATA_LOSS_SMB_FULL);
+  packet->set_timestamp(6);
   in = packet.SerializeAsArray();
-  bool producer_marked = true;
-  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &out, &producer_marked));
-  EXPECT_FALSE(producer_marked);
-  EXPECT_EQ(CountField(out, 42), 2u);
-  TracePacket_Decoder last_wins(out.data(), out.size());
-  EXPECT_EQ(last_wins.previous_packet_dropped(), 1u);
+  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &out));
+  EXPECT_EQ(TracePacket_Decoder(out.data(), out.size()).previous_packet_dropped(),
+            1u | 64u | 256u);
 
-  // The writer already said so: not a second time.
-  packet.Reset();
-  packet->set_previous_packet_dropped(1);
-  in = packet.SerializeAsArray();
-  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &out, &producer_marked));
-  EXPECT_TRUE(producer_marked);
+  // No service causes: the writer's mark stays as it was, alone.
+  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), TrustedPacketFields(), &out));
   EXPECT_EQ(CountField(out, 42), 1u);
+  EXPECT_EQ(TracePacket_Decoder(out.data(), out.size()).previous_packet_dropped(), 257u);
+}
+
+TEST(TrustedFieldsTest, FieldsComeInUpstreamsOrder) {
+  TrustedPacketFields fields;
+  fields.uid = 1;
+  fields.pid = 2;
+  fields.sequence_id = 3;
+  fields.previous_packet_dropped = 1;
+  std::vector<uint8_t> out;
+  ASSERT_TRUE(StampTrustedFields(nullptr, 0, fields, &out));
+  std::vector<uint32_t> ids;
+  protozero::ProtoDecoder d(out.data(), out.size());
+  for (auto f = d.ReadField(); f.valid(); f = d.ReadField())
+    ids.push_back(f.id());
+  EXPECT_EQ(ids, (std::vector<uint32_t>{3, 10, 79, 42}));
+}
+
+TEST(TrustedFieldsTest, PacketsPosingAsTheServicesAreRefused) {
+  // trace_config, trace_stats, sync marker, compressed packets, service
+  // event, machine id, provenance, protovms, zstd packets.
+  for (uint32_t id : {33u, 35u, 36u, 50u, 69u, 98u, 124u, 125u, 133u}) {
+    protozero::HeapBuffered<TracePacket> packet;
+    packet->set_timestamp(1);
+    packet->AppendVarInt(id, 1);
+    const std::vector<uint8_t> in = packet.SerializeAsArray();
+    std::vector<uint8_t> out;
+    EXPECT_FALSE(StampTrustedFields(in.data(), in.size(), TrustedPacketFields(), &out))
+        << "field " << id;
+  }
 }
 
 TEST(TrustedFieldsTest, MalformedPacketsAreRefused) {
