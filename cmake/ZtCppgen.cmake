@@ -7,7 +7,8 @@
 #                                    # protos these import
 #
 # Runs protoc with protoc-gen-pbzero (generator=cppgen) at build time,
-# writing X.gen.h and X.gen.cc for every PROTOS entry into
+# writing X.gen.h, X.gen.cc and X.gen_parse.cc (the parsers, their own
+# object) for every PROTOS entry into
 # ${CMAKE_CURRENT_BINARY_DIR}/<name>_gen/<path of X relative to PROTO_ROOT>,
 # and defines <name>, a STATIC library of the .gen.cc files whose include
 # directory is that folder: code linking <name> does
@@ -93,12 +94,15 @@ endfunction()
 function(zt_cppgen_library name)
   cmake_parse_arguments(PARSE_ARGV 1 A "" "" "DEPS")
   _zt_cppgen_run(zt_cppgen_library ${name} cppgen G ${ARGN}
-                 SUFFIXES .gen.h .gen.cc)
+                 SUFFIXES .gen.h .gen.cc .gen_parse.cc)
   set(headers "")
   set(sources "")
+  set(parsers "")
   foreach(f IN LISTS G_OUTPUTS)
     if(f MATCHES "\\.h$")
       list(APPEND headers "${f}")
+    elseif(f MATCHES "\\.gen_parse\\.cc$")
+      list(APPEND parsers "${f}")
     else()
       list(APPEND sources "${f}")
     endif()
@@ -106,10 +110,16 @@ function(zt_cppgen_library name)
   # The headers are sources too, so that anything compiled against this
   # library (including other cppgen libraries listing it in DEPS) waits for
   # them to be generated.
-  add_library(${name} STATIC ${sources} ${headers})
+  add_library(${name} STATIC ${sources} ${parsers} ${headers})
   if(ZT_UNITY_BUILD)
-    # One batch: the classes share most of their headers.
-    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+    # Two units (the classes share most of their headers): the classes, and
+    # the parsers, whose object a static link takes only into programs that
+    # parse.
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+    set_source_files_properties(${sources} TARGET_DIRECTORY ${name}
+      PROPERTIES UNITY_GROUP classes)
+    set_source_files_properties(${parsers} TARGET_DIRECTORY ${name}
+      PROPERTIES UNITY_GROUP parsers)
   endif()
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${G_OUT_DIR}>")
   target_link_libraries(${name} PUBLIC ${ZT_PBZERO_RUNTIME_TARGET} ${A_DEPS})

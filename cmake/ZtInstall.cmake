@@ -33,20 +33,27 @@ foreach(lib zt_protos_pbzero zt_protos_gen zt_protos_schema)
   string(REGEX REPLACE "^zt_" "" export_name ${lib})
   set_target_properties(${lib} PROPERTIES EXPORT_NAME ${export_name})
 endforeach()
-# Generated headers go next to the public ones; the targets say so.
+# Generated headers go next to the public ones; the targets say so. Exactly
+# the headers each library generates (not whatever its folder holds: a
+# build tree can keep headers of schemas that left the library).
 foreach(lib zt_protos_pbzero zt_protos_gen)
   get_target_property(type ${lib} TYPE)
   if(type STREQUAL "INTERFACE_LIBRARY")
     get_target_property(gen_dir ${lib} ZT_PBZERO_GEN_DIR)
+    get_target_property(gen_headers ${lib} ZT_PBZERO_HEADERS)
     target_include_directories(${lib} INTERFACE
       "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
   else()
     get_target_property(gen_dir ${lib} ZT_CPPGEN_GEN_DIR)
+    get_target_property(gen_headers ${lib} ZT_CPPGEN_HEADERS)
     target_include_directories(${lib} PUBLIC
       "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
   endif()
-  install(DIRECTORY "${gen_dir}/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-          FILES_MATCHING PATTERN "*.h")
+  foreach(header IN LISTS gen_headers)
+    file(RELATIVE_PATH rel "${gen_dir}" "${header}")
+    get_filename_component(rel_dir "${rel}" DIRECTORY)
+    install(FILES "${header}" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/${rel_dir}")
+  endforeach()
 endforeach()
 
 install(TARGETS ${_zt_installed_libraries}

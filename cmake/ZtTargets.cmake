@@ -2,7 +2,8 @@
 # folder's CMakeLists.txt says what a target is made of and nothing else.
 #
 # zt_cc_library(NAME <name> SRCS <files>... [PUBLIC_DEPS <t>...] [DEPS <t>...]
-#               [INSTALL])
+#               [INSTALL] [OPTIMIZE_FOR_SIZE [SPEED_SRCS <files>...]]
+#               [OWN_OBJECT_SRCS <files>...])
 #   A static library zt_<name>, aliased zerotrace::<name> (the name it is
 #   exported under, too). Its users get include/ (installed: include/);
 #   the library itself also sees the repository root, for private headers
@@ -10,20 +11,45 @@
 #   and never reach the export set. INSTALL adds it to the installed package
 #   (cmake/ZtInstall.cmake). With ZT_UNITY_BUILD (the default) its sources
 #   compile as one unit: headers are parsed once per library, not per file.
+#   OPTIMIZE_FOR_SIZE: -Os in optimized builds, for control-plane code that
+#   runs a few times per session; its SPEED_SRCS (per-packet and per-byte
+#   paths) keep the configuration's level, each as its own object.
+#   OWN_OBJECT_SRCS: sources kept out of the unity unit, each its own object
+#   in the archive, so that a static link takes them only into programs that
+#   call them (code most programs never run, e.g. a wire codec that only the
+#   socket transport uses).
 #
 # zt_cc_test(NAME <exe> SRCS <files>... [DEPS <t>...] [LABELS <l>...]
 #            [TIMEOUT <s>])
 #   A GoogleTest binary whose cases ctest discovers one by one; it sees the
 #   repository root (tests read private headers) and links gtest_main.
 
+# The -O level each optimized configuration compiles with (as a generator
+# expression), for sources that must keep it inside an -Os library.
+function(_zt_speed_level out)
+  set(levels "")
+  foreach(config Release RelWithDebInfo MinSizeRel)
+    string(TOUPPER ${config} upper)
+    string(REGEX MATCH "-O[0-9sgz]" level "${CMAKE_CXX_FLAGS_${upper}}")
+    if(level)
+      list(APPEND levels "$<$<CONFIG:${config}>:${level}>")
+    endif()
+  endforeach()
+  set(${out} "${levels}" PARENT_SCOPE)
+endfunction()
+
 function(zt_cc_library)
-  cmake_parse_arguments(PARSE_ARGV 0 A "INSTALL" "NAME" "SRCS;PUBLIC_DEPS;DEPS")
+  cmake_parse_arguments(PARSE_ARGV 0 A "INSTALL;OPTIMIZE_FOR_SIZE" "NAME"
+                        "SRCS;SPEED_SRCS;OWN_OBJECT_SRCS;PUBLIC_DEPS;DEPS")
   if(A_UNPARSED_ARGUMENTS OR NOT A_NAME OR NOT A_SRCS)
     message(FATAL_ERROR "zt_cc_library: NAME and SRCS are required "
                         "(unparsed: ${A_UNPARSED_ARGUMENTS})")
   endif()
   set(target zt_${A_NAME})
-  add_library(${target} STATIC ${A_SRCS})
+  if(A_SPEED_SRCS AND NOT A_OPTIMIZE_FOR_SIZE)
+    message(FATAL_ERROR "zt_cc_library(${A_NAME}): SPEED_SRCS needs OPTIMIZE_FOR_SIZE")
+  endif()
+  add_library(${target} STATIC ${A_SRCS} ${A_SPEED_SRCS} ${A_OWN_OBJECT_SRCS})
   add_library(zerotrace::${A_NAME} ALIAS ${target})
   target_include_directories(${target}
     PUBLIC "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>"
@@ -31,13 +57,26 @@ function(zt_cc_library)
     PRIVATE "${PROJECT_SOURCE_DIR}")
   target_link_libraries(${target}
     PUBLIC ${A_PUBLIC_DEPS}
-    PRIVATE ${A_DEPS} "$<BUILD_INTERFACE:zt_warnings>")
-  # One section per function and object, so that a program linked with
-  # -Wl,--gc-sections keeps only what it calls (docs/benchmarks.md).
-  target_compile_options(${target} PRIVATE -ffunction-sections -fdata-sections)
+    PRIVATE ${A_DEPS} "$<BUILD_INTERFACE:zt_warnings>"
+            "$<BUILD_INTERFACE:zt_library_options>")
+  if(A_OPTIMIZE_FOR_SIZE)
+    # Target options follow the configuration's -O2/-O3 on the command
+    # line, and source options follow them: the last -O wins.
+    target_compile_options(${target} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-Os>)
+    _zt_speed_level(speed)
+    if(A_SPEED_SRCS)
+      # A source with options of its own is never put in the unity unit.
+      set_source_files_properties(${A_SPEED_SRCS} TARGET_DIRECTORY ${target}
+        PROPERTIES COMPILE_OPTIONS "${speed}")
+    endif()
+  endif()
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${A_NAME})
   if(ZT_UNITY_BUILD)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+    if(A_OWN_OBJECT_SRCS)
+      set_source_files_properties(${A_OWN_OBJECT_SRCS} TARGET_DIRECTORY ${target}
+        PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+    endif()
   endif()
   if(A_INSTALL)
     set_property(GLOBAL APPEND PROPERTY ZT_INSTALLED_TARGETS ${target})

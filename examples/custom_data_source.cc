@@ -77,16 +77,23 @@ int Summarize(const char* path) {
   fclose(f);
 
   zt::protos::pbzero::Trace_Decoder trace(bytes);
+  // Sequence 1 is the service's own (clock snapshots, the config, system
+  // info, lifecycle events, stats); the others are the data source's, one
+  // per writer thread.
   std::map<uint32_t, uint64_t> per_sequence;
-  uint64_t packets = 0, marked_losses = 0;
+  uint64_t packets = 0, service_packets = 0, marked_losses = 0;
   zt::protos::gen::TraceStats stats;
   bool have_stats = false;
   for (auto it = trace.packet(); it; ++it) {
     const zt::protozero::ConstBytes raw = *it;
     zt::protos::pbzero::TracePacket_Decoder packet(raw.data, raw.size);
-    packets++;
-    per_sequence[packet.trusted_packet_sequence_id()]++;
-    marked_losses += packet.has_previous_packet_dropped();
+    if (packet.trusted_packet_sequence_id() == 1) {
+      service_packets++;
+    } else {
+      packets++;
+      per_sequence[packet.trusted_packet_sequence_id()]++;
+      marked_losses += packet.previous_packet_dropped() != 0;
+    }
     if (packet.has_trace_stats()) {
       auto s = packet.trace_stats();
       have_stats = stats.ParseFromArray(s.data, s.size);
@@ -102,12 +109,13 @@ int Summarize(const char* path) {
     discarded += b.chunks_discarded();
     writer_losses += b.trace_writer_packet_loss();
   }
-  printf("\n%s: %zu bytes, %llu packets in %zu sequences\n", path, bytes.size(),
-         static_cast<unsigned long long>(packets), per_sequence.size());
+  printf("\n%s: %zu bytes, %llu data source packets in %zu sequences, and %llu "
+         "of the service's (clocks, config, system info, events, stats)\n",
+         path, bytes.size(), static_cast<unsigned long long>(packets),
+         per_sequence.size(), static_cast<unsigned long long>(service_packets));
   for (const auto& s : per_sequence) {
-    printf("  sequence %u: %llu packets%s\n", s.first,
-           static_cast<unsigned long long>(s.second),
-           s.first == 1 ? " (the service's: config, clocks, stats)" : "");
+    printf("  sequence %u: %llu packets\n", s.first,
+           static_cast<unsigned long long>(s.second));
   }
   printf("losses: %llu marked in the trace; stats: %llu chunks overwritten, "
          "%llu discarded, %llu writer losses%s\n",
@@ -131,10 +139,13 @@ int main() {
   WorkerSource::Register(descriptor);
 
   // 4. A session: one 8 MiB buffer, our data source, written into a file.
+  //    A file is written from a ring buffer (what Perfetto's readers
+  //    expect: with DISCARD, data that arrives once the buffer is full
+  //    would be lost even though the file has room).
   zt::protos::gen::TraceConfig config;
   auto* buffer = config.add_buffers();
   buffer->set_size_kb(8 * 1024);
-  buffer->set_fill_policy(zt::protos::gen::TraceConfig_BufferConfig_FillPolicy_DISCARD);
+  buffer->set_fill_policy(zt::protos::gen::TraceConfig_BufferConfig_FillPolicy_RING_BUFFER);
   config.add_data_sources()->mutable_config()->set_name("com.example.workers");
 
   const char* path = "custom_data_source.pftrace";

@@ -59,26 +59,31 @@ echo "=== install $build_dir -> $work/prefix"
 cmake --install "$build_dir" --prefix "$work/prefix" >"$work/install.log" || {
   cat "$work/install.log"; exit 1; }
 
-echo "=== configure + build downstream"
-cmake -S "$here" -B "$work/build" -G Ninja \
-  -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DCMAKE_CXX_COMPILER="$cxx" \
-  -DCMAKE_BUILD_TYPE="${build_type:-RelWithDebInfo}" \
-  -DCMAKE_CXX_FLAGS="$extra_flags" \
-  -DCMAKE_EXE_LINKER_FLAGS="$extra_flags" >"$work/configure.log" 2>&1 || {
-  cat "$work/configure.log"; exit 1; }
-cmake --build "$work/build"
+# Configures and builds a downstream project against the installed tree,
+# then fails if any include path or tool points back into the zerotrace
+# source or build tree: it must use installed files only.
+build_against_install() {  # name source-dir [cmake args...]
+  local name=$1 src=$2
+  shift 2
+  cmake -S "$src" -B "$work/$name" -G Ninja \
+    -DCMAKE_PREFIX_PATH="$work/prefix" \
+    -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_BUILD_TYPE="${build_type:-RelWithDebInfo}" \
+    -DCMAKE_CXX_FLAGS="$extra_flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$extra_flags" "$@" >"$work/$name-configure.log" 2>&1 || {
+    cat "$work/$name-configure.log"; exit 1; }
+  cmake --build "$work/$name"
+  local leaks=(-e "$src_root/include" -e "$src_root/src/" -e "$src_root/protos"
+               -e "$build_dir/src/" -e "$build_dir/protos/")
+  if grep -q "${leaks[@]}" "$work/$name/compile_commands.json" "$work/$name/build.ninja"; then
+    echo "run.sh: the $name build refers to the zerotrace tree:" >&2
+    grep -n "${leaks[@]}" "$work/$name/compile_commands.json" "$work/$name/build.ninja" | head >&2
+    exit 1
+  fi
+}
 
-# The downstream build must use only installed files: no include path or
-# tool may point back into the zerotrace source or build tree.
-leaks=(-e "$src_root/include" -e "$build_dir/src/")
-if grep -q "${leaks[@]}" \
-     "$work/build/compile_commands.json" "$work/build/build.ninja"; then
-  echo "run.sh: the downstream build refers to the zerotrace tree:" >&2
-  grep -n "${leaks[@]}" \
-    "$work/build/compile_commands.json" "$work/build/build.ninja" | head >&2
-  exit 1
-fi
+echo "=== configure + build downstream"
+build_against_install build "$here"
 
 echo "=== run"
 "$work/build/downstream_app"
@@ -93,7 +98,7 @@ check_example_run() {  # binary -> runs it in a fresh folder, checks the trace
   local bin=$1 dir
   dir=$(mktemp -d "$work/run.XXXXXX")
   (cd "$dir" && "$bin") >"$dir/out.txt" 2>&1 || { cat "$dir/out.txt"; return 1; }
-  grep -q "100003 packets in 5 sequences" "$dir/out.txt" &&
+  grep -q "100000 data source packets in 4 sequences" "$dir/out.txt" &&
     grep -q "losses: 0 marked in the trace" "$dir/out.txt" &&
     [ -s "$dir/custom_data_source.pftrace" ] || {
     echo "run.sh: $bin did not record the expected trace:" >&2
@@ -104,22 +109,7 @@ check_example_run() {  # binary -> runs it in a fresh folder, checks the trace
 }
 
 echo "=== SDK example with find_package(zerotrace) + zerotrace::tracing"
-cmake -S "$here/sdk" -B "$work/sdk" -G Ninja \
-  -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DZT_EXAMPLE_SOURCE="$example" \
-  -DCMAKE_CXX_COMPILER="$cxx" \
-  -DCMAKE_BUILD_TYPE="${build_type:-RelWithDebInfo}" \
-  -DCMAKE_CXX_FLAGS="$extra_flags" \
-  -DCMAKE_EXE_LINKER_FLAGS="$extra_flags" >"$work/sdk-configure.log" 2>&1 || {
-  cat "$work/sdk-configure.log"; exit 1; }
-cmake --build "$work/sdk"
-leaks=(-e "$src_root/include" -e "$src_root/src/" -e "$src_root/protos"
-       -e "$build_dir/src/" -e "$build_dir/protos/")
-if grep -q "${leaks[@]}" "$work/sdk/compile_commands.json" "$work/sdk/build.ninja"; then
-  echo "run.sh: the SDK example's build refers to the zerotrace tree:" >&2
-  grep -n "${leaks[@]}" "$work/sdk/compile_commands.json" "$work/sdk/build.ninja" | head >&2
-  exit 1
-fi
+build_against_install sdk "$here/sdk" -DZT_EXAMPLE_SOURCE="$example"
 check_example_run "$work/sdk/custom_data_source"
 
 echo "=== SDK example with pkg-config"

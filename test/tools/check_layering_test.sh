@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 git init -q .
 mkdir -p tools include/zt/tracing/internal include/zt/protozero src/protozero \
-         src/tracing/service src/base
+         src/tracing/service src/base include/zt/base
 cp "$script" tools/check_layering
 
 guarded() {  # path guard body...
@@ -22,12 +22,15 @@ guarded include/zt/tracing/internal/data_source_internal.h \
   ZT_TRACING_INTERNAL_DATA_SOURCE_INTERNAL_H_ '#include "zt/ext/tracing/core/trace_writer.h"'
 guarded include/zt/protozero/message.h ZT_PROTOZERO_MESSAGE_H_ '#include "zt/base/task_runner.h"'
 guarded src/base/x.h WRONG_GUARD_H_ '#include <vector>'
+guarded include/zt/base/logging.h ZT_BASE_LOGGING_H_ '#include "zt/base/compiler.h"' \
+  '#include "zt/base/task_runner.h"'
+guarded include/zt/base/compiler.h ZT_BASE_COMPILER_H_ '#include <cstdint>'
 echo '#include "src/tracing/sdk/tracing_muxer_impl.h"' >src/tracing/service/a.cc
 echo '#include "local.h"' >src/protozero/b.cc
 git add -A
 
 out=$(tools/check_layering 2>&1) && { echo "FAIL: violations passed:"; echo "$out"; exit 1; }
-for rule in 1 2 3 4 5 6; do
+for rule in 1 2 3 4 5 6 7; do
   grep -q "(rule $rule)" <<<"$out" || { echo "FAIL: rule $rule not reported:"; echo "$out"; exit 1; }
 done
 # The documented exception is not reported.
@@ -37,7 +40,9 @@ fi
 
 # Fixed, the same tree passes.
 guarded include/zt/tracing/tracing.h ZT_TRACING_TRACING_H_ '#include <vector>'
-guarded include/zt/protozero/message.h ZT_PROTOZERO_MESSAGE_H_ '#include <cstdint>'
+guarded include/zt/protozero/message.h ZT_PROTOZERO_MESSAGE_H_ '#include <cstdint>' \
+  '#include "zt/base/logging.h"'
+guarded include/zt/base/logging.h ZT_BASE_LOGGING_H_ '#include "zt/base/compiler.h"'
 guarded src/base/x.h ZT_SRC_BASE_X_H_ '#include <vector>'
 echo '#include "src/tracing/service/a.h"' >src/tracing/service/a.cc
 echo '#include "src/protozero/b.h"' >src/protozero/b.cc

@@ -79,6 +79,9 @@ class DataSourceBase {
     uint32_t internal_instance_index = 0;
   };
 
+  // Called on the SDK's thread. They must not throw: the SDK is built
+  // without exceptions, so an exception would cross frames that do not
+  // unwind, and the process ends.
   virtual void OnSetup(const SetupArgs&) {}
   virtual void OnStart(const StartArgs&) {}
   virtual void OnStop(const StopArgs&) {}
@@ -129,6 +132,9 @@ class DataSource : public DataSourceBase {
     // it, a thread's current chunk reaches the service when it fills, when
     // the thread exits, or by scraping at flush and stop; scraping takes
     // every packet but the thread's last one (which could still grow).
+    // Not while a packet from NewTracePacket() is still open (its handle
+    // alive): that aborts with a message, in every build, since the chunk
+    // would leave with the packet unfinished.
     void Flush() { tls_->trace_writer->Flush(); }
 
     // This thread's incremental state for the instance: created on first

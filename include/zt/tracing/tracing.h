@@ -58,12 +58,18 @@ struct TracingInitArgs {
 };
 
 // One tracing session, seen from the process that controls it. Callbacks
-// run on the service's thread: keep them short, never block in them, and
-// do not call the blocking methods or destroy the session from them (that
-// aborts with a message). Thread-safe: methods may be called from any thread
-// but the service's.
+// run on the SDK's tracing thread: keep them short, never block in them,
+// and do not call the blocking methods, Tracing::NewTrace() or the
+// session's destructor from them (that aborts with a message: each would
+// wait for the thread it runs on); the other methods may be called from
+// them. Thread-safe: methods may be called from any thread. Every callback
+// given to a method is called exactly once, with an empty or failed answer
+// if the session is destroyed or tracing shut down before the real one.
 class TracingSession {
  public:
+  // A session still tracing is stopped first, exactly as StopBlocking()
+  // stops it: when the destructor returns, everything written so far is in
+  // the trace (and in the file, which ends with the stats).
   virtual ~TracingSession();
 
   // Sets the config, and optionally a file descriptor the trace is written
@@ -72,12 +78,15 @@ class TracingSession {
   // into a duplicate (dup(2)) that it closes itself, so the caller still
   // owns |fd| and may close it as soon as Setup() returns. Call before
   // Start(); a second call replaces the config and the file. With
-  // |config.deferred_start()| the data sources are set up now and started
-  // by Start().
+  // |config.deferred_start()| the data sources are set up right away (in
+  // the background: Setup() does not wait) and started by Start(); the
+  // session then exists, and a second Setup() is refused (a log line).
   virtual void Setup(const protos::gen::TraceConfig& config, int fd = -1) = 0;
 
   // Starts the session; the Blocking form returns once every matching data
-  // source in this process has started.
+  // source has started (each data source of this process acknowledges its
+  // start; the service stops waiting for one after 5 s), or the session
+  // ended.
   virtual void Start() = 0;
   virtual void StartBlocking() = 0;
 

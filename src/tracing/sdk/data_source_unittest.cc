@@ -5,6 +5,7 @@
 #include "zt/tracing/data_source.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "src/base/test/wait.h"
 #include "zt/common/data_source_descriptor.gen.h"
 #include "zt/common/trace_stats.gen.h"
 #include "zt/config/data_source_config.gen.h"
@@ -28,14 +30,21 @@ using protos::pbzero::TracePacket_Decoder;
 
 struct Events {
   std::mutex mutex;
+  std::condition_variable cv;
   std::vector<std::string> log;
   void Add(const std::string& e) {
     std::lock_guard<std::mutex> lock(mutex);
     log.push_back(e);
+    cv.notify_all();
   }
   std::vector<std::string> Get() {
     std::lock_guard<std::mutex> lock(mutex);
     return log;
+  }
+  // Waits (bounded) until the log holds |n| events.
+  bool WaitForSize(size_t n) {
+    std::unique_lock<std::mutex> lock(mutex);
+    return cv.wait_for(lock, std::chrono::seconds(10), [&] { return log.size() >= n; });
   }
 };
 Events g_events;
@@ -185,10 +194,8 @@ TEST_F(DataSourceTest, TracesOnlyWhileASessionHasIt) {
     got = args.success && args.trace_stats_data == stats.trace_stats_data;
     cv.notify_all();
   });
-  {
-    std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return got; });
-  }
+  ASSERT_TRUE(base::WaitFor(m, cv, [&] { return got; }, base::kTestTimeoutMs))
+      << "GetTraceStats() never answered";
 
   std::vector<uint64_t> ts = Timestamps(session->ReadTraceBlocking());
   ASSERT_EQ(ts.size(), 1000u);
@@ -270,9 +277,12 @@ TEST_F(DataSourceTest, DeferredStopHoldsTheSessionUntilReleased) {
   session->SetOnStopCallback([&] { stopped = true; });
   session->Stop();
   std::function<void()> finish;
+  ASSERT_TRUE(base::WaitFor(SlowStopSource::mutex, SlowStopSource::cv,
+                            [] { return bool(SlowStopSource::finish); },
+                            base::kTestTimeoutMs))
+      << "the data source was never told to stop";
   {
-    std::unique_lock<std::mutex> lock(SlowStopSource::mutex);
-    SlowStopSource::cv.wait(lock, [] { return bool(SlowStopSource::finish); });
+    std::lock_guard<std::mutex> lock(SlowStopSource::mutex);
     finish = SlowStopSource::finish;
   }
   EXPECT_FALSE(stopped.load());  // Waiting for the data source.
@@ -296,7 +306,8 @@ TEST_F(DataSourceTest, DeferredStartSetsUpFirstAndStartsOnStart) {
   auto cfg = ConfigFor("test.source");
   cfg.set_deferred_start(true);
   const size_t before = g_events.Get().size();
-  session->Setup(cfg);
+  session->Setup(cfg);  // Sets the data sources up, asynchronously.
+  ASSERT_TRUE(g_events.WaitForSize(before + 1)) << "never set up";
   std::vector<std::string> log = g_events.Get();
   ASSERT_EQ(log.size(), before + 1);
   EXPECT_EQ(log.back(), "setup:test.source");
@@ -322,7 +333,59 @@ TEST_F(DataSourceTest, DestroyingASessionFromItsCallbackAbortsWithAMessage) {
         raw->StartBlocking();
         raw->StopBlocking();
       },
-      "destroyed on the tracing service's thread");
+      "~TracingSession\\(\\) called on the tracing thread");
+}
+
+// Calls |on_start| from its OnStart (a data source callback).
+class CallbackSource : public DataSource<CallbackSource> {
+ public:
+  void OnStart(const StartArgs&) override {
+    if (on_start)
+      on_start();
+  }
+  static std::function<void()> on_start;
+};
+std::function<void()> CallbackSource::on_start;
+
+// Every blocking call, made from a session callback or a data source
+// callback (both on the tracing thread), aborts with a message saying so:
+// it would wait for itself (StopBlocking and FlushBlocking used to hang the
+// tracing thread, and with it every later tracing call in the process).
+TEST_F(DataSourceTest, BlockingCallsFromCallbacksAbortWithAMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  using Call = std::function<void(TracingSession*)>;
+  const std::vector<std::pair<std::string, Call>> calls = {
+      {"StartBlocking", [](TracingSession* s) { s->StartBlocking(); }},
+      {"StopBlocking", [](TracingSession* s) { s->StopBlocking(); }},
+      {"FlushBlocking", [](TracingSession* s) { s->FlushBlocking(); }},
+      {"ReadTraceBlocking", [](TracingSession* s) { s->ReadTraceBlocking(); }},
+      {"GetTraceStatsBlocking", [](TracingSession* s) { s->GetTraceStatsBlocking(); }},
+  };
+  auto from_stop_callback = [](const Call& call) {
+    auto session = Tracing::NewTrace();
+    session->Setup(ConfigFor("test.source"));
+    TracingSession* raw = session.get();
+    session->SetOnStopCallback([raw, call] { call(raw); });
+    session->StartBlocking();
+    session->StopBlocking();
+  };
+  auto from_on_start = [](const Call& call) {
+    protos::gen::DataSourceDescriptor d;
+    d.set_name("test.callback");
+    CallbackSource::Register(d);
+    auto session = Tracing::NewTrace();
+    session->Setup(ConfigFor("test.callback"));
+    TracingSession* raw = session.get();
+    CallbackSource::on_start = [raw, call] { call(raw); };
+    session->StartBlocking();
+  };
+  for (const auto& call : calls) {
+    const std::string expected = call.first + "\\(\\) called on the tracing thread";
+    EXPECT_DEATH(from_stop_callback(call.second), expected)
+        << call.first << " from a session callback";
+    EXPECT_DEATH(from_on_start(call.second), expected)
+        << call.first << " from a data source callback";
+  }
 }
 
 TEST_F(DataSourceTest, CustomThreadLocalStateIsPerThreadAndInstance) {

@@ -1,5 +1,6 @@
-// zt::Tracing and the in-process TracingSession: a Consumer of the service
-// whose calls are posted to the service's task runner.
+// zt::Tracing and TracingSession: a session is a Consumer of a backend's
+// service; its calls are posted to the muxer's task runner and its
+// callbacks arrive there, each in a task of its own.
 
 #include "zt/tracing/tracing.h"
 
@@ -8,15 +9,15 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <map>
 #include <mutex>
 #include <utility>
 
 #include "src/tracing/sdk/tracing_muxer_impl.h"
-#include "src/tracing/service/service_packets.h"
+#include "zt/base/logging.h"
 #include "zt/common/trace_stats.gen.h"
 #include "zt/config/trace_config.gen.h"
 
@@ -26,35 +27,37 @@ TracingSession::~TracingSession() = default;
 
 namespace {
 
-using internal::InProcessSession;
+using internal::MuxedSession;
 using internal::TracingMuxerImpl;
 
 class TracingSessionImpl : public TracingSession,
                            public Consumer,
-                           public InProcessSession {
+                           public MuxedSession {
  public:
-  explicit TracingSessionImpl(TracingMuxerImpl* muxer)
+  TracingSessionImpl(TracingMuxerImpl* muxer, BackendType backend)
       : muxer_(muxer), runner_(muxer->task_runner()) {
-    runner_->PostTaskAndWait([this] {
-      endpoint_ = muxer_->service()->ConnectConsumer(
-          this, static_cast<int32_t>(getuid()));
-    });
+    runner_->PostTaskAndWait(
+        [this, backend] { endpoint_ = muxer_->ConnectConsumer(backend, this); });
     muxer_->AddSession(this);
   }
 
   ~TracingSessionImpl() override {
+    if (!detached()) {
+      // A live session is stopped the way StopBlocking() stops it, so that
+      // everything written so far is in the buffers (and in the file) when
+      // the destructor returns: the program may exit right after.
+      RefuseOnRunner("~TracingSession()");
+      StopBlocking();
+    }
     muxer_->RemoveSession(this);
     if (!detached()) {
-      if (runner_->RunsTasksOnCurrentThread()) {
-        // From one of its own callbacks: the service is in the middle of a
-        // call on this session. Refuse clearly rather than corrupt memory.
-        fprintf(stderr,
-                "zt: a TracingSession was destroyed on the tracing service's "
-                "thread (from one of its callbacks); destroy it elsewhere\n");
-        abort();
-      }
-      // Tasks posted before run first (FIFO), so none outlives |this|.
-      runner_->PostTaskAndWait([this] { endpoint_.reset(); });
+      // Tasks posted before run first (FIFO); callbacks the service posts
+      // after this find no endpoint and are dropped, so whoever still waits
+      // for one gets an empty answer here.
+      runner_->PostTaskAndWait([this] {
+        endpoint_.reset();
+        AnswerPendingCallbacks();
+      });
     }
     if (fd_ >= 0)
       close(fd_);
@@ -77,6 +80,15 @@ class TracingSessionImpl : public TracingSession,
     bool deferred;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (enabled_) {
+        // With deferred_start the first Setup() created the session: its
+        // config and file can no longer change.
+        ZT_ELOG("TracingSession::Setup() called again after the session was "
+                "set up (deferred_start): ignored; the first config and file stay");
+        if (own_fd >= 0)
+          close(own_fd);
+        return;
+      }
       config_ = config;
       if (fd >= 0)
         config_.set_write_into_file(true);
@@ -89,7 +101,7 @@ class TracingSessionImpl : public TracingSession,
     // With deferred_start the session is created (buffers, data sources set
     // up) now and only started by Start().
     if (deferred)
-      runner_->PostTaskAndWait([this] { Enable(); });
+      runner_->PostTask([this] { Enable(); });
   }
 
   void Start() override {
@@ -97,8 +109,14 @@ class TracingSessionImpl : public TracingSession,
       runner_->PostTask([this] { StartOnRunner(); });
   }
   void StartBlocking() override {
-    if (!detached())
-      runner_->PostTaskAndWait([this] { StartOnRunner(); });
+    RefuseOnRunner("StartBlocking()");
+    if (detached())
+      return;
+    Start();
+    // Until every data source started (the service hears each one's
+    // acknowledgement, or times it out) or the session ended.
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [this] { return all_started_ || stopped_ || detached(); });
   }
 
   void Stop() override {
@@ -106,44 +124,47 @@ class TracingSessionImpl : public TracingSession,
       runner_->PostTask([this] { StopOnRunner(); });
   }
   void StopBlocking() override {
+    RefuseOnRunner("StopBlocking()");
     if (detached())
       return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (stopped_)
-        return;
-    }
     Stop();
     std::unique_lock<std::mutex> lock(mutex_);
-    cv_.wait(lock, [this] { return stopped_; });
+    cv_.wait(lock, [this] { return stopped_ || detached(); });
   }
 
   void Flush(std::function<void(bool)> done, uint32_t timeout_ms) override {
+    if (!done)
+      done = [](bool) {};
     if (detached()) {
       done(false);
       return;
     }
     runner_->PostTask([this, done = std::move(done), timeout_ms]() mutable {
-      endpoint_->Flush(timeout_ms, std::move(done));
+      if (!endpoint_) {
+        done(false);
+        return;
+      }
+      // Kept here too, so that a session destroyed (or shut down) before
+      // the answer still answers it.
+      const uint64_t token = next_flush_token_++;
+      flush_callbacks_[token] = std::move(done);
+      endpoint_->Flush(timeout_ms, [this, token](bool ok) {
+        auto it = flush_callbacks_.find(token);
+        if (it == flush_callbacks_.end())
+          return;
+        auto cb = std::move(it->second);
+        flush_callbacks_.erase(it);
+        cb(ok);
+      });
     });
   }
   bool FlushBlocking(uint32_t timeout_ms) override {
+    RefuseOnRunner("FlushBlocking()");
     if (detached())
       return false;
-    std::mutex m;
-    std::condition_variable cv;
-    bool done = false, result = false;
-    Flush(
-        [&](bool ok) {
-          std::lock_guard<std::mutex> lock(m);
-          done = true;
-          result = ok;
-          cv.notify_all();
-        },
-        timeout_ms);
-    std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return done; });
-    return result;
+    auto result = std::make_shared<Result<bool>>();
+    Flush([result](bool ok) { result->Set(ok); }, timeout_ms);
+    return result->Wait();
   }
 
   void ReadTrace(std::function<void(ReadTraceCallbackArgs)> cb) override {
@@ -152,23 +173,28 @@ class TracingSessionImpl : public TracingSession,
       return;
     }
     runner_->PostTask([this, cb = std::move(cb)]() mutable {
-      read_cb_ = std::move(cb);
-      endpoint_->ReadBuffers();  // Delivers every batch before returning.
-      read_cb_ = nullptr;
+      if (!endpoint_) {
+        cb(ReadTraceCallbackArgs());
+        return;
+      }
+      // Each ReadBuffers() is answered by batches ending in one with
+      // has_more false, in the order asked.
+      read_callbacks_.push_back(std::move(cb));
+      endpoint_->ReadBuffers();
     });
   }
   std::vector<char> ReadTraceBlocking() override {
-    std::vector<char> out;
+    RefuseOnRunner("ReadTraceBlocking()");
     if (detached())
-      return out;
-    runner_->PostTaskAndWait([&] {
-      read_cb_ = [&](ReadTraceCallbackArgs args) {
-        out.insert(out.end(), args.data, args.data + args.size);
-      };
-      endpoint_->ReadBuffers();
-      read_cb_ = nullptr;
+      return {};
+    auto result = std::make_shared<Result<std::vector<char>>>();
+    auto data = std::make_shared<std::vector<char>>();
+    ReadTrace([result, data](ReadTraceCallbackArgs args) {
+      data->insert(data->end(), args.data, args.data + args.size);
+      if (!args.has_more)
+        result->Set(std::move(*data));
     });
-    return out;
+    return result->Wait();
   }
 
   void GetTraceStats(std::function<void(GetTraceStatsCallbackArgs)> cb) override {
@@ -177,21 +203,21 @@ class TracingSessionImpl : public TracingSession,
       return;
     }
     runner_->PostTask([this, cb = std::move(cb)]() mutable {
-      stats_cb_ = std::move(cb);
+      if (!endpoint_) {
+        cb(GetTraceStatsCallbackArgs());
+        return;
+      }
+      stats_callbacks_.push_back(std::move(cb));
       endpoint_->GetTraceStats();
-      stats_cb_ = nullptr;
     });
   }
   GetTraceStatsCallbackArgs GetTraceStatsBlocking() override {
-    GetTraceStatsCallbackArgs result;
+    RefuseOnRunner("GetTraceStatsBlocking()");
     if (detached())
-      return result;
-    runner_->PostTaskAndWait([&] {
-      stats_cb_ = [&](GetTraceStatsCallbackArgs args) { result = std::move(args); };
-      endpoint_->GetTraceStats();
-      stats_cb_ = nullptr;
-    });
-    return result;
+      return {};
+    auto result = std::make_shared<Result<GetTraceStatsCallbackArgs>>();
+    GetTraceStats([result](GetTraceStatsCallbackArgs args) { result->Set(std::move(args)); });
+    return result->Wait();
   }
 
   void SetOnStopCallback(std::function<void()> cb) override {
@@ -203,13 +229,16 @@ class TracingSessionImpl : public TracingSession,
     on_error_ = std::move(cb);
   }
 
-  // InProcessSession (Tracing::Shutdown()).
-  void DetachFromService() override {  // Service thread.
+  // MuxedSession (Tracing::Shutdown()).
+  void DetachFromService() override {  // Muxer thread.
     endpoint_.reset();
+    AnswerPendingCallbacks();
+    std::lock_guard<std::mutex> lock(mutex_);
     detached_.store(true, std::memory_order_release);
+    cv_.notify_all();
   }
 
-  // Consumer (service thread).
+  // Consumer (muxer thread).
   void OnConnect() override {}
   void OnDisconnect() override {}
   void OnTracingDisabled(const std::string& error) override {
@@ -217,44 +246,112 @@ class TracingSessionImpl : public TracingSession,
     std::function<void(const std::string&)> on_error;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (stopped_)
+        return;
       on_stop = on_stop_;
       on_error = on_error_;
     }
     // Callbacks first: StopBlocking() returns after they ran.
-    if (!error.empty() && on_error)
-      on_error(error);
+    if (!error.empty()) {
+      if (on_error)
+        on_error(error);
+      else
+        ZT_ELOG("tracing session ended: %s", error.c_str());
+    }
     if (on_stop)
       on_stop();
     std::lock_guard<std::mutex> lock(mutex_);
     stopped_ = true;
     cv_.notify_all();
   }
-  void OnTraceData(std::vector<ConsumerPacket> packets, bool has_more) override {
-    std::vector<uint8_t> bytes;
-    for (const ConsumerPacket& p : packets)
-      AppendAsTracePacketField(p.data, &bytes);
-    if (read_cb_) {
-      ReadTraceCallbackArgs args;
-      args.data = reinterpret_cast<const char*>(bytes.data());
-      args.size = bytes.size();
-      args.has_more = has_more;
-      read_cb_(args);
+  void OnAllDataSourcesStarted() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    all_started_ = true;
+    cv_.notify_all();
+  }
+  void OnTraceData(std::vector<uint8_t> trace, bool has_more) override {
+    if (read_callbacks_.empty())
+      return;
+    ReadTraceCallbackArgs args;
+    args.data = reinterpret_cast<const char*>(trace.data());
+    args.size = trace.size();
+    args.has_more = has_more;
+    if (has_more) {
+      read_callbacks_.front()(args);
+      return;
     }
+    auto cb = std::move(read_callbacks_.front());
+    read_callbacks_.pop_front();
+    cb(args);
   }
   void OnTraceStats(bool success, const protos::gen::TraceStats& stats) override {
-    if (!stats_cb_)
+    if (stats_callbacks_.empty())
       return;
     GetTraceStatsCallbackArgs args;
     args.success = success;
     const std::string bytes = stats.SerializeAsString();
     args.trace_stats_data.assign(bytes.begin(), bytes.end());
-    stats_cb_(std::move(args));
+    auto cb = std::move(stats_callbacks_.front());
+    stats_callbacks_.pop_front();
+    cb(std::move(args));
   }
 
  private:
+  // A value a blocking call waits for, set once from the muxer thread.
+  template <typename T>
+  class Result {
+   public:
+    void Set(T value) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      value_ = std::move(value);
+      done_ = true;
+      cv_.notify_all();
+    }
+    T Wait() {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait(lock, [this] { return done_; });
+      return std::move(value_);
+    }
+
+   private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    T value_{};
+  };
+
   bool detached() const { return detached_.load(std::memory_order_acquire); }
 
-  // Creates the session on the service (once).
+  // Muxer thread, once the endpoint is gone: every answer still awaited is
+  // given, empty (a read's last batch, failed stats, a failed flush).
+  void AnswerPendingCallbacks() {
+    auto reads = std::move(read_callbacks_);
+    auto stats = std::move(stats_callbacks_);
+    auto flushes = std::move(flush_callbacks_);
+    read_callbacks_.clear();
+    stats_callbacks_.clear();
+    flush_callbacks_.clear();
+    for (auto& cb : reads)
+      cb(ReadTraceCallbackArgs());
+    for (auto& cb : stats)
+      cb(GetTraceStatsCallbackArgs());
+    for (auto& entry : flushes)
+      entry.second(false);
+  }
+
+  // A blocking call on the tracing thread would wait for itself: refuse it
+  // with a message instead of hanging the process's tracing.
+  // (A detached session's runner may be gone: Shutdown() joined it.)
+  void RefuseOnRunner(const char* what) {
+    if (!detached() && runner_->RunsTasksOnCurrentThread()) {
+      ZT_FATAL("TracingSession::%s called on the tracing thread (from a "
+               "tracing or data source callback): it would wait for itself. "
+               "Call it from another thread, or use the non-blocking form.",
+               what);
+    }
+  }
+
+  // Creates the session on the service (once). Muxer thread.
   void Enable() {
     protos::gen::TraceConfig config;
     int fd;
@@ -269,7 +366,9 @@ class TracingSessionImpl : public TracingSession,
       fd_ = -1;  // The service owns our duplicate now.
       error = setup_error_;
     }
-    if (!error.empty()) {
+    if (!error.empty() || !endpoint_) {
+      if (fd >= 0)
+        close(fd);
       OnTracingDisabled(error);  // The session ends before it begins.
       return;
     }
@@ -285,10 +384,12 @@ class TracingSessionImpl : public TracingSession,
       started_ = true;
       deferred = enabled_;
     }
-    if (deferred)
-      endpoint_->StartTracing();  // Enabled at Setup() (deferred_start).
-    else
+    if (deferred) {
+      if (endpoint_)
+        endpoint_->StartTracing();  // Enabled at Setup() (deferred_start).
+    } else {
       Enable();
+    }
   }
 
   void StopOnRunner() {
@@ -298,7 +399,7 @@ class TracingSessionImpl : public TracingSession,
       never_enabled = !enabled_;
       started_ = true;  // A Start() after Stop() does nothing.
     }
-    if (never_enabled) {
+    if (never_enabled || !endpoint_) {
       OnTracingDisabled("");  // Nothing to stop: report it stopped.
       return;
     }
@@ -307,9 +408,12 @@ class TracingSessionImpl : public TracingSession,
 
   TracingMuxerImpl* const muxer_;
   base::ThreadTaskRunner* const runner_;
-  std::unique_ptr<ConsumerEndpoint> endpoint_;  // Runner thread only.
-  std::function<void(ReadTraceCallbackArgs)> read_cb_;       // Runner thread.
-  std::function<void(GetTraceStatsCallbackArgs)> stats_cb_;  // Runner thread.
+  std::unique_ptr<ConsumerEndpoint> endpoint_;  // Muxer thread only.
+  // Answers awaited, oldest first (muxer thread).
+  std::deque<std::function<void(ReadTraceCallbackArgs)>> read_callbacks_;
+  std::deque<std::function<void(GetTraceStatsCallbackArgs)>> stats_callbacks_;
+  std::map<uint64_t, std::function<void(bool)>> flush_callbacks_;
+  uint64_t next_flush_token_ = 1;
 
   std::atomic<bool> detached_{false};  // Set by Tracing::Shutdown().
 
@@ -320,6 +424,7 @@ class TracingSessionImpl : public TracingSession,
   std::string setup_error_;
   bool enabled_ = false;  // EnableTracing sent.
   bool started_ = false;
+  bool all_started_ = false;
   bool stopped_ = false;
   std::function<void()> on_stop_;
   std::function<void(const std::string&)> on_error_;
@@ -339,11 +444,9 @@ bool Tracing::IsInitialized() {
 
 std::unique_ptr<TracingSession> Tracing::NewTrace(BackendType backend) {
   TracingMuxerImpl* muxer = TracingMuxerImpl::instance();
-  // The in-process backend is the only one so far: it is "the first
-  // initialized" whenever tracing is initialized at all.
-  if (!muxer || (backend != kUnspecifiedBackend && backend != kInProcessBackend))
+  if (!muxer || !muxer->HasBackend(backend))
     return nullptr;
-  return std::unique_ptr<TracingSession>(new TracingSessionImpl(muxer));
+  return std::unique_ptr<TracingSession>(new TracingSessionImpl(muxer, backend));
 }
 
 }  // namespace zt

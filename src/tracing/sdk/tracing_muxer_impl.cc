@@ -3,11 +3,12 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
 
+#include "src/base/heap_shared_memory.h"
+#include "zt/base/logging.h"
 #include "zt/tracing/data_source.h"
 
 namespace zt {
@@ -53,6 +54,102 @@ class StopArgsImpl : public DataSourceBase::StopArgs {
 
 }  // namespace
 
+// The process's producer on one backend: its SMB and arbiter (kept for
+// ever, for writers other threads hold) and its endpoint (muxer thread).
+class TracingMuxerImpl::ProducerImpl : public Producer, public CommitSink {
+ public:
+  ProducerImpl(TracingMuxerImpl* muxer, uint32_t backend_id,
+               const TracingInitArgs& args)
+      : muxer_(muxer), backend_id_(backend_id) {
+    options_.name = "zt.process." + std::to_string(getpid());
+    options_.uid = static_cast<int32_t>(getuid());
+    options_.pid = static_cast<int32_t>(getpid());
+    options_.shm_size_hint_bytes = size_t{args.shmem_size_hint_kb} * 1024;
+    options_.shm_page_size_hint_bytes = size_t{args.shmem_page_size_hint_kb} * 1024;
+    // The SMB is ours (shared with an in-process service), so that it
+    // outlives the service after Shutdown() for writers other threads
+    // still hold.
+    const TracingService::ShmGeometry geometry = TracingService::ComputeShmGeometry(
+        options_.shm_size_hint_bytes, options_.shm_page_size_hint_bytes);
+    options_.provided_shm = base::HeapSharedMemory::Create(geometry.size);
+    if (!options_.provided_shm)
+      ZT_FATAL("cannot allocate a %zu-byte shared memory buffer", geometry.size);
+  }
+
+  // Muxer thread.
+  void Connect(TracingBackend* backend) {
+    TracingBackend::ConnectProducerArgs args;
+    args.producer = this;
+    args.task_runner = muxer_->task_runner();
+    args.options = options_;
+    endpoint_ = backend->ConnectProducer(args);
+    ZT_CHECK(endpoint_);  // In process, with our own SMB: never refused.
+    SharedMemoryArbiter::Options arbiter_options;
+    // kStallThenDrop data sources wait this long for a free chunk before
+    // dropping: long enough to ride out a busy machine, short enough that a
+    // stuck service cannot hang the program.
+    arbiter_options.stall_timeout = std::chrono::milliseconds(kStallTimeoutMs);
+    arbiter_.reset(new SharedMemoryArbiter(
+        endpoint_->shared_memory()->start(), endpoint_->shared_memory()->size(),
+        endpoint_->shared_memory_page_size(), this, arbiter_options));
+  }
+  // Muxer thread: after this, commits and calls go nowhere.
+  void Disconnect() { endpoint_.reset(); }
+
+  ProducerEndpoint* endpoint() const { return endpoint_.get(); }  // Muxer thread.
+  SharedMemoryArbiter* arbiter() const { return arbiter_.get(); }  // Any thread.
+
+  // Posts |call| on the endpoint, behind everything posted before (commits
+  // included), if still connected then (dropped once the muxer retired).
+  void PostToEndpoint(std::function<void(ProducerEndpoint*)> call) {
+    muxer_->PostUnlessRetired([this, call = std::move(call)] {
+      if (endpoint_)
+        call(endpoint_.get());
+    });
+  }
+
+  // Producer (muxer thread).
+  void OnConnect() override {}
+  void OnDisconnect() override {}
+  void OnTracingSetup() override {}
+  void SetupDataSource(DataSourceInstanceId id,
+                       const protos::gen::DataSourceConfig& config) override {
+    muxer_->SetupDataSource(backend_id_, id, config);
+  }
+  void StartDataSource(DataSourceInstanceId id,
+                       const protos::gen::DataSourceConfig&) override {
+    muxer_->StartDataSource(backend_id_, id);
+    // Every SDK data source acknowledges its start (will_notify_on_start):
+    // StartBlocking() returns once the service heard from all of them.
+    if (endpoint_)
+      endpoint_->NotifyDataSourceStarted(id);
+  }
+  void StopDataSource(DataSourceInstanceId id) override {
+    muxer_->StopDataSource(backend_id_, id);
+  }
+  void Flush(FlushRequestId request,
+             const std::vector<DataSourceInstanceId>& ids) override {
+    muxer_->FlushDataSources(backend_id_, request, ids);
+  }
+  void ClearIncrementalState(const std::vector<DataSourceInstanceId>& ids) override {
+    muxer_->ClearIncrementalState(backend_id_, ids);
+  }
+
+  // CommitSink (any writer thread): posted to the muxer thread.
+  void OnCommit(CommitData data) override {
+    // After Shutdown(), a writer some thread still held returns its chunk:
+    // no session can read it any more, and the post is dropped.
+    PostToEndpoint([data = std::move(data)](ProducerEndpoint* e) { e->CommitData(data); });
+  }
+
+ private:
+  TracingMuxerImpl* const muxer_;
+  const uint32_t backend_id_;
+  TracingService::ProducerOptions options_;
+  std::unique_ptr<ProducerEndpoint> endpoint_;    // Muxer thread.
+  std::unique_ptr<SharedMemoryArbiter> arbiter_;  // Any thread.
+};
+
 TracingMuxer::~TracingMuxer() = default;
 
 TracingMuxer* TracingMuxer::Get() {
@@ -69,20 +166,18 @@ bool TracingMuxerImpl::InitializeInstance(const TracingInitArgs& args) {
     return true;
   constexpr uint32_t kKnown = kInProcessBackend | kSystemBackend;
   if (args.backends & ~kKnown) {
-    fprintf(stderr, "zt: Tracing::Initialize: unknown backend bits 0x%x ignored\n",
+    ZT_WLOG("Tracing::Initialize: unknown backend bits 0x%x ignored",
             args.backends & ~kKnown);
   }
   if (args.backends & kSystemBackend) {
-    fprintf(stderr,
-            "zt: Tracing::Initialize: the system backend (a tracing daemon "
+    ZT_WLOG("Tracing::Initialize: the system backend (a tracing daemon "
             "over a UNIX socket) is not available in this build yet; "
-            "ignoring kSystemBackend\n");
+            "ignoring kSystemBackend");
   }
   if (!(args.backends & kInProcessBackend)) {
-    fprintf(stderr,
-            "zt: Tracing::Initialize: no available backend requested "
+    ZT_ELOG("Tracing::Initialize: no available backend requested "
             "(backends = 0x%x); tracing stays off. Set "
-            "TracingInitArgs::backends to zt::kInProcessBackend.\n",
+            "TracingInitArgs::backends to zt::kInProcessBackend.",
             args.backends);
     return false;
   }
@@ -96,19 +191,17 @@ void TracingMuxerImpl::ShutdownInstance() {
   if (!muxer)
     return;
   if (muxer->task_runner_->RunsTasksOnCurrentThread()) {
-    fprintf(stderr,
-            "zt: Tracing::Shutdown() called on the tracing service's thread "
-            "(from a tracing callback); call it from another thread\n");
-    abort();
+    ZT_FATAL("Tracing::Shutdown() called on the tracing thread (from a "
+             "tracing callback); call it from another thread");
   }
   // Sessions first, while data sources can still reach the muxer to write
   // their last packets from OnStop.
-  std::vector<InProcessSession*> sessions;
+  std::vector<MuxedSession*> sessions;
   {
     std::lock_guard<std::mutex> lock(muxer->mutex_);
     sessions.assign(muxer->sessions_.begin(), muxer->sessions_.end());
   }
-  for (InProcessSession* session : sessions)
+  for (MuxedSession* session : sessions)
     session->StopBlocking();
   SetInstance(nullptr);
   muxer->Retire();
@@ -116,81 +209,96 @@ void TracingMuxerImpl::ShutdownInstance() {
   g_retired_muxers = muxer;
 }
 
-void TracingMuxerImpl::Retire() {
-  task_runner_->PostTaskAndWait([this] {
-    // From here on commits are dropped and tasks already queued find no
-    // endpoint (they check).
-    retired_.store(true, std::memory_order_release);
-    std::vector<InProcessSession*> sessions;
-    std::map<DataSourceInstanceId, InstanceRef> left;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      sessions.assign(sessions_.begin(), sessions_.end());
-      left.swap(instances_);
-    }
-    for (InProcessSession* session : sessions)
-      session->DetachFromService();
-    // Instances whose deferred stop never completed: nothing can read their
-    // data any more, so they end here.
-    for (const auto& entry : left)
-      ReleaseSlot(entry.second.state, entry.second.index);
-    producer_endpoint_.reset();
-    service_.reset();
-  });
-  task_runner_.reset();  // Joins the thread; tasks still queued are dropped.
-}
-
-void TracingMuxerImpl::AddSession(InProcessSession* session) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  sessions_.insert(session);
-}
-
-void TracingMuxerImpl::RemoveSession(InProcessSession* session) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  sessions_.erase(session);
-}
-
 TracingMuxerImpl* TracingMuxerImpl::instance() {
   return static_cast<TracingMuxerImpl*>(Get());
 }
 
 TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
-    : task_runner_(new base::ThreadTaskRunner("zt.service")) {
-  TracingService::ProducerOptions options;
-  options.name = "zt.process." + std::to_string(getpid());
-  options.uid = static_cast<int32_t>(getuid());
-  options.pid = static_cast<int32_t>(getpid());
-  options.shm_size_hint_bytes = size_t{args.shmem_size_hint_kb} * 1024;
-  options.shm_page_size_hint_bytes = size_t{args.shmem_page_size_hint_kb} * 1024;
-  // The SMB is ours (shared with the service), so that it outlives the
-  // service after Shutdown() for writers other threads still hold.
-  const TracingService::ShmGeometry geometry = TracingService::ComputeShmGeometry(
-      options.shm_size_hint_bytes, options.shm_page_size_hint_bytes);
-  void* memory = aligned_alloc(4096, geometry.size);
-  if (!memory) {
-    fprintf(stderr, "zt: cannot allocate a %zu-byte shared memory buffer\n",
-            geometry.size);
-    abort();
-  }
-  memset(memory, 0, geometry.size);
-  smb_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(memory), &free);
-  options.provided_shm = smb_;
-  task_runner_->PostTaskAndWait([&] {
-    service_ = TracingService::Create(task_runner_.get());
-    producer_endpoint_ = service_->ConnectProducer(this, options);
-    SharedMemoryArbiter::Options arbiter_options;
-    // kStallThenDrop data sources wait this long for a free chunk before
-    // dropping: long enough to ride out a busy machine, short enough that a
-    // stuck service cannot hang the program.
-    arbiter_options.stall_timeout = std::chrono::milliseconds(kStallTimeoutMs);
-    arbiter_.reset(new SharedMemoryArbiter(
-        producer_endpoint_->shared_memory(),
-        producer_endpoint_->shared_memory_size(),
-        producer_endpoint_->shared_memory_page_size(), this, arbiter_options));
+    : task_runner_(new base::ThreadTaskRunner("zt.tracing")) {
+  BackendConnection in_process;
+  in_process.type = kInProcessBackend;
+  backends_.push_back(std::move(in_process));
+  for (uint32_t id = 0; id < backends_.size(); id++)
+    backends_[id].producer.reset(new ProducerImpl(this, id, args));
+  task_runner_->PostTaskAndWait([this] {
+    for (BackendConnection& b : backends_) {
+      b.backend.reset(new InProcessTracingBackend(task_runner_.get()));
+      b.producer->Connect(b.backend.get());
+    }
   });
 }
 
 TracingMuxerImpl::~TracingMuxerImpl() = default;
+
+bool TracingMuxerImpl::PostUnlessRetired(std::function<void()> task) {
+  std::lock_guard<std::mutex> lock(retire_mutex_);
+  if (retired_)
+    return false;
+  task_runner_->PostTask(std::move(task));
+  return true;
+}
+
+void TracingMuxerImpl::Retire() {
+  {
+    // From here on posts from other threads (commits, deferred stops) are
+    // dropped; tasks already queued run first and find no endpoint once
+    // the task below disconnected it.
+    std::lock_guard<std::mutex> lock(retire_mutex_);
+    retired_ = true;
+  }
+  task_runner_->PostTaskAndWait([this] {
+    std::vector<MuxedSession*> sessions;
+    std::map<InstanceKey, InstanceRef> left;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sessions.assign(sessions_.begin(), sessions_.end());
+      left.swap(instances_);
+    }
+    for (MuxedSession* session : sessions)
+      session->DetachFromService();
+    // Instances whose deferred stop never completed: nothing can read their
+    // data any more, so they end here.
+    for (const auto& entry : left)
+      ReleaseSlot(entry.second.state, entry.second.index);
+    for (BackendConnection& b : backends_) {
+      b.producer->Disconnect();
+      b.backend.reset();
+    }
+  });
+  task_runner_.reset();  // Joins the thread; tasks still queued are dropped.
+}
+
+bool TracingMuxerImpl::HasBackend(BackendType backend) const {
+  for (const BackendConnection& b : backends_) {
+    if (backend == kUnspecifiedBackend || b.type == backend)
+      return true;
+  }
+  return false;
+}
+
+std::unique_ptr<ConsumerEndpoint> TracingMuxerImpl::ConnectConsumer(
+    BackendType backend, Consumer* consumer) {
+  for (BackendConnection& b : backends_) {
+    if (b.backend && (backend == kUnspecifiedBackend || b.type == backend)) {
+      TracingBackend::ConnectConsumerArgs args;
+      args.consumer = consumer;
+      args.task_runner = task_runner_.get();
+      args.uid = static_cast<int32_t>(getuid());
+      return b.backend->ConnectConsumer(args);
+    }
+  }
+  return nullptr;
+}
+
+void TracingMuxerImpl::AddSession(MuxedSession* session) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sessions_.insert(session);
+}
+
+void TracingMuxerImpl::RemoveSession(MuxedSession* session) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sessions_.erase(session);
+}
 
 bool TracingMuxerImpl::RegisterDataSource(
     const protos::gen::DataSourceDescriptor& descriptor,
@@ -198,7 +306,9 @@ bool TracingMuxerImpl::RegisterDataSource(
   if (descriptor.name().empty())
     return false;
   protos::gen::DataSourceDescriptor desc = descriptor;
-  // Every SDK data source may defer its stop: the service waits for us.
+  // Every SDK data source acknowledges its start (right after OnStart) and
+  // may defer its stop: the service waits for both.
+  desc.set_will_notify_on_start(true);
   desc.set_will_notify_on_stop(true);
   {
     std::lock_guard<std::mutex> guard(mutex_);
@@ -209,7 +319,12 @@ bool TracingMuxerImpl::RegisterDataSource(
     registry_.push_back(Registered{desc, std::move(factory), state});
   }
   // Synchronous, so that a session started right after sees it.
-  auto do_register = [this, desc] { producer_endpoint_->RegisterDataSource(desc); };
+  auto do_register = [this, desc] {
+    for (BackendConnection& b : backends_) {
+      if (b.producer->endpoint())
+        b.producer->endpoint()->RegisterDataSource(desc);
+    }
+  };
   if (task_runner_->RunsTasksOnCurrentThread())
     do_register();
   else
@@ -217,17 +332,18 @@ bool TracingMuxerImpl::RegisterDataSource(
   return true;
 }
 
-bool TracingMuxerImpl::FindInstance(DataSourceInstanceId id, InstanceRef* ref) {
+bool TracingMuxerImpl::FindInstance(const InstanceKey& key, InstanceRef* ref) {
   std::lock_guard<std::mutex> guard(mutex_);
-  auto it = instances_.find(id);
+  auto it = instances_.find(key);
   if (it == instances_.end())
     return false;
   *ref = it->second;
   return true;
 }
 
-void TracingMuxerImpl::SetupDataSource(
-    DataSourceInstanceId id, const protos::gen::DataSourceConfig& config) {
+void TracingMuxerImpl::SetupDataSource(uint32_t backend_id,
+                                       DataSourceInstanceId id,
+                                       const protos::gen::DataSourceConfig& config) {
   DataSourceStaticState* state = nullptr;
   DataSourceFactory factory;
   uint32_t index = kMaxDataSourceInstances;
@@ -248,14 +364,18 @@ void TracingMuxerImpl::SetupDataSource(
         break;
       }
     }
-    if (index == kMaxDataSourceInstances)
-      return;  // Already in 8 sessions: this one goes without it.
+    if (index == kMaxDataSourceInstances) {
+      ZT_WLOG("data source \"%s\" is already in %u sessions: this one goes "
+              "without it", config.name().c_str(), kMaxDataSourceInstances);
+      return;
+    }
     state->instances[index].in_use = true;
-    instances_[id] = InstanceRef{state, index};
+    instances_[{backend_id, id}] = InstanceRef{state, index};
   }
   DataSourceInstanceState& slot = state->instances[index];
   std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
   slot.data_source = factory().release();
+  slot.backend_id = backend_id;
   slot.target_buffer = config.target_buffer();
   slot.instance_id = id;
   slot.generation.fetch_add(1, std::memory_order_release);
@@ -265,10 +385,10 @@ void TracingMuxerImpl::SetupDataSource(
   slot.data_source->OnSetup(args);
 }
 
-void TracingMuxerImpl::StartDataSource(DataSourceInstanceId id,
-                                       const protos::gen::DataSourceConfig&) {
+void TracingMuxerImpl::StartDataSource(uint32_t backend_id,
+                                       DataSourceInstanceId id) {
   InstanceRef ref;
-  if (!FindInstance(id, &ref))
+  if (!FindInstance({backend_id, id}, &ref))
     return;
   DataSourceInstanceState& slot = ref.state->instances[ref.index];
   {
@@ -280,15 +400,13 @@ void TracingMuxerImpl::StartDataSource(DataSourceInstanceId id,
   ref.state->valid_instances.fetch_or(1u << ref.index, std::memory_order_release);
 }
 
-void TracingMuxerImpl::StopDataSource(DataSourceInstanceId id) {
+void TracingMuxerImpl::StopDataSource(uint32_t backend_id,
+                                      DataSourceInstanceId id) {
   InstanceRef ref;
-  if (!FindInstance(id, &ref)) {
-    // Never set up here (unregistered, or all 8 slots taken). Posted: the
-    // service is still sending this session's other stops.
-    task_runner_->PostTask([this, id] {
-      if (producer_endpoint_)
-        producer_endpoint_->NotifyDataSourceStopped(id);
-    });
+  if (!FindInstance({backend_id, id}, &ref)) {
+    // Never set up here (unregistered, or all 8 slots taken).
+    backends_[backend_id].producer->PostToEndpoint(
+        [id](ProducerEndpoint* e) { e->NotifyDataSourceStopped(id); });
     return;
   }
   DataSourceInstanceState& slot = ref.state->instances[ref.index];
@@ -305,9 +423,8 @@ void TracingMuxerImpl::StopDataSource(DataSourceInstanceId id) {
 
 void TracingMuxerImpl::NotifyStopped(DataSourceStaticState* state,
                                      uint32_t index, uint64_t instance_id) {
-  if (retired_.load(std::memory_order_acquire))
-    return;  // Retire() ended the instance already.
-  task_runner_->PostTask(
+  // Once retired, Retire() ended the instance already: dropped.
+  PostUnlessRetired(
       [this, state, index, instance_id] { FinishStop(state, index, instance_id); });
 }
 
@@ -327,9 +444,10 @@ void TracingMuxerImpl::ReleaseSlot(DataSourceStaticState* state,
 
 void TracingMuxerImpl::FinishStop(DataSourceStaticState* state, uint32_t index,
                                   DataSourceInstanceId id) {
+  const uint32_t backend_id = state->instances[index].backend_id;
   {
     std::lock_guard<std::mutex> guard(mutex_);
-    auto it = instances_.find(id);
+    auto it = instances_.find({backend_id, id});
     if (it == instances_.end() || it->second.state != state ||
         it->second.index != index) {
       return;  // Finished already (a deferred closure called twice).
@@ -340,18 +458,17 @@ void TracingMuxerImpl::FinishStop(DataSourceStaticState* state, uint32_t index,
   // Chunks completed but not yet committed (the arbiter batches them) go
   // out first; the acknowledgement follows them on the same FIFO, so the
   // service has them before it scrapes and closes the session.
-  arbiter_->FlushPendingCommitData();
-  task_runner_->PostTask([this, id] {
-    if (producer_endpoint_)
-      producer_endpoint_->NotifyDataSourceStopped(id);
-  });
+  ProducerImpl* producer = backends_[backend_id].producer.get();
+  producer->arbiter()->FlushPendingCommitData();
+  producer->PostToEndpoint([id](ProducerEndpoint* e) { e->NotifyDataSourceStopped(id); });
 }
 
-void TracingMuxerImpl::Flush(FlushRequestId request,
-                             const std::vector<DataSourceInstanceId>& ids) {
+void TracingMuxerImpl::FlushDataSources(uint32_t backend_id,
+                                        FlushRequestId request,
+                                        const std::vector<DataSourceInstanceId>& ids) {
   for (DataSourceInstanceId id : ids) {
     InstanceRef ref;
-    if (!FindInstance(id, &ref))
+    if (!FindInstance({backend_id, id}, &ref))
       continue;
     DataSourceInstanceState& slot = ref.state->instances[ref.index];
     std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
@@ -361,30 +478,20 @@ void TracingMuxerImpl::Flush(FlushRequestId request,
       slot.data_source->OnFlush(args);
     }
   }
-  // Chunks still held by writer threads are scraped by the service.
-  arbiter_->FlushPendingCommitData(request);
+  // Chunks still held by writer threads are scraped by the service; the
+  // commit carrying |request| answers the flush.
+  backends_[backend_id].producer->arbiter()->FlushPendingCommitData(request);
 }
 
 void TracingMuxerImpl::ClearIncrementalState(
-    const std::vector<DataSourceInstanceId>& ids) {
+    uint32_t backend_id, const std::vector<DataSourceInstanceId>& ids) {
   for (DataSourceInstanceId id : ids) {
     InstanceRef ref;
-    if (FindInstance(id, &ref)) {
+    if (FindInstance({backend_id, id}, &ref)) {
       ref.state->instances[ref.index].incremental_generation.fetch_add(
           1, std::memory_order_release);
     }
   }
-}
-
-void TracingMuxerImpl::OnCommit(CommitData data) {
-  // After Shutdown(): a writer some thread still held returned its chunk.
-  // No session can read it any more.
-  if (retired_.load(std::memory_order_acquire))
-    return;
-  task_runner_->PostTask([this, data = std::move(data)] {
-    if (producer_endpoint_)
-      producer_endpoint_->CommitData(data);
-  });
 }
 
 std::unique_ptr<TraceWriter> TracingMuxerImpl::CreateTraceWriter(
@@ -394,24 +501,30 @@ std::unique_ptr<TraceWriter> TracingMuxerImpl::CreateTraceWriter(
     return nullptr;
   DataSourceInstanceState& slot = state->instances[index];
   uint32_t target_buffer;
+  uint32_t backend_id;
   {
     std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
+    // Only a started instance writes: the slot may have been reused for an
+    // instance that is set up but not started since Trace() saw its bit.
+    const bool started =
+        state->valid_instances.load(std::memory_order_acquire) & (1u << index);
     if (slot.generation.load(std::memory_order_relaxed) != generation ||
-        !slot.data_source) {
+        !slot.data_source || !started) {
       return nullptr;
     }
     target_buffer = slot.target_buffer;
+    backend_id = slot.backend_id;
   }
+  ProducerImpl* producer = backends_[backend_id].producer.get();
   std::unique_ptr<TraceWriter> writer =
-      arbiter_->CreateTraceWriter(target_buffer, policy);
+      producer->arbiter()->CreateTraceWriter(target_buffer, policy);
   if (!writer)
     return nullptr;
   const uint32_t writer_id = writer->writer_id();
   // Ahead of any chunk of this writer on the same FIFO: the service knows
   // where to scrape it to before it can see it.
-  task_runner_->PostTask([this, writer_id, target_buffer] {
-    if (producer_endpoint_)
-      producer_endpoint_->RegisterTraceWriter(writer_id, target_buffer);
+  producer->PostToEndpoint([writer_id, target_buffer](ProducerEndpoint* e) {
+    e->RegisterTraceWriter(writer_id, target_buffer);
   });
   return writer;
 }

@@ -1,11 +1,12 @@
-// TracingMuxerImpl: the SDK's process-wide glue for the in-process backend.
-// It owns the service (on its own ThreadTaskRunner), is the process's one
-// producer (creating instances of registered DataSource types when the
-// service asks) and hands out TraceWriters over the producer's SMB. Created
-// by Tracing::Initialize(). Never deleted: thread-local writers may still
-// return chunks to its arbiter while the process exits, or after
-// Tracing::Shutdown(), which stops the service and its thread but keeps the
-// arbiter and the SMB (see Retire()).
+// TracingMuxerImpl: the SDK's process-wide muxer. It owns the task runner
+// every SDK callback runs on, the registry of DataSource<T> types and their
+// instance slots, and one producer connection per backend (TracingBackend:
+// in-process today, a daemon next), through which it creates instances when
+// a service asks and hands out TraceWriters over that producer's SMB.
+// Created by Tracing::Initialize(). Never deleted: thread-local writers may
+// still return chunks to an arbiter while the process exits, or after
+// Tracing::Shutdown(), which disconnects and destroys the backends but
+// keeps the arbiters and SMBs (see Retire()).
 
 #ifndef ZT_SRC_TRACING_SDK_TRACING_MUXER_IMPL_H_
 #define ZT_SRC_TRACING_SDK_TRACING_MUXER_IMPL_H_
@@ -13,12 +14,14 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <set>
 #include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/base/thread_task_runner.h"
+#include "src/tracing/sdk/tracing_backend.h"
 #include "zt/ext/tracing/core/shared_memory_arbiter.h"
 #include "zt/ext/tracing/core/tracing_service.h"
 #include "zt/tracing/internal/data_source_internal.h"
@@ -27,20 +30,20 @@
 namespace zt {
 namespace internal {
 
-// A consumer session of the in-process backend, as Shutdown sees it.
-class InProcessSession {
+// A consumer session, as Shutdown sees it.
+class MuxedSession {
  public:
-  // As TracingSession::StopBlocking(). Not on the service thread.
+  // As TracingSession::StopBlocking(). Not on the muxer's thread.
   virtual void StopBlocking() = 0;
-  // Service thread: drops the connection to the service; every later call
-  // on the session does nothing.
+  // Muxer thread: drops the connection to the service; every later call on
+  // the session does nothing.
   virtual void DetachFromService() = 0;
 
  protected:
-  ~InProcessSession() = default;
+  ~MuxedSession() = default;
 };
 
-class TracingMuxerImpl : public TracingMuxer, public Producer, public CommitSink {
+class TracingMuxerImpl : public TracingMuxer {
  public:
   // How long a kStallThenDrop writer waits for a free chunk.
   static constexpr uint32_t kStallTimeoutMs = 1000;
@@ -52,9 +55,16 @@ class TracingMuxerImpl : public TracingMuxer, public Producer, public CommitSink
   static void ShutdownInstance();
   static TracingMuxerImpl* instance();
 
+  // A consumer connection for a session on |backend| (kUnspecifiedBackend:
+  // the first initialized one), or null if that backend is not
+  // initialized. Muxer thread only; the endpoint is used there too.
+  std::unique_ptr<ConsumerEndpoint> ConnectConsumer(BackendType backend,
+                                                    Consumer* consumer);
+  bool HasBackend(BackendType backend) const;
+
   // Sessions register themselves so that Shutdown can stop them. Any thread.
-  void AddSession(InProcessSession* session);
-  void RemoveSession(InProcessSession* session);
+  void AddSession(MuxedSession* session);
+  void RemoveSession(MuxedSession* session);
 
   // TracingMuxer (any thread).
   bool RegisterDataSource(const protos::gen::DataSourceDescriptor& descriptor,
@@ -66,36 +76,22 @@ class TracingMuxerImpl : public TracingMuxer, public Producer, public CommitSink
   void NotifyStopped(DataSourceStaticState* state, uint32_t index,
                      uint64_t instance_id) override;
 
-  // Producer (service thread).
-  void OnConnect() override {}
-  void OnDisconnect() override {}
-  void OnTracingSetup() override {}
-  void SetupDataSource(DataSourceInstanceId id,
-                       const protos::gen::DataSourceConfig& config) override;
-  void StartDataSource(DataSourceInstanceId id,
-                       const protos::gen::DataSourceConfig& config) override;
-  void StopDataSource(DataSourceInstanceId id) override;
-  void Flush(FlushRequestId request,
-             const std::vector<DataSourceInstanceId>& ids) override;
-  void ClearIncrementalState(
-      const std::vector<DataSourceInstanceId>& ids) override;
-
-  // CommitSink (any writer thread): posted to the service thread.
-  void OnCommit(CommitData data) override;
-
   base::ThreadTaskRunner* task_runner() { return task_runner_.get(); }
-  TracingService* service() { return service_.get(); }  // Service thread.
+
+  // Posts |task| to the muxer thread unless the muxer is retired (then
+  // drops it, and returns false). Any thread, Retire() included: the check
+  // and the post are one step, so no thread posts to a runner being freed
+  // (a deferred stop's closure, a thread exiting during Shutdown()).
+  bool PostUnlessRetired(std::function<void()> task);
 
  private:
-  explicit TracingMuxerImpl(const TracingInitArgs& args);
-  ~TracingMuxerImpl() override;
+  class ProducerImpl;
 
-  // Stops every session, tears down every data source instance, destroys
-  // the service and joins its thread. Afterwards commits from writers still
-  // alive are dropped (nobody can read them any more) and the arbiter and
-  // SMB stay valid for those writers' last calls.
-  void Retire();
-
+  struct BackendConnection {
+    BackendType type = kUnspecifiedBackend;
+    std::unique_ptr<TracingBackend> backend;  // Null once retired.
+    std::unique_ptr<ProducerImpl> producer;   // Kept after retirement.
+  };
   struct Registered {
     protos::gen::DataSourceDescriptor descriptor;
     DataSourceFactory factory;
@@ -105,6 +101,27 @@ class TracingMuxerImpl : public TracingMuxer, public Producer, public CommitSink
     DataSourceStaticState* state;
     uint32_t index;
   };
+  using InstanceKey = std::pair<uint32_t, DataSourceInstanceId>;  // Backend, id.
+
+  explicit TracingMuxerImpl(const TracingInitArgs& args);
+  ~TracingMuxerImpl() override;
+
+  // The service's requests of a backend's producer (muxer thread).
+  void SetupDataSource(uint32_t backend_id, DataSourceInstanceId id,
+                       const protos::gen::DataSourceConfig& config);
+  void StartDataSource(uint32_t backend_id, DataSourceInstanceId id);
+  void StopDataSource(uint32_t backend_id, DataSourceInstanceId id);
+  void FlushDataSources(uint32_t backend_id, FlushRequestId request,
+                        const std::vector<DataSourceInstanceId>& ids);
+  void ClearIncrementalState(uint32_t backend_id,
+                             const std::vector<DataSourceInstanceId>& ids);
+
+  // Stops every session, tears down every data source instance, destroys
+  // the backends (and an in-process service) on the muxer thread and joins
+  // it. Afterwards commits from writers still alive are dropped (nobody can
+  // read them any more) and the arbiters and SMBs stay valid for those
+  // writers' last calls.
+  void Retire();
 
   // Ends slot |index| of |state|: Trace() stops writing into it, its data
   // source is deleted and the slot can be reused. Not under mutex_.
@@ -112,21 +129,19 @@ class TracingMuxerImpl : public TracingMuxer, public Producer, public CommitSink
   // Ends a stop (at once, or when a deferred stop's closure runs).
   void FinishStop(DataSourceStaticState* state, uint32_t index,
                   DataSourceInstanceId id);
-  bool FindInstance(DataSourceInstanceId id, InstanceRef* ref);
+  bool FindInstance(const InstanceKey& key, InstanceRef* ref);
 
   std::unique_ptr<base::ThreadTaskRunner> task_runner_;  // Null once retired.
-  std::unique_ptr<TracingService> service_;               // Service thread.
-  std::unique_ptr<ProducerEndpoint> producer_endpoint_;   // Service thread.
-  std::shared_ptr<uint8_t> smb_;  // Ours; shared with the service.
-  std::unique_ptr<SharedMemoryArbiter> arbiter_;          // Any thread.
-  std::atomic<bool> retired_{false};
+  std::vector<BackendConnection> backends_;  // Fixed after construction.
+  std::mutex retire_mutex_;  // Guards retired_ and posts that check it.
+  bool retired_ = false;
   // The list of retired muxers (see ShutdownInstance()).
   TracingMuxerImpl* next_retired_ = nullptr;
 
-  std::mutex mutex_;  // Guards the maps and the set below.
+  std::mutex mutex_;  // Guards the containers below.
   std::vector<Registered> registry_;
-  std::map<DataSourceInstanceId, InstanceRef> instances_;
-  std::set<InProcessSession*> sessions_;
+  std::map<InstanceKey, InstanceRef> instances_;
+  std::set<MuxedSession*> sessions_;
 };
 
 }  // namespace internal

@@ -49,6 +49,7 @@ struct DataSourceInstanceState {
   std::recursive_mutex lock;
   std::atomic<uint64_t> generation{0};  // +1 at every setup of the slot.
   std::atomic<uint32_t> incremental_generation{0};  // +1 per clear request.
+  uint32_t backend_id = 0;  // Which of the muxer's backends the instance is on.
   uint32_t target_buffer = 0;
   uint64_t instance_id = 0;
   bool in_use = false;  // Slot taken (setup .. stopped); under the muxer lock.
@@ -56,8 +57,9 @@ struct DataSourceInstanceState {
 };
 
 struct DataSourceStaticState {
-  // Bit i set: slot i is started and Trace() writes into it. Cleared before
-  // the instance's OnStop runs.
+  // Bit i set: slot i is started and Trace() writes into it. Set after the
+  // instance's OnStart, cleared when its stop finishes (after OnStop, or
+  // when a deferred stop's closure runs), so that OnStop can still write.
   std::atomic<uint32_t> valid_instances{0};
   DataSourceInstanceState instances[kMaxDataSourceInstances];
 };

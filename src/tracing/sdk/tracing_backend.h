@@ -1,0 +1,64 @@
+// TracingBackend: how the SDK reaches a tracing service. The muxer connects
+// one producer per backend (the process's data sources) and one consumer per
+// TracingSession; everything else about where the service runs is the
+// backend's business. InProcessTracingBackend (below) runs a TracingService
+// on the SDK's own task runner; the system backend (a daemon over a UNIX
+// socket) will be a second implementation whose endpoints are IPC proxies.
+
+#ifndef ZT_SRC_TRACING_SDK_TRACING_BACKEND_H_
+#define ZT_SRC_TRACING_SDK_TRACING_BACKEND_H_
+
+#include <memory>
+
+#include "zt/base/task_runner.h"
+#include "zt/ext/tracing/core/tracing_service.h"
+
+namespace zt {
+namespace internal {
+
+class TracingBackend {
+ public:
+  virtual ~TracingBackend();
+
+  struct ConnectProducerArgs {
+    Producer* producer = nullptr;  // Called back on |task_runner|.
+    base::TaskRunner* task_runner = nullptr;
+    // Name, credentials, SMB hints and (in process) the SMB itself.
+    TracingService::ProducerOptions options;
+  };
+  // The endpoint is used, and destroyed, on |args.task_runner| only.
+  virtual std::unique_ptr<ProducerEndpoint> ConnectProducer(
+      const ConnectProducerArgs& args) = 0;
+
+  struct ConnectConsumerArgs {
+    Consumer* consumer = nullptr;  // Called back on |task_runner|.
+    base::TaskRunner* task_runner = nullptr;
+    int32_t uid = -1;
+  };
+  virtual std::unique_ptr<ConsumerEndpoint> ConnectConsumer(
+      const ConnectConsumerArgs& args) = 0;
+};
+
+// The tracing service inside this process, on the task runner the muxer
+// gives it (where every endpoint is used too). Destroying the backend
+// destroys the service: every endpoint must be gone first.
+class InProcessTracingBackend : public TracingBackend {
+ public:
+  // Must be constructed, used and destroyed on |task_runner|'s thread.
+  explicit InProcessTracingBackend(base::TaskRunner* task_runner);
+  ~InProcessTracingBackend() override;
+
+  std::unique_ptr<ProducerEndpoint> ConnectProducer(
+      const ConnectProducerArgs& args) override;
+  std::unique_ptr<ConsumerEndpoint> ConnectConsumer(
+      const ConnectConsumerArgs& args) override;
+
+ private:
+  base::TaskRunner* const task_runner_;
+  std::unique_ptr<TracingService> service_;
+};
+
+}  // namespace internal
+}  // namespace zt
+
+#endif  // ZT_SRC_TRACING_SDK_TRACING_BACKEND_H_
