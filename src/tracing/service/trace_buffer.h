@@ -19,7 +19,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "zt/ext/tracing/core/commit_data.h"
@@ -31,7 +33,9 @@ struct TraceBufferStats {
   uint64_t buffer_size = 0;
   uint64_t bytes_written = 0;        // Chunk payload bytes stored.
   uint64_t bytes_overwritten = 0;    // ... deleted unread (kOverwrite).
-  uint64_t bytes_read = 0;           // Packet bytes returned.
+  uint64_t bytes_read = 0;           // Payload bytes of the chunks read
+                                     // (bytes_written's unit: the
+                                     // difference is what is still stored).
   uint64_t padding_bytes_written = 0;
   uint64_t padding_bytes_cleared = 0;
   uint64_t chunks_written = 0;
@@ -48,6 +52,35 @@ struct TraceBufferStats {
   uint64_t abi_violations = 0;       // Malformed chunks and fragments.
   uint64_t trace_writer_packet_loss = 0;  // Drop markers and sequence gaps.
 };
+
+// How full the chunks of one writer were when read: chunk payload bytes
+// used (up to the end of the last packet), in buckets whose upper bounds
+// are kThresholds plus one overflow bucket, as TraceStats.WriterStats
+// reports them (upstream's bucket definition, so that readers compare
+// traces). A full 4 KiB chunk lands in the 4096 bucket; a run of small
+// ones says the writer is flushed too often.
+struct ChunkPayloadHistogram {
+  static constexpr uint32_t kThresholds[] = {8,    32,   128,  512,
+                                             1024, 2048, 4096, 8192,
+                                             12288, 16384};
+  static constexpr size_t kBuckets =
+      sizeof(kThresholds) / sizeof(kThresholds[0]) + 1;
+  uint64_t counts[kBuckets] = {};
+  int64_t sums[kBuckets] = {};
+
+  void Add(uint32_t used) {
+    size_t b = 0;
+    while (b < kBuckets - 1 && used > kThresholds[b])
+      b++;
+    counts[b]++;
+    sums[b] += used;
+  }
+};
+
+// Histograms by (producer id, writer id): ordered, so stats come out in a
+// stable order.
+using WriterStatsMap =
+    std::map<std::pair<uint32_t, uint16_t>, ChunkPayloadHistogram>;
 
 // One chunk handed to CopyChunkUntrusted: the sequence it belongs to, what
 // its header said and its payload. Only |producer_id| is trusted (the
@@ -138,6 +171,11 @@ class TraceBuffer {
   virtual bool ReadNextTracePacket(TraceBufferPacket* packet) = 0;
 
   virtual const TraceBufferStats& stats() const = 0;
+  // One histogram per writer that had a complete chunk read to its end
+  // (chunks given up as corrupt or overwritten are not in it). At most
+  // kMaxWriterStats writers are tracked; later ones are left out.
+  static constexpr size_t kMaxWriterStats = 4096;
+  virtual const WriterStatsMap& writer_stats() const = 0;
   virtual size_t size() const = 0;
   virtual OverwritePolicy policy() const = 0;
 };

@@ -73,6 +73,7 @@ struct ChunkMeta {
   uint16_t fragments_read = 0;
   uint8_t flags = 0;
   bool complete = true;  // False: scraped, a longer copy may replace it.
+  bool abandoned = false;  // Given up as corrupt: not in writer_stats.
 };
 
 // The chunks of one sequence that still have something to read, sorted by
@@ -156,6 +157,9 @@ struct SeqState {
   // loss since the previous one).
   uint32_t loss = 0;
   uint64_t pass = 0;  // BeginRead() pass that listed it.
+  // Its entry in writer_stats_ (null until a chunk of it is read; map
+  // nodes do not move).
+  ChunkPayloadHistogram* histogram = nullptr;
 };
 
 // Causes accumulate until a packet carries them; PRESENT goes with any.
@@ -184,6 +188,7 @@ class TraceBufferImpl : public TraceBuffer {
   void BeginRead() override;
   bool ReadNextTracePacket(TraceBufferPacket* packet) override;
   const TraceBufferStats& stats() const override { return stats_; }
+  const WriterStatsMap& writer_stats() const override { return writer_stats_; }
   size_t size() const override { return size_; }
   OverwritePolicy policy() const override { return policy_; }
 
@@ -243,6 +248,8 @@ class TraceBufferImpl : public TraceBuffer {
   ReadAheadResult ReadAhead(SeqState* s, const Fragment& first,
                             TraceBufferPacket* out);
   void EmitMeta(SeqState* s, TraceBufferPacket* out);
+  // Adds a chunk read to its end, |used| payload bytes, to writer_stats_.
+  void RecordChunkUse(SeqState* s, uint32_t used);
 
   std::unique_ptr<uint8_t[]> ring_;
   const size_t size_;
@@ -257,6 +264,7 @@ class TraceBufferImpl : public TraceBuffer {
   size_t read_idx_ = 0;
   uint64_t pass_ = 0;
   TraceBufferStats stats_;
+  WriterStatsMap writer_stats_;
 };
 
 }  // namespace trace_buffer_internal

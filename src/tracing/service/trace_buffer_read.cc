@@ -3,6 +3,7 @@
 // causes; see docs/design/trace_buffer.md ("Reading", "Loss causes").
 
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "src/tracing/service/trace_buffer_impl.h"
@@ -45,6 +46,9 @@ bool TraceBufferImpl::MaybeFinishFront(SeqState* s) {
   if (!m.complete && s->chunks.size() == 1)
     return false;
   stats_.chunks_read++;
+  stats_.bytes_read += m.payload_size;
+  if (m.complete && !m.abandoned)
+    RecordChunkUse(s, m.read_offset);
   s->next_id = m.chunk_id + 1;
   // Its record is space to reuse now; nothing refers to it any more.
   ring_[m.offset + kKindOffset] = kConsumed;
@@ -61,6 +65,7 @@ void TraceBufferImpl::AbandonFront(SeqState* s, uint32_t cause) {
   m.fragments_read = m.packet_count;
   m.read_offset = m.payload_size;
   m.complete = true;  // A later copy could not be trusted to line up.
+  m.abandoned = true;
   MaybeFinishFront(s);
 }
 
@@ -88,7 +93,20 @@ void TraceBufferImpl::EmitMeta(SeqState* s, TraceBufferPacket* out) {
   out->writer_id = WriterOf(s->key);
   out->previous_packet_dropped = s->loss;
   s->loss = 0;
-  stats_.bytes_read += out->data.size();
+}
+
+void TraceBufferImpl::RecordChunkUse(SeqState* s, uint32_t used) {
+  if (!s->histogram) {
+    const auto key = std::make_pair(ProducerOf(s->key), WriterOf(s->key));
+    auto it = writer_stats_.find(key);
+    if (it == writer_stats_.end()) {
+      if (writer_stats_.size() >= kMaxWriterStats)
+        return;
+      it = writer_stats_.emplace(key, ChunkPayloadHistogram()).first;
+    }
+    s->histogram = &it->second;
+  }
+  s->histogram->Add(used);
 }
 
 void TraceBufferImpl::BeginRead() {

@@ -213,6 +213,8 @@ class TracingServiceImpl : public TracingService {
   void SchedulePeriodicWrite(Session* session);
   void CloseFile(Session* session);
   protos::gen::TraceStats ComputeStats(const Session& session) const;
+  void AddWriterStats(const Session& session,
+                      protos::gen::TraceStats* stats) const;
 
   // Runs |task| on the session every |period_ms| while it is running.
   void SchedulePeriodic(uint64_t session_id, uint32_t period_ms,

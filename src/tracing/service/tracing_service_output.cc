@@ -329,7 +329,42 @@ protos::gen::TraceStats TracingServiceImpl::ComputeStats(
     // readers as previous_packet_dropped on its sequence instead.
     out->set_trace_writer_packet_loss(b.trace_writer_packet_loss);
   }
+  AddWriterStats(session, &stats);
   return stats;
+}
+
+void TracingServiceImpl::AddWriterStats(const Session& session,
+                                        protos::gen::TraceStats* stats) const {
+  // How full each writer's chunks were when read, per buffer (by its index
+  // in the config, as readers expect): many small chunks mean a writer
+  // flushed too often or an SMB too small. The bucket bounds go once, the
+  // overflow bucket implied.
+  bool bounds_written = false;
+  for (size_t index = 0; index < session.buffer_ids.size(); index++) {
+    auto buffer = buffers_.find(session.buffer_ids[index]);
+    if (buffer == buffers_.end())
+      continue;
+    for (const auto& entry : buffer->second->writer_stats()) {
+      // Every writer read has a sequence id (its packets were emitted);
+      // one whose chunks held no packet has none to report under.
+      auto seq = sequence_ids_.find(entry.first);
+      if (seq == sequence_ids_.end())
+        continue;
+      if (!bounds_written) {
+        bounds_written = true;
+        for (uint32_t bound : ChunkPayloadHistogram::kThresholds)
+          stats->add_chunk_payload_histogram_def(bound);
+      }
+      const ChunkPayloadHistogram& h = entry.second;
+      auto* out = stats->add_writer_stats();
+      out->set_sequence_id(seq->second);
+      out->set_buffer(static_cast<uint32_t>(index));
+      for (size_t b = 0; b < ChunkPayloadHistogram::kBuckets; b++) {
+        out->add_chunk_payload_histogram_counts(h.counts[b]);
+        out->add_chunk_payload_histogram_sum(h.sums[b]);
+      }
+    }
+  }
 }
 
 }  // namespace zt

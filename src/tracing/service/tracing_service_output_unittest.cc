@@ -75,6 +75,23 @@ TEST_P(TracingServiceTest, PacketsComeBackStampedBetweenServicePackets) {
   ASSERT_TRUE(LastPacketStats(rest, &decoded));
   EXPECT_EQ(decoded.flushes_requested(), 1u);
   EXPECT_EQ(decoded.flushes_succeeded(), 1u);
+  // Everything was read: the buffer's counters say nothing is left.
+  ASSERT_EQ(decoded.buffer_stats().size(), 1u);
+  EXPECT_EQ(decoded.buffer_stats()[0].bytes_read(),
+            decoded.buffer_stats()[0].bytes_written());
+  // One writer: its chunks' fill, by the sequence id readers know it by,
+  // every chunk read counted once.
+  ASSERT_EQ(decoded.writer_stats().size(), 1u);
+  const auto& ws = decoded.writer_stats()[0];
+  EXPECT_EQ(ws.sequence_id(), seq);
+  EXPECT_EQ(ws.buffer(), 0u);
+  EXPECT_EQ(decoded.chunk_payload_histogram_def().size(), 10u);
+  ASSERT_EQ(ws.chunk_payload_histogram_counts().size(), 11u);
+  ASSERT_EQ(ws.chunk_payload_histogram_sum().size(), 11u);
+  uint64_t chunks = 0;
+  for (uint64_t n : ws.chunk_payload_histogram_counts())
+    chunks += n;
+  EXPECT_EQ(chunks, decoded.buffer_stats()[0].chunks_read());
   packets.insert(packets.end(), rest.begin(), rest.end());
   EXPECT_EQ(test::CheckServicePackets(packets), std::vector<std::string>{});
   // Nothing more: not even the stats again.
