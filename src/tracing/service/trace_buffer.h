@@ -98,10 +98,31 @@ struct TraceBufferChunk {
   size_t size = 0;
 };
 
+// A run of bytes inside the buffer.
+struct TraceBufferSlice {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
 // One packet read back, with the sequence it came from. Who the producer
-// is (uid, pid) the service knows by |producer_id|.
+// is (uid, pid) the service knows by |producer_id|. The bytes are not
+// copied out: |slices| point into the buffer (one per fragment, in order)
+// and stay valid until the next call that writes into it
+// (CopyChunkUntrusted, TryPatchChunkContents) or its destruction; reading
+// further packets does not move them. Reused between reads, the object
+// allocates only when a packet has more fragments than any before.
 struct TraceBufferPacket {
-  std::vector<uint8_t> data;  // The TracePacket bytes (fragments joined).
+  std::vector<TraceBufferSlice> slices;
+  size_t size = 0;  // Sum of the slices' sizes: the TracePacket's size.
+
+  // The packet's bytes, joined (a copy: for fragmented packets and tests).
+  void CopyTo(std::vector<uint8_t>* out) const {
+    out->clear();
+    out->reserve(size);
+    for (const TraceBufferSlice& s : slices)
+      out->insert(out->end(), s.data, s.data + s.size);
+  }
+
   uint32_t producer_id = 0;
   uint16_t writer_id = 0;
   // Why data of this sequence was lost between the previous packet returned

@@ -61,22 +61,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   auto read_pass = [&] {
     tb->BeginRead();
-    zt::TraceBufferPacket p;
+    zt::TraceBufferPacket slices;
+    std::vector<uint8_t> data;
     int guard = 0;
-    while (tb->ReadNextTracePacket(&p)) {
+    while (tb->ReadNextTracePacket(&slices)) {
       Check(++guard < 100000);
-      Check(!p.data.empty());
+      size_t sum = 0;
+      for (const zt::TraceBufferSlice& slice : slices.slices)
+        sum += slice.size;
+      Check(sum == slices.size);
+      slices.CopyTo(&data);
+      const zt::TraceBufferPacket& p = slices;
+      Check(!data.empty());
       Check(p.writer_id != 0);
       Check(p.producer_id < 4);
       // 0, or PRESENT with any of the causes the buffer can find (never
       // SMB_FULL: that one is the producer's).
       Check(p.previous_packet_dropped == 0 ||
             ((p.previous_packet_dropped & 1u) && p.previous_packet_dropped < 256u));
-      Check(p.data.size() <= fed_bytes + patched_bytes);
+      Check(data.size() <= fed_bytes + patched_bytes);
       // Every byte must exist among the bytes written or patched in.
-      for (uint8_t b : p.data)
+      for (uint8_t b : data)
         Check(byte_hist_written[b] > 0);
-      read_bytes += p.data.size();
+      read_bytes += data.size();
     }
   };
 

@@ -97,8 +97,9 @@ std::map<uint16_t, std::vector<Got>> Feed(const Scenario& sc, TraceBuffer* tb,
   std::map<uint16_t, size_t> cursor;  // Next candidate index per writer.
   auto read = [&] {
     tb->BeginRead();
-    TraceBufferPacket p;
-    while (tb->ReadNextTracePacket(&p)) {
+    TraceBufferPacket slices;
+    while (tb->ReadNextTracePacket(&slices)) {
+      const test::ReadPacket p = test::CopyOut(slices);
       ASSERT_GE(p.writer_id, 1u);
       ASSERT_LE(p.writer_id, sc.writers.size());
       const SimWriter& w = sc.writers[p.writer_id - 1u];

@@ -218,7 +218,9 @@ bool TraceBufferImpl::ReadFromSequence(SeqState* s, TraceBufferPacket* out) {
       continue;
     }
     const uint8_t* data = payload_of(m) + f.data_off;
-    out->data.assign(data, data + f.size);
+    out->slices.clear();
+    out->slices.push_back({data, f.size});
+    out->size = f.size;
     EmitMeta(s, out);
     MaybeFinishFront(s);
     return true;
@@ -280,16 +282,15 @@ TraceBufferImpl::ReadAheadResult TraceBufferImpl::ReadAhead(
   }
 
   if (!broken) {
-    size_t total = first.size;
-    for (const Fragment& f : frags)
-      total += f.size;
-    out->data.clear();
-    out->data.reserve(total);
-    const uint8_t* p = payload_of(list.front()) + first.data_off;
-    out->data.insert(out->data.end(), p, p + first.size);
+    // The fragments where they lie in the ring: joined by whoever copies
+    // the packet out.
+    out->slices.clear();
+    out->slices.push_back({payload_of(list.front()) + first.data_off, first.size});
+    out->size = first.size;
     for (size_t i = 0; i < frags.size(); i++) {
-      const uint8_t* q = payload_of(list[i + 1]) + frags[i].data_off;
-      out->data.insert(out->data.end(), q, q + frags[i].size);
+      out->slices.push_back(
+          {payload_of(list[i + 1]) + frags[i].data_off, frags[i].size});
+      out->size += frags[i].size;
     }
     stats_.readaheads_succeeded++;
   }
@@ -319,7 +320,7 @@ TraceBufferImpl::ReadAheadResult TraceBufferImpl::ReadAhead(
     }
     return ReadAheadResult::kBroken;
   }
-  if (out->data.empty())
+  if (out->size == 0)
     return ReadAheadResult::kEmpty;
   EmitMeta(s, out);
   return ReadAheadResult::kPacket;

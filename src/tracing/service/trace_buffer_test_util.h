@@ -82,12 +82,29 @@ struct TestChunk {
   void AddTo(TraceBuffer* tb) const { tb->CopyChunkUntrusted(ToChunk()); }
 };
 
-inline std::vector<TraceBufferPacket> ReadAll(TraceBuffer* tb) {
-  std::vector<TraceBufferPacket> out;
+// A packet read back, its bytes copied out of the buffer.
+struct ReadPacket {
+  Bytes data;
+  uint32_t producer_id = 0;
+  uint16_t writer_id = 0;
+  uint32_t previous_packet_dropped = 0;
+};
+
+inline ReadPacket CopyOut(const TraceBufferPacket& p) {
+  ReadPacket r;
+  p.CopyTo(&r.data);
+  r.producer_id = p.producer_id;
+  r.writer_id = p.writer_id;
+  r.previous_packet_dropped = p.previous_packet_dropped;
+  return r;
+}
+
+inline std::vector<ReadPacket> ReadAll(TraceBuffer* tb) {
+  std::vector<ReadPacket> out;
   tb->BeginRead();
   TraceBufferPacket p;
   while (tb->ReadNextTracePacket(&p))
-    out.push_back(std::move(p));
+    out.push_back(CopyOut(p));
   return out;
 }
 

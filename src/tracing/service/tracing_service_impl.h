@@ -197,16 +197,21 @@ class TracingServiceImpl : public TracingService {
   void ScrapeSharedMemoryBuffers(Session* session);
 
   // Output (tracing_service_output.cc).
-  // Receives one complete TracePacket (trusted fields stamped);
-  // |closing_stats| marks the session's final TraceStats. Returning false
-  // stops the collection (the packet counts as consumed).
-  using PacketSink =
-      std::function<bool(const uint8_t* data, size_t size, bool closing_stats)>;
+  // Where CollectPackets puts packets: appended to |out| as Trace.packet
+  // fields (tag, length, stamped bytes), each copied once, straight from
+  // the buffer. |admit| is asked first with the field's size and whether
+  // it is the session's final TraceStats: false stops the collection (the
+  // packet counts as consumed). |appended| is called after: false stops.
+  struct PacketSink {
+    std::vector<uint8_t>* out = nullptr;
+    std::function<bool(size_t framed_size, bool closing_stats)> admit;
+    std::function<bool()> appended;
+  };
   // Hands every readable packet of |session| to |sink|, preceded the first
   // time by the config and a clock snapshot and, once the session is
   // stopped and everything was read, followed by its stats. Stops after
-  // about |max_bytes| (0: no limit) or when |sink| returns false; returns
-  // true if it stopped early (more may be readable).
+  // about |max_bytes| (0: no limit) or when |sink| says so; returns true
+  // if it stopped early (more may be readable).
   bool CollectPackets(Session* session, size_t max_bytes, const PacketSink& sink);
   void ReadNextBatch(uint64_t session_id);
   void WriteIntoFile(Session* session);

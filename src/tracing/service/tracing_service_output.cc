@@ -79,8 +79,12 @@ bool TracingServiceImpl::CollectPackets(Session* s, size_t max_bytes,
                                         const PacketSink& sink) {
   size_t emitted = 0;
   auto emit = [&](const std::vector<uint8_t>& packet, bool closing_stats = false) {
-    emitted += FramedSize(packet.size());
-    return sink(packet.data(), packet.size(), closing_stats);
+    const size_t framed = FramedSize(packet.size());
+    if (!sink.admit(framed, closing_stats))
+      return false;
+    AppendAsTracePacketField(packet.data(), packet.size(), sink.out);
+    emitted += framed;
+    return sink.appended();
   };
   // The service's own packets first (snapshots, marker, config, uuid,
   // system info, lifecycle events), as upstream's readers expect them.
@@ -89,7 +93,8 @@ bool TracingServiceImpl::CollectPackets(Session* s, size_t max_bytes,
     return true;
   }
   TraceBufferPacket packet;
-  std::vector<uint8_t> stamped;
+  PacketStamper stamper;
+  std::vector<uint8_t> joined;  // A fragmented packet, made contiguous.
   for (uint32_t buffer_id : s->buffer_ids) {
     TraceBuffer* buffer = BufferById(buffer_id);
     if (!buffer)
@@ -104,13 +109,25 @@ bool TracingServiceImpl::CollectPackets(Session* s, size_t max_bytes,
       }
       fields.sequence_id = SequenceIdFor(packet.producer_id, packet.writer_id);
       fields.previous_packet_dropped = packet.previous_packet_dropped;
-      stamped.clear();
-      if (!StampTrustedFields(packet.data.data(), packet.data.size(), fields,
-                              &stamped)) {
+      // Most packets are one fragment: stamped from where they lie in the
+      // buffer, copied once, into the output.
+      const uint8_t* bytes = nullptr;
+      if (packet.slices.size() == 1) {
+        bytes = packet.slices[0].data;
+      } else {
+        packet.CopyTo(&joined);
+        bytes = joined.data();
+      }
+      if (!stamper.Plan(bytes, packet.size, fields)) {
         s->invalid_packets++;
         continue;
       }
-      if (!emit(stamped))
+      const size_t framed = FramedSize(stamper.stamped_size());
+      if (!sink.admit(framed, /*closing_stats=*/false))
+        return true;
+      stamper.AppendFramed(sink.out);
+      emitted += framed;
+      if (!sink.appended())
         return true;
       if (max_bytes && emitted >= max_bytes)
         return true;
@@ -153,11 +170,11 @@ void TracingServiceImpl::ReadNextBatch(uint64_t session_id) {
     return;
   }
   std::vector<uint8_t> batch;
-  const bool more = CollectPackets(s, kReadBatchBytes,
-                                   [&batch](const uint8_t* data, size_t size, bool) {
-                                     AppendAsTracePacketField(data, size, &batch);
-                                     return true;
-                                   });
+  PacketSink sink;
+  sink.out = &batch;
+  sink.admit = [](size_t, bool) { return true; };
+  sink.appended = [] { return true; };
+  const bool more = CollectPackets(s, kReadBatchBytes, sink);
   s->consumer->Post([batch = std::move(batch), more](Consumer* c) mutable {
     c->OnTraceData(std::move(batch), more);
   });
@@ -226,16 +243,19 @@ void TracingServiceImpl::WriteIntoFile(Session* s) {
   // Once full, the file only waits for the closing stats: nothing more is
   // read out of the buffers (it would be dropped).
   if (!s->file_full) {
-    CollectPackets(s, 0, [&](const uint8_t* data, size_t size, bool closing_stats) {
-        const uint64_t total = s->file_bytes + out.size() + FramedSize(size);
-        // The closing stats may use the reserve; data packets may not.
-        if (limit && total > (closing_stats ? limit : data_limit)) {
-          s->file_full = true;
-          return false;
-        }
-        AppendAsTracePacketField(data, size, &out);
-        return out.size() < kFileWriteChunkBytes || flush_out();
-      });
+    PacketSink sink;
+    sink.out = &out;
+    sink.admit = [&](size_t framed_size, bool closing_stats) {
+      const uint64_t total = s->file_bytes + out.size() + framed_size;
+      // The closing stats may use the reserve; data packets may not.
+      if (limit && total > (closing_stats ? limit : data_limit)) {
+        s->file_full = true;
+        return false;
+      }
+      return true;
+    };
+    sink.appended = [&] { return out.size() < kFileWriteChunkBytes || flush_out(); };
+    CollectPackets(s, 0, sink);
   }
   flush_out();
   if (error) {

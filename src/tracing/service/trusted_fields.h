@@ -30,6 +30,37 @@ struct TrustedPacketFields {
   uint32_t previous_packet_dropped = 0;
 };
 
+// Stamps packets without copying them first: Plan() checks a packet and
+// works out what the stamped packet is (which byte runs of it are kept,
+// and the trusted fields that follow), so that its size is known before
+// anything is written; Append*() then copies the runs once, straight into
+// the output. One object is reused for every packet (its run list keeps
+// its capacity). The packet's bytes must stay valid from Plan() to the
+// Append*() call.
+class PacketStamper {
+ public:
+  // As StampTrustedFields (below): false when |packet| does not parse or
+  // carries a field only the service writes. O(size) parse, no copy.
+  bool Plan(const uint8_t* packet, size_t size, const TrustedPacketFields& fields);
+  // The stamped packet's size, once planned.
+  size_t stamped_size() const { return stamped_size_; }
+  // Appends the stamped packet to |out|: bare, or as a Trace.packet field
+  // (tag, length, bytes), as traces and read batches hold it.
+  void Append(std::vector<uint8_t>* out) const;
+  void AppendFramed(std::vector<uint8_t>* out) const;
+
+ private:
+  struct Run {
+    size_t begin;
+    size_t end;
+  };
+  const uint8_t* packet_ = nullptr;
+  std::vector<Run> runs_;  // Kept fields, adjacent ones merged.
+  uint8_t trailer_[48];    // The service's fields (4 varint fields at most).
+  size_t trailer_size_ = 0;
+  size_t stamped_size_ = 0;
+};
+
 // Writes to |out| the top-level fields of |packet| except trusted_uid (3),
 // trusted_packet_sequence_id (10) and trusted_pid (79), followed by the
 // values of |fields|, in the order upstream's service appends them (uid,

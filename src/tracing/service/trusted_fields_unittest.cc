@@ -123,5 +123,38 @@ TEST(TrustedFieldsTest, MalformedPacketsAreRefused) {
   EXPECT_EQ(CountField(out, 10), 1u);
 }
 
+TEST(TrustedFieldsTest, StamperAppendsFramedPacketsInPlace) {
+  // Forged fields between kept ones: the kept bytes go out in runs, after
+  // whatever |out| already holds, framed as Trace.packet (field 1).
+  protozero::HeapBuffered<TracePacket> packet;
+  packet->set_timestamp(1);
+  packet->set_trusted_uid(0);
+  packet->set_timestamp_clock_id(6);
+  packet->set_previous_packet_dropped(true);
+  std::vector<uint8_t> in = packet.SerializeAsArray();
+  TrustedPacketFields fields;
+  fields.uid = 7;
+  fields.sequence_id = 9;
+  fields.previous_packet_dropped = 4;
+
+  std::vector<uint8_t> bare;
+  ASSERT_TRUE(StampTrustedFields(in.data(), in.size(), fields, &bare));
+  PacketStamper stamper;
+  ASSERT_TRUE(stamper.Plan(in.data(), in.size(), fields));
+  EXPECT_EQ(stamper.stamped_size(), bare.size());
+  std::vector<uint8_t> out = {0xAA};
+  stamper.AppendFramed(&out);
+  ASSERT_EQ(out.size(), 1u + 2u + bare.size());
+  EXPECT_EQ(out[0], 0xAA);
+  EXPECT_EQ(out[1], 0x0A);  // Field 1, length-delimited.
+  EXPECT_EQ(out[2], bare.size());
+  EXPECT_EQ(std::vector<uint8_t>(out.begin() + 3, out.end()), bare);
+  // Reused for a refused packet: says so, and plans the next one afresh.
+  const uint8_t truncated[] = {0x08};
+  EXPECT_FALSE(stamper.Plan(truncated, sizeof(truncated), fields));
+  ASSERT_TRUE(stamper.Plan(in.data(), in.size(), fields));
+  EXPECT_EQ(stamper.stamped_size(), bare.size());
+}
+
 }  // namespace
 }  // namespace zt
