@@ -255,17 +255,27 @@ void SharedMemoryABI::CopyChunk(const Chunk& chunk, ChunkCopy* out) {
   out->complete = true;
 }
 
+const uint8_t* SharedMemoryABI::ChunkInState(size_t page_idx,
+                                             size_t chunk_idx,
+                                             ChunkState state,
+                                             uint32_t* layout) const {
+  if (page_idx >= num_pages_)
+    return nullptr;
+  const uint32_t word = GetPageHeaderWord(page_idx);
+  *layout = LayoutOf(word);
+  if (chunk_idx >= NumChunksForLayout(*layout) ||
+      StateOf(word, chunk_idx) != state) {
+    return nullptr;
+  }
+  return chunk_begin(page_idx, *layout, chunk_idx);
+}
+
 bool SharedMemoryABI::PeekCompleteChunk(size_t page_idx, size_t chunk_idx,
                                         ChunkCopy* out) const {
-  if (page_idx >= num_pages_)
+  uint32_t layout = 0;
+  const uint8_t* begin = ChunkInState(page_idx, chunk_idx, kChunkComplete, &layout);
+  if (!begin)
     return false;
-  const uint32_t word = GetPageHeaderWord(page_idx);
-  const uint32_t layout = LayoutOf(word);
-  if (chunk_idx >= NumChunksForLayout(layout) ||
-      StateOf(word, chunk_idx) != kChunkComplete) {
-    return false;
-  }
-  const uint8_t* begin = chunk_begin(page_idx, layout, chunk_idx);
   const auto* hdr = reinterpret_cast<const ChunkHeader*>(begin);
   // The page word's acquire load above makes the writer's last bytes
   // (released with Complete) visible.
@@ -290,15 +300,11 @@ bool SharedMemoryABI::PeekCompleteChunk(size_t page_idx, size_t chunk_idx,
 
 bool SharedMemoryABI::ScrapeChunk(size_t page_idx, size_t chunk_idx,
                                   ChunkCopy* out) const {
-  if (page_idx >= num_pages_)
+  uint32_t layout = 0;
+  const uint8_t* begin =
+      ChunkInState(page_idx, chunk_idx, kChunkBeingWritten, &layout);
+  if (!begin)
     return false;
-  const uint32_t word = GetPageHeaderWord(page_idx);
-  const uint32_t layout = LayoutOf(word);
-  if (chunk_idx >= NumChunksForLayout(layout) ||
-      StateOf(word, chunk_idx) != kChunkBeingWritten) {
-    return false;
-  }
-  const uint8_t* begin = chunk_begin(page_idx, layout, chunk_idx);
   const size_t payload_size = chunk_sizes_[layout] - kChunkHeaderSize;
   const auto* hdr = reinterpret_cast<const ChunkHeader*>(begin);
   const uint32_t id = hdr->chunk_id.load(std::memory_order_acquire);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "src/tracing/service/trace_buffer_impl.h"
+#include "zt/base/compiler.h"
 #include "zt/base/logging.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
 #include "zt/trace/trace_packet.pbzero.h"
@@ -104,6 +105,24 @@ TraceBufferImpl::TraceBufferImpl(std::unique_ptr<uint8_t[]> ring, size_t size,
 
 TraceBufferImpl::~TraceBufferImpl() = default;
 
+// Inlined: on every chunk's path.
+ZT_ALWAYS_INLINE inline bool TraceBufferImpl::MakeRoomFor(
+    SeqState* s, const TraceBufferChunk& chunk, size_t* record) {
+  const uint64_t bytes = (uint64_t{kRecordHeaderSize} + chunk.size + kAlign - 1) &
+                         ~uint64_t{kAlign - 1};
+  if (bytes > size_ || discard_latched_ ||
+      !MakeRoom(static_cast<size_t>(bytes))) {
+    // A full kDiscard buffer takes nothing more, so that what it holds
+    // stays a prefix of each sequence.
+    if (bytes <= size_ && policy_ == OverwritePolicy::kDiscard)
+      discard_latched_ = true;
+    RefuseChunk(s, chunk.chunk_id);
+    return false;
+  }
+  *record = static_cast<size_t>(bytes);
+  return true;
+}
+
 void TraceBufferImpl::CopyChunkUntrusted(const TraceBufferChunk& chunk) {
   const uint32_t chunk_id = chunk.chunk_id;
   const size_t size = chunk.size;
@@ -135,18 +154,12 @@ void TraceBufferImpl::CopyChunkUntrusted(const TraceBufferChunk& chunk) {
     }
   }
 
-  const uint64_t record =
-      (uint64_t{kRecordHeaderSize} + size + kAlign - 1) & ~uint64_t{kAlign - 1};
-  if (record > size_ || discard_latched_ ||
-      !MakeRoom(static_cast<size_t>(record))) {
-    if (record <= size_ && policy_ == OverwritePolicy::kDiscard)
-      discard_latched_ = true;
-    RefuseChunk(s, chunk_id);
+  size_t record = 0;
+  if (!MakeRoomFor(s, chunk, &record))
     return;
-  }
   // Making room deletes only chunks older than this one: it is still the
   // newest of its sequence.
-  s->chunks.push_back(AppendRecord(chunk, static_cast<size_t>(record)));
+  s->chunks.push_back(AppendRecord(chunk, record));
   if (IdAfter(chunk_id, s->max_id))
     s->max_id = chunk_id;
   if (!s->read_started && IdAfter(s->next_id, chunk_id))
@@ -216,19 +229,12 @@ void TraceBufferImpl::CopyOutOfOrder(SeqState* s,
     RefuseChunk(s, chunk_id);
     return;
   }
-  const uint64_t record =
-      (uint64_t{kRecordHeaderSize} + chunk.size + kAlign - 1) &
-      ~uint64_t{kAlign - 1};
-  if (record > size_ || discard_latched_ ||
-      !MakeRoom(static_cast<size_t>(record))) {
-    if (record <= size_ && policy_ == OverwritePolicy::kDiscard)
-      discard_latched_ = true;
-    RefuseChunk(s, chunk_id);
+  size_t record = 0;
+  if (!MakeRoomFor(s, chunk, &record))
     return;
-  }
   // Making room may have deleted chunks of this sequence: find the place
   // again.
-  const ChunkMeta m = AppendRecord(chunk, static_cast<size_t>(record));
+  const ChunkMeta m = AppendRecord(chunk, record);
   s->chunks.Insert(s->chunks.LowerBound(chunk_id), m);
   if (!s->read_started && IdAfter(s->next_id, chunk_id))
     s->next_id = chunk_id;

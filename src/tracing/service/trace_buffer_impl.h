@@ -233,6 +233,9 @@ class TraceBufferImpl : public TraceBuffer {
   // A chunk whose id the reader has passed.
   void DropStale(SeqState* s, uint32_t chunk_id);
   void RefuseChunk(SeqState* s, uint32_t chunk_id);
+  // The record size for |chunk|, with room made for it at wptr_; false
+  // (the chunk refused and counted) if it cannot be stored.
+  bool MakeRoomFor(SeqState* s, const TraceBufferChunk& chunk, size_t* record);
   bool MakeRoom(size_t need);
   bool ClearRange(size_t begin, size_t end, size_t* cleared_end);
   void DeleteChunkRecord(size_t pos, const RecordHeader& h);

@@ -392,6 +392,11 @@ class SharedMemoryABI {
     return start_ + page_idx * page_size_ + kPageHeaderSize +
            chunk_idx * chunk_sizes_[layout];
   }
+  // The start of chunk |chunk_idx| of page |page_idx| if the page word (an
+  // acquire load) shows it in |state|, with the page's layout; null if it
+  // is not (or the indices are out of range).
+  const uint8_t* ChunkInState(size_t page_idx, size_t chunk_idx,
+                              ChunkState state, uint32_t* layout) const;
   static constexpr uint32_t WithState(uint32_t word, size_t chunk_idx,
                                       ChunkState state) {
     return (word & ~(kStateMask << (chunk_idx * kStateBits))) |
