@@ -246,13 +246,17 @@ void TraceBufferImpl::DropStale(SeqState* s, uint32_t chunk_id) {
   // complete at a flush: nothing is lost, nothing to count.
   if (s->has_lost && IdAtOrAfter(s->lost_upto, chunk_id))
     stats_.chunks_discarded++;
+  else
+    stats_.chunks_recopied++;
 }
 
 void TraceBufferImpl::Replace(ChunkMeta* m, const TraceBufferChunk& chunk) {
   // A complete chunk copied again (its commit after a flush copied it
   // complete): the same chunk, nothing to do.
-  if (m->complete && chunk.complete && chunk.size == m->payload_size)
+  if (m->complete && chunk.complete && chunk.size == m->payload_size) {
+    stats_.chunks_recopied++;
     return;
+  }
   // Otherwise only a scraped copy may be superseded, by one of the same
   // chunk (same size) that still covers what was read from it.
   if (m->complete || chunk.size != m->payload_size ||

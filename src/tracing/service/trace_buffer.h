@@ -43,6 +43,10 @@ struct TraceBufferStats {
   uint64_t chunks_overwritten = 0;   // Deleted with unread packets.
   uint64_t chunks_discarded = 0;     // Refused: kDiscard and full, or too big.
   uint64_t chunks_read = 0;          // Fully consumed.
+  // Not a TraceStats field: copies of a chunk already stored complete or
+  // already read, ignored (the commit of a chunk that a flush had copied
+  // while complete). Kept so that every chunk handed over is accounted for.
+  uint64_t chunks_recopied = 0;
   uint64_t chunks_committed_out_of_order = 0;
   uint64_t write_wrap_count = 0;
   uint64_t patches_succeeded = 0;

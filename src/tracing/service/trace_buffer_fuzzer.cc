@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "src/tracing/service/trace_buffer.h"
+#include "zt/base/logging.h"
 #include "zt/ext/tracing/core/commit_data.h"
 
 namespace {
@@ -38,11 +39,6 @@ class Input {
   size_t pos_ = 0;
 };
 
-void Check(bool cond) {
-  if (!cond)
-    abort();
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -51,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto policy = (cfg & 0x80) ? zt::TraceBuffer::OverwritePolicy::kDiscard
                                    : zt::TraceBuffer::OverwritePolicy::kOverwrite;
   auto tb = zt::TraceBuffer::Create(4096u * (1u + (cfg & 3u)), policy);
-  Check(tb != nullptr);
+  ZT_CHECK(tb != nullptr);
 
   uint64_t fed_chunks = 0;
   uint64_t fed_bytes = 0;   // Payload bytes handed over, accepted or not.
@@ -65,24 +61,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<uint8_t> data;
     int guard = 0;
     while (tb->ReadNextTracePacket(&slices)) {
-      Check(++guard < 100000);
+      ZT_CHECK(++guard < 100000);
       size_t sum = 0;
       for (const zt::TraceBufferSlice& slice : slices.slices)
         sum += slice.size;
-      Check(sum == slices.size);
+      ZT_CHECK(sum == slices.size);
       slices.CopyTo(&data);
       const zt::TraceBufferPacket& p = slices;
-      Check(!data.empty());
-      Check(p.writer_id != 0);
-      Check(p.producer_id < 4);
+      ZT_CHECK(!data.empty());
+      ZT_CHECK(p.writer_id != 0);
+      ZT_CHECK(p.producer_id < 4);
       // 0, or PRESENT with any of the causes the buffer can find (never
       // SMB_FULL: that one is the producer's).
-      Check(p.previous_packet_dropped == 0 ||
+      ZT_CHECK(p.previous_packet_dropped == 0 ||
             ((p.previous_packet_dropped & 1u) && p.previous_packet_dropped < 256u));
-      Check(data.size() <= fed_bytes + patched_bytes);
+      ZT_CHECK(data.size() <= fed_bytes + patched_bytes);
       // Every byte must exist among the bytes written or patched in.
       for (uint8_t b : data)
-        Check(byte_hist_written[b] > 0);
+        ZT_CHECK(byte_hist_written[b] > 0);
       read_bytes += data.size();
     }
   };
@@ -139,19 +135,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
     }
     const zt::TraceBufferStats& st = tb->stats();
-    Check(st.chunks_written <= fed_chunks);
-    Check(st.bytes_written <= fed_bytes);
-    Check(st.chunks_read <= st.chunks_written);
-    Check(st.chunks_overwritten <= st.chunks_written);
-    Check(st.bytes_overwritten <= st.bytes_written);
-    Check(st.bytes_read <= st.bytes_written);
+    ZT_CHECK(st.chunks_written <= fed_chunks);
+    ZT_CHECK(st.bytes_written <= fed_bytes);
+    ZT_CHECK(st.chunks_read <= st.chunks_written);
+    ZT_CHECK(st.chunks_overwritten <= st.chunks_written);
+    ZT_CHECK(st.bytes_overwritten <= st.bytes_written);
+    ZT_CHECK(st.bytes_read <= st.bytes_written);
     // Packets come out of chunk bytes (patches overwrite, never add).
-    Check(read_bytes <= fed_bytes);
-    Check(st.chunks_written + st.chunks_discarded + st.chunks_rewritten +
-              st.abi_violations >= fed_chunks);
-    Check(st.buffer_size == tb->size());
+    ZT_CHECK(read_bytes <= fed_bytes);
+    ZT_CHECK(st.chunks_written + st.chunks_discarded + st.chunks_rewritten +
+                 st.chunks_recopied + st.abi_violations >=
+             fed_chunks);
+    ZT_CHECK(st.buffer_size == tb->size());
   }
   read_pass();
-  Check(tb->stats().bytes_read <= tb->stats().bytes_written);
+  ZT_CHECK(tb->stats().bytes_read <= tb->stats().bytes_written);
   return 0;
 }

@@ -69,7 +69,8 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     TraceWriter* writer_ = nullptr;
   };
 
-  // Every NewTracePacket() call is counted once in packets_started; a packet
+  // Every NewTracePacket() call is counted once in packets_started (so is
+  // the empty packet Flush() writes to carry a pending loss mark); a packet
   // reaches the service iff it is not counted in packets_dropped.
   struct Stats {
     uint64_t packets_started = 0;
