@@ -13,7 +13,8 @@
 #   compile as one unit: headers are parsed once per library, not per file.
 #   OPTIMIZE_FOR_SIZE: -Os in optimized builds, for control-plane code that
 #   runs a few times per session; its SPEED_SRCS (per-packet and per-byte
-#   paths) keep the configuration's level, each as its own object.
+#   paths) keep the configuration's level, in a unit of their own (each its
+#   own object without unity builds).
 #   OWN_OBJECT_SRCS: sources kept out of the unity unit, each its own object
 #   in the archive, so that a static link takes them only into programs that
 #   call them (code most programs never run, e.g. a wire codec that only the
@@ -49,7 +50,28 @@ function(zt_cc_library)
   if(A_SPEED_SRCS AND NOT A_OPTIMIZE_FOR_SIZE)
     message(FATAL_ERROR "zt_cc_library(${A_NAME}): SPEED_SRCS needs OPTIMIZE_FOR_SIZE")
   endif()
+  # With unity builds the speed sources form one unit of their own too (a
+  # source with options of its own never joins the main unit): the headers
+  # they share are parsed once.
+  set(speed_srcs ${A_SPEED_SRCS})
+  list(LENGTH A_SPEED_SRCS num_speed_srcs)
+  if(ZT_UNITY_BUILD AND num_speed_srcs GREATER 1)
+    set(includes "")
+    foreach(src IN LISTS A_SPEED_SRCS)
+      get_filename_component(abs "${src}" ABSOLUTE)
+      string(APPEND includes "#include \"${abs}\"\n")
+    endforeach()
+    set(speed_unit "${CMAKE_CURRENT_BINARY_DIR}/${target}_speed_unity.cc")
+    file(GENERATE OUTPUT "${speed_unit}" CONTENT "${includes}")
+    set(speed_srcs "${speed_unit}")
+  endif()
   add_library(${target} STATIC ${A_SRCS} ${A_SPEED_SRCS} ${A_OWN_OBJECT_SRCS})
+  if(NOT speed_srcs STREQUAL A_SPEED_SRCS)
+    # Listed (IDEs show them) but compiled through the unit only.
+    set_source_files_properties(${A_SPEED_SRCS} TARGET_DIRECTORY ${target}
+      PROPERTIES HEADER_FILE_ONLY ON)
+    target_sources(${target} PRIVATE ${speed_srcs})
+  endif()
   add_library(zerotrace::${A_NAME} ALIAS ${target})
   target_include_directories(${target}
     PUBLIC "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>"
@@ -64,9 +86,9 @@ function(zt_cc_library)
     # line, and source options follow them: the last -O wins.
     target_compile_options(${target} PRIVATE $<$<NOT:$<CONFIG:Debug>>:-Os>)
     _zt_speed_level(speed)
-    if(A_SPEED_SRCS)
+    if(speed_srcs)
       # A source with options of its own is never put in the unity unit.
-      set_source_files_properties(${A_SPEED_SRCS} TARGET_DIRECTORY ${target}
+      set_source_files_properties(${speed_srcs} TARGET_DIRECTORY ${target}
         PROPERTIES COMPILE_OPTIONS "${speed}")
     endif()
   endif()

@@ -51,20 +51,6 @@ uint64_t ReadClockNs(clockid_t clock) {
          static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// Minutes east of UTC, from the local time zone.
-int32_t TimezoneOffsetMinutes() {
-  const time_t now = time(nullptr);
-  struct tm local = {};
-  if (!localtime_r(&now, &local))
-    return 0;
-  char buf[16];
-  if (strftime(buf, sizeof(buf), "%z", &local) != 5)  // "+hhmm" / "-hhmm"
-    return 0;
-  const int32_t hours = (buf[1] - '0') * 10 + (buf[2] - '0');
-  const int32_t minutes = (buf[3] - '0') * 10 + (buf[4] - '0');
-  return (buf[0] == '-' ? -1 : 1) * (hours * 60 + minutes);
-}
-
 }  // namespace
 
 ClockReadings ReadClocks() {
@@ -156,7 +142,9 @@ std::vector<uint8_t> MakeSystemInfoPacket(int32_t uid) {
   const long page_size = sysconf(_SC_PAGESIZE);
   if (page_size > 0)
     info->set_page_size(static_cast<uint32_t>(page_size));
-  info->set_timezone_off_mins(TimezoneOffsetMinutes());
+  // No timezone_off_mins: finding it (localtime_r) pulls glibc's time-zone
+  // database parser, ~140 KB, into every static program that links the
+  // service; readers take a trace without it as UTC.
   const long cpus = sysconf(_SC_NPROCESSORS_CONF);
   if (cpus > 0)
     info->set_num_cpus(static_cast<uint32_t>(cpus));
