@@ -6,39 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include "src/base/test/captured_log.h"
+
 namespace zt {
 namespace base {
 namespace {
 
-// Captures what is logged while it lives, and restores the defaults.
-class CapturedLog {
- public:
-  CapturedLog() : file_(std::tmpfile()) {
-    SetLogFile(file_);
-    SetLogLevel(LogLevel::kDebug);
-  }
-  ~CapturedLog() {
-    SetLogFile(nullptr);
-    SetLogLevel(LogLevel::kInfo);
-    std::fclose(file_);
-  }
-  std::string Text() {
-    std::fflush(file_);
-    std::string text;
-    std::rewind(file_);
-    char buf[512];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), file_)) > 0)
-      text.append(buf, n);
-    return text;
-  }
-
- private:
-  std::FILE* file_;
-};
+using test::CapturedLog;
 
 TEST(LoggingTest, LineCarriesLevelFileLineAndMessage) {
-  CapturedLog log;
+  CapturedLog log(LogLevel::kDebug);
   ZT_ILOG("hello %d", 42);
   const int line = __LINE__ - 1;
   const std::string text = log.Text();
@@ -50,7 +27,7 @@ TEST(LoggingTest, LineCarriesLevelFileLineAndMessage) {
 }
 
 TEST(LoggingTest, LevelsBelowTheMinimumAreDropped) {
-  CapturedLog log;
+  CapturedLog log(LogLevel::kDebug);
   SetLogLevel(LogLevel::kWarning);
   ZT_DLOG("debug");
   ZT_ILOG("info");
@@ -64,7 +41,7 @@ TEST(LoggingTest, LevelsBelowTheMinimumAreDropped) {
 }
 
 TEST(LoggingTest, ArgumentsOfDroppedLinesAreNotEvaluated) {
-  CapturedLog log;
+  CapturedLog log(LogLevel::kDebug);
   SetLogLevel(LogLevel::kError);
   int calls = 0;
   auto count = [&] { return ++calls; };
@@ -75,7 +52,7 @@ TEST(LoggingTest, ArgumentsOfDroppedLinesAreNotEvaluated) {
 }
 
 TEST(LoggingTest, LongMessagesAreCutAndSaySo) {
-  CapturedLog log;
+  CapturedLog log(LogLevel::kDebug);
   const std::string big(5000, 'x');
   ZT_ILOG("%s", big.c_str());
   const std::string text = log.Text();
@@ -84,7 +61,7 @@ TEST(LoggingTest, LongMessagesAreCutAndSaySo) {
 }
 
 TEST(LoggingTest, PlogAppendsTheErrnoDescription) {
-  CapturedLog log;
+  CapturedLog log(LogLevel::kDebug);
   errno = ENOENT;
   ZT_PLOG("open %s", "/nonexistent");
   const std::string text = log.Text();

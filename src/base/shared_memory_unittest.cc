@@ -14,6 +14,7 @@
 #include "src/base/heap_shared_memory.h"
 #include "src/base/memfd_shared_memory.h"
 #include "src/base/scoped_file.h"
+#include "src/base/test/captured_log.h"
 #include "zt/base/logging.h"
 #include "zt/ext/base/shared_memory.h"
 
@@ -23,28 +24,7 @@ namespace {
 
 constexpr size_t kPage = 4096;
 
-// What is logged while it lives (to check the refusals say why).
-class CapturedLog {
- public:
-  CapturedLog() : file_(std::tmpfile()) { SetLogFile(file_); }
-  ~CapturedLog() {
-    SetLogFile(nullptr);
-    std::fclose(file_);
-  }
-  std::string Text() {
-    std::fflush(file_);
-    std::string text;
-    std::rewind(file_);
-    char buf[512];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), file_)) > 0)
-      text.append(buf, n);
-    return text;
-  }
-
- private:
-  std::FILE* file_;
-};
+using test::CapturedLog;
 
 bool AllZero(const SharedMemory& m) {
   for (size_t i = 0; i < m.size(); i++) {

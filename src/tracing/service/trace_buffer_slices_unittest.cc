@@ -16,7 +16,7 @@ using test::Pattern;
 using test::TestChunk;
 
 TEST(TraceBufferSlicesTest, APacketIsOneSliceAFragmentedOneASlicePerFragment) {
-  auto tb = TraceBuffer::Create(64 * 1024, TraceBuffer::OverwritePolicy::kOverwrite);
+  auto tb = test::MakeTraceBuffer(64 * 1024);
   const Bytes whole = Pattern(100, 1);
   const Bytes head = Pattern(30, 2);
   const Bytes middle = Pattern(40, 3);

@@ -14,7 +14,7 @@ using test::ReadAll;
 using test::TestChunk;
 
 std::unique_ptr<TraceBuffer> Make(size_t size) {
-  return TraceBuffer::Create(size, TraceBuffer::OverwritePolicy::kOverwrite);
+  return test::MakeTraceBuffer(size);
 }
 
 TEST(TraceBufferStatsTest, BytesReadCountsWholeChunksLikeBytesWritten) {

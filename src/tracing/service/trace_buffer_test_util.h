@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "src/tracing/service/trace_buffer.h"
 #include "zt/ext/tracing/core/commit_data.h"
@@ -81,6 +84,19 @@ struct TestChunk {
   }
   void AddTo(TraceBuffer* tb) const { tb->CopyChunkUntrusted(ToChunk()); }
 };
+
+inline std::unique_ptr<TraceBuffer> MakeTraceBuffer(
+    size_t size,
+    TraceBuffer::OverwritePolicy policy = TraceBuffer::OverwritePolicy::kOverwrite) {
+  auto tb = TraceBuffer::Create(size, policy);
+  EXPECT_TRUE(tb) << "TraceBuffer::Create(" << size << ")";
+  return tb;
+}
+
+// A chunk whose record takes exactly 1 KiB: one packet of 1004 bytes.
+inline TestChunk KiBChunk(uint32_t id, uint16_t writer = 1) {
+  return TestChunk(id).Writer(writer).Frag(Pattern(1004, id * 7 + writer));
+}
 
 // A packet read back, its bytes copied out of the buffer.
 struct ReadPacket {
