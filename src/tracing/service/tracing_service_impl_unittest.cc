@@ -456,13 +456,6 @@ TEST_P(TracingServiceTest, DurationStopsRecordTheFinalFlushOutcome) {
   }
 }
 
-}  // namespace
-}  // namespace test
-}  // namespace zt
-
-namespace zt {
-namespace test {
-namespace {
 
 // A stop while flushes are pending ends them, unsuccessful, before the
 // final stats: their answers come before OnTracingDisabled, their counts

@@ -374,13 +374,6 @@ TEST_P(TracingServiceTest, PeriodicFileWritesFlushFirst) {
   c->WaitForDisabled();
 }
 
-}  // namespace
-}  // namespace test
-}  // namespace zt
-
-namespace zt {
-namespace test {
-namespace {
 
 // Every loss is marked exactly once, where it happened: on the first packet
 // after a gap in a writer's sequence (and nowhere else), with the cause.
