@@ -30,7 +30,6 @@ constexpr uint32_t kCorrupted = kLoss | Packet::DATA_LOSS_CHUNK_CORRUPTED;
 
 constexpr uint8_t kFirstCont = ABI::kFirstPacketContinuesFromPrevChunk;
 constexpr uint8_t kLastCont = ABI::kLastPacketContinuesOnNextChunk;
-constexpr uint8_t kPatch = ABI::kChunkNeedsPatching;
 
 std::unique_ptr<TraceBuffer> Make(size_t size, Policy p = Policy::kOverwrite) {
   return test::MakeTraceBuffer(size, p);
