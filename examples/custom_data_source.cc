@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "zt/common/data_source_descriptor.gen.h"
-#include "zt/common/trace_stats.gen.h"
+#include "zt/common/trace_stats.pbzero.h"
 #include "zt/config/trace_config.gen.h"
 #include "zt/trace/test_event.pbzero.h"
 #include "zt/trace/trace.pbzero.h"
@@ -82,7 +82,7 @@ int Summarize(const char* path) {
   // per writer thread.
   std::map<uint32_t, uint64_t> per_sequence;
   uint64_t packets = 0, service_packets = 0, marked_losses = 0;
-  zt::protos::gen::TraceStats stats;
+  zt::protozero::ConstBytes stats{};  // the last TraceStats (the final one)
   bool have_stats = false;
   for (auto it = trace.packet(); it; ++it) {
     const zt::protozero::ConstBytes raw = *it;
@@ -95,8 +95,8 @@ int Summarize(const char* path) {
       marked_losses += packet.previous_packet_dropped() != 0;
     }
     if (packet.has_trace_stats()) {
-      auto s = packet.trace_stats();
-      have_stats = stats.ParseFromArray(s.data, s.size);
+      stats = packet.trace_stats();
+      have_stats = true;
     }
   }
   if (trace.parse_error()) {
@@ -104,7 +104,9 @@ int Summarize(const char* path) {
     return 1;
   }
   uint64_t overwritten = 0, discarded = 0, writer_losses = 0;
-  for (const auto& b : stats.buffer_stats()) {
+  zt::protos::pbzero::TraceStats_Decoder stats_decoder(stats.data, stats.size);
+  for (auto it = stats_decoder.buffer_stats(); it; ++it) {
+    zt::protos::pbzero::TraceStats_BufferStats_Decoder b(*it);
     overwritten += b.chunks_overwritten();
     discarded += b.chunks_discarded();
     writer_losses += b.trace_writer_packet_loss();

@@ -18,7 +18,6 @@
 
 #include "src/tracing/sdk/tracing_muxer_impl.h"
 #include "zt/base/logging.h"
-#include "zt/common/trace_stats.gen.h"
 #include "zt/config/trace_config.gen.h"
 
 namespace zt {
@@ -284,13 +283,12 @@ class TracingSessionImpl : public TracingSession,
     read_callbacks_.pop_front();
     cb(args);
   }
-  void OnTraceStats(bool success, const protos::gen::TraceStats& stats) override {
+  void OnTraceStats(bool success, std::vector<uint8_t> stats) override {
     if (stats_callbacks_.empty())
       return;
     GetTraceStatsCallbackArgs args;
     args.success = success;
-    const std::string bytes = stats.SerializeAsString();
-    args.trace_stats_data.assign(bytes.begin(), bytes.end());
+    args.trace_stats_data = std::move(stats);
     auto cb = std::move(stats_callbacks_.front());
     stats_callbacks_.pop_front();
     cb(std::move(args));

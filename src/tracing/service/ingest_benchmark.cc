@@ -269,7 +269,7 @@ class BenchConsumer : public Consumer {
     if (!has_more)
       data_done_.Notify();
   }
-  void OnTraceStats(bool, const protos::gen::TraceStats&) override {}
+  void OnTraceStats(bool, std::vector<uint8_t>) override {}
 
  private:
   std::unique_ptr<ConsumerEndpoint> endpoint_;

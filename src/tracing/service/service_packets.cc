@@ -164,11 +164,10 @@ std::vector<uint8_t> MakeServiceEventPacket(uint32_t event_field,
   return packet.SerializeAsArray();
 }
 
-std::vector<uint8_t> MakeTraceStatsPacket(const protos::gen::TraceStats& stats,
+std::vector<uint8_t> MakeTraceStatsPacket(const std::vector<uint8_t>& stats,
                                           int32_t uid) {
   protozero::HeapBuffered<TracePacket> packet;
-  const std::string bytes = stats.SerializeAsString();
-  packet->AppendBytes(kTraceStatsField, bytes.data(), bytes.size());
+  packet->AppendBytes(kTraceStatsField, stats.data(), stats.size());
   SetServiceHeader(packet.get(), uid);
   return packet.SerializeAsArray();
 }

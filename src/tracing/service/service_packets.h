@@ -19,7 +19,6 @@
 #include <utility>
 #include <vector>
 
-#include "zt/common/trace_stats.gen.h"
 #include "zt/config/trace_config.gen.h"
 
 namespace zt {
@@ -51,13 +50,14 @@ std::vector<uint8_t> MakeClockSnapshotPacket(const ClockReadings& clocks,
                                              int32_t uid);
 std::vector<uint8_t> MakeSyncMarkerPacket(int32_t uid);
 std::vector<uint8_t> MakeTraceUuidPacket(int64_t msb, int64_t lsb, int32_t uid);
-// uname, page size, CPUs, RAM, time zone, and the service's version.
+// uname, page size, CPUs, RAM, and the service's version.
 std::vector<uint8_t> MakeSystemInfoPacket(int32_t uid);
 // A TracingServiceEvent with bool field |event_field| set, at |timestamp_ns|
 // (BOOTTIME).
 std::vector<uint8_t> MakeServiceEventPacket(uint32_t event_field,
                                             uint64_t timestamp_ns, int32_t uid);
-std::vector<uint8_t> MakeTraceStatsPacket(const protos::gen::TraceStats& stats,
+// |stats|: an encoded TraceStats.
+std::vector<uint8_t> MakeTraceStatsPacket(const std::vector<uint8_t>& stats,
                                           int32_t uid);
 
 // The version the service reports in SystemInfo. Readers parse

@@ -57,7 +57,7 @@ class CheckingConsumer : public Consumer {
     if (outer.parse_error())
       __builtin_trap();
   }
-  void OnTraceStats(bool, const protos::gen::TraceStats&) override {}
+  void OnTraceStats(bool, std::vector<uint8_t>) override {}
 };
 
 // Reads little-endian values off the input, zeros once it runs out.

@@ -713,10 +713,10 @@ void TracingServiceImpl::DestroySession(Session* s) {
 void TracingServiceImpl::GetTraceStats(ConsumerEndpointImpl* consumer) {
   Session* s = SessionOf(consumer);
   if (!s) {
-    consumer->Post([](Consumer* c) { c->OnTraceStats(false, protos::gen::TraceStats()); });
+    consumer->Post([](Consumer* c) { c->OnTraceStats(false, {}); });
     return;
   }
-  consumer->Post([stats = ComputeStats(*s)](Consumer* c) { c->OnTraceStats(true, stats); });
+  consumer->Post([stats = ComputeStats(*s)](Consumer* c) mutable { c->OnTraceStats(true, std::move(stats)); });
 }
 
 // --- Bookkeeping ---

@@ -29,6 +29,12 @@
 
 namespace zt {
 
+namespace protos {
+namespace pbzero {
+class TraceStats;
+}  // namespace pbzero
+}  // namespace protos
+
 class TracingServiceImpl : public TracingService {
  public:
   // Default SMB geometry and timeouts when clients give none.
@@ -217,9 +223,10 @@ class TracingServiceImpl : public TracingService {
   void WriteIntoFile(Session* session);
   void SchedulePeriodicWrite(Session* session);
   void CloseFile(Session* session);
-  protos::gen::TraceStats ComputeStats(const Session& session) const;
+  // The session's TraceStats, encoded.
+  std::vector<uint8_t> ComputeStats(const Session& session) const;
   void AddWriterStats(const Session& session,
-                      protos::gen::TraceStats* stats) const;
+                      protos::pbzero::TraceStats* stats) const;
 
   // Runs |task| on the session every |period_ms| while it is running.
   void SchedulePeriodic(uint64_t session_id, uint32_t period_ms,

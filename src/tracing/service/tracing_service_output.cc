@@ -17,6 +17,9 @@
 #include "src/tracing/service/tracing_service_impl.h"
 #include "src/tracing/service/trusted_fields.h"
 #include "zt/base/logging.h"
+#include "zt/common/trace_stats.pbzero.h"
+#include "zt/protozero/packed_repeated_fields.h"
+#include "zt/protozero/scattered_heap_buffer.h"
 
 namespace zt {
 
@@ -298,68 +301,82 @@ void TracingServiceImpl::CloseFile(Session* s) {
   }
 }
 
-protos::gen::TraceStats TracingServiceImpl::ComputeStats(
+// Written straight into its encoding: the service never reads stats back,
+// and the value class would be code every tracing program links for this
+// one message (docs/benchmarks.md#build-cost). Fields in field-number order.
+std::vector<uint8_t> TracingServiceImpl::ComputeStats(
     const Session& session) const {
-  protos::gen::TraceStats stats;
-  stats.set_producers_connected(static_cast<uint32_t>(producers_.size()));
-  stats.set_producers_seen(producers_seen_);
-  size_t registered = 0;
-  for (const auto& p : producers_)
-    registered += p.second->data_sources.size();
-  stats.set_data_sources_registered(static_cast<uint32_t>(registered));
-  stats.set_data_sources_seen(data_sources_seen_);
-  stats.set_tracing_sessions(static_cast<uint32_t>(sessions_.size()));
-  stats.set_total_buffers(static_cast<uint32_t>(buffers_.size()));
-  stats.set_chunks_discarded(chunks_discarded_);
-  stats.set_patches_discarded(patches_discarded_);
-  stats.set_invalid_packets(session.invalid_packets);
-  stats.set_flushes_requested(session.flushes_requested);
-  stats.set_flushes_succeeded(session.flushes_succeeded);
-  stats.set_flushes_failed(session.flushes_failed);
-  if (session.final_flush_outcome) {
-    stats.set_final_flush_outcome(
-        static_cast<protos::gen::TraceStats_FinalFlushOutcome>(session.final_flush_outcome));
-  }
+  protozero::HeapBuffered<protos::pbzero::TraceStats> stats(512, 64 * 1024);
   for (uint32_t id : session.buffer_ids) {
     auto it = buffers_.find(id);
     if (it == buffers_.end())
       continue;
     const TraceBufferStats& b = it->second->stats();
-    auto* out = stats.add_buffer_stats();
-    out->set_buffer_size(b.buffer_size);
+    auto* out = stats->add_buffer_stats();
     out->set_bytes_written(b.bytes_written);
-    out->set_bytes_overwritten(b.bytes_overwritten);
-    out->set_bytes_read(b.bytes_read);
-    out->set_padding_bytes_written(b.padding_bytes_written);
-    out->set_padding_bytes_cleared(b.padding_bytes_cleared);
     out->set_chunks_written(b.chunks_written);
-    out->set_chunks_rewritten(b.chunks_rewritten);
     out->set_chunks_overwritten(b.chunks_overwritten);
-    out->set_chunks_discarded(b.chunks_discarded);
-    out->set_chunks_read(b.chunks_read);
-    out->set_chunks_committed_out_of_order(b.chunks_committed_out_of_order);
     out->set_write_wrap_count(b.write_wrap_count);
     out->set_patches_succeeded(b.patches_succeeded);
     out->set_patches_failed(b.patches_failed);
     out->set_readaheads_succeeded(b.readaheads_succeeded);
     out->set_readaheads_failed(b.readaheads_failed);
     out->set_abi_violations(b.abi_violations);
+    out->set_chunks_rewritten(b.chunks_rewritten);
+    out->set_chunks_committed_out_of_order(b.chunks_committed_out_of_order);
+    out->set_buffer_size(b.buffer_size);
+    out->set_bytes_overwritten(b.bytes_overwritten);
+    out->set_bytes_read(b.bytes_read);
+    out->set_padding_bytes_written(b.padding_bytes_written);
+    out->set_padding_bytes_cleared(b.padding_bytes_cleared);
+    out->set_chunks_read(b.chunks_read);
+    out->set_chunks_discarded(b.chunks_discarded);
     // Packets whose writer abandoned them mid-way (the drop marker), as
     // upstream counts it; a writer's own "I dropped packets" marks reach
     // readers as previous_packet_dropped on its sequence instead.
     out->set_trace_writer_packet_loss(b.trace_writer_packet_loss);
   }
-  AddWriterStats(session, &stats);
-  return stats;
+  stats->set_producers_connected(static_cast<uint32_t>(producers_.size()));
+  stats->set_producers_seen(producers_seen_);
+  size_t registered = 0;
+  for (const auto& p : producers_)
+    registered += p.second->data_sources.size();
+  stats->set_data_sources_registered(static_cast<uint32_t>(registered));
+  stats->set_data_sources_seen(data_sources_seen_);
+  stats->set_tracing_sessions(static_cast<uint32_t>(sessions_.size()));
+  stats->set_total_buffers(static_cast<uint32_t>(buffers_.size()));
+  stats->set_chunks_discarded(chunks_discarded_);
+  stats->set_patches_discarded(patches_discarded_);
+  stats->set_invalid_packets(session.invalid_packets);
+  stats->set_flushes_requested(session.flushes_requested);
+  stats->set_flushes_succeeded(session.flushes_succeeded);
+  stats->set_flushes_failed(session.flushes_failed);
+  if (session.final_flush_outcome) {
+    stats->set_final_flush_outcome(
+        static_cast<protos::pbzero::TraceStats_FinalFlushOutcome>(session.final_flush_outcome));
+  }
+  AddWriterStats(session, stats.get());
+  return stats.SerializeAsArray();
 }
 
 void TracingServiceImpl::AddWriterStats(const Session& session,
-                                        protos::gen::TraceStats* stats) const {
+                                        protos::pbzero::TraceStats* stats) const {
   // How full each writer's chunks were when read, per buffer (by its index
   // in the config, as readers expect): many small chunks mean a writer
   // flushed too often or an SMB too small. The bucket bounds go once, the
-  // overflow bucket implied.
-  bool bounds_written = false;
+  // overflow bucket implied. All bounds come before the first writer.
+  bool any = false;
+  for (size_t index = 0; index < session.buffer_ids.size() && !any; index++) {
+    auto buffer = buffers_.find(session.buffer_ids[index]);
+    if (buffer == buffers_.end())
+      continue;
+    for (const auto& entry : buffer->second->writer_stats())
+      any = any || sequence_ids_.count(entry.first) != 0;
+  }
+  if (!any)
+    return;
+  for (uint32_t bound : ChunkPayloadHistogram::kThresholds)
+    stats->add_chunk_payload_histogram_def(bound);
   for (size_t index = 0; index < session.buffer_ids.size(); index++) {
     auto buffer = buffers_.find(session.buffer_ids[index]);
     if (buffer == buffers_.end())
@@ -370,19 +387,18 @@ void TracingServiceImpl::AddWriterStats(const Session& session,
       auto seq = sequence_ids_.find(entry.first);
       if (seq == sequence_ids_.end())
         continue;
-      if (!bounds_written) {
-        bounds_written = true;
-        for (uint32_t bound : ChunkPayloadHistogram::kThresholds)
-          stats->add_chunk_payload_histogram_def(bound);
-      }
       const ChunkPayloadHistogram& h = entry.second;
+      protozero::PackedVarInt counts;
+      protozero::PackedVarInt sums;
+      for (size_t b = 0; b < ChunkPayloadHistogram::kBuckets; b++) {
+        counts.Append(h.counts[b]);
+        sums.Append(h.sums[b]);
+      }
       auto* out = stats->add_writer_stats();
       out->set_sequence_id(seq->second);
+      out->set_chunk_payload_histogram_counts(counts);
+      out->set_chunk_payload_histogram_sum(sums);
       out->set_buffer(static_cast<uint32_t>(index));
-      for (size_t b = 0; b < ChunkPayloadHistogram::kBuckets; b++) {
-        out->add_chunk_payload_histogram_counts(h.counts[b]);
-        out->add_chunk_payload_histogram_sum(h.sums[b]);
-      }
     }
   }
 }

@@ -177,7 +177,10 @@ void FakeConsumer::OnTraceData(std::vector<uint8_t> trace, bool has_more) {
   });
 }
 
-void FakeConsumer::OnTraceStats(bool success, const protos::gen::TraceStats& stats) {
+void FakeConsumer::OnTraceStats(bool success, std::vector<uint8_t> encoded) {
+  protos::gen::TraceStats stats;
+  const bool parsed = stats.ParseFromArray(encoded.data(), encoded.size());
+  EXPECT_TRUE(parsed) << "the service sent TraceStats that do not parse";
   Notify([&] {
     stats_success_ = success;
     stats_ = stats;

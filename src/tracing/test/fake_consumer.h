@@ -63,7 +63,7 @@ class FakeConsumer : public Consumer {
   void OnTracingDisabled(const std::string& error) override;
   void OnAllDataSourcesStarted() override;
   void OnTraceData(std::vector<uint8_t> trace, bool has_more) override;
-  void OnTraceStats(bool success, const protos::gen::TraceStats& stats) override;
+  void OnTraceStats(bool success, std::vector<uint8_t> encoded) override;
 
  private:
   void Notify(const std::function<void()>& change);

@@ -26,7 +26,6 @@
 #include "zt/base/task_runner.h"
 #include "zt/ext/base/shared_memory.h"
 #include "zt/common/data_source_descriptor.gen.h"
-#include "zt/common/trace_stats.gen.h"
 #include "zt/config/data_source_config.gen.h"
 #include "zt/config/trace_config.gen.h"
 #include "zt/ext/tracing/core/commit_data.h"
@@ -80,8 +79,9 @@ class Consumer {
   // the service's trusted fields), i.e. the byte format of a trace file.
   // The last batch has |has_more| false.
   virtual void OnTraceData(std::vector<uint8_t> trace, bool has_more) = 0;
-  virtual void OnTraceStats(bool success,
-                            const protos::gen::TraceStats& stats) = 0;
+  // The session's TraceStats (protos/zt/common/trace_stats.proto),
+  // encoded; empty when |success| is false.
+  virtual void OnTraceStats(bool success, std::vector<uint8_t> stats) = 0;
 };
 
 class ProducerEndpoint {
