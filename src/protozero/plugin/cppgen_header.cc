@@ -8,8 +8,9 @@
 //   3. every message class, pre-order;
 //   4. inline bodies of the accessors that touch a message type (they need
 //      complete types, so messages can refer to each other in any order).
-// Special members, parsing, serialization and operator== are out of line in
-// X.gen.cc (cppgen_source.cc); schema tables in X.schema.cc.
+// Special members and serialization are out of line in X.gen.cc, parsing
+// and operator== in X.gen_parse.cc (cppgen_source.cc); schema tables in
+// X.schema.cc.
 
 #include <set>
 #include <sstream>

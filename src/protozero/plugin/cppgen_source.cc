@@ -1,10 +1,12 @@
 // cppgen: emits the out-of-line members of every class declared in X.gen.h
 // (cppgen_header.cc), in two files:
-//   X.gen.cc        special members, operator==, Clear, the serializer;
-//   X.gen_parse.cc  the parser (ParseFromArray, MergeFromArrayAtDepth).
+//   X.gen.cc        special members, Clear, the serializer;
+//   X.gen_parse.cc  the reading side: the parser (ParseFromArray,
+//                   MergeFromArrayAtDepth) and operator==.
 // Two objects, so that a static program that only builds and encodes
-// messages (the in-process SDK passes configs as objects) links no parser
-// and no decoder; the socket transport and the tools parse, and link both.
+// messages (the in-process SDK passes configs as objects) links no parser,
+// no decoder and no comparison; the socket transport, the tools and the
+// tests read and compare messages, and link both.
 
 #include <sstream>
 #include <string>
@@ -83,6 +85,7 @@ class SourceEmitter {
  private:
   void EmitClass(const Descriptor* msg);
   void EmitParser(const std::string& cls, const std::vector<CgField>& fields);
+  void EmitEquality(const std::string& cls, const std::vector<CgField>& fields);
   void EmitParseCase(const CgField& f);
   void EmitSerializer(const std::string& cls,
                       const std::vector<CgField>& fields);
@@ -274,19 +277,8 @@ void SourceEmitter::EmitSerializer(const std::string& cls,
        << "}\n\n";
 }
 
-void SourceEmitter::EmitClass(const Descriptor* msg) {
-  const std::string cls = names_.FlatName(msg);
-  const std::vector<CgField> fields = names_.Fields(msg);
-  out_ << "// " << msg->full_name() << "\n\n";
-  out_ << cls << "::" << cls << "() = default;\n"
-       << cls << "::~" << cls << "() = default;\n"
-       << cls << "::" << cls << "(const " << cls << "&) = default;\n"
-       << cls << "::" << cls << "(" << cls << "&&) noexcept = default;\n"
-       << cls << "& " << cls << "::operator=(const " << cls
-       << "&) = default;\n"
-       << cls << "& " << cls << "::operator=(" << cls
-       << "&&) noexcept = default;\n\n";
-
+void SourceEmitter::EmitEquality(const std::string& cls,
+                                 const std::vector<CgField>& fields) {
   out_ << "bool " << cls << "::operator==(const " << cls
        << "& other) const {\n"
        << "  return unknown_fields_ == other.unknown_fields_";
@@ -303,6 +295,20 @@ void SourceEmitter::EmitClass(const Descriptor* msg) {
   if (any_lazy)
     out_ << " &&\n         lazy_fields_ == other.lazy_fields_";
   out_ << ";\n}\n\n";
+}
+
+void SourceEmitter::EmitClass(const Descriptor* msg) {
+  const std::string cls = names_.FlatName(msg);
+  const std::vector<CgField> fields = names_.Fields(msg);
+  out_ << "// " << msg->full_name() << "\n\n";
+  out_ << cls << "::" << cls << "() = default;\n"
+       << cls << "::~" << cls << "() = default;\n"
+       << cls << "::" << cls << "(const " << cls << "&) = default;\n"
+       << cls << "::" << cls << "(" << cls << "&&) noexcept = default;\n"
+       << cls << "& " << cls << "::operator=(const " << cls
+       << "&) = default;\n"
+       << cls << "& " << cls << "::operator=(" << cls
+       << "&&) noexcept = default;\n\n";
 
   out_ << "void " << cls << "::Clear() {\n"
        << "  *this = " << cls << "();\n"
@@ -325,6 +331,7 @@ std::string SourceEmitter::Emit() {
     } else {
       out_ << "// " << msg->full_name() << "\n\n";
       EmitParser(names_.FlatName(msg), names_.Fields(msg));
+      EmitEquality(names_.FlatName(msg), names_.Fields(msg));
     }
   }
   for (auto it = ns.rbegin(); it != ns.rend(); ++it)

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -280,7 +279,7 @@ class TracingSessionImpl : public TracingSession,
       return;
     }
     auto cb = std::move(read_callbacks_.front());
-    read_callbacks_.pop_front();
+    read_callbacks_.erase(read_callbacks_.begin());
     cb(args);
   }
   void OnTraceStats(bool success, std::vector<uint8_t> stats) override {
@@ -290,7 +289,7 @@ class TracingSessionImpl : public TracingSession,
     args.success = success;
     args.trace_stats_data = std::move(stats);
     auto cb = std::move(stats_callbacks_.front());
-    stats_callbacks_.pop_front();
+    stats_callbacks_.erase(stats_callbacks_.begin());
     cb(std::move(args));
   }
 
@@ -408,8 +407,9 @@ class TracingSessionImpl : public TracingSession,
   base::ThreadTaskRunner* const runner_;
   std::unique_ptr<ConsumerEndpoint> endpoint_;  // Muxer thread only.
   // Answers awaited, oldest first (muxer thread).
-  std::deque<std::function<void(ReadTraceCallbackArgs)>> read_callbacks_;
-  std::deque<std::function<void(GetTraceStatsCallbackArgs)>> stats_callbacks_;
+  // Answered in order; a few at most (vectors: less code than deques).
+  std::vector<std::function<void(ReadTraceCallbackArgs)>> read_callbacks_;
+  std::vector<std::function<void(GetTraceStatsCallbackArgs)>> stats_callbacks_;
   std::map<uint64_t, std::function<void(bool)>> flush_callbacks_;
   uint64_t next_flush_token_ = 1;
 
