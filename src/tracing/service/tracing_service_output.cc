@@ -363,43 +363,42 @@ void TracingServiceImpl::AddWriterStats(const Session& session,
                                         protos::pbzero::TraceStats* stats) const {
   // How full each writer's chunks were when read, per buffer (by its index
   // in the config, as readers expect): many small chunks mean a writer
-  // flushed too often or an SMB too small. The bucket bounds go once, the
-  // overflow bucket implied. All bounds come before the first writer.
-  bool any = false;
-  for (size_t index = 0; index < session.buffer_ids.size() && !any; index++) {
-    auto buffer = buffers_.find(session.buffer_ids[index]);
-    if (buffer == buffers_.end())
-      continue;
-    for (const auto& entry : buffer->second->writer_stats())
-      any = any || sequence_ids_.count(entry.first) != 0;
-  }
-  if (!any)
-    return;
-  for (uint32_t bound : ChunkPayloadHistogram::kThresholds)
-    stats->add_chunk_payload_histogram_def(bound);
+  // flushed too often or an SMB too small. Every writer read has a
+  // sequence id (its packets were emitted); one whose chunks held no packet
+  // has none to report under.
+  struct Row {
+    uint32_t buffer_index;
+    uint32_t sequence_id;
+    const ChunkPayloadHistogram* histogram;
+  };
+  std::vector<Row> rows;
   for (size_t index = 0; index < session.buffer_ids.size(); index++) {
     auto buffer = buffers_.find(session.buffer_ids[index]);
     if (buffer == buffers_.end())
       continue;
     for (const auto& entry : buffer->second->writer_stats()) {
-      // Every writer read has a sequence id (its packets were emitted);
-      // one whose chunks held no packet has none to report under.
       auto seq = sequence_ids_.find(entry.first);
-      if (seq == sequence_ids_.end())
-        continue;
-      const ChunkPayloadHistogram& h = entry.second;
-      protozero::PackedVarInt counts;
-      protozero::PackedVarInt sums;
-      for (size_t b = 0; b < ChunkPayloadHistogram::kBuckets; b++) {
-        counts.Append(h.counts[b]);
-        sums.Append(h.sums[b]);
-      }
-      auto* out = stats->add_writer_stats();
-      out->set_sequence_id(seq->second);
-      out->set_chunk_payload_histogram_counts(counts);
-      out->set_chunk_payload_histogram_sum(sums);
-      out->set_buffer(static_cast<uint32_t>(index));
+      if (seq != sequence_ids_.end())
+        rows.push_back({static_cast<uint32_t>(index), seq->second, &entry.second});
     }
+  }
+  if (rows.empty())
+    return;
+  // The bucket bounds once, the overflow bucket implied.
+  for (uint32_t bound : ChunkPayloadHistogram::kThresholds)
+    stats->add_chunk_payload_histogram_def(bound);
+  for (const Row& row : rows) {
+    protozero::PackedVarInt counts;
+    protozero::PackedVarInt sums;
+    for (size_t b = 0; b < ChunkPayloadHistogram::kBuckets; b++) {
+      counts.Append(row.histogram->counts[b]);
+      sums.Append(row.histogram->sums[b]);
+    }
+    auto* out = stats->add_writer_stats();
+    out->set_sequence_id(row.sequence_id);
+    out->set_chunk_payload_histogram_counts(counts);
+    out->set_chunk_payload_histogram_sum(sums);
+    out->set_buffer(row.buffer_index);
   }
 }
 
