@@ -406,8 +406,8 @@ class TracingSessionImpl : public TracingSession,
   TracingMuxerImpl* const muxer_;
   base::ThreadTaskRunner* const runner_;
   std::unique_ptr<ConsumerEndpoint> endpoint_;  // Muxer thread only.
-  // Answers awaited, oldest first (muxer thread).
-  // Answered in order; a few at most (vectors: less code than deques).
+  // Answers awaited, oldest first (muxer thread); a few at most, so
+  // vectors (less code than deques).
   std::vector<std::function<void(ReadTraceCallbackArgs)>> read_callbacks_;
   std::vector<std::function<void(GetTraceStatsCallbackArgs)>> stats_callbacks_;
   std::map<uint64_t, std::function<void(bool)>> flush_callbacks_;
