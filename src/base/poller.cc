@@ -27,8 +27,11 @@ Poller::Poller()
     ZT_PLOG("epoll_create1/eventfd");
     ZT_FATAL("cannot create the task runner's epoll set or eventfd");
   }
+  // Edge-triggered: every write() to the eventfd reports it once, so Poll()
+  // never has to read() it back (a system call per wake-up saved; the
+  // counter only grows by one per wake-up and cannot reach its limit).
   epoll_event ev{};
-  ev.events = EPOLLIN;
+  ev.events = EPOLLIN | EPOLLET;
   ev.data.u64 = kWakeTag;
   if (epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, wake_fd_.get(), &ev) != 0) {
     ZT_PLOG("epoll_ctl(ADD eventfd)");
@@ -90,7 +93,7 @@ void Poller::Wake() {
   do {
     res = write(wake_fd_.get(), &one, sizeof(one));
   } while (res < 0 && errno == EINTR);
-  // EAGAIN would need 2^64-2 unread wakes; anything else is a broken fd.
+  // EAGAIN would need 2^64-2 wakes; anything else is a broken fd.
   if (res < 0 && errno != EAGAIN)
     ZT_PLOG("write(eventfd)");
 }
@@ -110,12 +113,9 @@ size_t Poller::Poll(int timeout_ms) {
       ready_.push_back(tag);
       continue;
     }
-    uint64_t count;
-    while (read(wake_fd_.get(), &count, sizeof(count)) < 0 && errno == EINTR) {
-    }
-    // Only now: a Wake() between the read and this store writes nothing,
-    // but the runner checks its queues after Poll() returns, and before it
-    // blocks again, so the task that Wake() announced is seen.
+    // A Wake() between epoll_wait() and this store writes nothing, but the
+    // runner checks its queues after Poll() returns, and before it blocks
+    // again, so the task that Wake() announced is seen.
     wake_pending_.store(false);
   }
   return ready_.size();

@@ -6,7 +6,7 @@
 // RunReady() are called by the runner's thread only (one at a time).
 // Costs: Add/Remove one epoll_ctl plus O(log n) under a lock; Wake at most
 // one write(2) per Poll() however many threads call it; Poll one
-// epoll_wait(2) (plus a read(2) after a wake); RunReady a lock per ready fd.
+// epoll_wait(2); RunReady a lock per ready fd.
 
 #ifndef ZT_SRC_BASE_POLLER_H_
 #define ZT_SRC_BASE_POLLER_H_
@@ -73,8 +73,8 @@ class Poller {
 
   ScopedFile epoll_fd_;
   ScopedFile wake_fd_;
-  // True from a Wake() that wrote the eventfd until Poll() has read it: later
-  // wakes need no syscall. Cleared only after the read (see Poll()).
+  // True from a Wake() that wrote the eventfd until Poll() has seen it
+  // reported: later wakes need no syscall. Cleared only then (see Poll()).
   std::atomic<bool> wake_pending_{false};
 
   std::mutex mutex_;  // Guards watches_ and next_id_.

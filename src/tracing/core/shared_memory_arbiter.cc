@@ -23,7 +23,7 @@ SharedMemoryArbiter::SharedMemoryArbiter(uint8_t* start, size_t size,
   const size_t chunks_in_smb =
       abi_.num_pages() * ABI::NumChunksForLayout(options_.layout);
   if (options_.commit_batch_chunks == 0)
-    options_.commit_batch_chunks = chunks_in_smb / 8;
+    options_.commit_batch_chunks = chunks_in_smb / 4;
   options_.commit_batch_chunks = std::max<size_t>(
       1, std::min(options_.commit_batch_chunks, chunks_in_smb / 2));
 }

@@ -72,8 +72,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint32_t kPayloadField = 900;  // TracePacket.for_testing, as bytes.
 constexpr auto kWaitLimit = std::chrono::seconds(120);
-// SharedMemoryArbiter::Options::commit_batch_chunks (0: its default, an
-// eighth of the SMB's chunks). Set once by main() before any row.
+// SharedMemoryArbiter::Options::commit_batch_chunks (0: its default, a
+// quarter of the SMB's chunks). Set once by main() before any row.
 size_t g_commit_batch_chunks = 0;
 
 [[noreturn]] void Die(const char* what) {
@@ -520,7 +520,7 @@ void Usage() {
       "  --page-kb P  SMB page size = chunk size, 4..32 (default 4)\n"
       "  --ring-mb R  the session's ring buffer (default 64)\n"
       "  --repeat R   the whole table R times (medians: the machine is noisy)\n"
-      "  --batch-chunks B  commit batches of B chunks (default: an eighth of\n"
+      "  --batch-chunks B  commit batches of B chunks (default: a quarter of\n"
       "               the SMB's); 1 shows what a task per chunk costs\n"
       "  --callgrind  deterministic mode: one writer, synchronous ingest\n"
       "  --chunks C   chunks measured in --callgrind mode (default 4000)\n");
