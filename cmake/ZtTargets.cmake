@@ -2,8 +2,7 @@
 # folder's CMakeLists.txt says what a target is made of and nothing else.
 #
 # zt_cc_library(NAME <name> SRCS <files>... [PUBLIC_DEPS <t>...] [DEPS <t>...]
-#               [INSTALL] [OPTIMIZE_FOR_SIZE [SPEED_SRCS <files>...]]
-#               [OWN_OBJECT_SRCS <files>...])
+#               [INSTALL] [OPTIMIZE_FOR_SIZE [SPEED_SRCS <files>...]])
 #   A static library zt_<name>, aliased zerotrace::<name> (the name it is
 #   exported under, too). Its users get include/ (installed: include/);
 #   the library itself also sees the repository root, for private headers
@@ -15,10 +14,8 @@
 #   runs a few times per session; its SPEED_SRCS (per-packet and per-byte
 #   paths) keep the configuration's level, in a unit of their own (each its
 #   own object without unity builds).
-#   OWN_OBJECT_SRCS: sources kept out of the unity unit, each its own object
-#   in the archive, so that a static link takes them only into programs that
-#   call them (code most programs never run, e.g. a wire codec that only the
-#   socket transport uses).
+#   Code most programs never run (a wire codec only a socket transport
+#   uses) is a library of its own: a user neither builds nor links it.
 #
 # zt_cc_test(NAME <exe> SRCS <files>... [DEPS <t>...] [LABELS <l>...]
 #            [TIMEOUT <s>])
@@ -41,7 +38,7 @@ endfunction()
 
 function(zt_cc_library)
   cmake_parse_arguments(PARSE_ARGV 0 A "INSTALL;OPTIMIZE_FOR_SIZE" "NAME"
-                        "SRCS;SPEED_SRCS;OWN_OBJECT_SRCS;PUBLIC_DEPS;DEPS")
+                        "SRCS;SPEED_SRCS;PUBLIC_DEPS;DEPS")
   if(A_UNPARSED_ARGUMENTS OR NOT A_NAME OR NOT A_SRCS)
     message(FATAL_ERROR "zt_cc_library: NAME and SRCS are required "
                         "(unparsed: ${A_UNPARSED_ARGUMENTS})")
@@ -65,7 +62,7 @@ function(zt_cc_library)
     file(GENERATE OUTPUT "${speed_unit}" CONTENT "${includes}")
     set(speed_srcs "${speed_unit}")
   endif()
-  add_library(${target} STATIC ${A_SRCS} ${A_SPEED_SRCS} ${A_OWN_OBJECT_SRCS})
+  add_library(${target} STATIC ${A_SRCS} ${A_SPEED_SRCS})
   if(NOT speed_srcs STREQUAL A_SPEED_SRCS)
     # Listed (IDEs show them) but compiled through the unit only.
     set_source_files_properties(${A_SPEED_SRCS} TARGET_DIRECTORY ${target}
@@ -95,10 +92,6 @@ function(zt_cc_library)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${A_NAME})
   if(ZT_UNITY_BUILD)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
-    if(A_OWN_OBJECT_SRCS)
-      set_source_files_properties(${A_OWN_OBJECT_SRCS} TARGET_DIRECTORY ${target}
-        PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
-    endif()
   endif()
   if(A_INSTALL)
     set_property(GLOBAL APPEND PROPERTY ZT_INSTALLED_TARGETS ${target})

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "src/tracing/core/packet_reassembler.h"
-#include "zt/ext/tracing/core/commit_data.h"
+#include "zt/ext/tracing/core/commit_data_codec.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
 
 namespace {
@@ -112,11 +112,11 @@ void FuzzSmb(const uint8_t* data, size_t size) {
   reassembler.ReadPackets(&out);
   if (size > smb_size) {
     CommitData commit;
-    if (CommitData::Parse(data + smb_size, size - smb_size, &commit)) {
+    if (ParseCommitData(data + smb_size, size - smb_size, &commit)) {
       // What parses re-serializes to something that parses the same.
-      const std::string again = commit.Serialize();
+      const std::string again = SerializeCommitData(commit);
       CommitData back;
-      Check(CommitData::Parse(reinterpret_cast<const uint8_t*>(again.data()),
+      Check(ParseCommitData(reinterpret_cast<const uint8_t*>(again.data()),
                               again.size(), &back));
       Check(back == commit);
       for (const auto& p : commit.chunks_to_patch)

@@ -10,7 +10,7 @@
 
 #include "src/tracing/core/test_packets.h"
 #include "src/tracing/core/test_service.h"
-#include "zt/ext/tracing/core/commit_data.h"
+#include "zt/ext/tracing/core/commit_data_codec.h"
 #include "zt/ext/tracing/core/shared_memory_arbiter.h"
 
 namespace zt {
@@ -377,22 +377,22 @@ TEST(CommitDataTest, RoundTripAndRejects) {
   p.has_more_patches = true;
   c.chunks_to_patch.push_back(p);
   c.flush_request_id = 77;
-  const std::string bytes = c.Serialize();
+  const std::string bytes = SerializeCommitData(c);
   CommitData back;
-  ASSERT_TRUE(CommitData::Parse(reinterpret_cast<const uint8_t*>(bytes.data()),
+  ASSERT_TRUE(ParseCommitData(reinterpret_cast<const uint8_t*>(bytes.data()),
                                 bytes.size(), &back));
   EXPECT_TRUE(back == c);
   // Truncations never parse as something else silently... or at least never
   // crash; a cut inside a field is a parse error.
-  EXPECT_FALSE(CommitData::Parse(reinterpret_cast<const uint8_t*>(bytes.data()),
+  EXPECT_FALSE(ParseCommitData(reinterpret_cast<const uint8_t*>(bytes.data()),
                                  bytes.size() - 1, &back));
   // writer_id above 16 bits, patch data of 3 bytes, inline chunk data.
   const uint8_t big_writer[] = {0x12, 0x04, 0x10, 0x80, 0x80, 0x04};
-  EXPECT_FALSE(CommitData::Parse(big_writer, sizeof(big_writer), &back));
+  EXPECT_FALSE(ParseCommitData(big_writer, sizeof(big_writer), &back));
   const uint8_t short_patch[] = {0x12, 0x07, 0x22, 0x05, 0x12, 0x03, 1, 2, 3};
-  EXPECT_FALSE(CommitData::Parse(short_patch, sizeof(short_patch), &back));
+  EXPECT_FALSE(ParseCommitData(short_patch, sizeof(short_patch), &back));
   const uint8_t inline_data[] = {0x0A, 0x03, 0x22, 0x01, 0x00};
-  EXPECT_FALSE(CommitData::Parse(inline_data, sizeof(inline_data), &back));
+  EXPECT_FALSE(ParseCommitData(inline_data, sizeof(inline_data), &back));
 }
 
 }  // namespace

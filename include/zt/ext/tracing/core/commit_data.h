@@ -1,8 +1,8 @@
 // CommitData: the content of a CommitDataRequest (protos/zt/common/
 // commit_data_request.proto) as plain values. The producer-side arbiter
-// builds these; Serialize()/Parse() convert to and from the wire message, so
-// in-process tests can look at commits without going through bytes and the
-// IPC layer can send them as bytes.
+// builds these and, in process, the service takes them as they are; the
+// wire codec is apart (commit_data_codec.h), for transports that send them
+// as bytes.
 
 #ifndef ZT_EXT_TRACING_CORE_COMMIT_DATA_H_
 #define ZT_EXT_TRACING_CORE_COMMIT_DATA_H_
@@ -10,7 +10,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace zt {
@@ -58,15 +57,6 @@ struct CommitData {
            chunks_to_patch == o.chunks_to_patch &&
            flush_request_id == o.flush_request_id;
   }
-
-  // Encodes as a zt.protos.CommitDataRequest.
-  std::string Serialize() const;
-  // Decodes a CommitDataRequest from an untrusted peer. False on malformed
-  // input, out-of-range values (writer id > 65535) or patches whose data is
-  // not exactly 4 bytes; |out| is then unspecified. Inline chunk data
-  // (chunks_to_move.data, used by producers without shared memory) is not
-  // supported yet and rejected.
-  static bool Parse(const uint8_t* data, size_t size, CommitData* out);
 };
 
 }  // namespace zt

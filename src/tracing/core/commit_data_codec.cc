@@ -1,4 +1,7 @@
-#include "zt/ext/tracing/core/commit_data.h"
+#include "zt/ext/tracing/core/commit_data_codec.h"
+
+#include <algorithm>
+#include <utility>
 
 #include "zt/common/commit_data_request.pbzero.h"
 #include "zt/protozero/scattered_heap_buffer.h"
@@ -11,20 +14,22 @@ using protos::pbzero::CommitDataRequest_ChunkToPatch_Decoder;
 using protos::pbzero::CommitDataRequest_ChunkToPatch_Patch_Decoder;
 using protos::pbzero::CommitDataRequest_Decoder;
 
-std::string CommitData::Serialize() const {
+std::string SerializeCommitData(const CommitData& commit) {
+  using ChunkToMove = CommitData::ChunkToMove;
+  using ChunkToPatch = CommitData::ChunkToPatch;
   protozero::HeapBuffered<CommitDataRequest> msg;
-  for (const ChunkToMove& c : chunks_to_move) {
+  for (const ChunkToMove& c : commit.chunks_to_move) {
     auto* m = msg->add_chunks_to_move();
     m->set_page(c.page);
     m->set_chunk(c.chunk);
     m->set_target_buffer(c.target_buffer);
   }
-  for (const ChunkToPatch& c : chunks_to_patch) {
+  for (const ChunkToPatch& c : commit.chunks_to_patch) {
     auto* m = msg->add_chunks_to_patch();
     m->set_target_buffer(c.target_buffer);
     m->set_writer_id(c.writer_id);
     m->set_chunk_id(c.chunk_id);
-    for (const Patch& p : c.patches) {
+    for (const CommitData::Patch& p : c.patches) {
       auto* pm = m->add_patches();
       pm->set_offset(p.offset);
       pm->set_data(p.data.data(), p.data.size());
@@ -32,12 +37,12 @@ std::string CommitData::Serialize() const {
     if (c.has_more_patches)
       m->set_has_more_patches(true);
   }
-  if (flush_request_id)
-    msg->set_flush_request_id(flush_request_id);
+  if (commit.flush_request_id)
+    msg->set_flush_request_id(commit.flush_request_id);
   return msg.SerializeAsString();
 }
 
-bool CommitData::Parse(const uint8_t* data, size_t size, CommitData* out) {
+bool ParseCommitData(const uint8_t* data, size_t size, CommitData* out) {
   *out = CommitData();
   CommitDataRequest_Decoder req(data, size);
   if (req.parse_error())
@@ -52,7 +57,7 @@ bool CommitData::Parse(const uint8_t* data, size_t size, CommitData* out) {
     CommitDataRequest_ChunkToPatch_Decoder m(*it);
     if (m.parse_error() || m.writer_id() > 0xFFFF)
       return false;
-    ChunkToPatch c;
+    CommitData::ChunkToPatch c;
     c.target_buffer = m.target_buffer();
     c.writer_id = static_cast<uint16_t>(m.writer_id());
     c.chunk_id = m.chunk_id();
@@ -61,7 +66,7 @@ bool CommitData::Parse(const uint8_t* data, size_t size, CommitData* out) {
       CommitDataRequest_ChunkToPatch_Patch_Decoder p(*pit);
       if (p.parse_error() || p.data().size != 4)
         return false;
-      Patch patch;
+      CommitData::Patch patch;
       patch.offset = p.offset();
       std::copy(p.data().data, p.data().data + 4, patch.data.begin());
       c.patches.push_back(patch);
