@@ -202,9 +202,7 @@ TEST_P(TracingServiceTest, WriteIntoFileProducesADecodableTrace) {
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds");
   auto c = NewConsumer();
-  auto cfg = Config("ds");
-  cfg.set_write_into_file(true);
-  cfg.set_file_write_period_ms(100);
+  auto cfg = FileConfig("ds", 100);
   c->EnableTracing(cfg, file.release_write_fd());
   ASSERT_TRUE(p->WaitForStarts(1));
   TraceWriter* w = p->Writer(p->setups()[0]);
@@ -226,9 +224,7 @@ TEST_P(TracingServiceTest, AConsumerGoneWhileTracingStillGetsACompleteFile) {
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds", false, /*will_notify_on_stop=*/true);
   auto c = NewConsumer();
-  auto cfg = Config("ds");
-  cfg.set_write_into_file(true);
-  cfg.set_file_write_period_ms(60 * 60 * 1000);  // Only at the end.
+  auto cfg = FileConfig("ds", 60 * 60 * 1000);  // Only at the end.
   c->EnableTracing(cfg, file.release_write_fd());
   ASSERT_TRUE(p->WaitForStarts(1));
   TraceWriter* w = p->Writer(p->setups()[0]);
@@ -261,9 +257,7 @@ TEST_P(TracingServiceTest, ABrokenOutputPipeStopsTheSessionWithAnError) {
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds");
   auto c = NewConsumer();
-  auto cfg = Config("ds");
-  cfg.set_write_into_file(true);
-  cfg.set_file_write_period_ms(100);
+  auto cfg = FileConfig("ds", 100);
   c->EnableTracing(cfg, fds[1]);
   runner_->AdvanceTime(100);  // The first periodic write.
   const std::string error = c->WaitForDisabled();
@@ -321,9 +315,7 @@ TEST_P(TracingServiceTest, MaxFileSizeEndsTheSessionSaysWhyAndKeepsTheStats) {
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds");
   auto c = NewConsumer();
-  auto cfg = Config("ds");
-  cfg.set_write_into_file(true);
-  cfg.set_file_write_period_ms(100);
+  auto cfg = FileConfig("ds", 100);
   cfg.set_max_file_size_bytes(20000);
   c->EnableTracing(cfg, file.release_write_fd());
   ASSERT_TRUE(p->WaitForStarts(1));
@@ -356,9 +348,7 @@ TEST_P(TracingServiceTest, PeriodicFileWritesFlushFirst) {
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds");
   auto c = NewConsumer();
-  auto cfg = Config("ds");
-  cfg.set_write_into_file(true);
-  cfg.set_file_write_period_ms(100);
+  auto cfg = FileConfig("ds", 100);
   c->EnableTracing(cfg, file.release_write_fd());
   ASSERT_TRUE(p->WaitForStarts(1));
   TraceWriter* w = p->Writer(p->setups()[0]);

@@ -76,6 +76,14 @@ class TracingServiceTest : public testing::TestWithParam<bool> {
     cfg.add_data_sources()->mutable_config()->set_name(ds);
     return cfg;
   }
+  // Config(ds) with write_into_file, written every |period_ms|.
+  static protos::gen::TraceConfig FileConfig(const std::string& ds,
+                                             uint32_t period_ms) {
+    protos::gen::TraceConfig cfg = Config(ds);
+    cfg.set_write_into_file(true);
+    cfg.set_file_write_period_ms(period_ms);
+    return cfg;
+  }
 
   std::unique_ptr<test::TestRunner> runner_;
   std::unique_ptr<TracingService> service_;
