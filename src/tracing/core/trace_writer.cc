@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "zt/ext/tracing/core/patch_list.h"
 #include "zt/ext/tracing/core/shared_memory_arbiter.h"
 
 namespace zt {
@@ -46,7 +47,7 @@ void TraceWriter::Flush() {
   stream_writer_.Reset(ContiguousMemoryRange{});
   cur_count_ = 0;
   cur_packets_word_ = 0;
-  if (!patch_list_.empty())
+  if (has_pending_patches_)
     SendFilledPatches();
   arbiter_->FlushPendingCommitData();
 }
@@ -66,13 +67,20 @@ void TraceWriter::WriteLossMarkIfPending() {
 
 void TraceWriter::ReturnCurrentChunk() {
   arbiter_->ReturnCompletedChunk(std::move(cur_chunk_), target_buffer_,
-                                 writer_id_, &patch_list_);
+                                 writer_id_, patch_list_.get());
   cur_chunk_ = ABI::Chunk();
+  has_pending_patches_ = patch_list_ && !patch_list_->empty();
 }
 
 void TraceWriter::SendFilledPatches() {
-  if (patch_list_.front().is_filled())
-    arbiter_->SendPatches(target_buffer_, writer_id_, &patch_list_);
+  if (patch_list_->front().is_filled()) {
+    arbiter_->SendPatches(target_buffer_, writer_id_, patch_list_.get());
+    has_pending_patches_ = !patch_list_->empty();
+  }
+}
+
+size_t TraceWriter::pending_patches() const {
+  return patch_list_ ? patch_list_->size() : 0;
 }
 
 ContiguousMemoryRange TraceWriter::GarbageRange() {
@@ -179,8 +187,11 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
         PendingPatch patch;
         patch.chunk_id = next_chunk_id_ - 1;
         patch.offset = static_cast<uint16_t>(f - cur_chunk_.payload_begin());
-        patch_list_.push_back(patch);
-        m->set_size_field(patch_list_.back().data);
+        if (!patch_list_)
+          patch_list_.reset(new PatchList());
+        patch_list_->push_back(patch);
+        m->set_size_field(patch_list_->back().data);
+        has_pending_patches_ = true;
         flags |= ABI::kChunkNeedsPatching;
       }
     }

@@ -21,7 +21,9 @@ struct PendingPatch {
 };
 
 // A deque: slots keep their address while others are added and removed.
-using PatchList = std::deque<PendingPatch>;
+// A class, not an alias, so that TraceWriter's header can name it without
+// <deque> (which every file writing packets would otherwise parse).
+class PatchList : public std::deque<PendingPatch> {};
 
 }  // namespace zt
 

@@ -98,7 +98,7 @@ class SharedMemoryArbiter {
       const SharedMemoryABI::ChunkHeaderValues& header,
       BufferExhaustedPolicy policy);
   // Marks |chunk| Complete, queues it for the service together with the
-  // filled patches at the head of |patches| (removed from it).
+  // filled patches at the head of |patches| (removed from it; null: none).
   void ReturnCompletedChunk(SharedMemoryABI::Chunk chunk,
                             uint32_t target_buffer, uint16_t writer_id,
                             PatchList* patches);

@@ -21,7 +21,6 @@
 #include <memory>
 
 #include "zt/base/logging.h"
-#include "zt/ext/tracing/core/patch_list.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
 #include "zt/protozero/message.h"
 #include "zt/protozero/scattered_stream_writer.h"
@@ -30,6 +29,7 @@
 
 namespace zt {
 
+class PatchList;
 class SharedMemoryArbiter;
 
 class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
@@ -120,7 +120,7 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   uint32_t target_buffer() const { return target_buffer_; }
   const Stats& stats() const { return stats_; }
   bool is_dropping() const { return dropping_; }
-  size_t pending_patches() const { return patch_list_.size(); }
+  size_t pending_patches() const;
 
  private:
   friend class SharedMemoryArbiter;
@@ -171,7 +171,7 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
       cur_fragment_size_field_ = nullptr;
     }
     in_packet_ = false;
-    if (ZT_UNLIKELY(!patch_list_.empty()))
+    if (ZT_UNLIKELY(has_pending_patches_))
       SendFilledPatches();
   }
 
@@ -206,7 +206,10 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   bool dropping_ = false;
   bool mark_previous_dropped_ = false;
   bool first_packet_ = true;  // The next packet is the sequence's first.
-  PatchList patch_list_;
+  // Slots of size fields left in chunks already handed over; created at
+  // the first one (most writers never fragment a nested message).
+  std::unique_ptr<PatchList> patch_list_;
+  bool has_pending_patches_ = false;  // patch_list_ is not empty.
   std::unique_ptr<uint8_t[]> garbage_;
   Stats stats_;
 };
