@@ -180,6 +180,19 @@ class DataSource : public DataSourceBase {
 
     uint32_t instance_index() const { return index_; }
 
+    // This thread's writer for the instance, for a data source that keeps
+    // a packet open between calls (in its TLS state, which is destroyed
+    // before the writer).
+    TraceWriter* trace_writer() const { return tls_->trace_writer.get(); }
+
+    // How many packets this thread's writer for the instance dropped so
+    // far. Incremental state written in a dropped packet is lost with it:
+    // a data source that interns should clear its state when this
+    // changes.
+    uint64_t writer_packets_dropped() const {
+      return tls_->trace_writer->stats().packets_dropped;
+    }
+
    private:
     friend class DataSource;
     TraceContext(internal::DataSourceInstanceState* instance,
@@ -200,7 +213,14 @@ class DataSource : public DataSourceBase {
         static_state_.valid_instances.load(std::memory_order_relaxed);
     if (ZT_LIKELY(valid == 0))
       return;
-    TraceWithInstances(fn);
+    TraceWithInstances(fn, ~0u);
+  }
+
+  // As Trace(), for the active instances whose bit is set in |mask| only
+  // (bit i: instance index i).
+  template <typename Lambda>
+  static void TraceInstances(uint32_t mask, Lambda fn) {
+    TraceWithInstances(fn, mask);
   }
 
   // Makes the data source known to the tracing service. Tracing must be
@@ -217,10 +237,10 @@ class DataSource : public DataSourceBase {
 
  private:
   template <typename Lambda>
-  ZT_NOINLINE static void TraceWithInstances(Lambda& fn) {
+  ZT_NOINLINE static void TraceWithInstances(Lambda& fn, uint32_t mask) {
     // Acquire: the slots' fields were written before their bits were set.
     const uint32_t valid =
-        static_state_.valid_instances.load(std::memory_order_acquire);
+        static_state_.valid_instances.load(std::memory_order_acquire) & mask;
     for (uint32_t i = 0; i < internal::kMaxDataSourceInstances; i++) {
       if (!(valid & (1u << i)))
         continue;
@@ -230,9 +250,10 @@ class DataSource : public DataSourceBase {
           instance.generation.load(std::memory_order_acquire);
       if (!tls.trace_writer || tls.generation != generation) {
         // A new instance in this slot: the old writer returns its chunk.
-        tls.trace_writer.reset();
-        tls.incremental_state.reset();
+        // State first: it may hold a packet of the old writer open.
         tls.custom_state.reset();
+        tls.incremental_state.reset();
+        tls.trace_writer.reset();
         tls.generation = generation;
         internal::TracingMuxer* muxer = internal::TracingMuxer::Get();
         if (muxer) {

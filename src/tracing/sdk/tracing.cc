@@ -15,6 +15,7 @@
 #include <mutex>
 #include <utility>
 
+#include "src/tracing/sdk/track_event_data_source.h"
 #include "src/tracing/sdk/tracing_muxer_impl.h"
 #include "zt/base/logging.h"
 #include "zt/config/trace_config.gen.h"
@@ -431,7 +432,11 @@ class TracingSessionImpl : public TracingSession,
 }  // namespace
 
 bool Tracing::Initialize(const TracingInitArgs& args) {
-  return TracingMuxerImpl::InitializeInstance(args);
+  if (!TracingMuxerImpl::InitializeInstance(args))
+    return false;
+  // Once per muxer (a second call finds the name taken and does nothing).
+  internal::RegisterTrackEventDataSource();
+  return true;
 }
 
 void Tracing::Shutdown() { TracingMuxerImpl::ShutdownInstance(); }

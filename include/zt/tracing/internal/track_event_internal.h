@@ -1,0 +1,317 @@
+// Internals of the track event macros (zt/tracing/track_event.h), public
+// only because the macros expand to them. The templates here sort a
+// macro's arguments at compile time and call the SDK's out-of-line writers
+// (src/tracing/sdk/track_event_writer.cc); nothing here writes bytes.
+
+#ifndef ZT_TRACING_INTERNAL_TRACK_EVENT_INTERNAL_H_
+#define ZT_TRACING_INTERNAL_TRACK_EVENT_INTERNAL_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "zt/base/compiler.h"
+#include "zt/tracing/category.h"
+#include "zt/tracing/internal/type_traits.h"
+#include "zt/tracing/track.h"
+#include "zt/tracing/track_event_args.h"
+
+namespace zt {
+namespace internal {
+
+// TrackEvent.Type values.
+enum class EventType : uint8_t {
+  kSliceBegin = 1,
+  kSliceEnd = 2,
+  kInstant = 3,
+  kCounter = 4,
+};
+
+struct EventName {
+  enum Kind : uint8_t { kNone, kStatic, kDynamic };
+  const char* data = nullptr;
+  size_t size = 0;
+  Kind kind = kNone;
+};
+
+size_t StringLength(const char* str);
+
+// A string literal (a const char array) and StaticString are interned by
+// address; a writable char array and DynamicString are copied.
+template <typename T>
+EventName MakeEventName(const T& name) {
+  using V = RemoveCvRef<T>;
+  if constexpr (IsSame<V, StaticString>::value) {
+    return EventName{name.value, 0, EventName::kStatic};
+  } else if constexpr (IsSame<V, DynamicString>::value) {
+    return EventName{name.value, name.length, EventName::kDynamic};
+  } else if constexpr (IsConstCharArray<T>::value) {
+    return EventName{name, sizeof(T) - 1, EventName::kStatic};
+  } else if constexpr (IsCharArray<V>::value) {
+    return EventName{name, StringLength(name), EventName::kDynamic};
+  } else {
+    static_assert(AlwaysFalse<T>::value,
+                  "an event name must be a string literal, zt::StaticString{p} "
+                  "(p outlives the session) or zt::DynamicString{s} (copied)");
+    return EventName{};
+  }
+}
+
+// Everything about one event except its arguments.
+struct EventSpec {
+  uint32_t category = 0;
+  const char* dynamic_category = nullptr;  // For kDynamicCategoryId.
+  EventType type = EventType::kInstant;
+  EventName name;
+  const Track* track = nullptr;  // Null: the thread's track.
+  uint64_t track_uuid = 0;       // For ends of scoped slices on a track.
+  bool has_timestamp = false;
+  bool counter_is_double = false;
+  uint64_t timestamp = 0;
+  int64_t counter_int = 0;
+  double counter_double = 0;
+};
+
+// The instances (bit i: session instance i) recording a category.
+uint8_t DynamicCategoryInstances(const DynamicCategory& category);
+template <typename C>
+ZT_ALWAYS_INLINE inline uint8_t CategoryInstances(uint32_t id, const C& category) {
+  if constexpr (IsDynamicCategory<C>::value) {
+    (void)id;
+    return DynamicCategoryInstances(category);
+  } else {
+    (void)category;
+    return LoadCategoryState(id);
+  }
+}
+template <typename C>
+inline const char* DynamicCategoryName(const C& category) {
+  if constexpr (IsDynamicCategory<C>::value) {
+    return category.name;
+  } else {
+    (void)category;
+    return nullptr;
+  }
+}
+
+// The common case, out of line: no arguments, the thread's track, now.
+void WriteEvent(uint32_t category, uint8_t instances, EventType type,
+                const char* static_name);
+// The end of a scoped slice, on the instances its begin went to.
+void WriteSliceEnd(uint8_t instances, uint64_t track_uuid);
+
+// The general case: for each instance, BeginEvent opens the packet and the
+// TrackEvent (false: nothing to write for this instance), the arguments
+// are added, EndEvent closes both.
+bool BeginEvent(uint32_t instance, const EventSpec& spec, EventContext* ctx);
+void EndEvent(EventContext* ctx);
+
+struct SliceBeginResult {
+  uint8_t instances = 0;
+  uint64_t track_uuid = 0;
+};
+
+class ScopedSlice {
+ public:
+  explicit ScopedSlice(SliceBeginResult begin) : begin_(begin) {}
+  ScopedSlice(const ScopedSlice&) = delete;
+  ScopedSlice& operator=(const ScopedSlice&) = delete;
+  ~ScopedSlice() {
+    if (ZT_UNLIKELY(begin_.instances != 0))
+      WriteSliceEnd(begin_.instances, begin_.track_uuid);
+  }
+
+ private:
+  SliceBeginResult begin_;
+};
+
+// Argument sorting. Each overload peels the arguments it recognizes.
+template <typename T>
+struct IsTrackArg {
+  static constexpr bool value =
+      IsSame<T, Track>::value || IsSame<T, ProcessTrack>::value ||
+      IsSame<T, ThreadTrack>::value || IsSame<T, CounterTrack>::value;
+};
+template <typename T>
+struct IsTimestampArg {
+  static constexpr bool value = IsSame<T, TraceTimestamp>::value ||
+                                IsSame<T, unsigned long>::value ||
+                                IsSame<T, unsigned long long>::value;
+};
+template <typename F, typename = void>
+struct IsEventCallback {
+  static constexpr bool value = false;
+};
+template <typename F>
+struct IsEventCallback<F, VoidT<decltype(DeclVal<F&>()(DeclVal<EventContext&>()))>> {
+  static constexpr bool value = true;
+};
+
+inline void ApplyArgs(EventContext&) {}
+
+template <typename First, typename... Rest>
+void ApplyArgs(EventContext& ctx, First&& first, Rest&&... rest);
+
+template <typename Value, typename... Rest>
+void ApplyAnnotation(EventContext& ctx, const char* name, const Value& value,
+                     Rest&&... rest) {
+  ctx.AddDebugAnnotation(name, value);
+  ApplyArgs(ctx, static_cast<Rest&&>(rest)...);
+}
+template <typename Value, typename... Rest>
+void ApplyAnnotation(EventContext& ctx, DynamicString name, const Value& value,
+                     Rest&&... rest) {
+  ctx.AddDebugAnnotation(name, value);
+  ApplyArgs(ctx, static_cast<Rest&&>(rest)...);
+}
+template <typename Name>
+void ApplyAnnotation(EventContext&, const Name&) {
+  static_assert(AlwaysFalse<Name>::value,
+                "a debug annotation name must be followed by its value");
+}
+
+template <typename First, typename... Rest>
+void ApplyArgs(EventContext& ctx, First&& first, Rest&&... rest) {
+  using F = RemoveCvRef<First>;
+  if constexpr (IsSame<F, Flow>::value) {
+    ctx.AddFlow(first);
+    ApplyArgs(ctx, static_cast<Rest&&>(rest)...);
+  } else if constexpr (IsSame<F, TerminatingFlow>::value) {
+    ctx.AddTerminatingFlow(first);
+    ApplyArgs(ctx, static_cast<Rest&&>(rest)...);
+  } else if constexpr (IsEventCallback<F>::value) {
+    first(ctx);
+    ApplyArgs(ctx, static_cast<Rest&&>(rest)...);
+  } else if constexpr (IsTrackArg<F>::value || IsTimestampArg<F>::value) {
+    static_assert(AlwaysFalse<F>::value,
+                  "a track and a timestamp go first, in that order, before "
+                  "annotations, flows and callbacks");
+  } else {
+    ApplyAnnotation(ctx, first, static_cast<Rest&&>(rest)...);
+  }
+}
+
+// Returns the uuid of the track written to (0: the thread's).
+template <typename... Args>
+uint64_t EmitBody(EventSpec& spec, uint8_t instances, Args&&... args) {
+  uint64_t track_uuid = 0;
+  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
+    if (!(instances & 1))
+      continue;
+    EventContext ctx;
+    if (!BeginEvent(i, spec, &ctx))
+      continue;
+    ApplyArgs(ctx, args...);
+    track_uuid = ctx.track_uuid();
+    EndEvent(&ctx);
+  }
+  return track_uuid;
+}
+
+template <typename... Args>
+uint64_t EmitAfterTrack(EventSpec& spec, uint8_t instances, Args&&... args) {
+  return EmitBody(spec, instances, static_cast<Args&&>(args)...);
+}
+template <typename First, typename... Rest>
+uint64_t EmitAfterTrack(EventSpec& spec, uint8_t instances, First&& first,
+                        Rest&&... rest) {
+  using F = RemoveCvRef<First>;
+  if constexpr (IsSame<F, TraceTimestamp>::value) {
+    spec.has_timestamp = true;
+    spec.timestamp = first.nanoseconds;
+    return EmitBody(spec, instances, static_cast<Rest&&>(rest)...);
+  } else if constexpr (IsTimestampArg<F>::value) {
+    spec.has_timestamp = true;
+    spec.timestamp = static_cast<uint64_t>(first);
+    return EmitBody(spec, instances, static_cast<Rest&&>(rest)...);
+  } else {
+    return EmitBody(spec, instances, static_cast<First&&>(first),
+                    static_cast<Rest&&>(rest)...);
+  }
+}
+
+template <typename... Args>
+uint64_t EmitWithSpec(EventSpec& spec, uint8_t instances, Args&&... args) {
+  return EmitBody(spec, instances, static_cast<Args&&>(args)...);
+}
+template <typename First, typename... Rest>
+uint64_t EmitWithSpec(EventSpec& spec, uint8_t instances, First&& first,
+                      Rest&&... rest) {
+  if constexpr (IsTrackArg<RemoveCvRef<First>>::value) {
+    spec.track = &first;
+    return EmitAfterTrack(spec, instances, static_cast<Rest&&>(rest)...);
+  } else {
+    return EmitAfterTrack(spec, instances, static_cast<First&&>(first),
+                          static_cast<Rest&&>(rest)...);
+  }
+}
+
+template <typename C, typename... Args>
+uint64_t EmitEvent(uint32_t category, uint8_t instances, const C& category_value,
+                   EventType type, EventName name, Args&&... args) {
+  if constexpr (sizeof...(Args) == 0 && !IsDynamicCategory<C>::value) {
+    if (name.kind != EventName::kDynamic) {
+      WriteEvent(category, instances, type, name.data);
+      return 0;
+    }
+  }
+  EventSpec spec;
+  spec.category = category;
+  spec.dynamic_category = DynamicCategoryName(category_value);
+  spec.type = type;
+  spec.name = name;
+  return EmitWithSpec(spec, instances, static_cast<Args&&>(args)...);
+}
+
+// What the macros call (see ZT_INTERNAL_TRACK_EVENT_ in track_event.h).
+template <typename C, typename N, typename... Args>
+uint64_t EmitSliceBegin(uint32_t category, uint8_t instances,
+                        const C& category_value, const N& name, Args&&... args) {
+  return EmitEvent(category, instances, category_value, EventType::kSliceBegin,
+                   MakeEventName(name), static_cast<Args&&>(args)...);
+}
+template <typename C, typename N, typename... Args>
+void EmitInstant(uint32_t category, uint8_t instances, const C& category_value,
+                 const N& name, Args&&... args) {
+  EmitEvent(category, instances, category_value, EventType::kInstant,
+            MakeEventName(name), static_cast<Args&&>(args)...);
+}
+template <typename C, typename... Args>
+void EmitSliceEnd(uint32_t category, uint8_t instances, const C& category_value,
+                  Args&&... args) {
+  EmitEvent(category, instances, category_value, EventType::kSliceEnd,
+            EventName(), static_cast<Args&&>(args)...);
+}
+
+inline const CounterTrack& MakeCounterTrack(const CounterTrack& track) {
+  return track;
+}
+template <size_t N>
+CounterTrack MakeCounterTrack(const char (&name)[N]) {
+  return CounterTrack(name);
+}
+
+template <typename C, typename T, typename Value, typename... Args>
+void EmitCounter(uint32_t category, uint8_t instances, const C& category_value,
+                 const T& track_or_name, const Value& value, Args&&... args) {
+  const CounterTrack& track = MakeCounterTrack(track_or_name);
+  EventSpec spec;
+  spec.category = category;
+  spec.dynamic_category = DynamicCategoryName(category_value);
+  spec.type = EventType::kCounter;
+  spec.track = &track;
+  using V = RemoveCvRef<Value>;
+  if constexpr (IsFloat<V>::value) {
+    spec.counter_is_double = true;
+    spec.counter_double = static_cast<double>(value);
+  } else {
+    static_assert(IntegerKind<V>::value != 0 || __is_enum(V),
+                  "a counter value must be an integer or a floating-point number");
+    spec.counter_int = static_cast<int64_t>(value);
+  }
+  EmitAfterTrack(spec, instances, static_cast<Args&&>(args)...);
+}
+
+}  // namespace internal
+}  // namespace zt
+
+#endif  // ZT_TRACING_INTERNAL_TRACK_EVENT_INTERNAL_H_

@@ -1,0 +1,124 @@
+// Track events: slices, instants and counters on timelines, written in
+// Perfetto's TrackEvent format.
+//
+//   #include "zt/tracing/track_event.h"
+//   #include "mylib/trace_categories.h"  // ZT_DECLARE_CATEGORIES (category.h)
+//
+//   void Draw() {
+//     TRACE_EVENT("gfx", "Draw");                  // A slice until scope end.
+//     TRACE_EVENT_INSTANT("gfx", "Frame", "id", frame_id);
+//     TRACE_COUNTER("gfx", zt::CounterTrack("fps"), fps);
+//   }
+//
+// Sessions record them with a data source named "track_event" (registered
+// by Tracing::Initialize); its TrackEventConfig picks the categories.
+//
+// Arguments after the name, all optional, in this order:
+//   * a track (zt/tracing/track.h); default: the calling thread's;
+//   * a timestamp (zt::TraceTimestamp{ns}, or a uint64_t, in ns on the
+//     BOOTTIME clock); default: now;
+//   * any number of: "key", value debug annotations (integers, bool,
+//     double, const char*, std::string and anything with data()/size(),
+//     pointers); zt::Flow / zt::TerminatingFlow; a callable taking
+//     zt::EventContext& to write typed fields (zt/tracing/event_context.h).
+// Names: a string literal (interned: written once per sequence, then as a
+// small id), zt::StaticString for a const char* that outlives the session,
+// or zt::DynamicString for anything else (copied into each event).
+//
+// Costs. Disabled (no session records the category): one relaxed load of a
+// byte and a branch at the call site; arguments are not evaluated. Enabled:
+// one out-of-line call per event, which writes straight into the shared
+// memory buffer, allocation-free. Measured figures: docs/benchmarks.md.
+//
+// Thread-safety: any thread, any time, including while sessions start and
+// stop. Not from a signal handler.
+//
+// Cost of including: <cstddef>, <cstdint> and a few hundred lines.
+
+#ifndef ZT_TRACING_TRACK_EVENT_H_
+#define ZT_TRACING_TRACK_EVENT_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "zt/base/compiler.h"
+#include "zt/tracing/category.h"
+#include "zt/tracing/internal/track_event_internal.h"
+#include "zt/tracing/track.h"
+#include "zt/tracing/track_event_args.h"
+
+// The macros take the category, then (but for TRACE_EVENT_END) a name,
+// then the optional arguments above. Written with __VA_ARGS__ only, so that
+// they compile warning-free with -Wpedantic in C++17.
+
+// A slice from here to the end of the enclosing scope.
+#define TRACE_EVENT(category, ...)                                \
+  ::zt::internal::ScopedSlice ZT_INTERNAL_CONCAT(zt_internal_scoped_, \
+                                                 __LINE__)(           \
+      ZT_INTERNAL_TRACK_EVENT_BEGIN_(category, __VA_ARGS__))
+
+// A slice begun here, ended by TRACE_EVENT_END on the same track (the
+// thread's unless a track is given; then give the same track to the end).
+#define TRACE_EVENT_BEGIN(category, ...) \
+  ((void)ZT_INTERNAL_TRACK_EVENT_BEGIN_(category, __VA_ARGS__))
+
+// TRACE_EVENT_END(category[, track][, timestamp][, arguments...]).
+#define TRACE_EVENT_END(...)                                                \
+  ZT_INTERNAL_TRACK_EVENT_(EmitSliceEnd, ZT_INTERNAL_FIRST_(__VA_ARGS__), \
+                           __VA_ARGS__)
+
+// A zero-duration event.
+#define TRACE_EVENT_INSTANT(category, ...) \
+  ZT_INTERNAL_TRACK_EVENT_(EmitInstant, category, category, __VA_ARGS__)
+
+// TRACE_COUNTER(category, track, value[, timestamp]): |track| is a
+// zt::CounterTrack or a string literal naming one; |value| an integer or a
+// floating-point number.
+#define TRACE_COUNTER(category, ...) \
+  ZT_INTERNAL_TRACK_EVENT_(EmitCounter, category, category, __VA_ARGS__)
+
+// The enclosing function's name as a slice (its full signature with
+// TRACE_FUNCTION_SIGNATURE, written inline: long template names cost
+// bytes per event).
+#define TRACE_FUNCTION(category) \
+  TRACE_EVENT(category, ::zt::StaticString{__func__})
+#define TRACE_FUNCTION_SIGNATURE(category) \
+  TRACE_EVENT(category, ::zt::StaticString{__PRETTY_FUNCTION__})
+
+// Whether any session records |category| now.
+#define TRACE_EVENT_CATEGORY_ENABLED(category)                          \
+  (::zt::internal::CategoryInstances(ZT_INTERNAL_CATEGORY_ID(category), \
+                                     category) != 0)
+
+// Internals. The category check is inline; everything else is out of line.
+#define ZT_INTERNAL_FIRST_(...) ZT_INTERNAL_FIRST_HELPER_(__VA_ARGS__, unused)
+#define ZT_INTERNAL_FIRST_HELPER_(first, ...) first
+
+// |emit| gets the category's id and instances, then the macro's arguments.
+#define ZT_INTERNAL_TRACK_EVENT_(emit, category, ...)                        \
+  do {                                                                       \
+    constexpr uint32_t zt_internal_category = ZT_INTERNAL_CATEGORY_ID(category); \
+    const uint8_t zt_internal_instances =                                    \
+        ::zt::internal::CategoryInstances(zt_internal_category, category);   \
+    if (ZT_UNLIKELY(zt_internal_instances != 0)) {                           \
+      ::zt::internal::emit(zt_internal_category, zt_internal_instances,      \
+                           __VA_ARGS__);                                     \
+    }                                                                        \
+  } while (0)
+
+// Evaluates to what the begin went to, for ScopedSlice.
+#define ZT_INTERNAL_TRACK_EVENT_BEGIN_(category, ...)                         \
+  [&]() -> ::zt::internal::SliceBeginResult {                                 \
+    constexpr uint32_t zt_internal_category = ZT_INTERNAL_CATEGORY_ID(category); \
+    const uint8_t zt_internal_instances =                                     \
+        ::zt::internal::CategoryInstances(zt_internal_category, category);    \
+    if (ZT_LIKELY(zt_internal_instances == 0))                                \
+      return ::zt::internal::SliceBeginResult{};                              \
+    return ::zt::internal::SliceBeginResult{                                  \
+        zt_internal_instances,                                                \
+        ::zt::internal::EmitSliceBegin(zt_internal_category,                  \
+                                       zt_internal_instances, category,       \
+                                       __VA_ARGS__)};                         \
+  }()
+
+#endif  // ZT_TRACING_TRACK_EVENT_H_

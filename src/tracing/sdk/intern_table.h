@@ -1,0 +1,78 @@
+// InternTable: the ids a sequence gave to strings it already wrote, keyed
+// by the string's address (names are literals or StaticStrings, whose
+// address identifies their contents for the session's life).
+//
+// Open addressing with linear probing, kept at most half full: a lookup
+// that hits costs a multiply, a mask and one or two compares. Ids start at
+// 1 and grow by one per new key. Not thread-safe: one per sequence.
+
+#ifndef ZT_SRC_TRACING_SDK_INTERN_TABLE_H_
+#define ZT_SRC_TRACING_SDK_INTERN_TABLE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace zt {
+namespace internal {
+
+class InternTable {
+ public:
+  InternTable() : slots_(kInitialSlots) {}
+
+  // The id of |key|; |*is_new| tells whether it was just given.
+  uint32_t Intern(const void* key, bool* is_new) {
+    size_t mask = slots_.size() - 1;
+    for (size_t i = Hash(key) & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.key == key) {
+        *is_new = false;
+        return slot.iid;
+      }
+      if (slot.key == nullptr) {
+        *is_new = true;
+        slot.key = key;
+        slot.iid = ++size_;
+        if (size_ * 2 > slots_.size())
+          Grow();
+        return size_;
+      }
+    }
+  }
+
+  uint32_t size() const { return size_; }
+
+ private:
+  static constexpr size_t kInitialSlots = 64;
+  struct Slot {
+    const void* key = nullptr;
+    uint32_t iid = 0;
+  };
+
+  static size_t Hash(const void* key) {
+    const uint64_t x = reinterpret_cast<uintptr_t>(key) * 0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(x >> 32);
+  }
+
+  void Grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    const size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (!slot.key)
+        continue;
+      size_t i = Hash(slot.key) & mask;
+      while (slots_[i].key)
+        i = (i + 1) & mask;
+      slots_[i] = slot;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  uint32_t size_ = 0;
+};
+
+}  // namespace internal
+}  // namespace zt
+
+#endif  // ZT_SRC_TRACING_SDK_INTERN_TABLE_H_

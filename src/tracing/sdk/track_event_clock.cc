@@ -1,0 +1,110 @@
+#include "src/tracing/sdk/track_event_clock.h"
+
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+namespace zt {
+namespace internal {
+
+uint64_t BootTimeNs() {
+  struct timespec ts = {};
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<uint64_t>(ts.tv_nsec);
+}
+
+thread_local TrackEventClock::Anchor TrackEventClock::anchor_;
+
+namespace {
+
+constexpr uint64_t kCalibrationNs = 10 * 1000 * 1000;  // Before the first use.
+constexpr uint64_t kMinAnchorNs = 1000 * 1000;
+constexpr uint64_t kMaxAnchorNs = 1000 * 1000 * 1000;
+
+bool HasInvariantTsc() {
+#if defined(__x86_64__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) || eax < 0x80000007u)
+    return false;
+  if (!__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx))
+    return false;
+  return (edx & (1u << 8)) != 0;
+#else
+  return false;
+#endif
+}
+
+// The first clock pair: what the rate is measured from.
+struct Origin {
+  uint64_t ticks;
+  uint64_t ns;
+};
+
+#if defined(__x86_64__)
+// A (ticks, BOOTTIME) pair read close together: retried if the thread was
+// interrupted between the reads (the counter moved by more than 20 us).
+Origin ReadClockPair() {
+  Origin best{0, 0};
+  uint64_t best_span = ~0ull;
+  for (int attempt = 0; attempt < 4; attempt++) {
+    const uint64_t before = __rdtsc();
+    const uint64_t ns = BootTimeNs();
+    const uint64_t after = __rdtsc();
+    if (after - before < best_span) {
+      best_span = after - before;
+      best = Origin{before + (after - before) / 2, ns};
+    }
+    if (best_span < 50000)
+      break;
+  }
+  return best;
+}
+
+const Origin& ProcessOrigin() {
+  static const Origin origin = ReadClockPair();
+  return origin;
+}
+#endif
+
+}  // namespace
+
+bool TrackEventClock::UsesTimeStampCounter() {
+  static const bool invariant = HasInvariantTsc();
+  return invariant;
+}
+
+uint64_t TrackEventClock::NowSlow(uint64_t ticks) {
+#if defined(__x86_64__)
+  (void)ticks;
+  if (!UsesTimeStampCounter())
+    return BootTimeNs();
+  const Origin& origin = ProcessOrigin();
+  const Origin now = ReadClockPair();
+  const uint64_t elapsed_ns = now.ns - origin.ns;
+  if (elapsed_ns < kCalibrationNs || now.ticks <= origin.ticks)
+    return now.ns;  // Still measuring the rate: the anchor stays invalid.
+  // Refine the rate over everything measured so far.
+  const double ns_per_tick = static_cast<double>(elapsed_ns) /
+                             static_cast<double>(now.ticks - origin.ticks);
+  const uint64_t rate_q32 = static_cast<uint64_t>(ns_per_tick * 4294967296.0);
+  uint64_t anchor_ns = elapsed_ns / 16;
+  anchor_ns = anchor_ns < kMinAnchorNs ? kMinAnchorNs
+              : anchor_ns > kMaxAnchorNs ? kMaxAnchorNs
+                                         : anchor_ns;
+  Anchor& anchor = anchor_;
+  anchor.ticks = now.ticks;
+  anchor.ns = now.ns;
+  anchor.ns_per_tick_q32 = rate_q32;
+  anchor.valid_ticks = static_cast<uint64_t>(static_cast<double>(anchor_ns) / ns_per_tick);
+  return now.ns;
+#else
+  (void)ticks;
+  return BootTimeNs();
+#endif
+}
+
+}  // namespace internal
+}  // namespace zt

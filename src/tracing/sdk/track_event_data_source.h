@@ -1,0 +1,39 @@
+// The "track_event" data source behind the TRACE_EVENT macros. Registered
+// by Tracing::Initialize(); each session instance enables the categories
+// its TrackEventConfig selects while it runs (track_event_category_registry.h).
+
+#ifndef ZT_SRC_TRACING_SDK_TRACK_EVENT_DATA_SOURCE_H_
+#define ZT_SRC_TRACING_SDK_TRACK_EVENT_DATA_SOURCE_H_
+
+#include "src/tracing/sdk/track_event_category_registry.h"
+#include "zt/tracing/data_source.h"
+
+namespace zt {
+namespace internal {
+
+struct TrackEventSequence;          // Per thread and instance (writer.cc).
+struct TrackEventIncrementalState;  // Its part cleared with incremental state.
+
+struct TrackEventTraits : DefaultDataSourceTraits {
+  using IncrementalStateType = TrackEventIncrementalState;
+  using TlsStateType = TrackEventSequence;
+};
+
+class TrackEventDataSource
+    : public DataSource<TrackEventDataSource, TrackEventTraits> {
+ public:
+  void OnSetup(const SetupArgs& args) override;
+  void OnStart(const StartArgs& args) override;
+  void OnStop(const StopArgs& args) override;
+
+ private:
+  CategoryFilter filter_;
+};
+
+// Registers the data source with the SDK. Tracing::Initialize() calls it.
+bool RegisterTrackEventDataSource();
+
+}  // namespace internal
+}  // namespace zt
+
+#endif  // ZT_SRC_TRACING_SDK_TRACK_EVENT_DATA_SOURCE_H_

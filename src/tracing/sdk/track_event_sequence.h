@@ -1,0 +1,76 @@
+// The state of one track event sequence (a thread's writer for one session
+// instance) and the access the writer has to EventContext. Private to the
+// SDK: track_event_writer.cc writes events, event_context.cc arguments.
+
+#ifndef ZT_SRC_TRACING_SDK_TRACK_EVENT_SEQUENCE_H_
+#define ZT_SRC_TRACING_SDK_TRACK_EVENT_SEQUENCE_H_
+
+#include <cstdint>
+#include <unordered_set>
+#include <vector>
+
+#include "src/tracing/sdk/intern_table.h"
+#include "zt/ext/tracing/core/trace_writer.h"
+#include "zt/tracing/category.h"
+#include "zt/tracing/track_event_args.h"
+
+namespace zt {
+
+// Gives the writer access to EventContext's private fields.
+struct EventContextAccess {
+  static void Set(EventContext* ctx, void* sequence,
+                  protos::pbzero::TrackEvent* event, uint64_t track_uuid) {
+    ctx->sequence_ = sequence;
+    ctx->event_ = event;
+    ctx->track_uuid_ = track_uuid;
+  }
+  static void* sequence(const EventContext& ctx) { return ctx.sequence_; }
+};
+
+namespace internal {
+
+struct TrackEventIncrementalState;
+
+// One sequence: a thread's writer for one session instance. Lives in the
+// instance's thread-local state; |incremental| is replaced when the service
+// clears incremental state.
+struct TrackEventSequence {
+  TraceWriter* writer = nullptr;
+  TraceWriter::TracePacketHandle packet;  // Open between Begin and EndEvent.
+  // Begun as soon as the previous packet ends, so that the service, when it
+  // scrapes this thread's chunk at a flush or stop, takes every finished
+  // event: it leaves out a chunk's last packet, which may be in progress.
+  // At the thread's exit it is left empty (readers skip empty packets).
+  TraceWriter::TracePacketHandle next_packet;
+
+  TraceWriter::TracePacketHandle TakePacket() {
+    if (next_packet)
+      return std::move(next_packet);
+    return writer->NewTracePacket();
+  }
+  TrackEventIncrementalState* incremental = nullptr;
+  uint64_t packets_dropped_seen = 0;
+  uint64_t tid = 0;
+
+  // Interned entries the open event needs, written after the TrackEvent.
+  struct PendingIntern {
+    uint8_t field;  // InternedData field number.
+    uint32_t iid;
+    const char* name;
+  };
+  std::vector<PendingIntern> pending;
+};
+
+struct TrackEventIncrementalState {
+  bool was_cleared = true;  // Fresh: the reset packets are still to write.
+  uint64_t last_timestamp = 0;
+  InternTable event_names;
+  InternTable annotation_names;
+  uint64_t interned_categories[kDynamicCategoryId / 64] = {};
+  std::unordered_set<uint64_t> described_tracks;
+};
+
+}  // namespace internal
+}  // namespace zt
+
+#endif  // ZT_SRC_TRACING_SDK_TRACK_EVENT_SEQUENCE_H_

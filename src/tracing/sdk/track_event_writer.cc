@@ -1,0 +1,392 @@
+// The track event data source and the out-of-line half of the macros
+// (zt/tracing/internal/track_event_internal.h): per-sequence incremental
+// state, timestamps, interning, track descriptors and the packets.
+// docs/design/track_event.md says what is written and why.
+
+#include <pthread.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "src/tracing/sdk/intern_table.h"
+#include "src/tracing/sdk/track_event_category_registry.h"
+#include "src/tracing/sdk/track_event_clock.h"
+#include "src/tracing/sdk/track_event_data_source.h"
+#include "src/tracing/sdk/track_event_sequence.h"
+#include "zt/common/data_source_descriptor.gen.h"
+#include "zt/config/data_source_config.gen.h"
+#include "zt/trace/clock_snapshot.pbzero.h"
+#include "zt/trace/interned_data/interned_data.pbzero.h"
+#include "zt/trace/trace_packet.pbzero.h"
+#include "zt/trace/trace_packet_defaults.pbzero.h"
+#include "zt/trace/track_event/counter_descriptor.pbzero.h"
+#include "zt/trace/track_event/debug_annotation.pbzero.h"
+#include "zt/trace/track_event/process_descriptor.pbzero.h"
+#include "zt/trace/track_event/thread_descriptor.pbzero.h"
+#include "zt/trace/track_event/track_descriptor.pbzero.h"
+#include "zt/trace/track_event/track_event.pbzero.h"
+#include "zt/tracing/data_source.h"
+#include "zt/tracing/track_event.h"
+
+namespace zt {
+
+using protos::pbzero::TracePacket;
+
+namespace internal {
+namespace {
+
+constexpr uint32_t kIncrementalClockId = 64;  // Sequence-scoped, deltas.
+constexpr uint32_t kBootTimeClockId = 6;
+constexpr uint32_t kClearedFlag = TracePacket::SEQ_INCREMENTAL_STATE_CLEARED;
+constexpr uint32_t kNeedsStateFlag = TracePacket::SEQ_NEEDS_INCREMENTAL_STATE;
+
+uint64_t CurrentTid() { return static_cast<uint64_t>(syscall(SYS_gettid)); }
+
+// The process name and command line, from /proc/self/cmdline.
+struct ProcessInfo {
+  std::string name;
+  std::vector<std::string> cmdline;
+};
+
+const ProcessInfo& GetProcessInfo() {
+  static const ProcessInfo* info = [] {
+    auto* result = new ProcessInfo();
+    FILE* f = fopen("/proc/self/cmdline", "rb");
+    if (f) {
+      std::string all;
+      char buf[4096];
+      for (size_t n; (n = fread(buf, 1, sizeof(buf), f)) > 0;)
+        all.append(buf, n);
+      fclose(f);
+      for (size_t pos = 0; pos < all.size();) {
+        size_t end = all.find('\0', pos);
+        if (end == std::string::npos)
+          end = all.size();
+        result->cmdline.push_back(all.substr(pos, end - pos));
+        pos = end + 1;
+      }
+    }
+    if (!result->cmdline.empty())
+      result->name = result->cmdline[0];
+    return result;
+  }();
+  return *info;
+}
+
+}  // namespace
+
+uint64_t ProcessUuid() {
+  static const uint64_t uuid = [] {
+    uint64_t value = 0;
+    if (getrandom(&value, sizeof(value), 0) != sizeof(value) || value == 0) {
+      value = MixUuid(static_cast<uint64_t>(getpid()), BootTimeNs());
+    }
+    return value;
+  }();
+  return uuid;
+}
+
+namespace {
+
+TrackEventSequence* GetSequence(TrackEventDataSource::TraceContext& tc) {
+  TrackEventSequence& seq = tc.GetCustomTlsState();
+  TrackEventIncrementalState* incremental = tc.GetIncrementalState();
+  const uint64_t dropped = tc.writer_packets_dropped();
+  if (ZT_UNLIKELY(dropped != seq.packets_dropped_seen)) {
+    // What this sequence interned may be in the dropped packets: start
+    // again, so that readers can use what follows.
+    seq.packets_dropped_seen = dropped;
+    incremental->was_cleared = true;
+  }
+  seq.incremental = incremental;
+  seq.writer = tc.trace_writer();
+  return &seq;
+}
+
+void WriteThreadDescriptor(TrackEventSequence* seq) {
+  auto packet = seq->TakePacket();
+  packet->set_sequence_flags(kNeedsStateFlag);
+  auto* track = packet->set_track_descriptor();
+  track->set_uuid(ThreadTrack().uuid());
+  track->set_parent_uuid(ProcessUuid());
+  auto* thread = track->set_thread();
+  thread->set_pid(static_cast<int32_t>(getpid()));
+  thread->set_tid(static_cast<int64_t>(seq->tid));
+  char name[64] = {};
+  if (pthread_getname_np(pthread_self(), name, sizeof(name)) == 0 && name[0])
+    thread->set_thread_name(name);
+}
+
+void WriteProcessDescriptor(TrackEventSequence* seq) {
+  auto packet = seq->TakePacket();
+  packet->set_sequence_flags(kNeedsStateFlag);
+  auto* track = packet->set_track_descriptor();
+  track->set_uuid(ProcessUuid());
+  auto* process = track->set_process();
+  process->set_pid(static_cast<int32_t>(getpid()));
+  const ProcessInfo& info = GetProcessInfo();
+  for (const std::string& arg : info.cmdline)
+    process->add_cmdline(arg);
+  if (!info.name.empty())
+    process->set_process_name(info.name);
+}
+
+// The packets that start (or restart) a sequence's incremental state: the
+// defaults (timestamps on clock 64 as deltas, events on the thread's
+// track), the clock snapshot tying clock 64 to BOOTTIME, and the thread
+// and process descriptors.
+void ResetSequence(TrackEventSequence* seq, uint64_t now) {
+  TrackEventIncrementalState* incremental = seq->incremental;
+  if (seq->tid == 0)
+    seq->tid = CurrentTid();
+  {
+    auto packet = seq->TakePacket();
+    packet->set_sequence_flags(kClearedFlag);
+    packet->set_timestamp(now);
+    packet->set_timestamp_clock_id(kBootTimeClockId);
+    auto* defaults = packet->set_trace_packet_defaults();
+    defaults->set_timestamp_clock_id(kIncrementalClockId);
+    defaults->set_track_event_defaults()->set_track_uuid(ThreadTrack().uuid());
+    auto* snapshot = packet->set_clock_snapshot();
+    auto* boottime = snapshot->add_clocks();
+    boottime->set_clock_id(kBootTimeClockId);
+    boottime->set_timestamp(now);
+    auto* incremental_clock = snapshot->add_clocks();
+    incremental_clock->set_clock_id(kIncrementalClockId);
+    incremental_clock->set_timestamp(now);
+    incremental_clock->set_is_incremental(true);
+    incremental_clock->set_unit_multiplier_ns(1);
+  }
+  WriteThreadDescriptor(seq);
+  WriteProcessDescriptor(seq);
+  incremental->was_cleared = false;
+  incremental->last_timestamp = now;
+}
+
+void WriteTrackDescriptor(TrackEventSequence* seq, const Track& track,
+                          uint64_t uuid) {
+  auto packet = seq->TakePacket();
+  packet->set_sequence_flags(kNeedsStateFlag);
+  auto* desc = packet->set_track_descriptor();
+  desc->set_uuid(uuid);
+  desc->set_parent_uuid(track.parent_uuid() ? track.parent_uuid() : ProcessUuid());
+  if (track.name())
+    desc->set_name(track.name());
+  if (track.kind() == Track::Kind::kCounter) {
+    auto* counter = desc->set_counter();
+    const char* unit = static_cast<const CounterTrack&>(track).unit();
+    if (unit)
+      counter->set_unit_name(unit);
+  }
+}
+
+// The uuid of |spec|'s track (0: the thread's, the default), writing its
+// descriptor first if this sequence has not described it yet.
+uint64_t ResolveTrack(TrackEventSequence* seq, const EventSpec& spec) {
+  if (!spec.track)
+    return spec.track_uuid;
+  switch (spec.track->kind()) {
+    case Track::Kind::kThread:
+      return 0;
+    case Track::Kind::kProcess:
+      return ProcessUuid();  // Described at every reset.
+    case Track::Kind::kCustom:
+    case Track::Kind::kCounter:
+      break;
+  }
+  const uint64_t uuid = spec.track->uuid();
+  if (seq->incremental->described_tracks.insert(uuid).second)
+    WriteTrackDescriptor(seq, *spec.track, uuid);
+  return uuid;
+}
+
+uint64_t CategoryIid(uint32_t category) { return category + 1u; }
+
+void InternCategory(TrackEventSequence* seq, uint32_t category) {
+  uint64_t& word = seq->incremental->interned_categories[category / 64];
+  const uint64_t bit = 1ull << (category % 64);
+  if (word & bit)
+    return;
+  word |= bit;
+  const char* name = RegisteredCategoryName(category);
+  seq->pending.push_back(
+      {protos::pbzero::InternedData::kEventCategoriesFieldNumber,
+       static_cast<uint32_t>(CategoryIid(category)), name ? name : "?"});
+}
+
+void WriteEventFields(TrackEventSequence* seq, protos::pbzero::TrackEvent* event,
+                      const EventSpec& spec, uint64_t track_uuid) {
+  event->set_type(static_cast<protos::pbzero::TrackEvent::Type>(spec.type));
+  if (track_uuid != 0)
+    event->set_track_uuid(track_uuid);
+  if (spec.type == EventType::kSliceEnd)
+    return;  // Readers close the innermost open slice of the track.
+  if (spec.dynamic_category) {
+    event->add_categories(spec.dynamic_category);
+  } else {
+    InternCategory(seq, spec.category);
+    event->add_category_iids(CategoryIid(spec.category));
+  }
+  if (spec.type == EventType::kCounter) {
+    if (spec.counter_is_double)
+      event->set_double_counter_value(spec.counter_double);
+    else
+      event->set_counter_value(spec.counter_int);
+    return;
+  }
+  if (spec.name.kind == EventName::kStatic && spec.name.data) {
+    bool is_new = false;
+    const uint32_t iid = seq->incremental->event_names.Intern(spec.name.data, &is_new);
+    if (is_new) {
+      seq->pending.push_back(
+          {protos::pbzero::InternedData::kEventNamesFieldNumber, iid, spec.name.data});
+    }
+    event->set_name_iid(iid);
+  } else if (spec.name.kind == EventName::kDynamic && spec.name.data) {
+    event->set_name(std::string_view(spec.name.data, spec.name.size));
+  }
+}
+
+void WriteInterned(TrackEventSequence* seq, TracePacket* packet) {
+  if (seq->pending.empty())
+    return;
+  auto* interned = packet->set_interned_data();
+  for (const TrackEventSequence::PendingIntern& entry : seq->pending) {
+    // EventCategory, EventName and DebugAnnotationName share the layout
+    // {iid = 1, name = 2}.
+    auto* item = interned->BeginNestedMessage<protozero::Message>(entry.field);
+    item->AppendVarInt(1, entry.iid);
+    item->AppendString(2, entry.name);
+  }
+  seq->pending.clear();
+}
+
+}  // namespace
+
+bool BeginEvent(uint32_t instance, const EventSpec& spec, EventContext* ctx) {
+  bool opened = false;
+  TrackEventDataSource::TraceInstances(
+      1u << instance, [&](TrackEventDataSource::TraceContext tc) {
+        TrackEventSequence* seq = GetSequence(tc);
+        const uint64_t now = TrackEventClock::NowNs();
+        TrackEventIncrementalState* incremental = seq->incremental;
+        if (ZT_UNLIKELY(incremental->was_cleared))
+          ResetSequence(seq, now);
+        const uint64_t track_uuid = ResolveTrack(seq, spec);
+        seq->packet = seq->TakePacket();
+        TracePacket* packet = seq->packet.get();
+        if (spec.has_timestamp) {
+          // Explicit times may go back: absolute, on BOOTTIME itself.
+          packet->set_timestamp(spec.timestamp);
+          packet->set_timestamp_clock_id(kBootTimeClockId);
+        } else {
+          // The clock's anchor renewal may step back a few ns: hold.
+          const uint64_t ts = now > incremental->last_timestamp
+                                  ? now
+                                  : incremental->last_timestamp;
+          packet->set_timestamp(ts - incremental->last_timestamp);
+          incremental->last_timestamp = ts;
+        }
+        packet->set_sequence_flags(kNeedsStateFlag);
+        auto* event = packet->set_track_event();
+        WriteEventFields(seq, event, spec, track_uuid);
+        EventContextAccess::Set(ctx, seq, event, track_uuid);
+        opened = true;
+      });
+  return opened;
+}
+
+void EndEvent(EventContext* ctx) {
+  auto* seq = static_cast<TrackEventSequence*>(EventContextAccess::sequence(*ctx));
+  WriteInterned(seq, seq->packet.get());
+  seq->packet.Finish();
+  seq->next_packet = seq->writer->NewTracePacket();
+}
+
+void WriteEvent(uint32_t category, uint8_t instances, EventType type,
+                const char* static_name) {
+  EventSpec spec;
+  spec.category = category;
+  spec.type = type;
+  spec.name = EventName{static_name, 0, EventName::kStatic};
+  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
+    if (!(instances & 1))
+      continue;
+    EventContext ctx;
+    if (BeginEvent(i, spec, &ctx))
+      EndEvent(&ctx);
+  }
+}
+
+void WriteSliceEnd(uint8_t instances, uint64_t track_uuid) {
+  EventSpec spec;
+  spec.type = EventType::kSliceEnd;
+  spec.track_uuid = track_uuid;
+  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
+    if (!(instances & 1))
+      continue;
+    EventContext ctx;
+    if (BeginEvent(i, spec, &ctx))
+      EndEvent(&ctx);
+  }
+}
+
+// The data source.
+void TrackEventDataSource::OnSetup(const SetupArgs& args) {
+  filter_ = CategoryFilter::FromConfig(
+      args.config ? args.config->track_event_config_raw() : std::string());
+}
+
+void TrackEventDataSource::OnStart(const StartArgs& args) {
+  EnableCategoryInstance(args.internal_instance_index, filter_);
+}
+
+void TrackEventDataSource::OnStop(const StopArgs& args) {
+  DisableCategoryInstance(args.internal_instance_index);
+}
+
+bool RegisterTrackEventDataSource() {
+  protos::gen::DataSourceDescriptor descriptor;
+  descriptor.set_name("track_event");
+  return TrackEventDataSource::Register(descriptor);
+}
+
+}  // namespace internal
+
+// Public value types.
+uint64_t Track::uuid() const {
+  switch (kind_) {
+    case Kind::kProcess:
+      return internal::ProcessUuid();
+    case Kind::kThread:
+      return internal::CurrentTid() ^ internal::ProcessUuid();
+    case Kind::kCustom:
+      return internal::MixUuid(id_, parent_uuid_ ? parent_uuid_ : internal::ProcessUuid());
+    case Kind::kCounter:
+      return internal::MixUuid(id_ ^ 0x636f756e746572ull,  // "counter"
+                               internal::ProcessUuid());
+  }
+  return 0;
+}
+
+namespace internal {
+size_t StringLength(const char* str) { return str ? strlen(str) : 0; }
+}  // namespace internal
+
+DynamicString::DynamicString(const char* str)
+    : value(str), length(str ? strlen(str) : 0) {}
+
+Flow Flow::ProcessScoped(uint64_t id) {
+  return Flow{internal::MixUuid(id, internal::ProcessUuid())};
+}
+TerminatingFlow TerminatingFlow::ProcessScoped(uint64_t id) {
+  return TerminatingFlow{internal::MixUuid(id, internal::ProcessUuid())};
+}
+
+}  // namespace zt

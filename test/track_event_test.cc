@@ -1,0 +1,422 @@
+// Track events end to end through the in-process backend, decoded with
+// libprotobuf and read the way upstream's trace processor reads them
+// (docs/design/track_event.md): per-sequence validity, interned names,
+// the incremental clock, track descriptors. Golden checks on what each
+// macro writes.
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "zt/config/data_source_config.gen.h"
+#include "zt/config/trace_config.gen.h"
+#include "zt/config/track_event/track_event_config.pb.h"
+#include "zt/trace/trace.pb.h"
+#include "zt/trace/track_event/track_event.pbzero.h"
+#include "zt/tracing/tracing.h"
+#include "zt/tracing/track_event.h"
+
+ZT_DECLARE_CATEGORIES(ZT_CATEGORY_SLOT(0),
+                      zt::Category{"test"},
+                      zt::Category{"gfx"}.SetDescription("Graphics"),
+                      zt::Category{"gfx.debug"}.SetTags("debug"),
+                      zt::Category{"slow.thing"}.SetTags("slow"));
+ZT_DEFINE_CATEGORIES(ZT_CATEGORY_SLOT(0));
+
+ZT_DECLARE_CATEGORIES(ZT_CATEGORY_SLOT(5), zt::Category{"net"});
+ZT_DEFINE_CATEGORIES(ZT_CATEGORY_SLOT(5));
+
+namespace zt {
+namespace {
+
+// One event as a reader sees it.
+struct Event {
+  uint32_t sequence = 0;
+  uint64_t ts = 0;
+  int type = 0;
+  std::string category;
+  std::string name;
+  uint64_t track_uuid = 0;
+  std::map<std::string, std::string> args;  // Values printed as text.
+  std::vector<uint64_t> flows;
+  std::vector<uint64_t> terminating_flows;
+  bool has_counter = false;
+  double counter = 0;
+};
+
+struct ReadTrace {
+  std::vector<Event> events;
+  std::map<uint64_t, protos::TrackDescriptor> tracks;  // By uuid.
+  std::vector<std::string> problems;  // What a reader would warn about.
+  size_t cleared_packets = 0;
+};
+
+// Reads the producer sequences like upstream's processor: a sequence is
+// usable from its first SEQ_INCREMENTAL_STATE_CLEARED packet; interned
+// data and defaults belong to the sequence; clock 64 accumulates deltas.
+ReadTrace Read(const std::vector<char>& bytes) {
+  protos::Trace trace;
+  EXPECT_TRUE(trace.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+  struct SequenceState {
+    bool valid = false;
+    uint64_t clock64 = 0;
+    bool has_clock64 = false;
+    uint32_t default_clock = 0;
+    uint64_t default_track = 0;
+    std::map<uint64_t, std::string> categories, names, annotation_names;
+  };
+  std::map<uint32_t, SequenceState> sequences;
+  ReadTrace out;
+  for (const protos::TracePacket& packet : trace.packet()) {
+    const uint32_t seq_id = packet.trusted_packet_sequence_id();
+    if (seq_id == 1)
+      continue;  // The service's own packets.
+    SequenceState& seq = sequences[seq_id];
+    if (packet.sequence_flags() & 1) {
+      seq = SequenceState();
+      seq.valid = true;
+      out.cleared_packets++;
+    } else if (packet.previous_packet_dropped()) {
+      seq.valid = false;
+    }
+    if ((packet.sequence_flags() & 2) && !seq.valid) {
+      out.problems.push_back("packet needing state on invalid sequence " +
+                             std::to_string(seq_id));
+      continue;
+    }
+    if (packet.has_trace_packet_defaults()) {
+      seq.default_clock = packet.trace_packet_defaults().timestamp_clock_id();
+      seq.default_track = packet.trace_packet_defaults().track_event_defaults().track_uuid();
+    }
+    for (const auto& e : packet.interned_data().event_categories())
+      seq.categories[e.iid()] = e.name();
+    for (const auto& e : packet.interned_data().event_names())
+      seq.names[e.iid()] = e.name();
+    for (const auto& e : packet.interned_data().debug_annotation_names())
+      seq.annotation_names[e.iid()] = e.name();
+    if (packet.has_clock_snapshot()) {
+      bool has_boottime = false;
+      for (const auto& clock : packet.clock_snapshot().clocks()) {
+        has_boottime |= clock.clock_id() == 6;
+        if (clock.clock_id() == 64) {
+          if (!clock.is_incremental())
+            out.problems.push_back("clock 64 not incremental");
+          if (seq.has_clock64 && clock.timestamp() < seq.clock64)
+            out.problems.push_back("clock 64 snapshot went back");
+          seq.clock64 = clock.timestamp();
+          seq.has_clock64 = true;
+        }
+      }
+      if (!has_boottime)
+        out.problems.push_back("clock snapshot without BOOTTIME");
+      continue;  // Readers use nothing else of a snapshot packet.
+    }
+    if (packet.has_track_descriptor()) {
+      const auto& desc = packet.track_descriptor();
+      auto it = out.tracks.find(desc.uuid());
+      if (it != out.tracks.end() &&
+          (it->second.parent_uuid() != desc.parent_uuid() ||
+           it->second.has_counter() != desc.has_counter())) {
+        out.problems.push_back("conflicting descriptors for a uuid");
+      }
+      out.tracks[desc.uuid()] = desc;
+    }
+    if (!packet.has_track_event())
+      continue;
+    const protos::TrackEvent& te = packet.track_event();
+    Event event;
+    event.sequence = seq_id;
+    const uint32_t clock = packet.has_timestamp_clock_id() ? packet.timestamp_clock_id()
+                                                            : seq.default_clock;
+    if (clock == 64) {
+      if (!seq.has_clock64)
+        out.problems.push_back("clock 64 used before its snapshot");
+      seq.clock64 += packet.timestamp();
+      event.ts = seq.clock64;
+    } else if (clock == 6) {
+      event.ts = packet.timestamp();
+    } else {
+      out.problems.push_back("unexpected clock " + std::to_string(clock));
+    }
+    event.type = te.type();
+    for (uint64_t iid : te.category_iids()) {
+      auto it = seq.categories.find(iid);
+      if (it == seq.categories.end())
+        out.problems.push_back("unknown category iid " + std::to_string(iid));
+      else
+        event.category = it->second;
+    }
+    for (const std::string& c : te.categories())
+      event.category = c;
+    if (te.has_name_iid()) {
+      auto it = seq.names.find(te.name_iid());
+      if (te.name_iid() == 0 || it == seq.names.end())
+        out.problems.push_back("unknown name iid " + std::to_string(te.name_iid()));
+      else
+        event.name = it->second;
+    } else if (te.has_name()) {
+      event.name = te.name();
+    }
+    event.track_uuid = te.has_track_uuid() ? te.track_uuid() : seq.default_track;
+    if (event.track_uuid != 0 && !out.tracks.count(event.track_uuid))
+      out.problems.push_back("event on an undescribed track");
+    for (const auto& a : te.debug_annotations()) {
+      std::string key = a.has_name_iid() ? seq.annotation_names[a.name_iid()] : a.name();
+      std::string value;
+      if (a.has_int_value()) value = "int:" + std::to_string(a.int_value());
+      if (a.has_uint_value()) value = "uint:" + std::to_string(a.uint_value());
+      if (a.has_bool_value()) value = std::string("bool:") + (a.bool_value() ? "1" : "0");
+      if (a.has_double_value()) value = "double:" + std::to_string(a.double_value());
+      if (a.has_string_value()) value = "string:" + a.string_value();
+      if (a.has_pointer_value()) value = "pointer:" + std::to_string(a.pointer_value());
+      event.args[key] = value;
+    }
+    event.flows.assign(te.flow_ids().begin(), te.flow_ids().end());
+    event.terminating_flows.assign(te.terminating_flow_ids().begin(),
+                                   te.terminating_flow_ids().end());
+    if (te.has_counter_value()) {
+      event.has_counter = true;
+      event.counter = static_cast<double>(te.counter_value());
+    } else if (te.has_double_counter_value()) {
+      event.has_counter = true;
+      event.counter = te.double_counter_value();
+    }
+    out.events.push_back(event);
+  }
+  return out;
+}
+
+std::string SerializeTrackEventConfig(const std::vector<std::string>& enabled,
+                                      const std::vector<std::string>& disabled = {}) {
+  protos::TrackEventConfig config;
+  for (const auto& c : enabled)
+    config.add_enabled_categories(c);
+  for (const auto& c : disabled)
+    config.add_disabled_categories(c);
+  return config.SerializeAsString();
+}
+
+class TrackEventTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    TracingInitArgs args;
+    ASSERT_TRUE(Tracing::Initialize(args));
+  }
+
+  // Records what |body| emits with |track_event_config| and reads it.
+  template <typename Body>
+  ReadTrace Record(const std::string& track_event_config, Body body,
+                   uint32_t clear_period_ms = 0) {
+    protos::gen::TraceConfig config;
+    config.add_buffers()->set_size_kb(4096);
+    auto* ds = config.add_data_sources()->mutable_config();
+    ds->set_name("track_event");
+    ds->set_track_event_config_raw(track_event_config);
+    if (clear_period_ms)
+      config.mutable_incremental_state_config()->set_clear_period_ms(clear_period_ms);
+    auto session = Tracing::NewTrace();
+    session->Setup(config);
+    session->StartBlocking();
+    body();
+    session->StopBlocking();
+    ReadTrace read = Read(session->ReadTraceBlocking());
+    EXPECT_EQ(read.problems, std::vector<std::string>());
+    return read;
+  }
+};
+
+std::vector<std::string> Describe(const std::vector<Event>& events) {
+  std::vector<std::string> out;
+  for (const Event& e : events) {
+    static const char* const kTypes[] = {"?", "B", "E", "I", "C"};
+    out.push_back(std::string(kTypes[e.type]) + " " + e.category + " " + e.name);
+  }
+  return out;
+}
+
+TEST_F(TrackEventTest, DisabledWithoutSession) {
+  EXPECT_FALSE(TRACE_EVENT_CATEGORY_ENABLED("test"));
+  int evaluated = 0;
+  TRACE_EVENT_INSTANT("test", "never", "arg", ++evaluated);
+  EXPECT_EQ(evaluated, 0);  // Arguments are not evaluated when disabled.
+}
+
+TEST_F(TrackEventTest, SlicesInstantsAndNames) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    EXPECT_TRUE(TRACE_EVENT_CATEGORY_ENABLED("test"));
+    TRACE_EVENT("test", "outer");
+    {
+      TRACE_EVENT("gfx", "inner");
+      TRACE_EVENT_INSTANT("net", "ping");
+    }
+    TRACE_EVENT_BEGIN("test", "manual");
+    TRACE_EVENT_END("test");
+    TRACE_EVENT_INSTANT("test", DynamicString(std::string("dyn") + "amic"));
+    TRACE_EVENT_INSTANT(DynamicCategory("runtime.cat"), "dynamic category");
+  });
+  EXPECT_EQ(Describe(read.events),
+            (std::vector<std::string>{"B test outer", "B gfx inner", "I net ping",
+                                      "E  ", "B test manual", "E  ",
+                                      "I test dynamic", "I runtime.cat dynamic category",
+                                      "E  "}));
+  // Timestamps never go back on a sequence.
+  for (size_t i = 1; i < read.events.size(); i++)
+    EXPECT_GE(read.events[i].ts, read.events[i - 1].ts) << i;
+  // All on this thread's track, described with pid and tid, under the
+  // process's track.
+  const uint64_t thread_uuid = read.events[0].track_uuid;
+  ASSERT_TRUE(read.tracks.count(thread_uuid));
+  const auto& thread = read.tracks[thread_uuid];
+  EXPECT_EQ(thread.thread().pid(), getpid());
+  EXPECT_EQ(thread.thread().tid(), syscall(SYS_gettid));
+  ASSERT_TRUE(read.tracks.count(thread.parent_uuid()));
+  EXPECT_EQ(read.tracks[thread.parent_uuid()].process().pid(), getpid());
+  EXPECT_FALSE(read.tracks[thread.parent_uuid()].process().process_name().empty());
+}
+
+TEST_F(TrackEventTest, ConfigSelectsCategories) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"gfx*"}, {"*"}), [] {
+    TRACE_EVENT_INSTANT("test", "no");
+    TRACE_EVENT_INSTANT("gfx", "yes");
+    // A "debug" tag beats a pattern (upstream's rule): exact names only.
+    TRACE_EVENT_INSTANT("gfx.debug", "no");
+    TRACE_EVENT_INSTANT("net", "no");
+    TRACE_EVENT_INSTANT(DynamicCategory("gfx.runtime"), "yes");
+    TRACE_EVENT_INSTANT(DynamicCategory("other"), "no");
+  });
+  EXPECT_EQ(Describe(read.events),
+            (std::vector<std::string>{"I gfx yes", "I gfx.runtime yes"}));
+  read = Record(SerializeTrackEventConfig({"gfx.debug"}, {"*"}), [] {
+    TRACE_EVENT_INSTANT("gfx.debug", "yes");
+    TRACE_EVENT_INSTANT("gfx", "no");
+  });
+  EXPECT_EQ(Describe(read.events), (std::vector<std::string>{"I gfx.debug yes"}));
+  // Default config: everything but "slow" and "debug" tags.
+  read = Record("", [] {
+    TRACE_EVENT_INSTANT("gfx", "yes");
+    TRACE_EVENT_INSTANT("gfx.debug", "no");
+    TRACE_EVENT_INSTANT("slow.thing", "no");
+  });
+  EXPECT_EQ(Describe(read.events), (std::vector<std::string>{"I gfx yes"}));
+  EXPECT_FALSE(TRACE_EVENT_CATEGORY_ENABLED("gfx"));  // Off after the stop.
+}
+
+TEST_F(TrackEventTest, DebugAnnotations) {
+  enum Color { kRed = 3 };
+  int value = 7;
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [&] {
+    TRACE_EVENT_INSTANT("test", "args", "int", -5, "uint", 5u, "bool", true,
+                        "double", 1.5, "cstr", "text", "string", std::string("std"),
+                        "pointer", reinterpret_cast<void*>(0x1234), "enum", kRed,
+                        DynamicString("dynamic key"), value);
+  });
+  ASSERT_EQ(read.events.size(), 1u);
+  EXPECT_EQ(read.events[0].args,
+            (std::map<std::string, std::string>{{"int", "int:-5"},
+                                                {"uint", "uint:5"},
+                                                {"bool", "bool:1"},
+                                                {"double", "double:1.500000"},
+                                                {"cstr", "string:text"},
+                                                {"string", "string:std"},
+                                                {"pointer", "pointer:4660"},
+                                                {"enum", "int:3"},
+                                                {"dynamic key", "int:7"}}));
+}
+
+TEST_F(TrackEventTest, CountersTracksFlowsAndTimestamps) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    TRACE_COUNTER("test", CounterTrack("queue", "items"), 3);
+    TRACE_COUNTER("test", "ratio", 0.25);
+    TRACE_EVENT_BEGIN("net", "request", Track(42, "requests"));
+    TRACE_EVENT_END("net", Track(42, "requests"));
+    TRACE_EVENT_INSTANT("test", "process-wide", ProcessTrack());
+    TRACE_EVENT_INSTANT("test", "at 1000", TraceTimestamp{1000});
+    TRACE_EVENT_INSTANT("test", "out", Flow::ProcessScoped(9));
+    TRACE_EVENT_INSTANT("test", "in", TerminatingFlow::ProcessScoped(9));
+    TRACE_EVENT_INSTANT("test", "typed", [](EventContext& ctx) {
+      ctx.event()->set_name("renamed by callback");
+      ctx.AddDebugAnnotation("from", "callback");
+    });
+  });
+  ASSERT_EQ(read.events.size(), 9u);
+  const Event& queue = read.events[0];
+  EXPECT_TRUE(queue.has_counter);
+  EXPECT_EQ(queue.counter, 3);
+  ASSERT_TRUE(read.tracks.count(queue.track_uuid));
+  EXPECT_TRUE(read.tracks[queue.track_uuid].has_counter());
+  EXPECT_EQ(read.tracks[queue.track_uuid].name(), "queue");
+  EXPECT_EQ(read.tracks[queue.track_uuid].counter().unit_name(), "items");
+  EXPECT_EQ(read.events[1].counter, 0.25);
+  EXPECT_EQ(read.tracks[read.events[1].track_uuid].name(), "ratio");
+
+  const Event& begin = read.events[2];
+  const Event& end = read.events[3];
+  EXPECT_EQ(begin.track_uuid, end.track_uuid);
+  EXPECT_EQ(read.tracks[begin.track_uuid].name(), "requests");
+  EXPECT_EQ(read.tracks[read.events[4].track_uuid].process().pid(), getpid());
+  EXPECT_EQ(read.events[5].ts, 1000u);
+  ASSERT_EQ(read.events[6].flows.size(), 1u);
+  EXPECT_EQ(read.events[7].terminating_flows, read.events[6].flows);
+  EXPECT_EQ(read.events[8].name, "renamed by callback");
+  EXPECT_EQ(read.events[8].args["from"], "string:callback");
+}
+
+TEST_F(TrackEventTest, ScopedSliceOnATrackEndsThere) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    TRACE_EVENT("test", "async", Track(7));
+  });
+  ASSERT_EQ(read.events.size(), 2u);
+  EXPECT_NE(read.events[0].track_uuid, 0u);
+  EXPECT_EQ(read.events[1].type, 2);
+  EXPECT_EQ(read.events[1].track_uuid, read.events[0].track_uuid);
+}
+
+TEST_F(TrackEventTest, IncrementalStateIsWrittenAgainAfterAClear) {
+  ReadTrace read = Record(
+      SerializeTrackEventConfig({"*"}),
+      [] {
+        // Keep emitting until the service has asked for a few clears
+        // (every 5 ms); bounded by a deadline.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        for (int i = 0; std::chrono::steady_clock::now() < deadline; i++) {
+          TRACE_EVENT("test", "tick");
+          if (i % 1000 == 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            if (i >= 20000)
+              break;
+          }
+        }
+      },
+      /*clear_period_ms=*/5);
+  EXPECT_GT(read.cleared_packets, 1u);
+  for (const Event& e : read.events) {
+    if (e.type == 1) {
+      ASSERT_EQ(e.name, "tick");
+    }
+  }
+}
+
+TEST_F(TrackEventTest, ThreadsGetTheirOwnNamedTracks) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    std::thread worker([] {
+      pthread_setname_np(pthread_self(), "zt-worker");
+      TRACE_EVENT("test", "on worker");
+    });
+    worker.join();
+    TRACE_EVENT("test", "on main");
+  });
+  ASSERT_EQ(read.events.size(), 4u);
+  EXPECT_NE(read.events[0].sequence, read.events[2].sequence);
+  EXPECT_EQ(read.tracks[read.events[0].track_uuid].thread().thread_name(), "zt-worker");
+}
+
+}  // namespace
+}  // namespace zt
