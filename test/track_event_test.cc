@@ -44,6 +44,7 @@ struct Event {
   int type = 0;
   std::string category;
   std::string name;
+  bool name_inline = false;  // Written as a string, not interned.
   uint64_t track_uuid = 0;
   std::map<std::string, std::string> args;  // Values printed as text.
   std::vector<uint64_t> flows;
@@ -164,6 +165,7 @@ ReadTrace Read(const std::vector<char>& bytes) {
         event.name = it->second;
     } else if (te.has_name()) {
       event.name = te.name();
+      event.name_inline = true;
     }
     event.track_uuid = te.has_track_uuid() ? te.track_uuid() : seq.default_track;
     if (event.track_uuid != 0 && !out.tracks.count(event.track_uuid))
@@ -267,6 +269,9 @@ TEST_F(TrackEventTest, SlicesInstantsAndNames) {
                                       "E  ", "B test manual", "E  ",
                                       "I test dynamic", "I runtime.cat dynamic category",
                                       "E  "}));
+  // Literal names are interned; only the DynamicString is inline.
+  for (const Event& e : read.events)
+    EXPECT_EQ(e.name_inline, e.name == "dynamic") << e.name;
   // Timestamps never go back on a sequence.
   for (size_t i = 1; i < read.events.size(); i++)
     EXPECT_GE(read.events[i].ts, read.events[i - 1].ts) << i;

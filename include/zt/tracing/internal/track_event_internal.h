@@ -38,14 +38,14 @@ size_t StringLength(const char* str);
 // A string literal (a const char array) and StaticString are interned by
 // address; a writable char array and DynamicString are copied.
 template <typename T>
-EventName MakeEventName(const T& name) {
+EventName MakeEventName(T&& name) {
   using V = RemoveCvRef<T>;
   if constexpr (IsSame<V, StaticString>::value) {
     return EventName{name.value, 0, EventName::kStatic};
   } else if constexpr (IsSame<V, DynamicString>::value) {
     return EventName{name.value, name.length, EventName::kDynamic};
-  } else if constexpr (IsConstCharArray<T>::value) {
-    return EventName{name, sizeof(T) - 1, EventName::kStatic};
+  } else if constexpr (IsConstCharArray<RemoveRef<T>>::value) {
+    return EventName{name, sizeof(V) - 1, EventName::kStatic};
   } else if constexpr (IsCharArray<V>::value) {
     return EventName{name, StringLength(name), EventName::kDynamic};
   } else {
@@ -265,15 +265,16 @@ uint64_t EmitEvent(uint32_t category, uint8_t instances, const C& category_value
 // What the macros call (see ZT_INTERNAL_TRACK_EVENT_ in track_event.h).
 template <typename C, typename N, typename... Args>
 uint64_t EmitSliceBegin(uint32_t category, uint8_t instances,
-                        const C& category_value, const N& name, Args&&... args) {
+                        const C& category_value, N&& name, Args&&... args) {
   return EmitEvent(category, instances, category_value, EventType::kSliceBegin,
-                   MakeEventName(name), static_cast<Args&&>(args)...);
+                   MakeEventName(static_cast<N&&>(name)),
+                   static_cast<Args&&>(args)...);
 }
 template <typename C, typename N, typename... Args>
 void EmitInstant(uint32_t category, uint8_t instances, const C& category_value,
-                 const N& name, Args&&... args) {
+                 N&& name, Args&&... args) {
   EmitEvent(category, instances, category_value, EventType::kInstant,
-            MakeEventName(name), static_cast<Args&&>(args)...);
+            MakeEventName(static_cast<N&&>(name)), static_cast<Args&&>(args)...);
 }
 template <typename C, typename... Args>
 void EmitSliceEnd(uint32_t category, uint8_t instances, const C& category_value,

@@ -16,6 +16,11 @@ template <typename T> struct RemoveCvRefImpl<T&> : RemoveCvRefImpl<T> {};
 template <typename T> struct RemoveCvRefImpl<T&&> : RemoveCvRefImpl<T> {};
 template <typename T> using RemoveCvRef = typename RemoveCvRefImpl<T>::type;
 
+template <typename T> struct RemoveRefImpl { using type = T; };
+template <typename T> struct RemoveRefImpl<T&> { using type = T; };
+template <typename T> struct RemoveRefImpl<T&&> { using type = T; };
+template <typename T> using RemoveRef = typename RemoveRefImpl<T>::type;
+
 template <typename T> struct MakeVoid { using type = void; };
 template <typename T> using VoidT = typename MakeVoid<T>::type;
 
