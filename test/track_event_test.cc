@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -421,6 +422,68 @@ TEST_F(TrackEventTest, ThreadsGetTheirOwnNamedTracks) {
   ASSERT_EQ(read.events.size(), 4u);
   EXPECT_NE(read.events[0].sequence, read.events[2].sequence);
   EXPECT_EQ(read.tracks[read.events[0].track_uuid].thread().thread_name(), "zt-worker");
+}
+
+TEST_F(TrackEventTest, EightThreadsEveryEventExactlyOnce) {
+  constexpr int kThreads = 8;
+  constexpr int kEvents = 5000;
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; t++) {
+      threads.emplace_back([t] {
+        for (int i = 0; i < kEvents; i++) {
+          TRACE_EVENT("test", "work", "id", t * kEvents + i);
+          TRACE_COUNTER("test", "progress", i);
+        }
+      });
+    }
+    for (auto& thread : threads)
+      thread.join();
+  });
+  std::vector<int> seen(kThreads * kEvents, 0);
+  size_t ends = 0;
+  for (const Event& e : read.events) {
+    if (e.type == 2)
+      ends++;
+    auto it = e.args.find("id");
+    if (it == e.args.end())
+      continue;
+    const int id = std::stoi(it->second.substr(4));  // "int:N"
+    ASSERT_GE(id, 0);
+    ASSERT_LT(id, kThreads * kEvents);
+    seen[static_cast<size_t>(id)]++;
+  }
+  for (int id = 0; id < kThreads * kEvents; id++)
+    ASSERT_EQ(seen[static_cast<size_t>(id)], 1) << "event " << id;
+  EXPECT_EQ(ends, static_cast<size_t>(kThreads * kEvents));
+}
+
+TEST_F(TrackEventTest, SessionsStartAndStopWhileThreadsEmit) {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; t++) {
+    threads.emplace_back([&stop] {
+      while (!stop.load(std::memory_order_relaxed)) {
+        TRACE_EVENT("test", "busy");
+        TRACE_EVENT_INSTANT("gfx", "frame", "n", 1);
+      }
+    });
+  }
+  for (int round = 0; round < 6; round++) {
+    // Alternate configs so that category states change under the threads.
+    ReadTrace read = Record(SerializeTrackEventConfig({round % 2 ? "gfx" : "*"}, {"*"}),
+                            [] { std::this_thread::yield(); });
+    if (round % 2 == 0)
+      continue;
+    for (const Event& e : read.events) {
+      if (e.type != 2) {
+        ASSERT_EQ(e.category, "gfx");
+      }
+    }
+  }
+  stop = true;
+  for (auto& thread : threads)
+    thread.join();
 }
 
 }  // namespace

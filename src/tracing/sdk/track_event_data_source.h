@@ -22,6 +22,12 @@ struct TrackEventTraits : DefaultDataSourceTraits {
 class TrackEventDataSource
     : public DataSource<TrackEventDataSource, TrackEventTraits> {
  public:
+  // A full shared memory buffer makes the writing thread wait for the
+  // service to free a chunk (it drains at GB/s, so briefly), up to 1 s,
+  // then drop (counted and marked): events are not lost to a burst.
+  static constexpr BufferExhaustedPolicy kBufferExhaustedPolicy =
+      BufferExhaustedPolicy::kStallThenDrop;
+
   void OnSetup(const SetupArgs& args) override;
   void OnStart(const StartArgs& args) override;
   void OnStop(const StopArgs& args) override;
