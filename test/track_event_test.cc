@@ -348,7 +348,7 @@ TEST_F(TrackEventTest, CountersTracksFlowsAndTimestamps) {
     TRACE_EVENT_INSTANT("test", "out", Flow::ProcessScoped(9));
     TRACE_EVENT_INSTANT("test", "in", TerminatingFlow::ProcessScoped(9));
     TRACE_EVENT_INSTANT("test", "typed", [](EventContext& ctx) {
-      ctx.event()->set_name("renamed by callback");
+      ctx.event()->add_flow_ids(77);  // A typed field, through the writer.
       ctx.AddDebugAnnotation("from", "callback");
     });
   });
@@ -371,7 +371,8 @@ TEST_F(TrackEventTest, CountersTracksFlowsAndTimestamps) {
   EXPECT_EQ(read.events[5].ts, 1000u);
   ASSERT_EQ(read.events[6].flows.size(), 1u);
   EXPECT_EQ(read.events[7].terminating_flows, read.events[6].flows);
-  EXPECT_EQ(read.events[8].name, "renamed by callback");
+  EXPECT_EQ(read.events[8].name, "typed");
+  EXPECT_EQ(read.events[8].flows, std::vector<uint64_t>{77});
   EXPECT_EQ(read.events[8].args["from"], "string:callback");
 }
 

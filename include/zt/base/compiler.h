@@ -12,7 +12,11 @@
 #define ZT_NOINLINE __attribute__((noinline))
 #define ZT_PRINTF_FORMAT(fmt_index, first_arg) \
   __attribute__((format(printf, fmt_index, first_arg)))
+// A small thread-local the hot path reads: addressed from the thread
+// pointer directly, even in position-independent code.
+#define ZT_INITIAL_EXEC_TLS __attribute__((tls_model("initial-exec")))
 #else
+#define ZT_INITIAL_EXEC_TLS
 #define ZT_LIKELY(x) (x)
 #define ZT_UNLIKELY(x) (x)
 #define ZT_ALWAYS_INLINE

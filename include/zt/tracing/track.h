@@ -81,12 +81,14 @@ class Track {
 class ProcessTrack : public Track {
  public:
   ProcessTrack() : Track(Kind::kProcess, 0, nullptr, 0) {}
+  static ProcessTrack Current() { return ProcessTrack(); }
 };
 
 // The calling thread's track: where events go by default.
 class ThreadTrack : public Track {
  public:
   ThreadTrack() : Track(Kind::kThread, 0, nullptr, 0) {}
+  static ThreadTrack Current() { return ThreadTrack(); }
 };
 
 // A counter: values over time, drawn as a graph. |unit| is free text shown

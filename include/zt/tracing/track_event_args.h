@@ -63,11 +63,11 @@ struct TerminatingFlow {
 // What a callback argument receives: the event being written, to add
 // typed fields (include "zt/trace/track_event/track_event.pbzero.h" for
 // TrackEvent's setters) or annotations. Valid during the callback only.
+// A callback may take it by reference or by value.
 class EventContext {
  public:
+  // Copies write into the same event (a callback may take it by value).
   EventContext() = default;
-  EventContext(const EventContext&) = delete;
-  EventContext& operator=(const EventContext&) = delete;
 
   protos::pbzero::TrackEvent* event() const { return event_; }
   // The uuid of the track the event is on (0: the thread's).

@@ -16,7 +16,7 @@ uint64_t BootTimeNs() {
          static_cast<uint64_t>(ts.tv_nsec);
 }
 
-thread_local TrackEventClock::Anchor TrackEventClock::anchor_;
+ZT_INITIAL_EXEC_TLS thread_local TrackEventClock::Anchor TrackEventClock::anchor_;
 
 namespace {
 

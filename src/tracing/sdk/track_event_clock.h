@@ -66,7 +66,7 @@ class TrackEventClock {
     uint64_t valid_ticks = 0;      // 0: renew at the next read.
   };
   static uint64_t NowSlow(uint64_t ticks);
-  static thread_local Anchor anchor_;
+  ZT_INITIAL_EXEC_TLS static thread_local Anchor anchor_;
 };
 
 }  // namespace internal

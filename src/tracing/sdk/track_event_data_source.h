@@ -28,6 +28,9 @@ class TrackEventDataSource
   static constexpr BufferExhaustedPolicy kBufferExhaustedPolicy =
       BufferExhaustedPolicy::kStallThenDrop;
 
+  // For the writer's own per-thread fast path (track_event_writer.cc).
+  static const DataSourceStaticState& State() { return static_state(); }
+
   void OnSetup(const SetupArgs& args) override;
   void OnStart(const StartArgs& args) override;
   void OnStop(const StopArgs& args) override;

@@ -12,6 +12,7 @@
 #include "src/tracing/sdk/intern_table.h"
 #include "zt/ext/tracing/core/trace_writer.h"
 #include "zt/tracing/category.h"
+#include "zt/tracing/internal/data_source_internal.h"
 #include "zt/tracing/track_event_args.h"
 
 namespace zt {
@@ -50,6 +51,12 @@ struct TrackEventSequence {
   }
   TrackEventIncrementalState* incremental = nullptr;
   uint64_t packets_dropped_seen = 0;
+  // What the fast path checks to know the sequence is still current: the
+  // instance slot, and its generations when this state was last made
+  // current (read before, so a change in between is seen as a change).
+  const DataSourceInstanceState* instance_state = nullptr;
+  uint64_t generation = 0;
+  uint32_t incremental_generation = 0;
   uint64_t tid = 0;
 
   // Interned entries the open event needs, written after the TrackEvent.

@@ -206,9 +206,9 @@ uint64_t ResolveTrack(TrackEventSequence* seq, const EventSpec& spec) {
   return uuid;
 }
 
-uint64_t CategoryIid(uint32_t category) { return category + 1u; }
+inline uint64_t CategoryIid(uint32_t category) { return category + 1u; }
 
-void InternCategory(TrackEventSequence* seq, uint32_t category) {
+inline void InternCategory(TrackEventSequence* seq, uint32_t category) {
   uint64_t& word = seq->incremental->interned_categories[category / 64];
   const uint64_t bit = 1ull << (category % 64);
   if (word & bit)
@@ -267,39 +267,157 @@ void WriteInterned(TrackEventSequence* seq, TracePacket* packet) {
   seq->pending.clear();
 }
 
-}  // namespace
+// Each thread's current sequence per instance: a plain array (no TLS
+// initializer to call), checked against the instance slot at each event.
+// Initial-exec: one %fs-relative load, where the default model for code
+// that may end up in a shared library calls __tls_get_addr.
+ZT_INITIAL_EXEC_TLS thread_local TrackEventSequence* t_sequences[kMaxDataSourceInstances];
 
-bool BeginEvent(uint32_t instance, const EventSpec& spec, EventContext* ctx) {
-  bool opened = false;
+// Makes instance |instance|'s sequence current for this thread through the
+// DataSource machinery (a new writer for a new session, new incremental
+// state after a clear or a drop, which it then writes). Null if the
+// instance is not recording.
+ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance) {
+  const DataSourceInstanceState& slot = TrackEventDataSource::State().instances[instance];
+  const uint64_t generation = slot.generation.load(std::memory_order_acquire);
+  const uint32_t incremental_generation =
+      slot.incremental_generation.load(std::memory_order_acquire);
+  TrackEventSequence* result = nullptr;
+  t_sequences[instance] = nullptr;
   TrackEventDataSource::TraceInstances(
       1u << instance, [&](TrackEventDataSource::TraceContext tc) {
         TrackEventSequence* seq = GetSequence(tc);
-        const uint64_t now = TrackEventClock::NowNs();
-        TrackEventIncrementalState* incremental = seq->incremental;
-        if (ZT_UNLIKELY(incremental->was_cleared))
-          ResetSequence(seq, now);
-        const uint64_t track_uuid = ResolveTrack(seq, spec);
-        seq->packet = seq->TakePacket();
-        TracePacket* packet = seq->packet.get();
-        if (spec.has_timestamp) {
-          // Explicit times may go back: absolute, on BOOTTIME itself.
-          packet->set_timestamp(spec.timestamp);
-          packet->set_timestamp_clock_id(kBootTimeClockId);
-        } else {
-          // The clock's anchor renewal may step back a few ns: hold.
-          const uint64_t ts = now > incremental->last_timestamp
-                                  ? now
-                                  : incremental->last_timestamp;
-          packet->set_timestamp(ts - incremental->last_timestamp);
-          incremental->last_timestamp = ts;
-        }
-        packet->set_sequence_flags(kNeedsStateFlag);
-        auto* event = packet->set_track_event();
-        WriteEventFields(seq, event, spec, track_uuid);
-        EventContextAccess::Set(ctx, seq, event, track_uuid);
-        opened = true;
+        seq->instance_state = tc.instance_state();
+        seq->generation = generation;
+        seq->incremental_generation = incremental_generation;
+        if (seq->incremental->was_cleared)
+          ResetSequence(seq, TrackEventClock::NowNs());
+        result = seq;
       });
-  return opened;
+  t_sequences[instance] = result;
+  return result;
+}
+
+inline TrackEventSequence* AcquireSequence(uint32_t instance) {
+  TrackEventSequence* seq = t_sequences[instance];
+  if (ZT_LIKELY(seq != nullptr)) {
+    const DataSourceStaticState& state = TrackEventDataSource::State();
+    const DataSourceInstanceState& slot = state.instances[instance];
+    if (ZT_LIKELY(
+            ((state.valid_instances.load(std::memory_order_relaxed) >> instance) & 1) &&
+            slot.generation.load(std::memory_order_acquire) == seq->generation &&
+            slot.incremental_generation.load(std::memory_order_relaxed) ==
+                seq->incremental_generation &&
+            seq->writer->stats().packets_dropped == seq->packets_dropped_seen)) {
+      return seq;
+    }
+  }
+  return AcquireSequenceSlow(instance);
+}
+
+// The delta to write for |now| (held at the last one if the clock stepped
+// back on an anchor renewal); advances the sequence's base.
+inline uint64_t NextDelta(TrackEventIncrementalState* incremental, uint64_t now) {
+  const uint64_t last = incremental->last_timestamp;
+  const uint64_t ts = now > last ? now : last;
+  incremental->last_timestamp = ts;
+  return ts - last;
+}
+
+inline uint8_t* WriteVarInt(uint64_t value, uint8_t* p) {
+  while (value >= 0x80) {
+    *p++ = static_cast<uint8_t>(value | 0x80);
+    value >>= 7;
+  }
+  *p++ = static_cast<uint8_t>(value);
+  return p;
+}
+
+// Encodes an event without arguments, at most kMaxSimpleEventSize bytes:
+// timestamp, sequence flags and the TrackEvent, with one-byte lengths (the
+// nested-message API reserves four).
+constexpr size_t kMaxSimpleEventSize = 64;
+
+inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType type,
+                                  uint32_t category, const char* static_name,
+                                  uint64_t track_uuid, uint64_t delta) {
+  *p++ = 0x40;  // timestamp (8), varint.
+  p = WriteVarInt(delta, p);
+  *p++ = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
+  *p++ = kNeedsStateFlag;
+  *p++ = 0x5a;  // track_event (11), length-delimited; at most 29 bytes.
+  uint8_t* length = p++;
+  uint8_t* event_start = p;
+  *p++ = 0x48;  // type (9).
+  *p++ = static_cast<uint8_t>(type);
+  if (track_uuid != 0) {
+    *p++ = 0x58;  // track_uuid (11).
+    p = WriteVarInt(track_uuid, p);
+  }
+  if (type != EventType::kSliceEnd) {
+    InternCategory(seq, category);
+    *p++ = 0x18;  // category_iids (3).
+    p = WriteVarInt(CategoryIid(category), p);
+    if (static_name) {
+      bool is_new = false;
+      const uint32_t iid = seq->incremental->event_names.Intern(static_name, &is_new);
+      if (ZT_UNLIKELY(is_new)) {
+        seq->pending.push_back(
+            {protos::pbzero::InternedData::kEventNamesFieldNumber, iid, static_name});
+      }
+      *p++ = 0x50;  // name_iid (10).
+      p = WriteVarInt(iid, p);
+    }
+  }
+  *length = static_cast<uint8_t>(p - event_start);
+  return p;
+}
+
+// An event without arguments, on the thread's track or |track_uuid|, now,
+// encoded straight into the chunk when it has room (else through a copy).
+void WriteSimpleEvent(TrackEventSequence* seq, EventType type, uint32_t category,
+                      const char* static_name, uint64_t track_uuid) {
+  const uint64_t delta = NextDelta(seq->incremental, TrackEventClock::NowNs());
+  TraceWriter::TracePacketHandle packet = seq->TakePacket();
+  protozero::ScatteredStreamWriter* stream = packet->stream_writer();
+  uint8_t* dst = stream->write_ptr();
+  if (ZT_LIKELY(stream->end() - dst >= static_cast<ptrdiff_t>(kMaxSimpleEventSize))) {
+    stream->set_write_ptr(
+        EncodeSimpleEvent(dst, seq, type, category, static_name, track_uuid, delta));
+  } else {
+    uint8_t buf[kMaxSimpleEventSize];
+    const uint8_t* end =
+        EncodeSimpleEvent(buf, seq, type, category, static_name, track_uuid, delta);
+    packet->AppendRawProtoBytes(buf, static_cast<size_t>(end - buf));
+  }
+  if (ZT_UNLIKELY(!seq->pending.empty()))
+    WriteInterned(seq, packet.get());
+  packet.Finish();
+  seq->next_packet = seq->writer->NewTracePacket();
+}
+
+}  // namespace
+
+bool BeginEvent(uint32_t instance, const EventSpec& spec, EventContext* ctx) {
+  TrackEventSequence* seq = AcquireSequence(instance);
+  if (!seq)
+    return false;
+  const uint64_t now = TrackEventClock::NowNs();
+  const uint64_t track_uuid = ResolveTrack(seq, spec);
+  seq->packet = seq->TakePacket();
+  TracePacket* packet = seq->packet.get();
+  if (spec.has_timestamp) {
+    // Explicit times may go back: absolute, on BOOTTIME itself.
+    packet->set_timestamp(spec.timestamp);
+    packet->set_timestamp_clock_id(kBootTimeClockId);
+  } else {
+    packet->set_timestamp(NextDelta(seq->incremental, now));
+  }
+  packet->set_sequence_flags(kNeedsStateFlag);
+  auto* event = packet->set_track_event();
+  WriteEventFields(seq, event, spec, track_uuid);
+  EventContextAccess::Set(ctx, seq, event, track_uuid);
+  return true;
 }
 
 void EndEvent(EventContext* ctx) {
@@ -311,29 +429,34 @@ void EndEvent(EventContext* ctx) {
 
 void WriteEvent(uint32_t category, uint8_t instances, EventType type,
                 const char* static_name) {
-  EventSpec spec;
-  spec.category = category;
-  spec.type = type;
-  spec.name = EventName{static_name, 0, EventName::kStatic};
+  if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
+    TrackEventSequence* seq =
+        AcquireSequence(static_cast<uint32_t>(__builtin_ctz(instances)));
+    if (ZT_LIKELY(seq != nullptr))
+      WriteSimpleEvent(seq, type, category, static_name, 0);
+    return;
+  }
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    EventContext ctx;
-    if (BeginEvent(i, spec, &ctx))
-      EndEvent(&ctx);
+    if (TrackEventSequence* seq = AcquireSequence(i))
+      WriteSimpleEvent(seq, type, category, static_name, 0);
   }
 }
 
 void WriteSliceEnd(uint8_t instances, uint64_t track_uuid) {
-  EventSpec spec;
-  spec.type = EventType::kSliceEnd;
-  spec.track_uuid = track_uuid;
+  if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
+    TrackEventSequence* seq =
+        AcquireSequence(static_cast<uint32_t>(__builtin_ctz(instances)));
+    if (ZT_LIKELY(seq != nullptr))
+      WriteSimpleEvent(seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
+    return;
+  }
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    EventContext ctx;
-    if (BeginEvent(i, spec, &ctx))
-      EndEvent(&ctx);
+    if (TrackEventSequence* seq = AcquireSequence(i))
+      WriteSimpleEvent(seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
   }
 }
 

@@ -1,0 +1,183 @@
+// The cost of the track event macros through the in-process backend, at
+// default settings (docs/benchmarks.md, "Track events").
+//
+//   track_event_benchmark                 Google Benchmark: ns per op; the
+//       enabled cases also report trace bytes per op and the share of
+//       events lost (counted in what the trace holds).
+//   track_event_benchmark --zt_case=NAME --zt_iterations=N
+//       runs one case N times in a session, without the harness, for
+//       callgrind's instruction counts on the calling thread
+//       (tools/track_event_callgrind).
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "zt/config/data_source_config.gen.h"
+#include "zt/config/trace_config.gen.h"
+#include "zt/trace/trace.pbzero.h"
+#include "zt/trace/trace_packet.pbzero.h"
+#include "zt/tracing/track_event.h"
+#include "zt/tracing/tracing.h"
+
+ZT_DECLARE_CATEGORIES(ZT_CATEGORY_SLOT(0), zt::Category{"bench"},
+                      zt::Category{"off"});
+ZT_DEFINE_CATEGORIES(ZT_CATEGORY_SLOT(0));
+
+namespace {
+
+// The cases, each one operation. Not inlined into the loops, so that
+// callgrind and the disassembly see one call site each.
+__attribute__((noinline)) void Slice() { TRACE_EVENT("bench", "slice"); }
+__attribute__((noinline)) void SliceWithInt(int64_t i) {
+  TRACE_EVENT("bench", "slice", "i", i);
+}
+__attribute__((noinline)) void Counter(int64_t i) {
+  TRACE_COUNTER("bench", "counter", i);
+}
+__attribute__((noinline)) void Instant() { TRACE_EVENT_INSTANT("bench", "instant"); }
+__attribute__((noinline)) void DisabledSlice() { TRACE_EVENT("off", "slice"); }
+
+// Events per op, for the loss share.
+struct Case {
+  std::function<void(int64_t)> run;
+  int events_per_op;
+  bool needs_session;
+};
+
+const std::map<std::string, Case>& Cases() {
+  static const auto* cases = new std::map<std::string, Case>{
+      {"DisabledNoSession", {[](int64_t) { DisabledSlice(); }, 0, false}},
+      {"DisabledCategoryOff", {[](int64_t) { DisabledSlice(); }, 0, true}},
+      {"ScopedSlice", {[](int64_t) { Slice(); }, 2, true}},
+      {"ScopedSliceIntArg", {[](int64_t i) { SliceWithInt(i); }, 2, true}},
+      {"Counter", {[](int64_t i) { Counter(i); }, 1, true}},
+      {"Instant", {[](int64_t) { Instant(); }, 1, true}},
+  };
+  return *cases;
+}
+
+// A session recording "bench" (not "off") into a DISCARD buffer large
+// enough for |events| events.
+std::unique_ptr<zt::TracingSession> StartSession(uint64_t events) {
+  zt::protos::gen::TraceConfig config;
+  auto* buffer = config.add_buffers();
+  const uint64_t kb = events * 64 / 1024 + 4096;
+  buffer->set_size_kb(static_cast<uint32_t>(kb));
+  buffer->set_fill_policy(zt::protos::gen::TraceConfig_BufferConfig_FillPolicy_DISCARD);
+  auto* ds = config.add_data_sources()->mutable_config();
+  ds->set_name("track_event");
+  // TrackEventConfig {disabled_categories: "off"}
+  ds->set_track_event_config_raw(std::string("\x0a\x03off", 5));
+  auto session = zt::Tracing::NewTrace();
+  session->Setup(config);
+  session->StartBlocking();
+  return session;
+}
+
+struct TraceSummary {
+  uint64_t track_event_packets = 0;
+  uint64_t bytes = 0;  // Of the track event packets, as in the file.
+};
+
+TraceSummary Summarize(const std::vector<char>& trace) {
+  TraceSummary summary;
+  zt::protos::pbzero::Trace_Decoder decoder(
+      reinterpret_cast<const uint8_t*>(trace.data()), trace.size());
+  for (auto it = decoder.packet(); it; ++it) {
+    zt::protos::pbzero::TracePacket_Decoder packet(*it);
+    if (!packet.has_track_event())
+      continue;
+    summary.track_event_packets++;
+    // The packet, its length prefix and its field tag.
+    const uint64_t size = it->size();
+    summary.bytes += size + 1 + (size < 128 ? 1 : size < 16384 ? 2 : 3);
+  }
+  return summary;
+}
+
+void RunBenchmark(benchmark::State& state, const Case& c) {
+  std::unique_ptr<zt::TracingSession> session;
+  if (c.needs_session) {
+    session = StartSession(static_cast<uint64_t>(state.max_iterations) *
+                           static_cast<uint64_t>(c.events_per_op));
+  }
+  int64_t i = 0;
+  for (auto _ : state)
+    c.run(i++);
+  if (!session)
+    return;
+  session->StopBlocking();
+  if (c.events_per_op == 0)
+    return;
+  const TraceSummary summary = Summarize(session->ReadTraceBlocking());
+  const double expected = static_cast<double>(state.iterations()) * c.events_per_op;
+  state.counters["bytes_per_op"] =
+      static_cast<double>(summary.bytes) / static_cast<double>(state.iterations());
+  state.counters["lost_share"] =
+      1.0 - static_cast<double>(summary.track_event_packets) / expected;
+}
+
+// Fixed iteration counts for the enabled cases: the trace must hold them.
+constexpr int64_t kEnabledIterations = 2 << 20;
+
+int RunOneCase(const std::string& name, int64_t iterations) {
+  auto it = Cases().find(name);
+  if (it == Cases().end()) {
+    fprintf(stderr, "unknown case '%s' (--zt_list_cases lists them)\n", name.c_str());
+    return 2;
+  }
+  std::unique_ptr<zt::TracingSession> session;
+  if (it->second.needs_session) {
+    session = StartSession(static_cast<uint64_t>(iterations) *
+                           static_cast<uint64_t>(it->second.events_per_op));
+  }
+  for (int64_t i = 0; i < iterations; i++)
+    it->second.run(i);
+  if (session)
+    session->StopBlocking();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  zt::TracingInitArgs init_args;
+  if (const char* smb = getenv("ZT_BENCH_SMB_KB"))
+    init_args.shmem_size_hint_kb = static_cast<uint32_t>(atoi(smb));
+  zt::Tracing::Initialize(init_args);
+  std::string case_name;
+  int64_t iterations = 0;
+  for (int i = 1; i < argc; i++) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--zt_case=", 0) == 0) {
+      case_name = arg.substr(strlen("--zt_case="));
+    } else if (arg.rfind("--zt_iterations=", 0) == 0) {
+      iterations = strtoll(arg.c_str() + strlen("--zt_iterations="), nullptr, 10);
+    } else if (arg == "--zt_list_cases") {
+      for (const auto& kv : Cases())
+        printf("%s\n", kv.first.c_str());
+      return 0;
+    }
+  }
+  if (!case_name.empty())
+    return RunOneCase(case_name, iterations);
+
+  for (const auto& kv : Cases()) {
+    auto* b = benchmark::RegisterBenchmark(
+        kv.first.c_str(), [&c = kv.second](benchmark::State& s) { RunBenchmark(s, c); });
+    if (kv.second.events_per_op > 0)
+      b->Iterations(kEnabledIterations);
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
