@@ -1,6 +1,7 @@
-// InternTable: the ids a sequence gave to strings it already wrote, keyed
-// by the string's address (names are literals or StaticStrings, whose
-// address identifies their contents for the session's life).
+// InternTable: the ids a sequence gave to what it already wrote, keyed by
+// a nonzero 64-bit value: a string's address (names are literals or
+// StaticStrings, whose address identifies their contents for the session's
+// life) or a track's uuid.
 //
 // Open addressing with linear probing, kept at most half full: a lookup
 // that hits costs a multiply, a mask and one or two compares. Ids start at
@@ -22,6 +23,9 @@ class InternTable {
 
   // The id of |key|; |*is_new| tells whether it was just given.
   uint32_t Intern(const void* key, bool* is_new) {
+    return Intern(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key)), is_new);
+  }
+  uint32_t Intern(uint64_t key, bool* is_new) {
     size_t mask = slots_.size() - 1;
     for (size_t i = Hash(key) & mask;; i = (i + 1) & mask) {
       Slot& slot = slots_[i];
@@ -29,7 +33,7 @@ class InternTable {
         *is_new = false;
         return slot.iid;
       }
-      if (slot.key == nullptr) {
+      if (slot.key == 0) {
         *is_new = true;
         slot.key = key;
         slot.iid = ++size_;
@@ -45,12 +49,12 @@ class InternTable {
  private:
   static constexpr size_t kInitialSlots = 64;
   struct Slot {
-    const void* key = nullptr;
+    uint64_t key = 0;  // 0: free.
     uint32_t iid = 0;
   };
 
-  static size_t Hash(const void* key) {
-    const uint64_t x = reinterpret_cast<uintptr_t>(key) * 0x9E3779B97F4A7C15ull;
+  static size_t Hash(uint64_t key) {
+    const uint64_t x = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
     return static_cast<size_t>(x >> 32);
   }
 

@@ -6,7 +6,6 @@
 #define ZT_SRC_TRACING_SDK_TRACK_EVENT_SEQUENCE_H_
 
 #include <cstdint>
-#include <unordered_set>
 #include <vector>
 
 #include "src/tracing/sdk/intern_table.h"
@@ -74,7 +73,7 @@ struct TrackEventIncrementalState {
   InternTable event_names;
   InternTable annotation_names;
   uint64_t interned_categories[kDynamicCategoryId / 64] = {};
-  std::unordered_set<uint64_t> described_tracks;
+  InternTable described_tracks;  // Track uuids whose descriptor was written.
 };
 
 }  // namespace internal

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "src/tracing/sdk/intern_table.h"
@@ -201,7 +200,9 @@ uint64_t ResolveTrack(TrackEventSequence* seq, const EventSpec& spec) {
       break;
   }
   const uint64_t uuid = spec.track->uuid();
-  if (seq->incremental->described_tracks.insert(uuid).second)
+  bool is_new = false;
+  seq->incremental->described_tracks.Intern(uuid, &is_new);
+  if (is_new)
     WriteTrackDescriptor(seq, *spec.track, uuid);
   return uuid;
 }
@@ -333,19 +334,34 @@ inline uint8_t* WriteVarInt(uint64_t value, uint8_t* p) {
   return p;
 }
 
-// Encodes an event without arguments, at most kMaxSimpleEventSize bytes:
-// timestamp, sequence flags and the TrackEvent, with one-byte lengths (the
+// What a "simple" event may carry besides its type, category and name: one
+// integer annotation or a counter value (the common forms, written without
+// the nested-message API).
+struct SimpleExtras {
+  const char* annotation_name = nullptr;  // Interned by address.
+  bool annotation_unsigned = false;
+  int64_t annotation_value = 0;
+  bool has_counter = false;
+  bool counter_is_double = false;
+  int64_t counter_int = 0;
+  double counter_double = 0;
+};
+
+// Encodes a simple event, at most kMaxSimpleEventSize bytes: timestamp,
+// sequence flags and the TrackEvent, with one-byte lengths (the
 // nested-message API reserves four).
-constexpr size_t kMaxSimpleEventSize = 64;
+constexpr size_t kMaxSimpleEventSize = 96;
 
 inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType type,
                                   uint32_t category, const char* static_name,
-                                  uint64_t track_uuid, uint64_t delta) {
+                                  uint64_t track_uuid, uint64_t delta,
+                                  const SimpleExtras* extras) {
+  TrackEventIncrementalState* incremental = seq->incremental;
   *p++ = 0x40;  // timestamp (8), varint.
   p = WriteVarInt(delta, p);
   *p++ = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
   *p++ = kNeedsStateFlag;
-  *p++ = 0x5a;  // track_event (11), length-delimited; at most 29 bytes.
+  *p++ = 0x5a;  // track_event (11), length-delimited; at most 72 bytes.
   uint8_t* length = p++;
   uint8_t* event_start = p;
   *p++ = 0x48;  // type (9).
@@ -358,36 +374,65 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType
     InternCategory(seq, category);
     *p++ = 0x18;  // category_iids (3).
     p = WriteVarInt(CategoryIid(category), p);
-    if (static_name) {
-      bool is_new = false;
-      const uint32_t iid = seq->incremental->event_names.Intern(static_name, &is_new);
-      if (ZT_UNLIKELY(is_new)) {
-        seq->pending.push_back(
-            {protos::pbzero::InternedData::kEventNamesFieldNumber, iid, static_name});
-      }
-      *p++ = 0x50;  // name_iid (10).
-      p = WriteVarInt(iid, p);
+  }
+  if (static_name) {
+    bool is_new = false;
+    const uint32_t iid = incremental->event_names.Intern(static_name, &is_new);
+    if (ZT_UNLIKELY(is_new)) {
+      seq->pending.push_back(
+          {protos::pbzero::InternedData::kEventNamesFieldNumber, iid, static_name});
+    }
+    *p++ = 0x50;  // name_iid (10).
+    p = WriteVarInt(iid, p);
+  }
+  if (extras && extras->annotation_name) {
+    bool is_new = false;
+    const uint32_t iid = incremental->annotation_names.Intern(extras->annotation_name, &is_new);
+    if (ZT_UNLIKELY(is_new)) {
+      seq->pending.push_back({protos::pbzero::InternedData::kDebugAnnotationNamesFieldNumber,
+                              iid, extras->annotation_name});
+    }
+    *p++ = 0x22;  // debug_annotations (4), length-delimited.
+    uint8_t* annotation_length = p++;
+    uint8_t* annotation_start = p;
+    *p++ = 0x08;  // name_iid (1).
+    p = WriteVarInt(iid, p);
+    *p++ = extras->annotation_unsigned ? 0x18 : 0x20;  // uint_value (3), int_value (4).
+    p = WriteVarInt(static_cast<uint64_t>(extras->annotation_value), p);
+    *annotation_length = static_cast<uint8_t>(p - annotation_start);
+  }
+  if (extras && extras->has_counter) {
+    if (extras->counter_is_double) {
+      *p++ = 0xe1;  // double_counter_value (44), fixed64.
+      *p++ = 0x02;
+      memcpy(p, &extras->counter_double, sizeof(double));
+      p += sizeof(double);
+    } else {
+      *p++ = 0xf0;  // counter_value (30), varint.
+      *p++ = 0x01;
+      p = WriteVarInt(static_cast<uint64_t>(extras->counter_int), p);
     }
   }
   *length = static_cast<uint8_t>(p - event_start);
   return p;
 }
 
-// An event without arguments, on the thread's track or |track_uuid|, now,
-// encoded straight into the chunk when it has room (else through a copy).
+// A simple event, now, encoded straight into the chunk when it has room
+// (else through a copy).
 void WriteSimpleEvent(TrackEventSequence* seq, EventType type, uint32_t category,
-                      const char* static_name, uint64_t track_uuid) {
+                      const char* static_name, uint64_t track_uuid,
+                      const SimpleExtras* extras = nullptr) {
   const uint64_t delta = NextDelta(seq->incremental, TrackEventClock::NowNs());
   TraceWriter::TracePacketHandle packet = seq->TakePacket();
   protozero::ScatteredStreamWriter* stream = packet->stream_writer();
   uint8_t* dst = stream->write_ptr();
   if (ZT_LIKELY(stream->end() - dst >= static_cast<ptrdiff_t>(kMaxSimpleEventSize))) {
-    stream->set_write_ptr(
-        EncodeSimpleEvent(dst, seq, type, category, static_name, track_uuid, delta));
+    stream->set_write_ptr(EncodeSimpleEvent(dst, seq, type, category, static_name,
+                                            track_uuid, delta, extras));
   } else {
     uint8_t buf[kMaxSimpleEventSize];
-    const uint8_t* end =
-        EncodeSimpleEvent(buf, seq, type, category, static_name, track_uuid, delta);
+    const uint8_t* end = EncodeSimpleEvent(buf, seq, type, category, static_name,
+                                           track_uuid, delta, extras);
     packet->AppendRawProtoBytes(buf, static_cast<size_t>(end - buf));
   }
   if (ZT_UNLIKELY(!seq->pending.empty()))
@@ -441,6 +486,43 @@ void WriteEvent(uint32_t category, uint8_t instances, EventType type,
       continue;
     if (TrackEventSequence* seq = AcquireSequence(i))
       WriteSimpleEvent(seq, type, category, static_name, 0);
+  }
+}
+
+void WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
+                       const char* static_name, const char* static_key,
+                       int64_t value, bool is_unsigned) {
+  SimpleExtras extras;
+  extras.annotation_name = static_key;
+  extras.annotation_value = value;
+  extras.annotation_unsigned = is_unsigned;
+  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
+    if (!(instances & 1))
+      continue;
+    if (TrackEventSequence* seq = AcquireSequence(i))
+      WriteSimpleEvent(seq, type, category, static_name, 0, &extras);
+  }
+}
+
+void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,
+                  bool is_double, int64_t int_value, double double_value) {
+  SimpleExtras extras;
+  extras.has_counter = true;
+  extras.counter_is_double = is_double;
+  extras.counter_int = int_value;
+  extras.counter_double = double_value;
+  const uint64_t uuid = track.uuid();
+  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
+    if (!(instances & 1))
+      continue;
+    TrackEventSequence* seq = AcquireSequence(i);
+    if (!seq)
+      continue;
+    bool is_new = false;
+    seq->incremental->described_tracks.Intern(uuid, &is_new);
+    if (ZT_UNLIKELY(is_new))
+      WriteTrackDescriptor(seq, track, uuid);  // Readers need it first.
+    WriteSimpleEvent(seq, EventType::kCounter, category, nullptr, uuid, &extras);
   }
 }
 

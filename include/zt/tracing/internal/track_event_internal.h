@@ -56,6 +56,26 @@ EventName MakeEventName(T&& name) {
   }
 }
 
+// Whether the arguments are exactly "literal key", integer (or enum).
+template <typename... Args>
+struct IsLiteralIntAnnotation {
+  static constexpr bool value = false;
+};
+template <typename K, typename V>
+struct IsLiteralIntAnnotation<K, V> {
+  using Value = RemoveCvRef<V>;
+  static constexpr bool value =
+      IsConstCharArray<RemoveRef<K>>::value &&
+      (IntegerKind<Value>::value != 0 || __is_enum(Value));
+};
+template <typename K, typename V>
+void WriteIntAnnotated(uint32_t category, uint8_t instances, EventType type,
+                       const char* name, const K& key, const V& value) {
+  WriteEventWithInt(category, instances, type, name, key,
+                    static_cast<int64_t>(value),
+                    IntegerKind<RemoveCvRef<V>>::value == 2);
+}
+
 // Everything about one event except its arguments.
 struct EventSpec {
   uint32_t category = 0;
@@ -96,6 +116,13 @@ inline const char* DynamicCategoryName(const C& category) {
 // The common case, out of line: no arguments, the thread's track, now.
 void WriteEvent(uint32_t category, uint8_t instances, EventType type,
                 const char* static_name);
+// Common forms, out of line: one integer annotation with a literal name;
+// a counter value without other arguments.
+void WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
+                       const char* static_name, const char* static_key,
+                       int64_t value, bool is_unsigned);
+void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,
+                  bool is_double, int64_t int_value, double double_value);
 // The end of a scoped slice, on the instances its begin went to.
 void WriteSliceEnd(uint8_t instances, uint64_t track_uuid);
 
@@ -248,10 +275,16 @@ uint64_t EmitWithSpec(EventSpec& spec, uint8_t instances, First&& first,
 template <typename C, typename... Args>
 uint64_t EmitEvent(uint32_t category, uint8_t instances, const C& category_value,
                    EventType type, EventName name, Args&&... args) {
-  if constexpr (sizeof...(Args) == 0 && !IsDynamicCategory<C>::value) {
+  if constexpr (!IsDynamicCategory<C>::value) {
     if (name.kind != EventName::kDynamic) {
-      WriteEvent(category, instances, type, name.data);
-      return 0;
+      if constexpr (sizeof...(Args) == 0) {
+        WriteEvent(category, instances, type, name.data);
+        return 0;
+      } else if constexpr (IsLiteralIntAnnotation<Args...>::value) {
+        WriteIntAnnotated(category, instances, type, name.data,
+                          static_cast<Args&&>(args)...);
+        return 0;
+      }
     }
   }
   EventSpec spec;
@@ -295,12 +328,20 @@ template <typename C, typename T, typename Value, typename... Args>
 void EmitCounter(uint32_t category, uint8_t instances, const C& category_value,
                  const T& track_or_name, const Value& value, Args&&... args) {
   const CounterTrack& track = MakeCounterTrack(track_or_name);
+  using V = RemoveCvRef<Value>;
+  if constexpr (sizeof...(Args) == 0 && !IsDynamicCategory<C>::value) {
+    if constexpr (IsFloat<V>::value) {
+      WriteCounter(category, instances, track, true, 0, static_cast<double>(value));
+    } else {
+      WriteCounter(category, instances, track, false, static_cast<int64_t>(value), 0);
+    }
+    return;
+  }
   EventSpec spec;
   spec.category = category;
   spec.dynamic_category = DynamicCategoryName(category_value);
   spec.type = EventType::kCounter;
   spec.track = &track;
-  using V = RemoveCvRef<Value>;
   if constexpr (IsFloat<V>::value) {
     spec.counter_is_double = true;
     spec.counter_double = static_cast<double>(value);
