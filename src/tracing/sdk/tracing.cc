@@ -15,7 +15,7 @@
 #include <mutex>
 #include <utility>
 
-#include "src/tracing/sdk/track_event_data_source.h"
+#include "src/tracing/sdk/track_event_hook.h"
 #include "src/tracing/sdk/tracing_muxer_impl.h"
 #include "zt/base/logging.h"
 #include "zt/config/trace_config.gen.h"
@@ -434,8 +434,11 @@ class TracingSessionImpl : public TracingSession,
 bool Tracing::Initialize(const TracingInitArgs& args) {
   if (!TracingMuxerImpl::InitializeInstance(args))
     return false;
-  // Once per muxer (a second call finds the name taken and does nothing).
-  internal::RegisterTrackEventDataSource();
+  // Registers the track event data source, in programs that use track
+  // events (see track_event_hook.h). Once per muxer: a second call finds
+  // the name taken and does nothing.
+  if (internal::g_track_event_initializer)
+    internal::g_track_event_initializer();
   return true;
 }
 
@@ -451,5 +454,9 @@ std::unique_ptr<TracingSession> Tracing::NewTrace(BackendType backend) {
     return nullptr;
   return std::unique_ptr<TracingSession>(new TracingSessionImpl(muxer, backend));
 }
+
+namespace internal {
+void (*g_track_event_initializer)() = nullptr;
+}  // namespace internal
 
 }  // namespace zt

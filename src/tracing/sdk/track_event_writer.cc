@@ -17,6 +17,7 @@
 #include "src/tracing/sdk/track_event_category_registry.h"
 #include "src/tracing/sdk/track_event_clock.h"
 #include "src/tracing/sdk/track_event_data_source.h"
+#include "src/tracing/sdk/track_event_hook.h"
 #include "src/tracing/sdk/track_event_sequence.h"
 #include "zt/common/data_source_descriptor.gen.h"
 #include "zt/config/data_source_config.gen.h"
@@ -32,6 +33,7 @@
 #include "zt/trace/track_event/track_event.pbzero.h"
 #include "zt/tracing/data_source.h"
 #include "zt/tracing/track_event.h"
+#include "zt/tracing/tracing.h"
 
 namespace zt {
 
@@ -561,6 +563,17 @@ bool RegisterTrackEventDataSource() {
   descriptor.set_name("track_event");
   return TrackEventDataSource::Register(descriptor);
 }
+
+namespace {
+// Linked only with the track event code: from then on, Initialize()
+// registers the data source (see track_event_hook.h).
+const bool g_track_event_hook_installed = [] {
+  g_track_event_initializer = [] { RegisterTrackEventDataSource(); };
+  if (Tracing::IsInitialized())
+    RegisterTrackEventDataSource();
+  return true;
+}();
+}  // namespace
 
 }  // namespace internal
 
