@@ -260,6 +260,7 @@ TEST_F(TrackEventTest, SlicesInstantsAndNames) {
       TRACE_EVENT("gfx", "inner");
       TRACE_EVENT_INSTANT("net", "ping");
     }
+    TRACE_EVENT("test", "a"); TRACE_EVENT("test", "b");  // One line, two scopes.
     TRACE_EVENT_BEGIN("test", "manual");
     TRACE_EVENT_END("test");
     TRACE_EVENT_INSTANT("test", DynamicString(std::string("dyn") + "amic"));
@@ -267,9 +268,9 @@ TEST_F(TrackEventTest, SlicesInstantsAndNames) {
   });
   EXPECT_EQ(Describe(read.events),
             (std::vector<std::string>{"B test outer", "B gfx inner", "I net ping",
-                                      "E  ", "B test manual", "E  ",
+                                      "E  ", "B test a", "B test b", "B test manual", "E  ",
                                       "I test dynamic", "I runtime.cat dynamic category",
-                                      "E  "}));
+                                      "E  ", "E  ", "E  "}));
   // Literal names are interned; only the DynamicString is inline.
   for (const Event& e : read.events)
     EXPECT_EQ(e.name_inline, e.name == "dynamic") << e.name;

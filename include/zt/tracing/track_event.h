@@ -54,7 +54,7 @@
 // A slice from here to the end of the enclosing scope.
 #define TRACE_EVENT(category, ...)                                \
   ::zt::internal::ScopedSlice ZT_INTERNAL_CONCAT(zt_internal_scoped_, \
-                                                 __LINE__)(           \
+                                                 __COUNTER__)(        \
       ZT_INTERNAL_TRACK_EVENT_BEGIN_(category, __VA_ARGS__))
 
 // A slice begun here, ended by TRACE_EVENT_END on the same track (the

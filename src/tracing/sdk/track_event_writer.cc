@@ -20,6 +20,7 @@
 #include "src/tracing/sdk/track_event_hook.h"
 #include "src/tracing/sdk/track_event_sequence.h"
 #include "zt/common/data_source_descriptor.gen.h"
+#include "zt/protozero/proto_utils.h"
 #include "zt/config/data_source_config.gen.h"
 #include "zt/trace/clock_snapshot.pbzero.h"
 #include "zt/trace/interned_data/interned_data.pbzero.h"
@@ -327,15 +328,6 @@ inline uint64_t NextDelta(TrackEventIncrementalState* incremental, uint64_t now)
   return ts - last;
 }
 
-inline uint8_t* WriteVarInt(uint64_t value, uint8_t* p) {
-  while (value >= 0x80) {
-    *p++ = static_cast<uint8_t>(value | 0x80);
-    value >>= 7;
-  }
-  *p++ = static_cast<uint8_t>(value);
-  return p;
-}
-
 // What a "simple" event may carry besides its type, category and name: one
 // integer annotation or a counter value (the common forms, written without
 // the nested-message API).
@@ -360,7 +352,7 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType
                                   const SimpleExtras* extras) {
   TrackEventIncrementalState* incremental = seq->incremental;
   *p++ = 0x40;  // timestamp (8), varint.
-  p = WriteVarInt(delta, p);
+  p = protozero::proto_utils::WriteVarInt(delta, p);
   *p++ = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
   *p++ = kNeedsStateFlag;
   *p++ = 0x5a;  // track_event (11), length-delimited; at most 72 bytes.
@@ -370,12 +362,12 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType
   *p++ = static_cast<uint8_t>(type);
   if (track_uuid != 0) {
     *p++ = 0x58;  // track_uuid (11).
-    p = WriteVarInt(track_uuid, p);
+    p = protozero::proto_utils::WriteVarInt(track_uuid, p);
   }
   if (type != EventType::kSliceEnd) {
     InternCategory(seq, category);
     *p++ = 0x18;  // category_iids (3).
-    p = WriteVarInt(CategoryIid(category), p);
+    p = protozero::proto_utils::WriteVarInt(CategoryIid(category), p);
   }
   if (static_name) {
     bool is_new = false;
@@ -385,7 +377,7 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType
           {protos::pbzero::InternedData::kEventNamesFieldNumber, iid, static_name});
     }
     *p++ = 0x50;  // name_iid (10).
-    p = WriteVarInt(iid, p);
+    p = protozero::proto_utils::WriteVarInt(iid, p);
   }
   if (extras && extras->annotation_name) {
     bool is_new = false;
@@ -398,9 +390,9 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType
     uint8_t* annotation_length = p++;
     uint8_t* annotation_start = p;
     *p++ = 0x08;  // name_iid (1).
-    p = WriteVarInt(iid, p);
+    p = protozero::proto_utils::WriteVarInt(iid, p);
     *p++ = extras->annotation_unsigned ? 0x18 : 0x20;  // uint_value (3), int_value (4).
-    p = WriteVarInt(static_cast<uint64_t>(extras->annotation_value), p);
+    p = protozero::proto_utils::WriteVarInt(static_cast<uint64_t>(extras->annotation_value), p);
     *annotation_length = static_cast<uint8_t>(p - annotation_start);
   }
   if (extras && extras->has_counter) {
@@ -412,7 +404,7 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType
     } else {
       *p++ = 0xf0;  // counter_value (30), varint.
       *p++ = 0x01;
-      p = WriteVarInt(static_cast<uint64_t>(extras->counter_int), p);
+      p = protozero::proto_utils::WriteVarInt(static_cast<uint64_t>(extras->counter_int), p);
     }
   }
   *length = static_cast<uint8_t>(p - event_start);
