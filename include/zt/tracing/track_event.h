@@ -28,7 +28,8 @@
 // Costs. Disabled (no session records the category): one relaxed load of a
 // byte and a branch at the call site; arguments are not evaluated. Enabled:
 // one out-of-line call per event, which writes straight into the shared
-// memory buffer, allocation-free. Measured figures: docs/benchmarks.md.
+// memory buffer; it allocates only for a thread's first event in a session
+// (and when new names grow its intern tables). Figures: docs/benchmarks.md.
 //
 // Thread-safety: any thread, any time, including while sessions start and
 // stop. Not from a signal handler.
