@@ -377,6 +377,23 @@ TEST_F(TrackEventTest, CountersTracksFlowsAndTimestamps) {
   EXPECT_EQ(read.events[8].args["from"], "string:callback");
 }
 
+void TracedFunction() { TRACE_FUNCTION("test"); }
+template <typename T>
+void TracedTemplate() {
+  TRACE_FUNCTION_SIGNATURE("test");
+}
+
+TEST_F(TrackEventTest, FunctionNames) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    TracedFunction();
+    TracedTemplate<int>();
+  });
+  ASSERT_EQ(read.events.size(), 4u);
+  EXPECT_EQ(read.events[0].name, "TracedFunction");
+  EXPECT_NE(read.events[2].name.find("TracedTemplate"), std::string::npos);
+  EXPECT_NE(read.events[2].name.find("int"), std::string::npos);  // The signature.
+}
+
 TEST_F(TrackEventTest, ScopedSliceOnATrackEndsThere) {
   ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
     TRACE_EVENT("test", "async", Track(7));

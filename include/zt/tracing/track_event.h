@@ -81,10 +81,17 @@
 // The enclosing function's name as a slice (its full signature with
 // TRACE_FUNCTION_SIGNATURE, written inline: long template names cost
 // bytes per event).
-#define TRACE_FUNCTION(category) \
-  TRACE_EVENT(category, ::zt::StaticString{__func__})
-#define TRACE_FUNCTION_SIGNATURE(category) \
-  TRACE_EVENT(category, ::zt::StaticString{__PRETTY_FUNCTION__})
+// (The name is read here, outside the macros' lambda, whose own name
+// __func__ would otherwise be.)
+#define TRACE_FUNCTION(category)               \
+  ZT_INTERNAL_TRACE_FUNCTION_(category, __func__, \
+                              ZT_INTERNAL_CONCAT(zt_internal_function_, __COUNTER__))
+#define TRACE_FUNCTION_SIGNATURE(category)                \
+  ZT_INTERNAL_TRACE_FUNCTION_(category, __PRETTY_FUNCTION__, \
+                              ZT_INTERNAL_CONCAT(zt_internal_function_, __COUNTER__))
+#define ZT_INTERNAL_TRACE_FUNCTION_(category, function_name, variable) \
+  const char* const variable = function_name;                          \
+  TRACE_EVENT(category, ::zt::StaticString{variable})
 
 // Whether any session records |category| now.
 #define TRACE_EVENT_CATEGORY_ENABLED(category)                          \
