@@ -379,6 +379,7 @@ void TracingMuxerImpl::SetupDataSource(uint32_t backend_id,
   slot.target_buffer = config.target_buffer();
   slot.instance_id = id;
   slot.generation.fetch_add(1, std::memory_order_release);
+  slot.epoch.fetch_add(1, std::memory_order_release);
   DataSourceBase::SetupArgs args;
   args.config = &config;
   args.internal_instance_index = index;
@@ -398,6 +399,7 @@ void TracingMuxerImpl::StartDataSource(uint32_t backend_id,
     slot.data_source->OnStart(args);
   }
   ref.state->valid_instances.fetch_or(1u << ref.index, std::memory_order_release);
+  slot.epoch.fetch_add(1, std::memory_order_release);
 }
 
 void TracingMuxerImpl::StopDataSource(uint32_t backend_id,
@@ -432,6 +434,7 @@ void TracingMuxerImpl::ReleaseSlot(DataSourceStaticState* state,
                                    uint32_t index) {
   state->valid_instances.fetch_and(~(1u << index), std::memory_order_release);
   DataSourceInstanceState& slot = state->instances[index];
+  slot.epoch.fetch_add(1, std::memory_order_release);
   {
     std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
     delete slot.data_source;
@@ -488,8 +491,9 @@ void TracingMuxerImpl::ClearIncrementalState(
   for (DataSourceInstanceId id : ids) {
     InstanceRef ref;
     if (FindInstance({backend_id, id}, &ref)) {
-      ref.state->instances[ref.index].incremental_generation.fetch_add(
-          1, std::memory_order_release);
+      DataSourceInstanceState& slot = ref.state->instances[ref.index];
+      slot.incremental_generation.fetch_add(1, std::memory_order_release);
+      slot.epoch.fetch_add(1, std::memory_order_release);
     }
   }
 }

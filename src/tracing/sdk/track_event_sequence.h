@@ -50,12 +50,10 @@ struct TrackEventSequence {
   }
   TrackEventIncrementalState* incremental = nullptr;
   uint64_t packets_dropped_seen = 0;
-  // What the fast path checks to know the sequence is still current: the
-  // instance slot, and its generations when this state was last made
-  // current (read before, so a change in between is seen as a change).
-  const DataSourceInstanceState* instance_state = nullptr;
-  uint64_t generation = 0;
-  uint32_t incremental_generation = 0;
+  // The instance slot's epoch when this state was last made current (read
+  // before, so that a change in between is seen as a change): while the
+  // slot's is the same, the sequence is.
+  uint64_t epoch = 0;
   uint64_t tid = 0;
 
   // Interned entries the open event needs, written after the TrackEvent.

@@ -283,17 +283,14 @@ ZT_INITIAL_EXEC_TLS thread_local TrackEventSequence* t_sequences[kMaxDataSourceI
 // instance is not recording.
 ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance) {
   const DataSourceInstanceState& slot = TrackEventDataSource::State().instances[instance];
-  const uint64_t generation = slot.generation.load(std::memory_order_acquire);
-  const uint32_t incremental_generation =
-      slot.incremental_generation.load(std::memory_order_acquire);
+  // Read first: a change after it is seen as a change at the next event.
+  const uint64_t epoch = slot.epoch.load(std::memory_order_acquire);
   TrackEventSequence* result = nullptr;
   t_sequences[instance] = nullptr;
   TrackEventDataSource::TraceInstances(
       1u << instance, [&](TrackEventDataSource::TraceContext tc) {
         TrackEventSequence* seq = GetSequence(tc);
-        seq->instance_state = tc.instance_state();
-        seq->generation = generation;
-        seq->incremental_generation = incremental_generation;
+        seq->epoch = epoch;
         if (seq->incremental->was_cleared)
           ResetSequence(seq, TrackEventClock::NowNs());
         result = seq;
@@ -302,20 +299,31 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance) {
   return result;
 }
 
-inline TrackEventSequence* AcquireSequence(uint32_t instance) {
+// The sequence of |instance| for this thread if it is still current (the
+// instance neither stopped, nor was set up again, nor had its incremental
+// state cleared since), else null. Does not look at the writer's drops:
+// the simple-event path learns of them from the writer's raw fast path
+// refusing (a drop leaves the writer in drop mode, or opens the next packet
+// with the loss mark).
+inline TrackEventSequence* CurrentSequence(uint32_t instance) {
   TrackEventSequence* seq = t_sequences[instance];
-  if (ZT_LIKELY(seq != nullptr)) {
-    const DataSourceStaticState& state = TrackEventDataSource::State();
-    const DataSourceInstanceState& slot = state.instances[instance];
-    if (ZT_LIKELY(
-            ((state.valid_instances.load(std::memory_order_relaxed) >> instance) & 1) &&
-            slot.generation.load(std::memory_order_acquire) == seq->generation &&
-            slot.incremental_generation.load(std::memory_order_relaxed) ==
-                seq->incremental_generation &&
-            seq->writer->stats().packets_dropped == seq->packets_dropped_seen)) {
-      return seq;
-    }
+  if (ZT_LIKELY(seq != nullptr &&
+                seq->epoch == TrackEventDataSource::State().instances[instance].epoch.load(
+                                  std::memory_order_acquire))) {
+    return seq;
   }
+  return nullptr;
+}
+
+inline bool SawEveryDrop(const TrackEventSequence* seq) {
+  return seq->writer->stats().packets_dropped == seq->packets_dropped_seen;
+}
+
+// The sequence, current and with every writer drop answered by a reset.
+inline TrackEventSequence* AcquireSequence(uint32_t instance) {
+  TrackEventSequence* seq = CurrentSequence(instance);
+  if (ZT_LIKELY(seq != nullptr && SawEveryDrop(seq)))
+    return seq;
   return AcquireSequenceSlow(instance);
 }
 
@@ -411,16 +419,22 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType
   return p;
 }
 
-// A simple event, now, encoded straight into the chunk when it has room
-// (else through a copy).
-void WriteSimpleEvent(TrackEventSequence* seq, EventType type, uint32_t category,
-                      const char* static_name, uint64_t track_uuid,
-                      const SimpleExtras* extras = nullptr) {
+// A simple event through the packet handle (the writer's raw fast path
+// refused: a new chunk is due, a drop is to be answered, ...).
+ZT_NOINLINE void WriteSimpleEventSlow(uint32_t instance, TrackEventSequence* seq,
+                                      EventType type, uint32_t category,
+                                      const char* static_name, uint64_t track_uuid,
+                                      const SimpleExtras* extras) {
+  if (!SawEveryDrop(seq)) {
+    seq = AcquireSequenceSlow(instance);
+    if (!seq)
+      return;
+  }
   const uint64_t delta = NextDelta(seq->incremental, TrackEventClock::NowNs());
   TraceWriter::TracePacketHandle packet = seq->TakePacket();
   protozero::ScatteredStreamWriter* stream = packet->stream_writer();
   uint8_t* dst = stream->write_ptr();
-  if (ZT_LIKELY(stream->end() - dst >= static_cast<ptrdiff_t>(kMaxSimpleEventSize))) {
+  if (stream->end() - dst >= static_cast<ptrdiff_t>(kMaxSimpleEventSize)) {
     stream->set_write_ptr(EncodeSimpleEvent(dst, seq, type, category, static_name,
                                             track_uuid, delta, extras));
   } else {
@@ -429,10 +443,38 @@ void WriteSimpleEvent(TrackEventSequence* seq, EventType type, uint32_t category
                                            track_uuid, delta, extras);
     packet->AppendRawProtoBytes(buf, static_cast<size_t>(end - buf));
   }
-  if (ZT_UNLIKELY(!seq->pending.empty()))
-    WriteInterned(seq, packet.get());
+  WriteInterned(seq, packet.get());
   packet.Finish();
   seq->next_packet = seq->writer->NewTracePacket();
+}
+
+// A simple event, now. The common case is encoded straight into the packet
+// the sequence holds open, which is then closed and the next one opened
+// without the handle and Message bookkeeping.
+inline void WriteSimpleEvent(uint32_t instance, TrackEventSequence* seq, EventType type,
+                             uint32_t category, const char* static_name,
+                             uint64_t track_uuid, const SimpleExtras* extras = nullptr) {
+  static_assert(kMaxSimpleEventSize <= TraceWriter::kMaxRawPacketSize,
+                "a simple event must fit the writer's raw packet");
+  TraceWriter* writer = seq->writer;
+  uint8_t* dst = seq->next_packet ? writer->BeginRawPacket() : nullptr;
+  if (ZT_UNLIKELY(dst == nullptr)) {
+    WriteSimpleEventSlow(instance, seq, type, category, static_name, track_uuid, extras);
+    return;
+  }
+  const uint64_t delta = NextDelta(seq->incremental, TrackEventClock::NowNs());
+  uint8_t* end = EncodeSimpleEvent(dst, seq, type, category, static_name, track_uuid,
+                                   delta, extras);
+  if (ZT_LIKELY(seq->pending.empty())) {
+    writer->EndRawPacketAndBeginNext(end);
+    return;
+  }
+  // First use of a name or category on this sequence: its interned data
+  // follows in the same packet.
+  writer->EndRawBytes(end);
+  WriteInterned(seq, seq->next_packet.get());
+  seq->next_packet.Finish();
+  seq->next_packet = writer->NewTracePacket();
 }
 
 }  // namespace
@@ -469,17 +511,19 @@ void EndEvent(EventContext* ctx) {
 void WriteEvent(uint32_t category, uint8_t instances, EventType type,
                 const char* static_name) {
   if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
-    TrackEventSequence* seq =
-        AcquireSequence(static_cast<uint32_t>(__builtin_ctz(instances)));
-    if (ZT_LIKELY(seq != nullptr))
-      WriteSimpleEvent(seq, type, category, static_name, 0);
+    const uint32_t instance = static_cast<uint32_t>(__builtin_ctz(instances));
+    TrackEventSequence* seq = CurrentSequence(instance);
+    if (ZT_UNLIKELY(seq == nullptr) && !(seq = AcquireSequenceSlow(instance)))
+      return;
+    WriteSimpleEvent(instance, seq, type, category, static_name, 0);
     return;
   }
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    if (TrackEventSequence* seq = AcquireSequence(i))
-      WriteSimpleEvent(seq, type, category, static_name, 0);
+    TrackEventSequence* seq = CurrentSequence(i);
+    if (seq || (seq = AcquireSequenceSlow(i)))
+      WriteSimpleEvent(i, seq, type, category, static_name, 0);
   }
 }
 
@@ -493,8 +537,9 @@ void WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    if (TrackEventSequence* seq = AcquireSequence(i))
-      WriteSimpleEvent(seq, type, category, static_name, 0, &extras);
+    TrackEventSequence* seq = CurrentSequence(i);
+    if (seq || (seq = AcquireSequenceSlow(i)))
+      WriteSimpleEvent(i, seq, type, category, static_name, 0, &extras);
   }
 }
 
@@ -516,23 +561,25 @@ void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& trac
     seq->incremental->described_tracks.Intern(uuid, &is_new);
     if (ZT_UNLIKELY(is_new))
       WriteTrackDescriptor(seq, track, uuid);  // Readers need it first.
-    WriteSimpleEvent(seq, EventType::kCounter, category, nullptr, uuid, &extras);
+    WriteSimpleEvent(i, seq, EventType::kCounter, category, nullptr, uuid, &extras);
   }
 }
 
 void WriteSliceEnd(uint8_t instances, uint64_t track_uuid) {
   if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
-    TrackEventSequence* seq =
-        AcquireSequence(static_cast<uint32_t>(__builtin_ctz(instances)));
-    if (ZT_LIKELY(seq != nullptr))
-      WriteSimpleEvent(seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
+    const uint32_t instance = static_cast<uint32_t>(__builtin_ctz(instances));
+    TrackEventSequence* seq = CurrentSequence(instance);
+    if (ZT_UNLIKELY(seq == nullptr) && !(seq = AcquireSequenceSlow(instance)))
+      return;
+    WriteSimpleEvent(instance, seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
     return;
   }
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    if (TrackEventSequence* seq = AcquireSequence(i))
-      WriteSimpleEvent(seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
+    TrackEventSequence* seq = CurrentSequence(i);
+    if (seq || (seq = AcquireSequenceSlow(i)))
+      WriteSimpleEvent(i, seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
   }
 }
 

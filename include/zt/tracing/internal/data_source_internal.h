@@ -49,6 +49,11 @@ struct DataSourceInstanceState {
   std::recursive_mutex lock;
   std::atomic<uint64_t> generation{0};  // +1 at every setup of the slot.
   std::atomic<uint32_t> incremental_generation{0};  // +1 per clear request.
+  // +1 (release) after each change a writer thread must notice: setup,
+  // start, stop, incremental-state clear. A writer that read it (acquire)
+  // before looking at the rest may skip looking again while it is unchanged:
+  // one load on a fast path instead of three.
+  std::atomic<uint64_t> epoch{0};
   uint32_t backend_id = 0;  // Which of the muxer's backends the instance is on.
   uint32_t target_buffer = 0;
   uint64_t instance_id = 0;
