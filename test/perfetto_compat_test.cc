@@ -3,6 +3,7 @@
 // trace and checks with libprotobuf what it holds.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -37,7 +38,14 @@ void DrawGame() {
     typed->set_int_value(7);
     ctx.AddDebugAnnotation("bytes", 1024);
   });
-  TRACE_EVENT("network", perfetto::DynamicString{std::string("dyn") + "amic"});
+  TRACE_EVENT("network", perfetto::DynamicString{std::string("dyn") + "amic"},
+              "request", [](perfetto::TracedValue context) {
+                auto dict = std::move(context).WriteDictionary();
+                dict.Add("size", 3);
+                auto array = dict.AddArray("parts");
+                array.Append("head");
+                array.AppendDictionary().Add("id", 9);
+              });
   TRACE_EVENT_INSTANT("rendering", "Marker", perfetto::ProcessTrack::Current());
   TRACE_EVENT_INSTANT("audio.debug", "not recorded");
 }
@@ -70,6 +78,7 @@ TEST(PerfettoCompatTest, GuideStyleProgramRecords) {
   ASSERT_TRUE(trace.ParseFromArray(trace_data.data(), static_cast<int>(trace_data.size())));
   std::vector<std::string> names;
   size_t counters = 0, annotations = 0;
+  std::string nested;
   for (const auto& packet : trace.packet()) {
     for (const auto& n : packet.interned_data().event_names())
       names.push_back(n.name());
@@ -78,11 +87,21 @@ TEST(PerfettoCompatTest, GuideStyleProgramRecords) {
       names.push_back(event.name());
     counters += event.has_counter_value();
     annotations += static_cast<size_t>(event.debug_annotations_size());
+    for (const auto& a : event.debug_annotations()) {
+      if (a.dict_entries_size() == 2) {
+        const auto& parts = a.dict_entries(1);
+        nested = a.dict_entries(0).name() + "=" + std::to_string(a.dict_entries(0).int_value()) +
+                 " " + parts.name() + "=" + parts.array_values(0).string_value() + "," +
+                 parts.array_values(1).dict_entries(0).name() + ":" +
+                 std::to_string(parts.array_values(1).dict_entries(0).int_value());
+      }
+    }
   }
   EXPECT_EQ(names, (std::vector<std::string>{"DrawGame", "DrawPlayer", "Upload",
                                              "dynamic", "Marker"}));
   EXPECT_EQ(counters, 1u);
-  EXPECT_EQ(annotations, 4u);  // Two player_numbers, "typed" and "bytes".
+  EXPECT_EQ(annotations, 5u);  // Two player_numbers, "typed", "bytes", "request".
+  EXPECT_EQ(nested, "size=3 parts=head,id:9");
 }
 
 }  // namespace

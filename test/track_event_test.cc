@@ -64,6 +64,30 @@ struct ReadTrace {
 // Reads the producer sequences like upstream's processor: a sequence is
 // usable from its first SEQ_INCREMENTAL_STATE_CLEARED packet; interned
 // data and defaults belong to the sequence; clock 64 accumulates deltas.
+
+// "int:5", "string:x", ...; dictionaries as {key=value,...} and arrays as
+// [value,...], nested.
+std::string RenderAnnotationValue(const protos::DebugAnnotation& a) {
+  if (a.has_int_value()) return "int:" + std::to_string(a.int_value());
+  if (a.has_uint_value()) return "uint:" + std::to_string(a.uint_value());
+  if (a.has_bool_value()) return std::string("bool:") + (a.bool_value() ? "1" : "0");
+  if (a.has_double_value()) return "double:" + std::to_string(a.double_value());
+  if (a.has_string_value()) return "string:" + a.string_value();
+  if (a.has_pointer_value()) return "pointer:" + std::to_string(a.pointer_value());
+  std::string out;
+  if (a.dict_entries_size() > 0) {
+    for (const auto& entry : a.dict_entries())
+      out += (out.empty() ? "{" : ",") + entry.name() + "=" + RenderAnnotationValue(entry);
+    return out + "}";
+  }
+  if (a.array_values_size() > 0) {
+    for (const auto& element : a.array_values())
+      out += (out.empty() ? "[" : ",") + RenderAnnotationValue(element);
+    return out + "]";
+  }
+  return "none";
+}
+
 ReadTrace Read(const std::vector<char>& bytes) {
   protos::Trace trace;
   EXPECT_TRUE(trace.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
@@ -173,14 +197,7 @@ ReadTrace Read(const std::vector<char>& bytes) {
       out.problems.push_back("event on an undescribed track");
     for (const auto& a : te.debug_annotations()) {
       std::string key = a.has_name_iid() ? seq.annotation_names[a.name_iid()] : a.name();
-      std::string value;
-      if (a.has_int_value()) value = "int:" + std::to_string(a.int_value());
-      if (a.has_uint_value()) value = "uint:" + std::to_string(a.uint_value());
-      if (a.has_bool_value()) value = std::string("bool:") + (a.bool_value() ? "1" : "0");
-      if (a.has_double_value()) value = "double:" + std::to_string(a.double_value());
-      if (a.has_string_value()) value = "string:" + a.string_value();
-      if (a.has_pointer_value()) value = "pointer:" + std::to_string(a.pointer_value());
-      event.args[key] = value;
+      event.args[key] = RenderAnnotationValue(a);
     }
     event.flows.assign(te.flow_ids().begin(), te.flow_ids().end());
     event.terminating_flows.assign(te.terminating_flow_ids().begin(),
@@ -336,6 +353,39 @@ TEST_F(TrackEventTest, DebugAnnotations) {
                                                 {"pointer", "pointer:4660"},
                                                 {"enum", "int:3"},
                                                 {"dynamic key", "int:7"}}));
+}
+
+TEST_F(TrackEventTest, NestedDictionariesAndArrays) {
+  const std::vector<int> sizes = {1, 22, 333};
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [&] {
+    TRACE_EVENT_INSTANT("test", "nested", "request", [&](TracedValue value) {
+      TracedDictionary dict = value.WriteDictionary();
+      dict.Add("url", "https://example.org");
+      dict.Add("retries", 2u);
+      dict.Add(DynamicString(std::string("dynamic")), false);
+      TracedArray array = dict.AddItem("sizes").WriteArray();
+      for (int size : sizes)
+        array.Append(size);
+      array.Append([](TracedValue inner) {
+        TracedDictionary d = inner.WriteDictionary();
+        d.Add("deep", 1.5);
+      });
+      array.AppendItem().WriteArray();  // Empty.
+      dict.Add("after", "the array");
+    }, "scalar", [](TracedValue value) {
+      value.WriteInt64(-3);
+      value.WriteString("ignored: one value per TracedValue");
+    });
+  });
+  ASSERT_TRUE(read.problems.empty()) << read.problems[0];
+  ASSERT_EQ(read.events.size(), 1u);
+  EXPECT_EQ(read.events[0].args,
+            (std::map<std::string, std::string>{
+                {"request",
+                 "{url=string:https://example.org,retries=uint:2,dynamic=bool:0,"
+                 "sizes=[int:1,int:22,int:333,{deep=double:1.500000},none],"
+                 "after=string:the array}"},
+                {"scalar", "int:-3"}}));
 }
 
 TEST_F(TrackEventTest, CountersTracksFlowsAndTimestamps) {

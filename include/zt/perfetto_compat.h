@@ -11,8 +11,10 @@
 //     TRACE_COUNTER, TRACE_EVENT_CATEGORY_ENABLED with literal names,
 //     perfetto::DynamicString / StaticString, debug annotations, tracks
 //     (perfetto::Track, ProcessTrack::Current(), ThreadTrack::Current(),
-//     CounterTrack), flows, and lambdas taking perfetto::EventContext (by
-//     value or by reference);
+//     CounterTrack), flows, lambdas taking perfetto::EventContext (by
+//     value or by reference), and nested annotation values written by
+//     lambdas taking perfetto::TracedValue (WriteDictionary, WriteArray,
+//     Add, AddItem, AddDictionary, AddArray, Append, AppendItem, ...);
 //   * perfetto::Tracing::Initialize / NewTrace, TracingInitArgs,
 //     kInProcessBackend, perfetto::TraceConfig and
 //     perfetto::protos::gen::TrackEventConfig, TracingSession's
@@ -55,6 +57,9 @@ using ::zt::ProcessTrack;
 using ::zt::StaticString;
 using ::zt::TerminatingFlow;
 using ::zt::ThreadTrack;
+using ::zt::TracedArray;
+using ::zt::TracedDictionary;
+using ::zt::TracedValue;
 using ::zt::Track;
 using ::zt::Tracing;
 using ::zt::TracingInitArgs;

@@ -180,12 +180,6 @@ class DataSource : public DataSourceBase {
 
     uint32_t instance_index() const { return index_; }
 
-    // The instance's slot: a data source that caches per-thread state
-    // across calls checks against it that the instance is still the same.
-    const internal::DataSourceInstanceState* instance_state() const {
-      return instance_;
-    }
-
     // This thread's writer for the instance, for a data source that keeps
     // a packet open between calls (in its TLS state, which is destroyed
     // before the writer).

@@ -19,8 +19,10 @@
 //     BOOTTIME clock); default: now;
 //   * any number of: "key", value debug annotations (integers, bool,
 //     double, const char*, std::string and anything with data()/size(),
-//     pointers); zt::Flow / zt::TerminatingFlow; a callable taking
-//     zt::EventContext& to write typed fields (zt/tracing/event_context.h).
+//     pointers, and dictionaries and arrays written by a callable taking a
+//     zt::TracedValue: zt/tracing/traced_value.h); zt::Flow /
+//     zt::TerminatingFlow; a callable taking zt::EventContext& to write
+//     typed fields (zt/tracing/track_event_args.h).
 // Names: a string literal (interned: written once per sequence, then as a
 // small id), zt::StaticString for a const char* that outlives the session,
 // or zt::DynamicString for anything else (copied into each event).

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "zt/tracing/internal/type_traits.h"
+#include "zt/tracing/traced_value.h"
 #include "zt/tracing/track.h"
 
 namespace zt {
@@ -74,9 +75,10 @@ class EventContext {
   uint64_t track_uuid() const { return track_uuid_; }
 
   // A debug annotation: |value| an integer, enum, bool, floating-point
-  // number, const char*, string-like (data() and size()), DynamicString or
-  // pointer. |name| a string literal (interned by address), or a
-  // DynamicString (copied inline).
+  // number, const char*, string-like (data() and size()), DynamicString,
+  // pointer, or a callable taking a zt::TracedValue that writes a nested
+  // dictionary or array (zt/tracing/traced_value.h). |name| a string
+  // literal (interned by address), or a DynamicString (copied inline).
   template <typename T>
   void AddDebugAnnotation(const char* name, const T& value) {
     AddDebugAnnotationTo(name, nullptr, value);
@@ -95,42 +97,11 @@ class EventContext {
   template <typename T>
   void AddDebugAnnotationTo(const char* name, const DynamicString* dyn_name,
                             const T& value) {
-    using V = internal::RemoveCvRef<T>;
-    if constexpr (internal::IsSame<V, bool>::value) {
-      AddBool(name, dyn_name, value);
-    } else if constexpr (internal::IntegerKind<V>::value == 1) {
-      AddInt(name, dyn_name, static_cast<int64_t>(value));
-    } else if constexpr (internal::IntegerKind<V>::value == 2) {
-      AddUint(name, dyn_name, static_cast<uint64_t>(value));
-    } else if constexpr (__is_enum(V)) {
-      AddInt(name, dyn_name, static_cast<int64_t>(value));
-    } else if constexpr (internal::IsFloat<V>::value) {
-      AddDouble(name, dyn_name, static_cast<double>(value));
-    } else if constexpr (internal::IsSame<V, DynamicString>::value) {
-      AddString(name, dyn_name, value.value, value.length);
-    } else if constexpr (internal::IsCharArray<V>::value ||
-                         internal::IsSame<V, const char*>::value ||
-                         internal::IsSame<V, char*>::value) {
-      AddCString(name, dyn_name, value);
-    } else if constexpr (internal::IsStringLike<V>::value) {
-      AddString(name, dyn_name, value.data(), value.size());
-    } else if constexpr (internal::IsPointer<V>::value) {
-      AddPointer(name, dyn_name, static_cast<const volatile void*>(value));
-    } else {
-      static_assert(internal::AlwaysFalse<V>::value,
-                    "a debug annotation value must be an integer, enum, bool, "
-                    "floating-point number, string or pointer");
-    }
+    NewAnnotation(name, dyn_name).Write(value);
   }
-  void AddInt(const char* name, const DynamicString* dyn_name, int64_t value);
-  void AddUint(const char* name, const DynamicString* dyn_name, uint64_t value);
-  void AddDouble(const char* name, const DynamicString* dyn_name, double value);
-  void AddBool(const char* name, const DynamicString* dyn_name, bool value);
-  void AddCString(const char* name, const DynamicString* dyn_name, const char* value);
-  void AddString(const char* name, const DynamicString* dyn_name,
-                 const char* value, size_t size);
-  void AddPointer(const char* name, const DynamicString* dyn_name,
-                  const volatile void* value);
+  // A new annotation on the event, named by |name| (interned by address)
+  // or |dyn_name| (inline).
+  TracedValue NewAnnotation(const char* name, const DynamicString* dyn_name);
 
   void* sequence_ = nullptr;  // The SDK's state of the sequence written to.
   protos::pbzero::TrackEvent* event_ = nullptr;

@@ -1,5 +1,6 @@
 // EventContext's out-of-line half: debug annotations and flows of the
-// event being written (zt/tracing/track_event_args.h).
+// event being written (zt/tracing/track_event_args.h); the values are
+// written by TracedValue (traced_value.cc).
 
 #include <string_view>
 
@@ -10,17 +11,12 @@
 #include "zt/tracing/track_event_args.h"
 
 namespace zt {
-namespace {
 
-using protos::pbzero::DebugAnnotation;
-
-// A new annotation on |ctx|'s event, named by |name| (interned by
-// address) or |dyn_name| (inline).
-DebugAnnotation* NewAnnotation(EventContext* ctx, const char* name,
-                               const DynamicString* dyn_name) {
-  auto* seq =
-      static_cast<internal::TrackEventSequence*>(EventContextAccess::sequence(*ctx));
-  DebugAnnotation* annotation = ctx->event()->add_debug_annotations();
+TracedValue EventContext::NewAnnotation(const char* name,
+                                        const DynamicString* dyn_name) {
+  using protos::pbzero::DebugAnnotation;
+  auto* seq = static_cast<internal::TrackEventSequence*>(sequence_);
+  DebugAnnotation* annotation = event_->add_debug_annotations();
   if (name) {
     bool is_new = false;
     const uint32_t iid = seq->incremental->annotation_names.Intern(name, &is_new);
@@ -32,46 +28,7 @@ DebugAnnotation* NewAnnotation(EventContext* ctx, const char* name,
   } else {
     annotation->set_name(std::string_view(dyn_name->value, dyn_name->length));
   }
-  return annotation;
-}
-
-}  // namespace
-
-void EventContext::AddInt(const char* name, const DynamicString* dyn_name,
-                          int64_t value) {
-  NewAnnotation(this, name, dyn_name)->set_int_value(value);
-}
-
-void EventContext::AddUint(const char* name, const DynamicString* dyn_name,
-                           uint64_t value) {
-  NewAnnotation(this, name, dyn_name)->set_uint_value(value);
-}
-
-void EventContext::AddDouble(const char* name, const DynamicString* dyn_name,
-                             double value) {
-  NewAnnotation(this, name, dyn_name)->set_double_value(value);
-}
-
-void EventContext::AddBool(const char* name, const DynamicString* dyn_name,
-                           bool value) {
-  NewAnnotation(this, name, dyn_name)->set_bool_value(value);
-}
-
-void EventContext::AddCString(const char* name, const DynamicString* dyn_name,
-                              const char* value) {
-  NewAnnotation(this, name, dyn_name)
-      ->set_string_value(value ? std::string_view(value) : std::string_view());
-}
-
-void EventContext::AddString(const char* name, const DynamicString* dyn_name,
-                             const char* value, size_t size) {
-  NewAnnotation(this, name, dyn_name)->set_string_value(std::string_view(value, size));
-}
-
-void EventContext::AddPointer(const char* name, const DynamicString* dyn_name,
-                              const volatile void* value) {
-  NewAnnotation(this, name, dyn_name)
-      ->set_pointer_value(reinterpret_cast<uintptr_t>(value));
+  return TracedValue(annotation);
 }
 
 void EventContext::AddFlow(Flow flow) { event_->add_flow_ids(flow.id); }
