@@ -69,9 +69,12 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     TraceWriter* writer_ = nullptr;
   };
 
-  // Every NewTracePacket() call is counted once in packets_started (so is
-  // the empty packet Flush() writes to carry a pending loss mark); a packet
-  // reaches the service iff it is not counted in packets_dropped.
+  // Every packet begun is counted once in packets_started: each
+  // NewTracePacket() call, each packet EndRawPacketAndBeginNext() opens, and
+  // the empty packet Flush() writes to carry a pending loss mark. A packet
+  // reaches the service iff it is not counted in packets_dropped (a writer
+  // that keeps its next packet open leaves it empty at the end; readers
+  // skip empty packets).
   struct Stats {
     uint64_t packets_started = 0;
     uint64_t packets_dropped = 0;  // Started in, or cut short by, drop mode.
@@ -111,8 +114,10 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // (a service scraping a chunk leaves out its last packet, which may be in
   // progress, so an open empty packet at the end lets it take every finished
   // one). With the open packet still empty, not in drop mode and room in the
-  // chunk for kMaxRawPacketSize bytes and the next packet's header, returns
-  // where the packet's bytes go; null otherwise (write through the handle).
+  // chunk for kMaxRawPacketSize bytes and what NewTracePacket() asks of the
+  // next packet (its header and a few bytes), returns where the packet's
+  // bytes go; null otherwise (write through the handle). The End calls
+  // below are only for a packet BeginRawPacket() accepted.
   // The caller then writes at most kMaxRawPacketSize bytes there and calls
   // either EndRawPacketAndBeginNext() or, to go on through the handle,
   // EndRawBytes(). Saves the handle and Message bookkeeping of a packet:
