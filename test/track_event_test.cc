@@ -388,6 +388,35 @@ TEST_F(TrackEventTest, NestedDictionariesAndArrays) {
                 {"scalar", "int:-3"}}));
 }
 
+TEST_F(TrackEventTest, StateTracks) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    TRACE_STATE("test", "connection", "connecting");
+    TRACE_STATE("test", StateTrack("connection"), "open", "peer", 7);
+    TRACE_STATE("test", "connection", DynamicString(std::string("closing")));
+    TRACE_STATE("test", "connection", nullptr);
+    TRACE_STATE("test", StateTrack("connection", 2), "open");
+  });
+  ASSERT_TRUE(read.problems.empty()) << read.problems[0];
+  ASSERT_EQ(read.events.size(), 5u);
+  const uint64_t uuid = read.events[0].track_uuid;
+  ASSERT_TRUE(read.tracks.count(uuid));
+  EXPECT_TRUE(read.tracks[uuid].has_state());
+  EXPECT_FALSE(read.tracks[uuid].has_counter());
+  EXPECT_EQ(read.tracks[uuid].name(), "connection");
+  const std::vector<std::string> states = {"connecting", "open", "closing", "", "open"};
+  for (size_t i = 0; i < states.size(); i++) {
+    EXPECT_EQ(read.events[i].type, protos::TrackEvent::TYPE_STATE) << i;
+    EXPECT_EQ(read.events[i].name, states[i]) << i;
+    EXPECT_EQ(read.events[i].category, "test") << i;
+  }
+  for (size_t i = 1; i < 4; i++)
+    EXPECT_EQ(read.events[i].track_uuid, uuid) << i;
+  EXPECT_EQ(read.events[1].args["peer"], "int:7");
+  // Another id: another track of the same name.
+  EXPECT_NE(read.events[4].track_uuid, uuid);
+  EXPECT_TRUE(read.tracks[read.events[4].track_uuid].has_state());
+}
+
 TEST_F(TrackEventTest, CountersTracksFlowsAndTimestamps) {
   ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
     TRACE_COUNTER("test", CounterTrack("queue", "items"), 3);

@@ -49,7 +49,7 @@ constexpr uint64_t MixUuid(uint64_t id, uint64_t parent) {
 // that outlives the session: it is written, not copied, when first used).
 class Track {
  public:
-  enum class Kind : uint8_t { kCustom, kProcess, kThread, kCounter };
+  enum class Kind : uint8_t { kCustom, kProcess, kThread, kCounter, kState };
 
   explicit Track(uint64_t id, const char* name = nullptr)
       : Track(Kind::kCustom, id, name, 0) {}
@@ -102,6 +102,16 @@ class CounterTrack : public Track {
 
  private:
   const char* unit_;
+};
+
+// A state track: a named state over time ("idle", "connecting", ...),
+// drawn as a strip of labelled spans, one track per name (and |id|, for
+// several tracks of one name). TRACE_STATE sets its state. Readers from
+// Perfetto v57 on show it; older ones skip its events.
+class StateTrack : public Track {
+ public:
+  explicit StateTrack(const char* state_name, uint64_t id = 0)
+      : Track(Kind::kState, internal::HashName(state_name) ^ id, state_name, 0) {}
 };
 
 }  // namespace zt

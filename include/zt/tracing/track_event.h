@@ -74,6 +74,12 @@
 #define TRACE_EVENT_INSTANT(category, ...) \
   ZT_INTERNAL_TRACK_EVENT_(EmitInstant, category, category, __VA_ARGS__)
 
+// TRACE_STATE(category, track, state[, timestamp][, arguments...]): sets
+// the state of |track| (a zt::StateTrack or a string literal naming one)
+// to |state|, a name as for events; nullptr returns it to "no state".
+#define TRACE_STATE(category, ...) \
+  ZT_INTERNAL_TRACK_EVENT_(EmitState, category, category, __VA_ARGS__)
+
 // TRACE_COUNTER(category, track, value[, timestamp]): |track| is a
 // zt::CounterTrack or a string literal naming one; |value| an integer or a
 // floating-point number.

@@ -29,6 +29,7 @@
 #include "zt/trace/track_event/counter_descriptor.pbzero.h"
 #include "zt/trace/track_event/debug_annotation.pbzero.h"
 #include "zt/trace/track_event/process_descriptor.pbzero.h"
+#include "zt/trace/track_event/state_descriptor.pbzero.h"
 #include "zt/trace/track_event/thread_descriptor.pbzero.h"
 #include "zt/trace/track_event/track_descriptor.pbzero.h"
 #include "zt/trace/track_event/track_event.pbzero.h"
@@ -185,6 +186,8 @@ void WriteTrackDescriptor(TrackEventSequence* seq, const Track& track,
     const char* unit = static_cast<const CounterTrack&>(track).unit();
     if (unit)
       counter->set_unit_name(unit);
+  } else if (track.kind() == Track::Kind::kState) {
+    desc->set_state();  // Present and empty: what marks a state track.
   }
 }
 
@@ -200,6 +203,7 @@ uint64_t ResolveTrack(TrackEventSequence* seq, const EventSpec& spec) {
       return ProcessUuid();  // Described at every reset.
     case Track::Kind::kCustom:
     case Track::Kind::kCounter:
+    case Track::Kind::kState:
       break;
   }
   const uint64_t uuid = spec.track->uuid();
@@ -627,6 +631,9 @@ uint64_t Track::uuid() const {
       return internal::MixUuid(id_, parent_uuid_ ? parent_uuid_ : internal::ProcessUuid());
     case Kind::kCounter:
       return internal::MixUuid(id_ ^ 0x636f756e746572ull,  // "counter"
+                               internal::ProcessUuid());
+    case Kind::kState:
+      return internal::MixUuid(id_ ^ 0x7374617465ull,  // "state"
                                internal::ProcessUuid());
   }
   return 0;

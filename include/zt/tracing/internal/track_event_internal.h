@@ -24,6 +24,7 @@ enum class EventType : uint8_t {
   kSliceEnd = 2,
   kInstant = 3,
   kCounter = 4,
+  kState = 5,
 };
 
 struct EventName {
@@ -314,6 +315,30 @@ void EmitSliceEnd(uint32_t category, uint8_t instances, const C& category_value,
                   Args&&... args) {
   EmitEvent(category, instances, category_value, EventType::kSliceEnd,
             EventName(), static_cast<Args&&>(args)...);
+}
+
+inline const StateTrack& MakeStateTrack(const StateTrack& track) { return track; }
+template <size_t N>
+StateTrack MakeStateTrack(const char (&name)[N]) {
+  return StateTrack(name);
+}
+template <typename S>
+EventName MakeStateName(S&& state) {
+  return MakeEventName(static_cast<S&&>(state));
+}
+inline EventName MakeStateName(decltype(nullptr)) { return EventName(); }
+
+template <typename C, typename T, typename S, typename... Args>
+void EmitState(uint32_t category, uint8_t instances, const C& category_value,
+               const T& track_or_name, S&& state, Args&&... args) {
+  const StateTrack& track = MakeStateTrack(track_or_name);
+  EventSpec spec;
+  spec.category = category;
+  spec.dynamic_category = DynamicCategoryName(category_value);
+  spec.type = EventType::kState;
+  spec.name = MakeStateName(static_cast<S&&>(state));
+  spec.track = &track;
+  EmitAfterTrack(spec, instances, static_cast<Args&&>(args)...);
 }
 
 inline const CounterTrack& MakeCounterTrack(const CounterTrack& track) {
