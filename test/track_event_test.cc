@@ -42,6 +42,8 @@ namespace {
 struct Event {
   uint32_t sequence = 0;
   uint64_t ts = 0;
+  uint32_t clock = 0;         // The timestamp's clock id (0: the trace clock).
+  uint64_t clock_unit_ns = 1;  // Of clock 64, when on it.
   int type = 0;
   std::string category;
   std::string name;
@@ -93,8 +95,11 @@ ReadTrace Read(const std::vector<char>& bytes) {
   EXPECT_TRUE(trace.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
   struct SequenceState {
     bool valid = false;
-    uint64_t clock64 = 0;
+    uint64_t clock64 = 0;  // In the clock's units.
     bool has_clock64 = false;
+    uint64_t clock64_unit_ns = 1;
+    uint64_t snapshot_clock64 = 0;  // The last snapshot: clock 64 and BOOTTIME.
+    uint64_t snapshot_boottime = 0;
     uint32_t default_clock = 0;
     uint64_t default_track = 0;
     std::map<uint64_t, std::string> categories, names, annotation_names;
@@ -132,7 +137,11 @@ ReadTrace Read(const std::vector<char>& bytes) {
       bool has_boottime = false;
       for (const auto& clock : packet.clock_snapshot().clocks()) {
         has_boottime |= clock.clock_id() == 6;
+        if (clock.clock_id() == 6)
+          seq.snapshot_boottime = clock.timestamp();
         if (clock.clock_id() == 64) {
+          seq.clock64_unit_ns = clock.has_unit_multiplier_ns() ? clock.unit_multiplier_ns() : 1;
+          seq.snapshot_clock64 = clock.timestamp();
           if (!clock.is_incremental())
             out.problems.push_back("clock 64 not incremental");
           if (seq.has_clock64 && clock.timestamp() < seq.clock64)
@@ -165,13 +174,17 @@ ReadTrace Read(const std::vector<char>& bytes) {
     if (clock == 64) {
       if (!seq.has_clock64)
         out.problems.push_back("clock 64 used before its snapshot");
+      // Converted as readers do: by offset from the latest snapshot, in ns.
       seq.clock64 += packet.timestamp();
-      event.ts = seq.clock64;
-    } else if (clock == 6) {
+      event.ts = seq.snapshot_boottime +
+                 (seq.clock64 - seq.snapshot_clock64) * seq.clock64_unit_ns;
+    } else if (clock == 6 || clock == 0) {  // 0: the trace clock, BOOTTIME.
       event.ts = packet.timestamp();
     } else {
       out.problems.push_back("unexpected clock " + std::to_string(clock));
     }
+    event.clock = clock;
+    event.clock_unit_ns = seq.clock64_unit_ns;
     event.type = te.type();
     for (uint64_t iid : te.category_iids()) {
       auto it = seq.categories.find(iid);
@@ -256,7 +269,7 @@ class TrackEventTest : public ::testing::Test {
 std::vector<std::string> Describe(const std::vector<Event>& events) {
   std::vector<std::string> out;
   for (const Event& e : events) {
-    static const char* const kTypes[] = {"?", "B", "E", "I", "C"};
+    static const char* const kTypes[] = {"?", "B", "E", "I", "C", "S"};
     out.push_back(std::string(kTypes[e.type]) + " " + e.category + " " + e.name);
   }
   return out;
@@ -386,6 +399,44 @@ TEST_F(TrackEventTest, NestedDictionariesAndArrays) {
                  "sizes=[int:1,int:22,int:333,{deep=double:1.500000},none],"
                  "after=string:the array}"},
                 {"scalar", "int:-3"}}));
+}
+
+// TrackEventConfig's timestamp settings: absolute BOOTTIME times, and
+// deltas in units of 1000 ns; either way the times read back are BOOTTIME,
+// in order, within the recording.
+TEST_F(TrackEventTest, TimestampSettings) {
+  for (const bool absolute : {true, false}) {
+    protos::TrackEventConfig config;
+    config.add_enabled_categories("*");
+    if (absolute)
+      config.set_disable_incremental_timestamps(true);
+    else
+      config.set_timestamp_unit_multiplier(1000);
+    timespec before_ts, after_ts;
+    uint64_t before = 0;
+    ReadTrace read = Record(config.SerializeAsString(), [&] {
+      clock_gettime(CLOCK_BOOTTIME, &before_ts);
+      before = static_cast<uint64_t>(before_ts.tv_sec) * 1000000000u +
+               static_cast<uint64_t>(before_ts.tv_nsec);
+      for (int i = 0; i < 100; i++)
+        TRACE_EVENT("test", "tick");
+    });
+    clock_gettime(CLOCK_BOOTTIME, &after_ts);
+    const uint64_t after = static_cast<uint64_t>(after_ts.tv_sec) * 1000000000u +
+                           static_cast<uint64_t>(after_ts.tv_nsec);
+    ASSERT_EQ(read.events.size(), 200u) << absolute;
+    const uint64_t slack = absolute ? 0 : 1000;  // Truncation to the unit.
+    uint64_t last = 0;
+    for (const Event& e : read.events) {
+      EXPECT_GE(e.ts + slack, before) << absolute;
+      EXPECT_LE(e.ts, after) << absolute;
+      EXPECT_GE(e.ts, last) << absolute;
+      last = e.ts;
+      EXPECT_EQ(e.clock, absolute ? 0u : 64u);
+      if (!absolute)
+        EXPECT_EQ(e.clock_unit_ns, 1000u);
+    }
+  }
 }
 
 TEST_F(TrackEventTest, StateTracks) {

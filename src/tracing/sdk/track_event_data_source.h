@@ -35,8 +35,14 @@ class TrackEventDataSource
   void OnStart(const StartArgs& args) override;
   void OnStop(const StopArgs& args) override;
 
+  // TrackEventConfig's timestamp settings: ns per unit of the sequence's
+  // incremental clock (timestamp_unit_multiplier, default 1), or 0 when
+  // disable_incremental_timestamps asks for absolute BOOTTIME times.
+  uint64_t timestamp_unit() const { return timestamp_unit_; }
+
  private:
   CategoryFilter filter_;
+  uint64_t timestamp_unit_ = 1;
 };
 
 // Registers the data source with the SDK. Tracing::Initialize() calls it.

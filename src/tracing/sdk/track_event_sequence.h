@@ -54,6 +54,10 @@ struct TrackEventSequence {
   // before, so that a change in between is seen as a change): while the
   // slot's is the same, the sequence is.
   uint64_t epoch = 0;
+  // The instance's TrackEventDataSource::timestamp_unit(): 1 for ns deltas
+  // on clock 64 (the default, the fast path), n for deltas in units of n
+  // ns, 0 for absolute BOOTTIME times.
+  uint64_t timestamp_unit = 1;
   uint64_t tid = 0;
 
   // Interned entries the open event needs, written after the TrackEvent.
@@ -67,7 +71,7 @@ struct TrackEventSequence {
 
 struct TrackEventIncrementalState {
   bool was_cleared = true;  // Fresh: the reset packets are still to write.
-  uint64_t last_timestamp = 0;
+  uint64_t last_timestamp = 0;  // In the sequence's timestamp units.
   InternTable event_names;
   InternTable annotation_names;
   uint64_t interned_categories[kDynamicCategoryId / 64] = {};

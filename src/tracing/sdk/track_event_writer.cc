@@ -22,6 +22,7 @@
 #include "zt/common/data_source_descriptor.gen.h"
 #include "zt/protozero/proto_utils.h"
 #include "zt/config/data_source_config.gen.h"
+#include "zt/config/track_event/track_event_config.pbzero.h"
 #include "zt/trace/clock_snapshot.pbzero.h"
 #include "zt/trace/interned_data/interned_data.pbzero.h"
 #include "zt/trace/trace_packet.pbzero.h"
@@ -148,28 +149,33 @@ void ResetSequence(TrackEventSequence* seq, uint64_t now) {
   TrackEventIncrementalState* incremental = seq->incremental;
   if (seq->tid == 0)
     seq->tid = CurrentTid();
+  const uint64_t unit = seq->timestamp_unit;
   {
     auto packet = seq->TakePacket();
     packet->set_sequence_flags(kClearedFlag);
     packet->set_timestamp(now);
     packet->set_timestamp_clock_id(kBootTimeClockId);
     auto* defaults = packet->set_trace_packet_defaults();
-    defaults->set_timestamp_clock_id(kIncrementalClockId);
+    // Absolute times (unit 0) are on the trace clock, BOOTTIME: no default.
+    if (unit != 0)
+      defaults->set_timestamp_clock_id(kIncrementalClockId);
     defaults->set_track_event_defaults()->set_track_uuid(ThreadTrack().uuid());
-    auto* snapshot = packet->set_clock_snapshot();
-    auto* boottime = snapshot->add_clocks();
-    boottime->set_clock_id(kBootTimeClockId);
-    boottime->set_timestamp(now);
-    auto* incremental_clock = snapshot->add_clocks();
-    incremental_clock->set_clock_id(kIncrementalClockId);
-    incremental_clock->set_timestamp(now);
-    incremental_clock->set_is_incremental(true);
-    incremental_clock->set_unit_multiplier_ns(1);
+    if (unit != 0) {
+      auto* snapshot = packet->set_clock_snapshot();
+      auto* boottime = snapshot->add_clocks();
+      boottime->set_clock_id(kBootTimeClockId);
+      boottime->set_timestamp(now);
+      auto* incremental_clock = snapshot->add_clocks();
+      incremental_clock->set_clock_id(kIncrementalClockId);
+      incremental_clock->set_timestamp(now / unit);
+      incremental_clock->set_is_incremental(true);
+      incremental_clock->set_unit_multiplier_ns(unit);
+    }
   }
   WriteThreadDescriptor(seq);
   WriteProcessDescriptor(seq);
   incremental->was_cleared = false;
-  incremental->last_timestamp = now;
+  incremental->last_timestamp = unit != 0 ? now / unit : now;
 }
 
 void WriteTrackDescriptor(TrackEventSequence* seq, const Track& track,
@@ -295,6 +301,11 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance) {
       1u << instance, [&](TrackEventDataSource::TraceContext tc) {
         TrackEventSequence* seq = GetSequence(tc);
         seq->epoch = epoch;
+        {
+          auto data_source = tc.GetDataSourceLocked();
+          if (data_source)
+            seq->timestamp_unit = data_source->timestamp_unit();
+        }
         if (seq->incremental->was_cleared)
           ResetSequence(seq, TrackEventClock::NowNs());
         result = seq;
@@ -331,9 +342,24 @@ inline TrackEventSequence* AcquireSequence(uint32_t instance) {
   return AcquireSequenceSlow(instance);
 }
 
-// The delta to write for |now| (held at the last one if the clock stepped
-// back on an anchor renewal); advances the sequence's base.
-inline uint64_t NextDelta(TrackEventIncrementalState* incremental, uint64_t now) {
+// The timestamp to write for |now|: the delta since the sequence's last
+// one (held at the last one if the clock stepped back on an anchor
+// renewal), in the sequence's units; or, for absolute times (unit 0), |now|
+// (held likewise). Advances the sequence's base.
+ZT_NOINLINE uint64_t NextTimestampInUnits(TrackEventSequence* seq, uint64_t now) {
+  TrackEventIncrementalState* incremental = seq->incremental;
+  const uint64_t unit = seq->timestamp_unit;
+  const uint64_t value = unit != 0 ? now / unit : now;
+  const uint64_t last = incremental->last_timestamp;
+  const uint64_t ts = value > last ? value : last;
+  incremental->last_timestamp = ts;
+  return unit != 0 ? ts - last : ts;
+}
+
+inline uint64_t NextTimestamp(TrackEventSequence* seq, uint64_t now) {
+  if (ZT_UNLIKELY(seq->timestamp_unit != 1))
+    return NextTimestampInUnits(seq, now);
+  TrackEventIncrementalState* incremental = seq->incremental;
   const uint64_t last = incremental->last_timestamp;
   const uint64_t ts = now > last ? now : last;
   incremental->last_timestamp = ts;
@@ -434,7 +460,7 @@ ZT_NOINLINE void WriteSimpleEventSlow(uint32_t instance, TrackEventSequence* seq
     if (!seq)
       return;
   }
-  const uint64_t delta = NextDelta(seq->incremental, TrackEventClock::NowNs());
+  const uint64_t delta = NextTimestamp(seq, TrackEventClock::NowNs());
   TraceWriter::TracePacketHandle packet = seq->TakePacket();
   protozero::ScatteredStreamWriter* stream = packet->stream_writer();
   uint8_t* dst = stream->write_ptr();
@@ -466,7 +492,7 @@ inline void WriteSimpleEvent(uint32_t instance, TrackEventSequence* seq, EventTy
     WriteSimpleEventSlow(instance, seq, type, category, static_name, track_uuid, extras);
     return;
   }
-  const uint64_t delta = NextDelta(seq->incremental, TrackEventClock::NowNs());
+  const uint64_t delta = NextTimestamp(seq, TrackEventClock::NowNs());
   uint8_t* end = EncodeSimpleEvent(dst, seq, type, category, static_name, track_uuid,
                                    delta, extras);
   if (ZT_LIKELY(seq->pending.empty())) {
@@ -496,7 +522,7 @@ bool BeginEvent(uint32_t instance, const EventSpec& spec, EventContext* ctx) {
     packet->set_timestamp(spec.timestamp);
     packet->set_timestamp_clock_id(kBootTimeClockId);
   } else {
-    packet->set_timestamp(NextDelta(seq->incremental, now));
+    packet->set_timestamp(NextTimestamp(seq, now));
   }
   packet->set_sequence_flags(kNeedsStateFlag);
   auto* event = packet->set_track_event();
@@ -589,8 +615,13 @@ void WriteSliceEnd(uint8_t instances, uint64_t track_uuid) {
 
 // The data source.
 void TrackEventDataSource::OnSetup(const SetupArgs& args) {
-  filter_ = CategoryFilter::FromConfig(
-      args.config ? args.config->track_event_config_raw() : std::string());
+  const std::string raw = args.config ? args.config->track_event_config_raw() : std::string();
+  filter_ = CategoryFilter::FromConfig(raw);
+  protos::pbzero::TrackEventConfig_Decoder config(raw);
+  if (config.disable_incremental_timestamps())
+    timestamp_unit_ = 0;
+  else if (config.timestamp_unit_multiplier() > 1)
+    timestamp_unit_ = config.timestamp_unit_multiplier();
 }
 
 void TrackEventDataSource::OnStart(const StartArgs& args) {
