@@ -401,6 +401,39 @@ TEST_F(TrackEventTest, NestedDictionariesAndArrays) {
                 {"scalar", "int:-3"}}));
 }
 
+// A scoped slice open while its session stops and another takes the same
+// instance slot: the new session gets no end without a begin.
+TEST_F(TrackEventTest, ScopedSliceEndStaysInItsSession) {
+  auto start = [] {
+    protos::gen::TraceConfig config;
+    config.add_buffers()->set_size_kb(1024);
+    auto* ds = config.add_data_sources()->mutable_config();
+    ds->set_name("track_event");
+    ds->set_track_event_config_raw(SerializeTrackEventConfig({"*"}));
+    auto session = Tracing::NewTrace();
+    session->Setup(config);
+    session->StartBlocking();
+    return session;
+  };
+  auto first = start();
+  std::unique_ptr<TracingSession> second;
+  {
+    TRACE_EVENT("test", "outer");
+    first->StopBlocking();
+    second = start();
+    TRACE_EVENT_INSTANT("test", "inner");
+    TRACE_EVENT("test", "in the second");
+  }
+  second->StopBlocking();
+  ReadTrace one = Read(first->ReadTraceBlocking());
+  ReadTrace two = Read(second->ReadTraceBlocking());
+  EXPECT_EQ(one.problems, std::vector<std::string>());
+  EXPECT_EQ(two.problems, std::vector<std::string>());
+  EXPECT_EQ(Describe(one.events), (std::vector<std::string>{"B test outer"}));
+  EXPECT_EQ(Describe(two.events), (std::vector<std::string>{
+                                      "I test inner", "B test in the second", "E  "}));
+}
+
 // TrackEventConfig's timestamp settings: absolute BOOTTIME times, and
 // deltas in units of 1000 ns; either way the times read back are BOOTTIME,
 // in order, within the recording.
@@ -433,8 +466,9 @@ TEST_F(TrackEventTest, TimestampSettings) {
       EXPECT_GE(e.ts, last) << absolute;
       last = e.ts;
       EXPECT_EQ(e.clock, absolute ? 0u : 64u);
-      if (!absolute)
+      if (!absolute) {
         EXPECT_EQ(e.clock_unit_ns, 1000u);
+      }
     }
   }
 }

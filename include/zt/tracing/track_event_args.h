@@ -65,6 +65,11 @@ struct TerminatingFlow {
 // typed fields (include "zt/trace/track_event/track_event.pbzero.h" for
 // TrackEvent's setters) or annotations. Valid during the callback only.
 // A callback may take it by reference or by value.
+class EventContext;
+namespace internal {
+uint8_t EventContextSessionTag(const EventContext& ctx);
+}  // namespace internal
+
 class EventContext {
  public:
   // Copies write into the same event (a callback may take it by value).
@@ -93,6 +98,7 @@ class EventContext {
 
  private:
   friend struct EventContextAccess;  // The SDK's writer.
+  friend uint8_t internal::EventContextSessionTag(const EventContext& ctx);
 
   template <typename T>
   void AddDebugAnnotationTo(const char* name, const DynamicString* dyn_name,
@@ -106,7 +112,12 @@ class EventContext {
   void* sequence_ = nullptr;  // The SDK's state of the sequence written to.
   protos::pbzero::TrackEvent* event_ = nullptr;
   uint64_t track_uuid_ = 0;  // 0: the thread's track.
+  uint8_t session_tag_ = 0;  // Of the session the event goes to.
 };
+
+namespace internal {
+inline uint8_t EventContextSessionTag(const EventContext& ctx) { return ctx.session_tag_; }
+}  // namespace internal
 
 }  // namespace zt
 

@@ -19,10 +19,12 @@ namespace zt {
 // Gives the writer access to EventContext's private fields.
 struct EventContextAccess {
   static void Set(EventContext* ctx, void* sequence,
-                  protos::pbzero::TrackEvent* event, uint64_t track_uuid) {
+                  protos::pbzero::TrackEvent* event, uint64_t track_uuid,
+                  uint8_t session_tag) {
     ctx->sequence_ = sequence;
     ctx->event_ = event;
     ctx->track_uuid_ = track_uuid;
+    ctx->session_tag_ = session_tag;
   }
   static void* sequence(const EventContext& ctx) { return ctx.sequence_; }
 };
@@ -54,6 +56,9 @@ struct TrackEventSequence {
   // before, so that a change in between is seen as a change): while the
   // slot's is the same, the sequence is.
   uint64_t epoch = 0;
+  // The session in the instance slot when the sequence was made current:
+  // its setup count (DataSourceInstanceState::generation) mod 256.
+  uint8_t session_tag = 0;
   // The instance's TrackEventDataSource::timestamp_unit(): 1 for ns deltas
   // on clock 64 (the default, the fast path), n for deltas in units of n
   // ns, 0 for absolute BOOTTIME times.

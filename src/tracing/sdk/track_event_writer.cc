@@ -295,12 +295,14 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance) {
   const DataSourceInstanceState& slot = TrackEventDataSource::State().instances[instance];
   // Read first: a change after it is seen as a change at the next event.
   const uint64_t epoch = slot.epoch.load(std::memory_order_acquire);
+  const uint64_t generation = slot.generation.load(std::memory_order_acquire);
   TrackEventSequence* result = nullptr;
   t_sequences[instance] = nullptr;
   TrackEventDataSource::TraceInstances(
       1u << instance, [&](TrackEventDataSource::TraceContext tc) {
         TrackEventSequence* seq = GetSequence(tc);
         seq->epoch = epoch;
+        seq->session_tag = static_cast<uint8_t>(generation);
         {
           auto data_source = tc.GetDataSourceLocked();
           if (data_source)
@@ -527,7 +529,7 @@ bool BeginEvent(uint32_t instance, const EventSpec& spec, EventContext* ctx) {
   packet->set_sequence_flags(kNeedsStateFlag);
   auto* event = packet->set_track_event();
   WriteEventFields(seq, event, spec, track_uuid);
-  EventContextAccess::Set(ctx, seq, event, track_uuid);
+  EventContextAccess::Set(ctx, seq, event, track_uuid, seq->session_tag);
   return true;
 }
 
@@ -538,39 +540,51 @@ void EndEvent(EventContext* ctx) {
   seq->next_packet = seq->writer->NewTracePacket();
 }
 
-void WriteEvent(uint32_t category, uint8_t instances, EventType type,
-                const char* static_name) {
+inline SessionTags TagOf(const TrackEventSequence* seq, uint32_t instance) {
+  return SessionTags{seq->session_tag} << (8 * instance);
+}
+
+SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
+                       const char* static_name) {
   if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
     const uint32_t instance = static_cast<uint32_t>(__builtin_ctz(instances));
     TrackEventSequence* seq = CurrentSequence(instance);
     if (ZT_UNLIKELY(seq == nullptr) && !(seq = AcquireSequenceSlow(instance)))
-      return;
+      return 0;
     WriteSimpleEvent(instance, seq, type, category, static_name, 0);
-    return;
+    return TagOf(seq, instance);
   }
+  SessionTags sessions = 0;
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
     TrackEventSequence* seq = CurrentSequence(i);
-    if (seq || (seq = AcquireSequenceSlow(i)))
+    if (seq || (seq = AcquireSequenceSlow(i))) {
       WriteSimpleEvent(i, seq, type, category, static_name, 0);
+      sessions |= TagOf(seq, i);
+    }
   }
+  return sessions;
 }
 
-void WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
-                       const char* static_name, const char* static_key,
-                       int64_t value, bool is_unsigned) {
+SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
+                              const char* static_name, const char* static_key,
+                              int64_t value, bool is_unsigned) {
   SimpleExtras extras;
   extras.annotation_name = static_key;
   extras.annotation_value = value;
   extras.annotation_unsigned = is_unsigned;
+  SessionTags sessions = 0;
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
     TrackEventSequence* seq = CurrentSequence(i);
-    if (seq || (seq = AcquireSequenceSlow(i)))
+    if (seq || (seq = AcquireSequenceSlow(i))) {
       WriteSimpleEvent(i, seq, type, category, static_name, 0, &extras);
+      sessions |= TagOf(seq, i);
+    }
   }
+  return sessions;
 }
 
 void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,
@@ -595,21 +609,28 @@ void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& trac
   }
 }
 
-void WriteSliceEnd(uint8_t instances, uint64_t track_uuid) {
+// A scoped slice's end goes where its begin went, unless the session there
+// is no longer the begin's (the instance slot was stopped and taken by a
+// new session while the scope was open): the new session never saw the
+// begin, and an end without one is data loss to readers.
+void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) {
   if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
     const uint32_t instance = static_cast<uint32_t>(__builtin_ctz(instances));
     TrackEventSequence* seq = CurrentSequence(instance);
     if (ZT_UNLIKELY(seq == nullptr) && !(seq = AcquireSequenceSlow(instance)))
       return;
-    WriteSimpleEvent(instance, seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
+    if (ZT_LIKELY(TagOf(seq, instance) == sessions))
+      WriteSimpleEvent(instance, seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
     return;
   }
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
     TrackEventSequence* seq = CurrentSequence(i);
-    if (seq || (seq = AcquireSequenceSlow(i)))
+    if ((seq || (seq = AcquireSequenceSlow(i))) &&
+        TagOf(seq, i) == (sessions & (SessionTags{0xFF} << (8 * i)))) {
       WriteSimpleEvent(i, seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
+    }
   }
 }
 

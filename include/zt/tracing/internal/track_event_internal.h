@@ -57,6 +57,13 @@ EventName MakeEventName(T&& name) {
   }
 }
 
+// Which session each instance an event went to belongs to: byte i is a
+// tag of the session in instance slot i (its setup count, mod 256). A
+// scoped slice's end goes only where the session is still the begin's, so
+// that a session started in a reused slot never sees an end without its
+// begin.
+using SessionTags = uint64_t;
+
 // Whether the arguments are exactly "literal key", integer (or enum).
 template <typename... Args>
 struct IsLiteralIntAnnotation {
@@ -70,11 +77,11 @@ struct IsLiteralIntAnnotation<K, V> {
       (IntegerKind<Value>::value != 0 || __is_enum(Value));
 };
 template <typename K, typename V>
-void WriteIntAnnotated(uint32_t category, uint8_t instances, EventType type,
-                       const char* name, const K& key, const V& value) {
-  WriteEventWithInt(category, instances, type, name, key,
-                    static_cast<int64_t>(value),
-                    IntegerKind<RemoveCvRef<V>>::value == 2);
+SessionTags WriteIntAnnotated(uint32_t category, uint8_t instances, EventType type,
+                              const char* name, const K& key, const V& value) {
+  return WriteEventWithInt(category, instances, type, name, key,
+                           static_cast<int64_t>(value),
+                           IntegerKind<RemoveCvRef<V>>::value == 2);
 }
 
 // Everything about one event except its arguments.
@@ -114,18 +121,20 @@ inline const char* DynamicCategoryName(const C& category) {
   }
 }
 
+
 // The common case, out of line: no arguments, the thread's track, now.
-void WriteEvent(uint32_t category, uint8_t instances, EventType type,
-                const char* static_name);
+SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
+                       const char* static_name);
 // Common forms, out of line: one integer annotation with a literal name;
 // a counter value without other arguments.
-void WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
-                       const char* static_name, const char* static_key,
-                       int64_t value, bool is_unsigned);
+SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
+                              const char* static_name, const char* static_key,
+                              int64_t value, bool is_unsigned);
 void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,
                   bool is_double, int64_t int_value, double double_value);
-// The end of a scoped slice, on the instances its begin went to.
-void WriteSliceEnd(uint8_t instances, uint64_t track_uuid);
+// The end of a scoped slice, on the instances its begin went to, where
+// the session is still the begin's.
+void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions);
 
 // The general case: for each instance, BeginEvent opens the packet and the
 // TrackEvent (false: nothing to write for this instance), the arguments
@@ -133,9 +142,15 @@ void WriteSliceEnd(uint8_t instances, uint64_t track_uuid);
 bool BeginEvent(uint32_t instance, const EventSpec& spec, EventContext* ctx);
 void EndEvent(EventContext* ctx);
 
+// What a slice's begin went to: the track (0: the thread's) and sessions.
+struct SliceBegun {
+  uint64_t track_uuid = 0;
+  SessionTags sessions = 0;
+};
+
 struct SliceBeginResult {
   uint8_t instances = 0;
-  uint64_t track_uuid = 0;
+  SliceBegun begun;
 };
 
 class ScopedSlice {
@@ -145,7 +160,7 @@ class ScopedSlice {
   ScopedSlice& operator=(const ScopedSlice&) = delete;
   ~ScopedSlice() {
     if (ZT_UNLIKELY(begin_.instances != 0))
-      WriteSliceEnd(begin_.instances, begin_.track_uuid);
+      WriteSliceEnd(begin_.instances, begin_.begun.track_uuid, begin_.begun.sessions);
   }
 
  private:
@@ -220,8 +235,8 @@ void ApplyArgs(EventContext& ctx, First&& first, Rest&&... rest) {
 
 // Returns the uuid of the track written to (0: the thread's).
 template <typename... Args>
-uint64_t EmitBody(EventSpec& spec, uint8_t instances, Args&&... args) {
-  uint64_t track_uuid = 0;
+SliceBegun EmitBody(EventSpec& spec, uint8_t instances, Args&&... args) {
+  SliceBegun begun;
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
@@ -229,18 +244,19 @@ uint64_t EmitBody(EventSpec& spec, uint8_t instances, Args&&... args) {
     if (!BeginEvent(i, spec, &ctx))
       continue;
     ApplyArgs(ctx, args...);
-    track_uuid = ctx.track_uuid();
+    begun.track_uuid = ctx.track_uuid();
+    begun.sessions |= SessionTags{EventContextSessionTag(ctx)} << (8 * i);
     EndEvent(&ctx);
   }
-  return track_uuid;
+  return begun;
 }
 
 template <typename... Args>
-uint64_t EmitAfterTrack(EventSpec& spec, uint8_t instances, Args&&... args) {
+SliceBegun EmitAfterTrack(EventSpec& spec, uint8_t instances, Args&&... args) {
   return EmitBody(spec, instances, static_cast<Args&&>(args)...);
 }
 template <typename First, typename... Rest>
-uint64_t EmitAfterTrack(EventSpec& spec, uint8_t instances, First&& first,
+SliceBegun EmitAfterTrack(EventSpec& spec, uint8_t instances, First&& first,
                         Rest&&... rest) {
   using F = RemoveCvRef<First>;
   if constexpr (IsSame<F, TraceTimestamp>::value) {
@@ -258,11 +274,11 @@ uint64_t EmitAfterTrack(EventSpec& spec, uint8_t instances, First&& first,
 }
 
 template <typename... Args>
-uint64_t EmitWithSpec(EventSpec& spec, uint8_t instances, Args&&... args) {
+SliceBegun EmitWithSpec(EventSpec& spec, uint8_t instances, Args&&... args) {
   return EmitBody(spec, instances, static_cast<Args&&>(args)...);
 }
 template <typename First, typename... Rest>
-uint64_t EmitWithSpec(EventSpec& spec, uint8_t instances, First&& first,
+SliceBegun EmitWithSpec(EventSpec& spec, uint8_t instances, First&& first,
                       Rest&&... rest) {
   if constexpr (IsTrackArg<RemoveCvRef<First>>::value) {
     spec.track = &first;
@@ -274,17 +290,15 @@ uint64_t EmitWithSpec(EventSpec& spec, uint8_t instances, First&& first,
 }
 
 template <typename C, typename... Args>
-uint64_t EmitEvent(uint32_t category, uint8_t instances, const C& category_value,
+SliceBegun EmitEvent(uint32_t category, uint8_t instances, const C& category_value,
                    EventType type, EventName name, Args&&... args) {
   if constexpr (!IsDynamicCategory<C>::value) {
     if (name.kind != EventName::kDynamic) {
       if constexpr (sizeof...(Args) == 0) {
-        WriteEvent(category, instances, type, name.data);
-        return 0;
+        return SliceBegun{0, WriteEvent(category, instances, type, name.data)};
       } else if constexpr (IsLiteralIntAnnotation<Args...>::value) {
-        WriteIntAnnotated(category, instances, type, name.data,
-                          static_cast<Args&&>(args)...);
-        return 0;
+        return SliceBegun{0, WriteIntAnnotated(category, instances, type, name.data,
+                                               static_cast<Args&&>(args)...)};
       }
     }
   }
@@ -298,7 +312,7 @@ uint64_t EmitEvent(uint32_t category, uint8_t instances, const C& category_value
 
 // What the macros call (see ZT_INTERNAL_TRACK_EVENT_ in track_event.h).
 template <typename C, typename N, typename... Args>
-uint64_t EmitSliceBegin(uint32_t category, uint8_t instances,
+SliceBegun EmitSliceBegin(uint32_t category, uint8_t instances,
                         const C& category_value, N&& name, Args&&... args) {
   return EmitEvent(category, instances, category_value, EventType::kSliceBegin,
                    MakeEventName(static_cast<N&&>(name)),
