@@ -473,6 +473,30 @@ TEST_F(TrackEventTest, TimestampSettings) {
   }
 }
 
+// A counter is its name: two call sites (two addresses of the name) and
+// two threads write to one track, described once per sequence.
+TEST_F(TrackEventTest, CountersAreTheirNames) {
+  static const char kOtherCopy[] = "depth";
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    TRACE_COUNTER("test", "depth", 1);
+    TRACE_COUNTER("test", CounterTrack(kOtherCopy), 2);
+    TRACE_COUNTER("test", "depth", 3);
+    std::thread([] { TRACE_COUNTER("test", "depth", 4); }).join();
+    TRACE_COUNTER("test", "width", 5);
+  });
+  ASSERT_EQ(read.events.size(), 5u);  // In file order: threads may interleave.
+  std::map<double, uint64_t> track_of_value;
+  for (const Event& e : read.events)
+    track_of_value[e.counter] = e.track_uuid;
+  ASSERT_EQ(track_of_value.size(), 5u);
+  const uint64_t depth = track_of_value[1];
+  for (double value : {2.0, 3.0, 4.0})
+    EXPECT_EQ(track_of_value[value], depth) << value;
+  EXPECT_NE(track_of_value[5], depth);
+  EXPECT_EQ(read.tracks[depth].name(), "depth");
+  EXPECT_EQ(read.tracks[track_of_value[5]].name(), "width");
+}
+
 TEST_F(TrackEventTest, StateTracks) {
   ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
     TRACE_STATE("test", "connection", "connecting");

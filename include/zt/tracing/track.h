@@ -96,7 +96,7 @@ class ThreadTrack : public Track {
 class CounterTrack : public Track {
  public:
   explicit CounterTrack(const char* counter_name, const char* counter_unit = nullptr)
-      : Track(Kind::kCounter, internal::HashName(counter_name), counter_name, 0),
+      : Track(Kind::kCounter, 0, counter_name, 0),  // uuid(): from the name.
         unit_(counter_unit) {}
   const char* unit() const { return unit_; }
 

@@ -81,6 +81,9 @@ struct TrackEventIncrementalState {
   InternTable annotation_names;
   uint64_t interned_categories[kDynamicCategoryId / 64] = {};
   InternTable described_tracks;  // Track uuids whose descriptor was written.
+  // Counter tracks by name address (ids 1..n) and their uuids (index id-1).
+  InternTable counter_names;
+  std::vector<uint64_t> counter_uuids;
 };
 
 }  // namespace internal

@@ -540,6 +540,30 @@ void EndEvent(EventContext* ctx) {
   seq->next_packet = seq->writer->NewTracePacket();
 }
 
+// A counter track new to this sequence's incremental state: its uuid
+// (hashed from its name), described if no other name pointer did it yet.
+ZT_NOINLINE uint64_t AddCounterTrack(TrackEventSequence* seq, const CounterTrack& track) {
+  const uint64_t uuid = track.uuid();
+  bool is_new = false;
+  seq->incremental->described_tracks.Intern(uuid, &is_new);
+  if (is_new)
+    WriteTrackDescriptor(seq, track, uuid);  // Readers need it first.
+  seq->incremental->counter_uuids.push_back(uuid);
+  return uuid;
+}
+
+// The uuid of a counter track, by its name's address: hashing the name at
+// every value would cost more than the rest of the event.
+inline uint64_t CounterUuid(TrackEventSequence* seq, const CounterTrack& track) {
+  static const char kUnnamed[] = "";
+  bool is_new = false;
+  const uint32_t iid = seq->incremental->counter_names.Intern(
+      track.name() ? track.name() : kUnnamed, &is_new);
+  if (ZT_LIKELY(!is_new))
+    return seq->incremental->counter_uuids[iid - 1];
+  return AddCounterTrack(seq, track);
+}
+
 inline SessionTags TagOf(const TrackEventSequence* seq, uint32_t instance) {
   return SessionTags{seq->session_tag} << (8 * instance);
 }
@@ -594,18 +618,14 @@ void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& trac
   extras.counter_is_double = is_double;
   extras.counter_int = int_value;
   extras.counter_double = double_value;
-  const uint64_t uuid = track.uuid();
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
     TrackEventSequence* seq = AcquireSequence(i);
     if (!seq)
       continue;
-    bool is_new = false;
-    seq->incremental->described_tracks.Intern(uuid, &is_new);
-    if (ZT_UNLIKELY(is_new))
-      WriteTrackDescriptor(seq, track, uuid);  // Readers need it first.
-    WriteSimpleEvent(i, seq, EventType::kCounter, category, nullptr, uuid, &extras);
+    WriteSimpleEvent(i, seq, EventType::kCounter, category, nullptr,
+                     CounterUuid(seq, track), &extras);
   }
 }
 
@@ -681,9 +701,10 @@ uint64_t Track::uuid() const {
       return internal::CurrentTid() ^ internal::ProcessUuid();
     case Kind::kCustom:
       return internal::MixUuid(id_, parent_uuid_ ? parent_uuid_ : internal::ProcessUuid());
-    case Kind::kCounter:
-      return internal::MixUuid(id_ ^ 0x636f756e746572ull,  // "counter"
-                               internal::ProcessUuid());
+    case Kind::kCounter:  // Named: the same name is the same track.
+      return internal::MixUuid(
+          (name_ ? internal::HashName(name_) : 0) ^ 0x636f756e746572ull,  // "counter"
+          internal::ProcessUuid());
     case Kind::kState:
       return internal::MixUuid(id_ ^ 0x7374617465ull,  // "state"
                                internal::ProcessUuid());
