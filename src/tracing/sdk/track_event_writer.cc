@@ -301,13 +301,15 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance) {
   TrackEventDataSource::TraceInstances(
       1u << instance, [&](TrackEventDataSource::TraceContext tc) {
         TrackEventSequence* seq = GetSequence(tc);
-        seq->epoch = epoch;
-        seq->session_tag = static_cast<uint8_t>(generation);
-        {
+        if (seq->epoch != epoch) {
+          // The session's settings, once per change of the slot (not at
+          // every reacquire after a drop): taking the instance lock.
           auto data_source = tc.GetDataSourceLocked();
           if (data_source)
             seq->timestamp_unit = data_source->timestamp_unit();
         }
+        seq->epoch = epoch;
+        seq->session_tag = static_cast<uint8_t>(generation);
         if (seq->incremental->was_cleared)
           ResetSequence(seq, TrackEventClock::NowNs());
         result = seq;
@@ -330,6 +332,13 @@ inline TrackEventSequence* CurrentSequence(uint32_t instance) {
     return seq;
   }
   return nullptr;
+}
+
+// The sequence of |instance|, made current if it is not; null if the
+// instance is not recording.
+inline TrackEventSequence* SequenceFor(uint32_t instance) {
+  TrackEventSequence* seq = CurrentSequence(instance);
+  return ZT_LIKELY(seq != nullptr) ? seq : AcquireSequenceSlow(instance);
 }
 
 inline bool SawEveryDrop(const TrackEventSequence* seq) {
@@ -572,8 +581,8 @@ SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
                        const char* static_name) {
   if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
     const uint32_t instance = static_cast<uint32_t>(__builtin_ctz(instances));
-    TrackEventSequence* seq = CurrentSequence(instance);
-    if (ZT_UNLIKELY(seq == nullptr) && !(seq = AcquireSequenceSlow(instance)))
+    TrackEventSequence* seq = SequenceFor(instance);
+    if (ZT_UNLIKELY(seq == nullptr))
       return 0;
     WriteSimpleEvent(instance, seq, type, category, static_name, 0);
     return TagOf(seq, instance);
@@ -582,8 +591,7 @@ SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    TrackEventSequence* seq = CurrentSequence(i);
-    if (seq || (seq = AcquireSequenceSlow(i))) {
+    if (TrackEventSequence* seq = SequenceFor(i)) {
       WriteSimpleEvent(i, seq, type, category, static_name, 0);
       sessions |= TagOf(seq, i);
     }
@@ -602,8 +610,7 @@ SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType ty
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    TrackEventSequence* seq = CurrentSequence(i);
-    if (seq || (seq = AcquireSequenceSlow(i))) {
+    if (TrackEventSequence* seq = SequenceFor(i)) {
       WriteSimpleEvent(i, seq, type, category, static_name, 0, &extras);
       sessions |= TagOf(seq, i);
     }
@@ -636,8 +643,8 @@ void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& trac
 void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) {
   if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
     const uint32_t instance = static_cast<uint32_t>(__builtin_ctz(instances));
-    TrackEventSequence* seq = CurrentSequence(instance);
-    if (ZT_UNLIKELY(seq == nullptr) && !(seq = AcquireSequenceSlow(instance)))
+    TrackEventSequence* seq = SequenceFor(instance);
+    if (ZT_UNLIKELY(seq == nullptr))
       return;
     if (ZT_LIKELY(TagOf(seq, instance) == sessions))
       WriteSimpleEvent(instance, seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
@@ -646,11 +653,9 @@ void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions)
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    TrackEventSequence* seq = CurrentSequence(i);
-    if ((seq || (seq = AcquireSequenceSlow(i))) &&
-        TagOf(seq, i) == (sessions & (SessionTags{0xFF} << (8 * i)))) {
+    TrackEventSequence* seq = SequenceFor(i);
+    if (seq && TagOf(seq, i) == (sessions & (SessionTags{0xFF} << (8 * i))))
       WriteSimpleEvent(i, seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
-    }
   }
 }
 
