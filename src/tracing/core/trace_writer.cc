@@ -97,13 +97,14 @@ TraceWriter::TracePacketHandle TraceWriter::NewTracePacketSlowPath() {
   // In drop mode this lands in the garbage range.
   BeginPacket(stream_writer_.ReserveBytes(ABI::kPacketHeaderSize));
   if (ZT_LIKELY(!dropping_)) {
+    cur_count_++;
     CountPacketInChunk();
     if (mark_previous_dropped_) {
       mark_previous_dropped_ = false;
-      // The only loss a writer sees itself: no chunk was free (the cause
-      // bits of TracePacket.DataLossReason, as upstream's readers count them).
-      packet_.set_previous_packet_dropped(TracePacket::DATA_LOSS_PRESENT |
-                                          TracePacket::DATA_LOSS_SMB_FULL);
+      // The cause bits of TracePacket.DataLossReason, as upstream's readers
+      // count them: no chunk was free, or the caller gave packets up.
+      packet_.set_previous_packet_dropped(loss_reasons_);
+      loss_reasons_ = 0;
     }
     // Readers tell "nothing before this" from "what was before was lost" by
     // it. The writer's first packet always comes here (no chunk yet).
@@ -116,10 +117,20 @@ TraceWriter::TracePacketHandle TraceWriter::NewTracePacketSlowPath() {
     first_packet_ = false;  // Dropped: the first that survives says so.
   }
   UpdateCountLimit();
+  UpdateRawStart();
   return TracePacketHandle(this);
 }
 
+void TraceWriter::MarkPacketLost() {
+  stats_.packets_dropped++;
+  mark_previous_dropped_ = true;
+  loss_reasons_ |= TracePacket::DATA_LOSS_PRESENT;
+  UpdateCountLimit();
+  raw_start_ = NoRawStart();  // The mark goes on the next packet begun.
+}
+
 ContiguousMemoryRange TraceWriter::GetNewBuffer() {
+  raw_start_ = NoRawStart();
   // In drop mode a packet runs to its end in the garbage range: its start is
   // lost already. A new chunk is tried again when the next packet starts.
   if (dropping_)
@@ -128,6 +139,7 @@ ContiguousMemoryRange TraceWriter::GetNewBuffer() {
 }
 
 ContiguousMemoryRange TraceWriter::AcquireNextRange() {
+  raw_start_ = NoRawStart();
   ABI::ChunkHeaderValues header;
   header.writer_id = writer_id_;
   header.chunk_id = next_chunk_id_;
@@ -205,6 +217,7 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
   if (dropping_) {
     dropping_ = false;
     mark_previous_dropped_ = true;
+    loss_reasons_ |= TracePacket::DATA_LOSS_PRESENT | TracePacket::DATA_LOSS_SMB_FULL;
   }
   UpdateCountLimit();
   next_chunk_id_++;

@@ -106,7 +106,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     // drop marker) before the service may read it.
     stream_writer_.set_write_ptr(size_field + SharedMemoryABI::kPacketHeaderSize);
     BeginPacket(size_field);
+    cur_count_++;
     CountPacketInChunk();
+    UpdateRawStart();
     return TracePacketHandle(this);
   }
 
@@ -124,12 +126,12 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // about a third of the cost of a small one.
   static constexpr size_t kMaxRawPacketSize = 127;  // One-byte size varint.
   uint8_t* BeginRawPacket() {
+    // raw_start_ holds every condition above, decided when the packet was
+    // opened; the write pointer still there means the packet is empty.
     uint8_t* p = stream_writer_.write_ptr();
-    // fragment_start_ is null outside packets.
-    if (ZT_LIKELY(p == fragment_start_ &&
-                  stream_writer_.end() - p >=
-                      static_cast<ptrdiff_t>(kMaxRawPacketSize + kMinRoomForPacket) &&
-                  cur_count_ < count_limit_ && !has_pending_patches_)) {
+    if (ZT_LIKELY(p == raw_start_)) {
+      if (p == nullptr)  // raw_start_ never is: tells callers' null tests.
+        __builtin_unreachable();
       return p;
     }
     return nullptr;
@@ -141,20 +143,29 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   void EndRawPacketAndBeginNext(uint8_t* end) {
     const size_t size = static_cast<size_t>(end - fragment_start_);
     ZT_CHECK(size <= kMaxRawPacketSize);
-    uint8_t* size_field = cur_fragment_size_field_;
-    size_field[0] = static_cast<uint8_t>(size | 0x80u);  // Redundant varint.
-    size_field[1] = 0x80;
-    size_field[2] = 0x80;
-    size_field[3] = 0;
+    // The size as a redundant 4-byte varint, bytes {size|0x80, 0x80, 0x80,
+    // 0}, in one little-endian store.
+    const uint32_t size_field = static_cast<uint32_t>(size) | 0x808080u;
+    memcpy(cur_fragment_size_field_, &size_field, sizeof(size_field));
     // The next packet. packet_ is not Reset: nothing was written through it
     // since its last Reset, so it is still an empty root message; only its
     // start offset is stale, and that only feeds the size Finalize()
     // returns, which the writer does not use (it measures fragments).
     cur_fragment_size_field_ = end;
-    fragment_start_ = end + SharedMemoryABI::kPacketHeaderSize;
-    stream_writer_.set_write_ptr(fragment_start_);
+    uint8_t* next = end + SharedMemoryABI::kPacketHeaderSize;
+    fragment_start_ = next;
+    stream_writer_.set_write_ptr(next);
     stats_.packets_started++;
+    const uint16_t count = static_cast<uint16_t>(cur_count_ + 1);
+    cur_count_ = count;
     CountPacketInChunk();
+    // As UpdateRawStart(), knowing that no patch is pending (none was when
+    // this packet began, and raw bytes add none).
+    raw_start_ = (stream_writer_.end() - next >=
+                      static_cast<ptrdiff_t>(kMaxRawPacketSize + kMinRoomForPacket) &&
+                  count < count_limit_)
+                     ? next
+                     : NoRawStart();
   }
   // Leaves the packet BeginRawPacket() opened open for more, through the
   // handle, after raw bytes up to |end|.
@@ -171,6 +182,14 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // empty packet marking the loss goes first, when a chunk can be had
   // without waiting: a loss at the end of a sequence is told too.
   void Flush();
+
+  // Counts a packet the caller gives up before beginning it (the SDK: a
+  // track event emitted from inside another event's callback, while that
+  // event's packet is open). It is counted in packets_dropped, and the next
+  // packet carries previous_packet_dropped = DATA_LOSS_PRESENT, so readers
+  // count the loss where it happened and drop the sequence's incremental
+  // state until it is cleared. O(1).
+  void MarkPacketLost();
 
   uint16_t writer_id() const { return writer_id_; }
   uint32_t target_buffer() const { return target_buffer_; }
@@ -197,10 +216,10 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     stats_.packets_started++;
   }
 
-  // Publishes the new packet in the chunk header (release: a scraping
-  // service then sees the previous packet's bytes complete).
+  // Publishes the new packet, which cur_count_ already counts, in the chunk
+  // header (release: a scraping service then sees the previous packet's
+  // bytes complete).
   void CountPacketInChunk() {
-    cur_count_++;
     cur_packets_word_++;  // The count is the low bits; it cannot overflow.
     cur_chunk_.header()->packets.store(cur_packets_word_,
                                        std::memory_order_release);
@@ -218,7 +237,28 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
                        : SharedMemoryABI::kMaxPacketCount;
   }
 
+  // The open packet, just begun and empty, may be written raw when the
+  // chunk has room for a raw packet and the next packet's header, the
+  // chunk's count has room for the next, and nothing is to be patched (see
+  // BeginRawPacket()). Drop mode and a pending loss mark set count_limit_
+  // to 0. Anything that moves the write pointer off the packet's start
+  // (bytes through the handle, a new chunk, the garbage range) disables it
+  // by that alone; the slow paths also clear raw_start_ outright.
+  void UpdateRawStart() {
+    raw_start_ = (stream_writer_.end() - fragment_start_ >=
+                      static_cast<ptrdiff_t>(kMaxRawPacketSize + kMinRoomForPacket) &&
+                  cur_count_ < count_limit_ && !has_pending_patches_)
+                     ? fragment_start_
+                     : NoRawStart();
+  }
+
+  // What raw_start_ holds when no raw packet may start: never a write
+  // position (the writer object itself), and not null, which the stream's
+  // write position is before its first chunk.
+  uint8_t* NoRawStart() { return reinterpret_cast<uint8_t*>(this); }
+
   void FinishTracePacket() {
+    raw_start_ = NoRawStart();
     packet_.Finalize();
     if (ZT_LIKELY(cur_fragment_size_field_ != nullptr)) {
       protozero::proto_utils::WriteRedundantVarInt4(
@@ -259,9 +299,14 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   protozero::RootMessage<TracePacket> packet_;
   uint8_t* cur_fragment_size_field_ = nullptr;
   uint8_t* fragment_start_ = nullptr;
+  // fragment_start_ while the open packet may be written raw, else
+  // NoRawStart().
+  uint8_t* raw_start_ = reinterpret_cast<uint8_t*>(this);
   bool in_packet_ = false;
   bool dropping_ = false;
   bool mark_previous_dropped_ = false;
+  // TracePacket.DataLossReason bits for the pending mark.
+  uint32_t loss_reasons_ = 0;
   bool first_packet_ = true;  // The next packet is the sequence's first.
   // Slots of size fields left in chunks already handed over; created at
   // the first one (most writers never fragment a nested message).
