@@ -61,6 +61,7 @@ struct ReadTrace {
   std::map<uint64_t, protos::TrackDescriptor> tracks;  // By uuid.
   std::vector<std::string> problems;  // What a reader would warn about.
   size_t cleared_packets = 0;
+  size_t loss_marks = 0;  // Packets with previous_packet_dropped.
 };
 
 // Reads the producer sequences like upstream's processor: a sequence is
@@ -111,6 +112,8 @@ ReadTrace Read(const std::vector<char>& bytes) {
     if (seq_id == 1)
       continue;  // The service's own packets.
     SequenceState& seq = sequences[seq_id];
+    if (packet.previous_packet_dropped())
+      out.loss_marks++;
     if (packet.sequence_flags() & 1) {
       seq = SequenceState();
       seq.valid = true;
@@ -317,6 +320,30 @@ TEST_F(TrackEventTest, SlicesInstantsAndNames) {
   ASSERT_TRUE(read.tracks.count(thread.parent_uuid()));
   EXPECT_EQ(read.tracks[thread.parent_uuid()].process().pid(), getpid());
   EXPECT_FALSE(read.tracks[thread.parent_uuid()].process().process_name().empty());
+}
+
+// The second and later uses of a name on a sequence take the fast path
+// (bytes cached from the first): they must read exactly like the first.
+TEST_F(TrackEventTest, RepeatedEventsReadTheSame) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    for (int i = 0; i < 3; i++) {
+      TRACE_EVENT("test", "slice");
+      TRACE_EVENT_INSTANT("gfx", "instant");
+      TRACE_EVENT_INSTANT("test", "slice");  // Same name, other type.
+      TRACE_EVENT_INSTANT("net", "slice");   // Same name, other category.
+    }
+  });
+  std::vector<std::string> expected;
+  for (int i = 0; i < 3; i++) {
+    for (const char* e : {"B test slice", "I gfx instant", "I test slice", "I net slice", "E  "})
+      expected.push_back(e);
+  }
+  EXPECT_EQ(Describe(read.events), expected);
+  uint64_t last_ts = 0;
+  for (const Event& e : read.events) {
+    EXPECT_GE(e.ts, last_ts);
+    last_ts = e.ts;
+  }
 }
 
 TEST_F(TrackEventTest, ConfigSelectsCategories) {
@@ -615,6 +642,34 @@ TEST_F(TrackEventTest, IncrementalStateIsWrittenAgainAfterAClear) {
       ASSERT_EQ(e.name, "tick");
     }
   }
+}
+
+// A thread writes one packet at a time: events emitted while another
+// event's packet is open (from its callback or an annotation's) are not
+// recorded. They are counted and marked where they happened, and what
+// follows still reads (Record() checks that every name resolves).
+TEST_F(TrackEventTest, EventsInsideAnEventsCallbackAreMarkedLost) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    TRACE_EVENT_INSTANT("test", "before");
+    TRACE_EVENT("test", "outer", "x", 1, [](EventContext& ctx) {
+      TRACE_EVENT("test", "inner");                    // Simple path.
+      TRACE_EVENT_INSTANT("test", "inner2", "k", 2.5);  // General path.
+      TRACE_COUNTER("test", "inner counter", 3);
+      ctx.AddDebugAnnotation("y", [](TracedValue value) {
+        TRACE_EVENT_INSTANT("gfx", "in a value");
+        std::move(value).WriteInt64(7);
+      });
+    });
+    TRACE_EVENT_INSTANT("test", "after");
+    TRACE_EVENT_INSTANT("test", "before");  // Interned again after the reset.
+    TRACE_EVENT("net", "after2");
+  });
+  EXPECT_EQ(Describe(read.events),
+            (std::vector<std::string>{"I test before", "B test outer", "I test after",
+                                      "I test before", "B net after2", "E  ", "E  "}));
+  EXPECT_EQ(read.loss_marks, 1u);
+  ASSERT_GE(read.events.size(), 2u);
+  EXPECT_EQ(read.events[1].args.at("y"), "int:7");
 }
 
 TEST_F(TrackEventTest, ThreadsGetTheirOwnNamedTracks) {

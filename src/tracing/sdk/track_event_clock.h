@@ -55,6 +55,27 @@ class TrackEventClock {
 #endif
   }
 
+  // NowNs() when that is only a conversion with the thread's anchor (the
+  // common case): sets *now and returns true. False when NowNs() would
+  // renew the anchor or read clock_gettime: call it then. For paths that
+  // must not make calls.
+  static bool TryNowNs(uint64_t* now) {
+#if defined(__x86_64__)
+    const uint64_t ticks = __rdtsc();
+    const Anchor& anchor = anchor_;
+    if (ZT_LIKELY(ticks - anchor.ticks < anchor.valid_ticks)) {
+      *now = anchor.ns + static_cast<uint64_t>(
+                             (static_cast<Uint128>(ticks - anchor.ticks) *
+                              anchor.ns_per_tick_q32) >> 32);
+      return true;
+    }
+    return false;
+#else
+    *now = BootTimeNs();
+    return true;
+#endif
+  }
+
   // Whether NowNs() reads the time-stamp counter (false: clock_gettime).
   static bool UsesTimeStampCounter();
 

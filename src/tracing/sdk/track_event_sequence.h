@@ -5,6 +5,8 @@
 #ifndef ZT_SRC_TRACING_SDK_TRACK_EVENT_SEQUENCE_H_
 #define ZT_SRC_TRACING_SDK_TRACK_EVENT_SEQUENCE_H_
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "zt/ext/tracing/core/trace_writer.h"
 #include "zt/tracing/category.h"
 #include "zt/tracing/internal/data_source_internal.h"
+#include "zt/tracing/internal/track_event_internal.h"
 #include "zt/tracing/track_event_args.h"
 
 namespace zt {
@@ -59,6 +62,14 @@ struct TrackEventSequence {
   // The session in the instance slot when the sequence was made current:
   // its setup count (DataSourceInstanceState::generation) mod 256.
   uint8_t session_tag = 0;
+  // The same tag where the instance's byte of a SessionTags is.
+  SessionTags session_tags = 0;
+  // For the one-session fast path (track_event_writer.cc): the instance
+  // slot's epoch, and the value it must have for that path to write: the
+  // epoch above when the timestamp unit is the default, else a value the
+  // slot never takes (the path then leaves every event to the others).
+  const std::atomic<uint64_t>* slot_epoch = nullptr;
+  uint64_t fast_epoch = ~uint64_t{0};
   // The instance's TrackEventDataSource::timestamp_unit(): 1 for ns deltas
   // on clock 64 (the default, the fast path), n for deltas in units of n
   // ns, 0 for absolute BOOTTIME times.
@@ -74,7 +85,32 @@ struct TrackEventSequence {
   std::vector<PendingIntern> pending;
 };
 
+// The bytes that follow a simple named event's timestamp (sequence flags,
+// the TrackEvent: type, category iid, name iid), by name address, category
+// and type, direct-mapped: a hit means the name and the category are
+// interned on the sequence, so the fast path only copies them. Filled on
+// the other paths; part of the incremental state.
+struct EventBytesCache {
+  static constexpr size_t kEntries = 64;
+  static constexpr size_t kMaxBytes = 16;  // Copied whole: room is checked.
+  struct Entry {
+    const char* name = nullptr;  // Null: empty (named events only).
+    uint32_t category_and_type = 0;
+    uint32_t size = 0;
+    uint8_t bytes[kMaxBytes] = {};
+  };
+  static uint32_t CategoryAndType(uint32_t category, EventType type) {
+    return category | static_cast<uint32_t>(type) << 24;
+  }
+  Entry& EntryFor(const char* name) {
+    const uint64_t x = reinterpret_cast<uintptr_t>(name) * 0x9E3779B97F4A7C15ull;
+    return entries[x >> 58];  // The top 6 bits: kEntries == 64.
+  }
+  Entry entries[kEntries];
+};
+
 struct TrackEventIncrementalState {
+  EventBytesCache bytes_cache;
   bool was_cleared = true;  // Fresh: the reset packets are still to write.
   uint64_t last_timestamp = 0;  // In the sequence's timestamp units.
   InternTable event_names;

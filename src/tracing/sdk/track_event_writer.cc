@@ -105,8 +105,10 @@ TrackEventSequence* GetSequence(TrackEventDataSource::TraceContext& tc) {
   if (ZT_UNLIKELY(dropped != seq.packets_dropped_seen)) {
     // What this sequence interned may be in the dropped packets: start
     // again, so that readers can use what follows.
+    // Readers forget the sequence's interned data and defaults at the reset
+    // that follows, so this side forgets them too.
     seq.packets_dropped_seen = dropped;
-    incremental->was_cleared = true;
+    *incremental = TrackEventIncrementalState();
   }
   seq.incremental = incremental;
   seq.writer = tc.trace_writer();
@@ -234,6 +236,16 @@ inline void InternCategory(TrackEventSequence* seq, uint32_t category) {
        static_cast<uint32_t>(CategoryIid(category)), name ? name : "?"});
 }
 
+// The iid of a static event name on the sequence, interned (and queued for
+// the packet's interned_data) if new.
+inline uint32_t InternEventName(TrackEventSequence* seq, const char* name) {
+  bool is_new = false;
+  const uint32_t iid = seq->incremental->event_names.Intern(name, &is_new);
+  if (ZT_UNLIKELY(is_new))
+    seq->pending.push_back({protos::pbzero::InternedData::kEventNamesFieldNumber, iid, name});
+  return iid;
+}
+
 void WriteEventFields(TrackEventSequence* seq, protos::pbzero::TrackEvent* event,
                       const EventSpec& spec, uint64_t track_uuid) {
   event->set_type(static_cast<protos::pbzero::TrackEvent::Type>(spec.type));
@@ -255,13 +267,7 @@ void WriteEventFields(TrackEventSequence* seq, protos::pbzero::TrackEvent* event
     return;
   }
   if (spec.name.kind == EventName::kStatic && spec.name.data) {
-    bool is_new = false;
-    const uint32_t iid = seq->incremental->event_names.Intern(spec.name.data, &is_new);
-    if (is_new) {
-      seq->pending.push_back(
-          {protos::pbzero::InternedData::kEventNamesFieldNumber, iid, spec.name.data});
-    }
-    event->set_name_iid(iid);
+    event->set_name_iid(InternEventName(seq, spec.name.data));
   } else if (spec.name.kind == EventName::kDynamic && spec.name.data) {
     event->set_name(std::string_view(spec.name.data, spec.name.size));
   }
@@ -279,6 +285,19 @@ void WriteInterned(TrackEventSequence* seq, TracePacket* packet) {
     item->AppendString(2, entry.name);
   }
   seq->pending.clear();
+}
+
+// Whether |seq| is in the middle of an event: its packet open while the
+// event's callback (or an annotation's) runs, and that code emits another
+// event. A thread writes one packet at a time, so the inner event is not
+// recorded; the loss is counted and marked on the sequence's next packet
+// (TraceWriter::MarkPacketLost), and the drop that makes is answered with
+// a reset once the outer event ends.
+inline bool InsideAnEvent(TrackEventSequence* seq) {
+  if (ZT_LIKELY(!seq->packet))
+    return false;
+  seq->writer->MarkPacketLost();
+  return true;
 }
 
 // Each thread's current sequence per instance: a plain array (no TLS
@@ -300,6 +319,8 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance) {
   t_sequences[instance] = nullptr;
   TrackEventDataSource::TraceInstances(
       1u << instance, [&](TrackEventDataSource::TraceContext tc) {
+        if (InsideAnEvent(&tc.GetCustomTlsState()))
+          return;  // Nothing changes until that event ends.
         TrackEventSequence* seq = GetSequence(tc);
         if (seq->epoch != epoch) {
           // The session's settings, once per change of the slot (not at
@@ -310,6 +331,9 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance) {
         }
         seq->epoch = epoch;
         seq->session_tag = static_cast<uint8_t>(generation);
+        seq->session_tags = SessionTags{seq->session_tag} << (8 * instance);
+        seq->slot_epoch = &slot.epoch;
+        seq->fast_epoch = seq->timestamp_unit == 1 ? epoch : ~epoch;
         if (seq->incremental->was_cleared)
           ResetSequence(seq, TrackEventClock::NowNs());
         result = seq;
@@ -377,6 +401,34 @@ inline uint64_t NextTimestamp(TrackEventSequence* seq, uint64_t now) {
   return ts - last;
 }
 
+// Interns a named event's name and category on the sequence and caches
+// the bytes that follow its timestamp: sequence_flags, then the TrackEvent
+// {type, category_iids, name_iid}. The fast path copies them.
+const EventBytesCache::Entry& CacheEventBytes(TrackEventSequence* seq, const char* name,
+                                              uint32_t category, EventType type) {
+  InternCategory(seq, category);
+  const uint32_t iid = InternEventName(seq, name);
+  EventBytesCache::Entry& entry = seq->incremental->bytes_cache.EntryFor(name);
+  uint8_t* p = entry.bytes;
+  *p++ = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
+  *p++ = kNeedsStateFlag;
+  *p++ = 0x5a;  // track_event (11), length-delimited.
+  uint8_t* length = p++;
+  uint8_t* event_start = p;
+  *p++ = 0x48;  // type (9).
+  *p++ = static_cast<uint8_t>(type);
+  *p++ = 0x18;  // category_iids (3): at most 2 bytes.
+  p = protozero::proto_utils::WriteVarInt(CategoryIid(category), p);
+  *p++ = 0x50;  // name_iid (10): at most 5 bytes.
+  p = protozero::proto_utils::WriteVarInt(iid, p);
+  static_assert(EventBytesCache::kMaxBytes >= 4 + 2 + 3 + 6, "the longest event");
+  *length = static_cast<uint8_t>(p - event_start);
+  entry.name = name;
+  entry.category_and_type = EventBytesCache::CategoryAndType(category, type);
+  entry.size = static_cast<uint32_t>(p - entry.bytes);
+  return entry;
+}
+
 // What a "simple" event may carry besides its type, category and name: one
 // integer annotation or a counter value (the common forms, written without
 // the nested-message API).
@@ -402,6 +454,12 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType
   TrackEventIncrementalState* incremental = seq->incremental;
   *p++ = 0x40;  // timestamp (8), varint.
   p = protozero::proto_utils::WriteVarInt(delta, p);
+  if (static_name && track_uuid == 0 && !extras && type != EventType::kSliceEnd) {
+    // What the fast path writes, from the same bytes.
+    const EventBytesCache::Entry& entry = CacheEventBytes(seq, static_name, category, type);
+    memcpy(p, entry.bytes, entry.size);
+    return p + entry.size;
+  }
   *p++ = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
   *p++ = kNeedsStateFlag;
   *p++ = 0x5a;  // track_event (11), length-delimited; at most 72 bytes.
@@ -419,14 +477,8 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType
     p = protozero::proto_utils::WriteVarInt(CategoryIid(category), p);
   }
   if (static_name) {
-    bool is_new = false;
-    const uint32_t iid = incremental->event_names.Intern(static_name, &is_new);
-    if (ZT_UNLIKELY(is_new)) {
-      seq->pending.push_back(
-          {protos::pbzero::InternedData::kEventNamesFieldNumber, iid, static_name});
-    }
     *p++ = 0x50;  // name_iid (10).
-    p = protozero::proto_utils::WriteVarInt(iid, p);
+    p = protozero::proto_utils::WriteVarInt(InternEventName(seq, static_name), p);
   }
   if (extras && extras->annotation_name) {
     bool is_new = false;
@@ -466,6 +518,8 @@ ZT_NOINLINE void WriteSimpleEventSlow(uint32_t instance, TrackEventSequence* seq
                                       EventType type, uint32_t category,
                                       const char* static_name, uint64_t track_uuid,
                                       const SimpleExtras* extras) {
+  if (InsideAnEvent(seq))
+    return;
   if (!SawEveryDrop(seq)) {
     seq = AcquireSequenceSlow(instance);
     if (!seq)
@@ -498,7 +552,10 @@ inline void WriteSimpleEvent(uint32_t instance, TrackEventSequence* seq, EventTy
   static_assert(kMaxSimpleEventSize <= TraceWriter::kMaxRawPacketSize,
                 "a simple event must fit the writer's raw packet");
   TraceWriter* writer = seq->writer;
-  uint8_t* dst = seq->next_packet ? writer->BeginRawPacket() : nullptr;
+  // Non-null only with the sequence's next packet open and empty: every
+  // packet the sequence writes through a handle has bytes (a timestamp)
+  // before any user code runs.
+  uint8_t* dst = writer->BeginRawPacket();
   if (ZT_UNLIKELY(dst == nullptr)) {
     WriteSimpleEventSlow(instance, seq, type, category, static_name, track_uuid, extras);
     return;
@@ -522,7 +579,7 @@ inline void WriteSimpleEvent(uint32_t instance, TrackEventSequence* seq, EventTy
 
 bool BeginEvent(uint32_t instance, const EventSpec& spec, EventContext* ctx) {
   TrackEventSequence* seq = AcquireSequence(instance);
-  if (!seq)
+  if (!seq || InsideAnEvent(seq))
     return false;
   const uint64_t now = TrackEventClock::NowNs();
   const uint64_t track_uuid = ResolveTrack(seq, spec);
@@ -577,6 +634,8 @@ inline SessionTags TagOf(const TrackEventSequence* seq, uint32_t instance) {
   return SessionTags{seq->session_tag} << (8 * instance);
 }
 
+// The general form of the events without arguments (where the fast paths
+// below refuse).
 SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
                        const char* static_name) {
   if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
@@ -629,7 +688,7 @@ void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& trac
     if (!(instances & 1))
       continue;
     TrackEventSequence* seq = AcquireSequence(i);
-    if (!seq)
+    if (!seq || InsideAnEvent(seq))
       continue;
     WriteSimpleEvent(i, seq, EventType::kCounter, category, nullptr,
                      CounterUuid(seq, track), &extras);
@@ -640,7 +699,8 @@ void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& trac
 // is no longer the begin's (the instance slot was stopped and taken by a
 // new session while the scope was open): the new session never saw the
 // begin, and an end without one is data loss to readers.
-void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) {
+static ZT_NOINLINE void WriteSliceEndSlow(uint8_t instances, uint64_t track_uuid,
+                                          SessionTags sessions) {
   if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
     const uint32_t instance = static_cast<uint32_t>(__builtin_ctz(instances));
     TrackEventSequence* seq = SequenceFor(instance);
@@ -657,6 +717,91 @@ void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions)
     if (seq && TagOf(seq, i) == (sessions & (SessionTags{0xFF} << (8 * i))))
       WriteSimpleEvent(i, seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
   }
+}
+
+// The sequence of |instance| when the fast path may write to it: current,
+// with the default timestamp unit. Null otherwise.
+static ZT_ALWAYS_INLINE inline TrackEventSequence* FastSequence(uint32_t instance) {
+  TrackEventSequence* seq = t_sequences[instance];
+  if (ZT_LIKELY(seq != nullptr &&
+                seq->fast_epoch == seq->slot_epoch->load(std::memory_order_acquire)))
+    return seq;
+  return nullptr;
+}
+
+// Writes the packet's timestamp, a delta on clock 64 in ns (the fast path's
+// unit), and returns where the rest goes.
+static ZT_ALWAYS_INLINE inline uint8_t* WriteFastTimestamp(uint8_t* p,
+                                                           TrackEventSequence* seq,
+                                                           uint64_t now) {
+  TrackEventIncrementalState* incremental = seq->incremental;
+  const uint64_t last = incremental->last_timestamp;
+  const uint64_t ts = now > last ? now : last;  // Held on anchor renewals.
+  incremental->last_timestamp = ts;
+  *p++ = 0x40;  // timestamp (8), varint.
+  return protozero::proto_utils::WriteVarInt(ts - last, p);
+}
+
+// The fast paths: one session, its sequence current, the open packet
+// writable raw, the clock a conversion, and (for named events) the
+// event's bytes cached. Everything is checked before anything is written,
+// so each refusal is a tail call to the general form and the path itself
+// makes no call.
+template <EventType kType>
+static ZT_ALWAYS_INLINE inline SessionTags WriteNamedEventFast(uint32_t category,
+                                                               uint8_t instances,
+                                                               const char* static_name) {
+  constexpr EventType type = kType;
+  if (ZT_LIKELY((instances & (instances - 1)) == 0)) {
+    TrackEventSequence* seq = FastSequence(static_cast<uint32_t>(__builtin_ctz(instances)));
+    if (ZT_LIKELY(seq != nullptr)) {
+      TraceWriter* writer = seq->writer;
+      uint8_t* p = writer->BeginRawPacket();
+      const EventBytesCache::Entry& cached =
+          seq->incremental->bytes_cache.EntryFor(static_name);
+      uint64_t now;
+      if (ZT_LIKELY(p != nullptr && cached.name == static_name &&
+                    cached.category_and_type ==
+                        EventBytesCache::CategoryAndType(category, type) &&
+                    TrackEventClock::TryNowNs(&now))) {
+        p = WriteFastTimestamp(p, seq, now);
+        memcpy(p, cached.bytes, EventBytesCache::kMaxBytes);
+        writer->EndRawPacketAndBeginNext(p + cached.size);
+        return seq->session_tags;
+      }
+    }
+  }
+  return WriteEvent(category, instances, type, static_name);
+}
+
+SessionTags WriteSliceBegin(uint32_t category, uint8_t instances, const char* static_name) {
+  return WriteNamedEventFast<EventType::kSliceBegin>(category, instances, static_name);
+}
+
+void WriteInstant(uint32_t category, uint8_t instances, const char* static_name) {
+  WriteNamedEventFast<EventType::kInstant>(category, instances, static_name);
+}
+
+void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) {
+  if (ZT_LIKELY((instances & (instances - 1)) == 0 && track_uuid == 0)) {
+    TrackEventSequence* seq = FastSequence(static_cast<uint32_t>(__builtin_ctz(instances)));
+    if (ZT_LIKELY(seq != nullptr && seq->session_tags == sessions)) {
+      TraceWriter* writer = seq->writer;
+      uint8_t* p = writer->BeginRawPacket();
+      uint64_t now;
+      if (ZT_LIKELY(p != nullptr && TrackEventClock::TryNowNs(&now))) {
+        p = WriteFastTimestamp(p, seq, now);
+        // sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE, track_event (2
+        // bytes) {type = TYPE_SLICE_END}.
+        static constexpr uint8_t kSliceEnd[8] = {0x68, kNeedsStateFlag, 0x5a, 0x02,
+                                                 0x48, 0x02, 0, 0};
+        memcpy(p, kSliceEnd, sizeof(kSliceEnd));
+        writer->EndRawPacketAndBeginNext(p + 6);
+        return;
+      }
+    }
+  }
+  WriteSliceEndSlow(instances, track_uuid, sessions);
 }
 
 // The data source.
