@@ -331,14 +331,30 @@ TEST_F(TrackEventTest, RepeatedEventsReadTheSame) {
       TRACE_EVENT_INSTANT("gfx", "instant");
       TRACE_EVENT_INSTANT("test", "slice");  // Same name, other type.
       TRACE_EVENT_INSTANT("net", "slice");   // Same name, other category.
+      TRACE_EVENT_INSTANT("test", "slice", "n", i * 1000 - 1);  // Other form.
+      TRACE_EVENT_INSTANT("test", "slice", "k", i * 1000u);     // Other key, unsigned.
+      TRACE_COUNTER("test", "slice", i * 100000);               // A counter.
+      TRACE_COUNTER("test", "slice", i + 0.5);                  // A double one.
     }
   });
   std::vector<std::string> expected;
   for (int i = 0; i < 3; i++) {
-    for (const char* e : {"B test slice", "I gfx instant", "I test slice", "I net slice", "E  "})
+    for (const char* e : {"B test slice", "I gfx instant", "I test slice", "I net slice",
+                          "I test slice", "I test slice", "C test ", "C test ", "E  "})
       expected.push_back(e);
   }
   EXPECT_EQ(Describe(read.events), expected);
+  ASSERT_EQ(read.events.size(), expected.size());
+  for (int i = 0; i < 3; i++) {
+    const Event* e = &read.events[static_cast<size_t>(i) * 9];
+    EXPECT_EQ(e[4].args, (std::map<std::string, std::string>{
+                             {"n", "int:" + std::to_string(i * 1000 - 1)}}));
+    EXPECT_EQ(e[5].args, (std::map<std::string, std::string>{
+                             {"k", "uint:" + std::to_string(i * 1000)}}));
+    EXPECT_EQ(e[6].counter, i * 100000);
+    EXPECT_EQ(e[7].counter, i + 0.5);
+    EXPECT_EQ(e[6].track_uuid, e[7].track_uuid);  // One track: the name's.
+  }
   uint64_t last_ts = 0;
   for (const Event& e : read.events) {
     EXPECT_GE(e.ts, last_ts);

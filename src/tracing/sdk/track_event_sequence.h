@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "src/tracing/sdk/intern_table.h"
+#include "src/tracing/sdk/track_event_bytes.h"
 #include "zt/ext/tracing/core/trace_writer.h"
 #include "zt/tracing/category.h"
 #include "zt/tracing/internal/data_source_internal.h"
@@ -83,30 +84,6 @@ struct TrackEventSequence {
     const char* name;
   };
   std::vector<PendingIntern> pending;
-};
-
-// The bytes that follow a simple named event's timestamp (sequence flags,
-// the TrackEvent: type, category iid, name iid), by name address, category
-// and type, direct-mapped: a hit means the name and the category are
-// interned on the sequence, so the fast path only copies them. Filled on
-// the other paths; part of the incremental state.
-struct EventBytesCache {
-  static constexpr size_t kEntries = 64;
-  static constexpr size_t kMaxBytes = 16;  // Copied whole: room is checked.
-  struct Entry {
-    const char* name = nullptr;  // Null: empty (named events only).
-    uint32_t category_and_type = 0;
-    uint32_t size = 0;
-    uint8_t bytes[kMaxBytes] = {};
-  };
-  static uint32_t CategoryAndType(uint32_t category, EventType type) {
-    return category | static_cast<uint32_t>(type) << 24;
-  }
-  Entry& EntryFor(const char* name) {
-    const uint64_t x = reinterpret_cast<uintptr_t>(name) * 0x9E3779B97F4A7C15ull;
-    return entries[x >> 58];  // The top 6 bits: kEntries == 64.
-  }
-  Entry entries[kEntries];
 };
 
 struct TrackEventIncrementalState {

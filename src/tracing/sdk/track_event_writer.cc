@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/tracing/sdk/intern_table.h"
+#include "src/tracing/sdk/track_event_bytes.h"
 #include "src/tracing/sdk/track_event_category_registry.h"
 #include "src/tracing/sdk/track_event_clock.h"
 #include "src/tracing/sdk/track_event_data_source.h"
@@ -227,112 +228,103 @@ inline uint64_t NextTimestamp(TrackEventSequence* seq, uint64_t now) {
   return ts - last;
 }
 
-// Interns a named event's name and category on the sequence and caches
-// the bytes that follow its timestamp: sequence_flags, then the TrackEvent
-// {type, category_iids, name_iid}. The fast path copies them.
-const EventBytesCache::Entry& CacheEventBytes(TrackEventSequence* seq, const char* name,
-                                              uint32_t category, EventType type) {
-  InternCategory(seq, category);
-  const uint32_t iid = InternEventName(seq, name);
-  EventBytesCache::Entry& entry = seq->incremental->bytes_cache.EntryFor(name);
-  uint8_t* p = entry.bytes;
-  *p++ = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
-  *p++ = kNeedsStateFlag;
-  *p++ = 0x5a;  // track_event (11), length-delimited.
-  uint8_t* length = p++;
-  uint8_t* event_start = p;
-  *p++ = 0x48;  // type (9).
-  *p++ = static_cast<uint8_t>(type);
-  *p++ = 0x18;  // category_iids (3): at most 2 bytes.
-  p = protozero::proto_utils::WriteVarInt(CategoryIid(category), p);
-  *p++ = 0x50;  // name_iid (10): at most 5 bytes.
-  p = protozero::proto_utils::WriteVarInt(iid, p);
-  static_assert(EventBytesCache::kMaxBytes >= 4 + 2 + 3 + 6, "the longest event");
-  *length = static_cast<uint8_t>(p - event_start);
-  entry.name = name;
-  entry.category_and_type = EventBytesCache::CategoryAndType(category, type);
-  entry.size = static_cast<uint32_t>(p - entry.bytes);
+// The iid of an annotation key on the sequence, interned if new.
+inline uint32_t InternAnnotationName(TrackEventSequence* seq, const char* name) {
+  bool is_new = false;
+  const uint32_t iid = seq->incremental->annotation_names.Intern(name, &is_new);
+  if (ZT_UNLIKELY(is_new)) {
+    seq->pending.push_back(
+        {protos::pbzero::InternedData::kDebugAnnotationNamesFieldNumber, iid, name});
+  }
+  return iid;
+}
+
+// A simple event: what the fast paths and the simple path write (the
+// common forms, without the nested-message API).
+struct SimpleEvent {
+  EventType type = EventType::kInstant;
+  uint32_t category = 0;
+  // The event's static name; a counter's track name. Null (slice ends):
+  // not cached.
+  const char* name = nullptr;
+  uint64_t track_uuid = 0;  // Counters, and ends on a track.
+  EventBytesCache::Form form = EventBytesCache::kPlain;
+  const char* key = nullptr;  // The annotation forms' key.
+  uint64_t value = 0;         // An annotation's, an int counter's.
+  double double_value = 0;
+};
+
+inline bool IsCounterForm(EventBytesCache::Form form) {
+  return form == EventBytesCache::kIntCounter || form == EventBytesCache::kDoubleCounter;
+}
+
+// Interns what |event| refers to on the sequence and caches the bytes
+// after its timestamp (track_event_bytes.h), which the fast paths copy.
+const EventBytesCache::Entry& CacheEvent(TrackEventSequence* seq, const SimpleEvent& event) {
+  InternCategory(seq, event.category);
+  const bool counter = IsCounterForm(event.form);
+  const uint32_t name_iid = counter ? 0 : InternEventName(seq, event.name);
+  const uint32_t key_iid = event.key ? InternAnnotationName(seq, event.key) : 0;
+  EventBytesCache::Entry& entry = seq->incremental->bytes_cache.EntryFor(event.name, event.form);
+  EncodeCachedEvent(&entry, event.form, event.type, CategoryIid(event.category),
+                    counter ? event.track_uuid : 0, name_iid, key_iid);
+  entry.name = event.name;
+  entry.key = event.key;
+  entry.tag = EventBytesCache::Tag(event.category, event.type, event.form);
   return entry;
 }
 
-// What a "simple" event may carry besides its type, category and name: one
-// integer annotation or a counter value (the common forms, written without
-// the nested-message API).
-struct SimpleExtras {
-  const char* annotation_name = nullptr;  // Interned by address.
-  bool annotation_unsigned = false;
-  int64_t annotation_value = 0;
-  bool has_counter = false;
-  bool counter_is_double = false;
-  int64_t counter_int = 0;
-  double counter_double = 0;
-};
+// Writes a cached event's bytes and value at |p|.
+inline uint8_t* WriteCachedEvent(uint8_t* p, const EventBytesCache::Entry& entry,
+                                 const SimpleEvent& event) {
+  switch (event.form) {
+    case EventBytesCache::kPlain:
+      return WriteCachedPlainEvent(p, entry);
+    case EventBytesCache::kDoubleCounter:
+      return WriteCachedDoubleEvent(p, entry, event.double_value);
+    default:
+      return WriteCachedVarIntEvent(p, entry, event.value);
+  }
+}
 
-// Encodes a simple event, at most kMaxSimpleEventSize bytes: timestamp,
-// sequence flags and the TrackEvent, with one-byte lengths (the
-// nested-message API reserves four).
+// Encodes a simple event, at most kMaxSimpleEventSize bytes: the timestamp,
+// then the cached bytes and value, or for an unnamed event (a slice end)
+// the sequence flags and the TrackEvent with one-byte lengths.
 constexpr size_t kMaxSimpleEventSize = 96;
 
-inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType type,
-                                  uint32_t category, const char* static_name,
-                                  uint64_t track_uuid, uint64_t delta,
-                                  const SimpleExtras* extras) {
-  TrackEventIncrementalState* incremental = seq->incremental;
+inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq,
+                                  const SimpleEvent& event, uint64_t delta) {
   *p++ = 0x40;  // timestamp (8), varint.
   p = protozero::proto_utils::WriteVarInt(delta, p);
-  if (static_name && track_uuid == 0 && !extras && type != EventType::kSliceEnd) {
-    // What the fast path writes, from the same bytes.
-    const EventBytesCache::Entry& entry = CacheEventBytes(seq, static_name, category, type);
-    memcpy(p, entry.bytes, entry.size);
-    return p + entry.size;
-  }
+  if (event.name)
+    return WriteCachedEvent(p, CacheEvent(seq, event), event);
   *p++ = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
   *p++ = kNeedsStateFlag;
-  *p++ = 0x5a;  // track_event (11), length-delimited; at most 72 bytes.
+  *p++ = 0x5a;  // track_event (11), length-delimited; at most 48 bytes.
   uint8_t* length = p++;
   uint8_t* event_start = p;
   *p++ = 0x48;  // type (9).
-  *p++ = static_cast<uint8_t>(type);
-  if (track_uuid != 0) {
+  *p++ = static_cast<uint8_t>(event.type);
+  if (event.track_uuid != 0) {
     *p++ = 0x58;  // track_uuid (11).
-    p = protozero::proto_utils::WriteVarInt(track_uuid, p);
+    p = protozero::proto_utils::WriteVarInt(event.track_uuid, p);
   }
-  if (type != EventType::kSliceEnd) {
-    InternCategory(seq, category);
+  if (event.type != EventType::kSliceEnd) {
+    InternCategory(seq, event.category);
     *p++ = 0x18;  // category_iids (3).
-    p = protozero::proto_utils::WriteVarInt(CategoryIid(category), p);
+    p = protozero::proto_utils::WriteVarInt(CategoryIid(event.category), p);
   }
-  if (static_name) {
-    *p++ = 0x50;  // name_iid (10).
-    p = protozero::proto_utils::WriteVarInt(InternEventName(seq, static_name), p);
-  }
-  if (extras && extras->annotation_name) {
-    bool is_new = false;
-    const uint32_t iid = incremental->annotation_names.Intern(extras->annotation_name, &is_new);
-    if (ZT_UNLIKELY(is_new)) {
-      seq->pending.push_back({protos::pbzero::InternedData::kDebugAnnotationNamesFieldNumber,
-                              iid, extras->annotation_name});
-    }
+  if (event.key) {
+    const uint32_t iid = InternAnnotationName(seq, event.key);
     *p++ = 0x22;  // debug_annotations (4), length-delimited.
     uint8_t* annotation_length = p++;
     uint8_t* annotation_start = p;
     *p++ = 0x08;  // name_iid (1).
     p = protozero::proto_utils::WriteVarInt(iid, p);
-    *p++ = extras->annotation_unsigned ? 0x18 : 0x20;  // uint_value (3), int_value (4).
-    p = protozero::proto_utils::WriteVarInt(static_cast<uint64_t>(extras->annotation_value), p);
+    // uint_value (3), int_value (4).
+    *p++ = event.form == EventBytesCache::kUintAnnotation ? 0x18 : 0x20;
+    p = protozero::proto_utils::WriteVarInt(event.value, p);
     *annotation_length = static_cast<uint8_t>(p - annotation_start);
-  }
-  if (extras && extras->has_counter) {
-    if (extras->counter_is_double) {
-      *p++ = 0xe1;  // double_counter_value (44), fixed64.
-      *p++ = 0x02;
-      memcpy(p, &extras->counter_double, sizeof(double));
-      p += sizeof(double);
-    } else {
-      *p++ = 0xf0;  // counter_value (30), varint.
-      *p++ = 0x01;
-      p = protozero::proto_utils::WriteVarInt(static_cast<uint64_t>(extras->counter_int), p);
-    }
   }
   *length = static_cast<uint8_t>(p - event_start);
   return p;
@@ -341,9 +333,7 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq, EventType
 // A simple event through the packet handle (the writer's raw fast path
 // refused: a new chunk is due, a drop is to be answered, ...).
 ZT_NOINLINE void WriteSimpleEventSlow(uint32_t instance, TrackEventSequence* seq,
-                                      EventType type, uint32_t category,
-                                      const char* static_name, uint64_t track_uuid,
-                                      const SimpleExtras* extras) {
+                                      const SimpleEvent& event) {
   if (InsideAnEvent(seq))
     return;
   if (!SawEveryDrop(seq)) {
@@ -356,12 +346,10 @@ ZT_NOINLINE void WriteSimpleEventSlow(uint32_t instance, TrackEventSequence* seq
   protozero::ScatteredStreamWriter* stream = packet->stream_writer();
   uint8_t* dst = stream->write_ptr();
   if (stream->end() - dst >= static_cast<ptrdiff_t>(kMaxSimpleEventSize)) {
-    stream->set_write_ptr(EncodeSimpleEvent(dst, seq, type, category, static_name,
-                                            track_uuid, delta, extras));
+    stream->set_write_ptr(EncodeSimpleEvent(dst, seq, event, delta));
   } else {
     uint8_t buf[kMaxSimpleEventSize];
-    const uint8_t* end = EncodeSimpleEvent(buf, seq, type, category, static_name,
-                                           track_uuid, delta, extras);
+    const uint8_t* end = EncodeSimpleEvent(buf, seq, event, delta);
     packet->AppendRawProtoBytes(buf, static_cast<size_t>(end - buf));
   }
   WriteInterned(seq, packet.get());
@@ -372,9 +360,8 @@ ZT_NOINLINE void WriteSimpleEventSlow(uint32_t instance, TrackEventSequence* seq
 // A simple event, now. The common case is encoded straight into the packet
 // the sequence holds open, which is then closed and the next one opened
 // without the handle and Message bookkeeping.
-inline void WriteSimpleEvent(uint32_t instance, TrackEventSequence* seq, EventType type,
-                             uint32_t category, const char* static_name,
-                             uint64_t track_uuid, const SimpleExtras* extras = nullptr) {
+inline void WriteSimpleEvent(uint32_t instance, TrackEventSequence* seq,
+                             const SimpleEvent& event) {
   static_assert(kMaxSimpleEventSize <= TraceWriter::kMaxRawPacketSize,
                 "a simple event must fit the writer's raw packet");
   TraceWriter* writer = seq->writer;
@@ -383,12 +370,11 @@ inline void WriteSimpleEvent(uint32_t instance, TrackEventSequence* seq, EventTy
   // before any user code runs.
   uint8_t* dst = writer->BeginRawPacket();
   if (ZT_UNLIKELY(dst == nullptr)) {
-    WriteSimpleEventSlow(instance, seq, type, category, static_name, track_uuid, extras);
+    WriteSimpleEventSlow(instance, seq, event);
     return;
   }
   const uint64_t delta = NextTimestamp(seq, TrackEventClock::NowNs());
-  uint8_t* end = EncodeSimpleEvent(dst, seq, type, category, static_name, track_uuid,
-                                   delta, extras);
+  uint8_t* end = EncodeSimpleEvent(dst, seq, event, delta);
   if (ZT_LIKELY(seq->pending.empty())) {
     writer->EndRawPacketAndBeginNext(end);
     return;
@@ -446,11 +432,12 @@ ZT_NOINLINE uint64_t AddCounterTrack(TrackEventSequence* seq, const CounterTrack
 
 // The uuid of a counter track, by its name's address: hashing the name at
 // every value would cost more than the rest of the event.
+constexpr char kUnnamedCounter[] = "";
+
 inline uint64_t CounterUuid(TrackEventSequence* seq, const CounterTrack& track) {
-  static const char kUnnamed[] = "";
   bool is_new = false;
   const uint32_t iid = seq->incremental->counter_names.Intern(
-      track.name() ? track.name() : kUnnamed, &is_new);
+      track.name() ? track.name() : kUnnamedCounter, &is_new);
   if (ZT_LIKELY(!is_new))
     return seq->incremental->counter_uuids[iid - 1];
   return AddCounterTrack(seq, track);
@@ -460,64 +447,69 @@ inline SessionTags TagOf(const TrackEventSequence* seq, uint32_t instance) {
   return SessionTags{seq->session_tag} << (8 * instance);
 }
 
-// The general form of the events without arguments (where the fast paths
-// below refuse).
+// The simple path of the events without arguments, where the fast path
+// below refuses.
 SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
                        const char* static_name) {
-  if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
-    const uint32_t instance = static_cast<uint32_t>(__builtin_ctz(instances));
-    TrackEventSequence* seq = SequenceFor(instance);
-    if (ZT_UNLIKELY(seq == nullptr))
-      return 0;
-    WriteSimpleEvent(instance, seq, type, category, static_name, 0);
-    return TagOf(seq, instance);
-  }
+  SimpleEvent event;
+  event.type = type;
+  event.category = category;
+  event.name = static_name;
   SessionTags sessions = 0;
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
     if (TrackEventSequence* seq = SequenceFor(i)) {
-      WriteSimpleEvent(i, seq, type, category, static_name, 0);
+      WriteSimpleEvent(i, seq, event);
       sessions |= TagOf(seq, i);
     }
   }
   return sessions;
 }
 
-SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
-                              const char* static_name, const char* static_key,
-                              int64_t value, bool is_unsigned) {
-  SimpleExtras extras;
-  extras.annotation_name = static_key;
-  extras.annotation_value = value;
-  extras.annotation_unsigned = is_unsigned;
+// The simple path of WriteEventWithInt(), with its arguments.
+static ZT_NOINLINE SessionTags WriteEventWithIntSlow(uint32_t category, uint8_t instances,
+                                                     EventType type, const char* static_name,
+                                                     const char* static_key, int64_t value,
+                                                     bool is_unsigned) {
+  SimpleEvent event;
+  event.type = type;
+  event.category = category;
+  event.name = static_name;
+  event.form = is_unsigned ? EventBytesCache::kUintAnnotation : EventBytesCache::kIntAnnotation;
+  event.key = static_key;
+  event.value = static_cast<uint64_t>(value);
   SessionTags sessions = 0;
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
     if (TrackEventSequence* seq = SequenceFor(i)) {
-      WriteSimpleEvent(i, seq, type, category, static_name, 0, &extras);
+      WriteSimpleEvent(i, seq, event);
       sessions |= TagOf(seq, i);
     }
   }
   return sessions;
 }
 
-void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,
-                  bool is_double, int64_t int_value, double double_value) {
-  SimpleExtras extras;
-  extras.has_counter = true;
-  extras.counter_is_double = is_double;
-  extras.counter_int = int_value;
-  extras.counter_double = double_value;
+// The simple path of WriteCounter().
+static ZT_NOINLINE void WriteCounterSlow(uint32_t category, uint8_t instances,
+                                         const CounterTrack& track, bool is_double,
+                                         int64_t int_value, double double_value) {
+  SimpleEvent event;
+  event.type = EventType::kCounter;
+  event.category = category;
+  event.name = track.name() ? track.name() : kUnnamedCounter;
+  event.form = is_double ? EventBytesCache::kDoubleCounter : EventBytesCache::kIntCounter;
+  event.value = static_cast<uint64_t>(int_value);
+  event.double_value = double_value;
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
     TrackEventSequence* seq = AcquireSequence(i);
     if (!seq || InsideAnEvent(seq))
       continue;
-    WriteSimpleEvent(i, seq, EventType::kCounter, category, nullptr,
-                     CounterUuid(seq, track), &extras);
+    event.track_uuid = CounterUuid(seq, track);
+    WriteSimpleEvent(i, seq, event);
   }
 }
 
@@ -527,31 +519,48 @@ void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& trac
 // begin, and an end without one is data loss to readers.
 static ZT_NOINLINE void WriteSliceEndSlow(uint8_t instances, uint64_t track_uuid,
                                           SessionTags sessions) {
-  if (ZT_LIKELY((instances & (instances - 1)) == 0)) {  // One session.
-    const uint32_t instance = static_cast<uint32_t>(__builtin_ctz(instances));
-    TrackEventSequence* seq = SequenceFor(instance);
-    if (ZT_UNLIKELY(seq == nullptr))
-      return;
-    if (ZT_LIKELY(TagOf(seq, instance) == sessions))
-      WriteSimpleEvent(instance, seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
-    return;
-  }
+  SimpleEvent event;
+  event.type = EventType::kSliceEnd;
+  event.track_uuid = track_uuid;
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
     TrackEventSequence* seq = SequenceFor(i);
     if (seq && TagOf(seq, i) == (sessions & (SessionTags{0xFF} << (8 * i))))
-      WriteSimpleEvent(i, seq, EventType::kSliceEnd, 0, nullptr, track_uuid);
+      WriteSimpleEvent(i, seq, event);
   }
 }
 
-// The sequence of |instance| when the fast path may write to it: current,
-// with the default timestamp unit. Null otherwise.
-static ZT_ALWAYS_INLINE inline TrackEventSequence* FastSequence(uint32_t instance) {
-  TrackEventSequence* seq = t_sequences[instance];
+// The fast paths: one session, its sequence current with the default
+// timestamp unit, the open packet writable raw, the clock a conversion,
+// and the event's bytes cached (track_event_bytes.h). Everything is
+// checked before anything is written, so each refusal is a tail call to
+// the simple path, and the paths themselves make no call.
+
+// The sequence of |instances| (one instance) when a fast path may write to
+// it, its packet's start in |*p| and the time in |*now|; else null.
+static ZT_ALWAYS_INLINE inline TrackEventSequence* FastSequence(uint8_t instances,
+                                                                uint8_t** p,
+                                                                uint64_t* now) {
+  if (ZT_UNLIKELY((instances & (instances - 1)) != 0))
+    return nullptr;
+  TrackEventSequence* seq = t_sequences[__builtin_ctz(instances)];
   if (ZT_LIKELY(seq != nullptr &&
-                seq->fast_epoch == seq->slot_epoch->load(std::memory_order_acquire)))
-    return seq;
+                seq->fast_epoch == seq->slot_epoch->load(std::memory_order_acquire))) {
+    *p = seq->writer->BeginRawPacket();
+    if (ZT_LIKELY(*p != nullptr && TrackEventClock::TryNowNs(now)))
+      return seq;
+  }
+  return nullptr;
+}
+
+// The cached entry of (|name|, |form|) if it is the one for |tag|; else
+// null. (The tag holds the form: an entry of another form never matches.)
+static ZT_ALWAYS_INLINE inline const EventBytesCache::Entry* FastEntry(
+    TrackEventSequence* seq, const char* name, EventBytesCache::Form form, uint32_t tag) {
+  const EventBytesCache::Entry& entry = seq->incremental->bytes_cache.EntryFor(name, form);
+  if (ZT_LIKELY(entry.name == name && entry.tag == tag))
+    return &entry;
   return nullptr;
 }
 
@@ -568,36 +577,22 @@ static ZT_ALWAYS_INLINE inline uint8_t* WriteFastTimestamp(uint8_t* p,
   return protozero::proto_utils::WriteVarInt(ts - last, p);
 }
 
-// The fast paths: one session, its sequence current, the open packet
-// writable raw, the clock a conversion, and (for named events) the
-// event's bytes cached. Everything is checked before anything is written,
-// so each refusal is a tail call to the general form and the path itself
-// makes no call.
 template <EventType kType>
 static ZT_ALWAYS_INLINE inline SessionTags WriteNamedEventFast(uint32_t category,
                                                                uint8_t instances,
                                                                const char* static_name) {
-  constexpr EventType type = kType;
-  if (ZT_LIKELY((instances & (instances - 1)) == 0)) {
-    TrackEventSequence* seq = FastSequence(static_cast<uint32_t>(__builtin_ctz(instances)));
-    if (ZT_LIKELY(seq != nullptr)) {
-      TraceWriter* writer = seq->writer;
-      uint8_t* p = writer->BeginRawPacket();
-      const EventBytesCache::Entry& cached =
-          seq->incremental->bytes_cache.EntryFor(static_name);
-      uint64_t now;
-      if (ZT_LIKELY(p != nullptr && cached.name == static_name &&
-                    cached.category_and_type ==
-                        EventBytesCache::CategoryAndType(category, type) &&
-                    TrackEventClock::TryNowNs(&now))) {
-        p = WriteFastTimestamp(p, seq, now);
-        memcpy(p, cached.bytes, EventBytesCache::kMaxBytes);
-        writer->EndRawPacketAndBeginNext(p + cached.size);
-        return seq->session_tags;
-      }
+  uint8_t* p;
+  uint64_t now;
+  if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+    if (const EventBytesCache::Entry* entry =
+            FastEntry(seq, static_name, EventBytesCache::kPlain,
+                      EventBytesCache::Tag(category, kType, EventBytesCache::kPlain))) {
+      p = WriteFastTimestamp(p, seq, now);
+      seq->writer->EndRawPacketAndBeginNext(WriteCachedPlainEvent(p, *entry));
+      return seq->session_tags;
     }
   }
-  return WriteEvent(category, instances, type, static_name);
+  return WriteEvent(category, instances, kType, static_name);
 }
 
 SessionTags WriteSliceBegin(uint32_t category, uint8_t instances, const char* static_name) {
@@ -608,23 +603,63 @@ void WriteInstant(uint32_t category, uint8_t instances, const char* static_name)
   WriteNamedEventFast<EventType::kInstant>(category, instances, static_name);
 }
 
-void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) {
-  if (ZT_LIKELY((instances & (instances - 1)) == 0 && track_uuid == 0)) {
-    TrackEventSequence* seq = FastSequence(static_cast<uint32_t>(__builtin_ctz(instances)));
-    if (ZT_LIKELY(seq != nullptr && seq->session_tags == sessions)) {
-      TraceWriter* writer = seq->writer;
-      uint8_t* p = writer->BeginRawPacket();
-      uint64_t now;
-      if (ZT_LIKELY(p != nullptr && TrackEventClock::TryNowNs(&now))) {
+SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
+                              const char* static_name, const char* static_key,
+                              int64_t value, bool is_unsigned) {
+  uint8_t* p;
+  uint64_t now;
+  if (static_name) {
+    if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+      const EventBytesCache::Form form =
+          is_unsigned ? EventBytesCache::kUintAnnotation : EventBytesCache::kIntAnnotation;
+      const EventBytesCache::Entry* entry =
+          FastEntry(seq, static_name, form, EventBytesCache::Tag(category, type, form));
+      if (entry != nullptr && entry->key == static_key) {
         p = WriteFastTimestamp(p, seq, now);
-        // sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE, track_event (2
-        // bytes) {type = TYPE_SLICE_END}.
-        static constexpr uint8_t kSliceEnd[8] = {0x68, kNeedsStateFlag, 0x5a, 0x02,
-                                                 0x48, 0x02, 0, 0};
-        memcpy(p, kSliceEnd, sizeof(kSliceEnd));
-        writer->EndRawPacketAndBeginNext(p + 6);
-        return;
+        seq->writer->EndRawPacketAndBeginNext(
+            WriteCachedVarIntEvent(p, *entry, static_cast<uint64_t>(value)));
+        return seq->session_tags;
       }
+    }
+  }
+  return WriteEventWithIntSlow(category, instances, type, static_name, static_key, value,
+                               is_unsigned);
+}
+
+void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,
+                  bool is_double, int64_t int_value, double double_value) {
+  uint8_t* p;
+  uint64_t now;
+  if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+    const char* name = track.name() ? track.name() : kUnnamedCounter;
+    const EventBytesCache::Form form =
+        is_double ? EventBytesCache::kDoubleCounter : EventBytesCache::kIntCounter;
+    if (const EventBytesCache::Entry* entry = FastEntry(
+            seq, name, form, EventBytesCache::Tag(category, EventType::kCounter, form))) {
+      p = WriteFastTimestamp(p, seq, now);
+      seq->writer->EndRawPacketAndBeginNext(
+          is_double ? WriteCachedDoubleEvent(p, *entry, double_value)
+                    : WriteCachedVarIntEvent(p, *entry, static_cast<uint64_t>(int_value)));
+      return;
+    }
+  }
+  WriteCounterSlow(category, instances, track, is_double, int_value, double_value);
+}
+
+void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) {
+  uint8_t* p;
+  uint64_t now;
+  if (track_uuid == 0) {
+    TrackEventSequence* seq = FastSequence(instances, &p, &now);
+    if (ZT_LIKELY(seq != nullptr && seq->session_tags == sessions)) {
+      p = WriteFastTimestamp(p, seq, now);
+      // sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE, track_event (2
+      // bytes) {type = TYPE_SLICE_END}.
+      static constexpr uint8_t kSliceEnd[8] = {0x68, kNeedsStateFlag, 0x5a, 0x02,
+                                               0x48, 0x02, 0, 0};
+      memcpy(p, kSliceEnd, sizeof(kSliceEnd));
+      seq->writer->EndRawPacketAndBeginNext(p + 6);
+      return;
     }
   }
   WriteSliceEndSlow(instances, track_uuid, sessions);

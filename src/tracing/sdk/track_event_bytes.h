@@ -1,0 +1,109 @@
+// The bytes of the common track events, kept ready per sequence so that
+// writing one is a copy and its value. Private to the SDK
+// (track_event_writer.cc fills and uses the cache).
+//
+// A packet of a simple event is its timestamp (field 8, a varint) and then
+// the bytes kept here: sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE, and the
+// TrackEvent (field 11) with a one-byte length: type, track_uuid (counters),
+// category_iids, name_iid, and for the forms with a value the start of the
+// value's field (an int annotation's DebugAnnotation {name_iid, then the
+// int_value or uint_value tag}; a counter's counter_value or
+// double_counter_value tag). The writer appends the value and sets the
+// lengths, which depend on it.
+
+#ifndef ZT_SRC_TRACING_SDK_TRACK_EVENT_BYTES_H_
+#define ZT_SRC_TRACING_SDK_TRACK_EVENT_BYTES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "zt/protozero/proto_utils.h"
+#include "zt/tracing/internal/track_event_internal.h"
+
+namespace zt {
+namespace internal {
+
+// Direct-mapped by the name's address and the form; part of the incremental
+// state, so an entry is only ever used while what it refers to (interned
+// iids, a described counter track) is valid on the sequence.
+struct EventBytesCache {
+  enum Form : uint32_t {
+    kPlain = 0,          // A named event without arguments.
+    kIntAnnotation = 1,  // With one int annotation (literal key).
+    kUintAnnotation = 2,
+    kIntCounter = 3,     // A counter value (|name|: the track's name).
+    kDoubleCounter = 4,
+  };
+  static constexpr size_t kEntries = 64;
+  // Copied whole (kPlain: the first kPlainBytes): the raw packet's room
+  // is checked for it.
+  static constexpr size_t kMaxBytes = 32;
+  static constexpr size_t kPlainBytes = 16;
+  static constexpr size_t kLengthOffset = 3;  // The TrackEvent's length.
+
+  struct alignas(64) Entry {
+    const char* name = nullptr;  // Null: empty.
+    const char* key = nullptr;   // The annotation's key (annotation forms).
+    uint32_t tag = 0;            // Tag(category, type, form).
+    uint8_t size = 0;            // Bytes used.
+    uint8_t annotation_length_offset = 0;  // Annotation forms: its length byte.
+    uint8_t bytes[kMaxBytes] = {};
+  };
+
+  static constexpr uint32_t Tag(uint32_t category, EventType type, Form form) {
+    return category | static_cast<uint32_t>(type) << 16 | static_cast<uint32_t>(form) << 24;
+  }
+  Entry& EntryFor(const char* name, Form form) {
+    const uint64_t x = (reinterpret_cast<uintptr_t>(name) + form) * 0x9E3779B97F4A7C15ull;
+    return entries[x >> 58];  // The top 6 bits: kEntries == 64.
+  }
+
+  Entry entries[kEntries];
+};
+
+// Writers of a cached event at |p| (after the timestamp); each returns the
+// end. They write past the end (up to the copy's size): the caller has
+// that room.
+inline uint8_t* WriteCachedPlainEvent(uint8_t* p, const EventBytesCache::Entry& entry) {
+  memcpy(p, entry.bytes, EventBytesCache::kPlainBytes);
+  return p + entry.size;
+}
+
+inline uint8_t* SetCachedEventLengths(uint8_t* p, const EventBytesCache::Entry& entry,
+                                      uint8_t* end) {
+  constexpr size_t kEventStart = EventBytesCache::kLengthOffset + 1;
+  p[EventBytesCache::kLengthOffset] = static_cast<uint8_t>(end - (p + kEventStart));
+  if (entry.annotation_length_offset) {
+    uint8_t* length = p + entry.annotation_length_offset;
+    *length = static_cast<uint8_t>(end - (length + 1));
+  }
+  return end;
+}
+
+// The annotation forms and kIntCounter.
+inline uint8_t* WriteCachedVarIntEvent(uint8_t* p, const EventBytesCache::Entry& entry,
+                                       uint64_t value) {
+  memcpy(p, entry.bytes, EventBytesCache::kMaxBytes);
+  return SetCachedEventLengths(
+      p, entry, protozero::proto_utils::WriteVarInt(value, p + entry.size));
+}
+
+inline uint8_t* WriteCachedDoubleEvent(uint8_t* p, const EventBytesCache::Entry& entry,
+                                       double value) {
+  memcpy(p, entry.bytes, EventBytesCache::kMaxBytes);
+  memcpy(p + entry.size, &value, sizeof(value));
+  return SetCachedEventLengths(p, entry, p + entry.size + sizeof(value));
+}
+
+// Fills |entry| (the iids given, already interned on the sequence):
+// |track_uuid| for the counter forms, |name_iid| for the others,
+// |key_iid| for the annotation forms.
+void EncodeCachedEvent(EventBytesCache::Entry* entry, EventBytesCache::Form form,
+                       EventType type, uint64_t category_iid, uint64_t track_uuid,
+                       uint32_t name_iid, uint32_t key_iid);
+
+}  // namespace internal
+}  // namespace zt
+
+#endif  // ZT_SRC_TRACING_SDK_TRACK_EVENT_BYTES_H_
