@@ -111,30 +111,35 @@
 #define ZT_INTERNAL_FIRST_HELPER_(first, ...) first
 
 // |emit| gets the category's id and instances, then the macro's arguments.
-#define ZT_INTERNAL_TRACK_EVENT_(emit, category, ...)                        \
-  do {                                                                       \
-    constexpr uint32_t zt_internal_category = ZT_INTERNAL_CATEGORY_ID(category); \
-    const uint8_t zt_internal_instances =                                    \
-        ::zt::internal::CategoryInstances(zt_internal_category, category);   \
-    if (ZT_UNLIKELY(zt_internal_instances != 0)) {                           \
-      ::zt::internal::emit(zt_internal_category, zt_internal_instances,      \
-                           __VA_ARGS__);                                     \
-    }                                                                        \
+// The locals' names are unique per expansion: a macro in a callback passed
+// to another would otherwise shadow the outer one's (-Wshadow).
+#define ZT_INTERNAL_TRACK_EVENT_(emit, category, ...)                      \
+  ZT_INTERNAL_TRACK_EVENT_NAMED_(                                          \
+      ZT_INTERNAL_CONCAT(zt_internal_category_, __COUNTER__),              \
+      ZT_INTERNAL_CONCAT(zt_internal_instances_, __COUNTER__), emit, category, \
+      __VA_ARGS__)
+#define ZT_INTERNAL_TRACK_EVENT_NAMED_(id, instances, emit, category, ...)         \
+  do {                                                                             \
+    constexpr uint32_t id = ZT_INTERNAL_CATEGORY_ID(category);                     \
+    const uint8_t instances = ::zt::internal::CategoryInstances(id, category);     \
+    if (ZT_UNLIKELY(instances != 0))                                               \
+      ::zt::internal::emit(id, instances, __VA_ARGS__);                            \
   } while (0)
 
 // Evaluates to what the begin went to, for ScopedSlice.
-#define ZT_INTERNAL_TRACK_EVENT_BEGIN_(category, ...)                         \
-  [&]() -> ::zt::internal::SliceBeginResult {                                 \
-    constexpr uint32_t zt_internal_category = ZT_INTERNAL_CATEGORY_ID(category); \
-    const uint8_t zt_internal_instances =                                     \
-        ::zt::internal::CategoryInstances(zt_internal_category, category);    \
-    if (ZT_LIKELY(zt_internal_instances == 0))                                \
-      return ::zt::internal::SliceBeginResult{};                              \
-    return ::zt::internal::SliceBeginResult{                                  \
-        zt_internal_instances,                                                \
-        ::zt::internal::EmitSliceBegin(zt_internal_category,                  \
-                                       zt_internal_instances, category,       \
-                                       __VA_ARGS__)};                         \
+#define ZT_INTERNAL_TRACK_EVENT_BEGIN_(category, ...)                  \
+  ZT_INTERNAL_TRACK_EVENT_BEGIN_NAMED_(                                \
+      ZT_INTERNAL_CONCAT(zt_internal_category_, __COUNTER__),          \
+      ZT_INTERNAL_CONCAT(zt_internal_instances_, __COUNTER__), category, \
+      __VA_ARGS__)
+#define ZT_INTERNAL_TRACK_EVENT_BEGIN_NAMED_(id, instances, category, ...)           \
+  [&]() -> ::zt::internal::SliceBeginResult {                                        \
+    constexpr uint32_t id = ZT_INTERNAL_CATEGORY_ID(category);                       \
+    const uint8_t instances = ::zt::internal::CategoryInstances(id, category);       \
+    if (ZT_LIKELY(instances == 0))                                                   \
+      return ::zt::internal::SliceBeginResult{};                                     \
+    return ::zt::internal::SliceBeginResult{                                         \
+        instances, ::zt::internal::EmitSliceBegin(id, instances, category, __VA_ARGS__)}; \
   }()
 
 #endif  // ZT_TRACING_TRACK_EVENT_H_

@@ -129,18 +129,6 @@ SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
 // type keeps their fast paths an argument shorter.
 SessionTags WriteSliceBegin(uint32_t category, uint8_t instances, const char* static_name);
 void WriteInstant(uint32_t category, uint8_t instances, const char* static_name);
-ZT_ALWAYS_INLINE inline SessionTags WriteNamedEvent(uint32_t category, uint8_t instances,
-                                                    EventType type,
-                                                    const char* static_name) {
-  // |type| is a constant at every call site: one call remains.
-  if (type == EventType::kSliceBegin && static_name)
-    return WriteSliceBegin(category, instances, static_name);
-  if (type == EventType::kInstant && static_name) {
-    WriteInstant(category, instances, static_name);
-    return 0;
-  }
-  return WriteEvent(category, instances, type, static_name);
-}
 // Common forms, out of line: one integer annotation with a literal name;
 // a counter value without other arguments.
 SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
@@ -305,13 +293,13 @@ SliceBegun EmitWithSpec(EventSpec& spec, uint8_t instances, First&& first,
   }
 }
 
-template <typename C, typename... Args>
+template <EventType type, typename C, typename... Args>
 SliceBegun EmitEvent(uint32_t category, uint8_t instances, const C& category_value,
-                   EventType type, EventName name, Args&&... args) {
+                     EventName name, Args&&... args) {
   if constexpr (!IsDynamicCategory<C>::value) {
     if (name.kind != EventName::kDynamic) {
       if constexpr (sizeof...(Args) == 0) {
-        return SliceBegun{0, WriteNamedEvent(category, instances, type, name.data)};
+        return SliceBegun{0, WriteEvent(category, instances, type, name.data)};
       } else if constexpr (IsLiteralIntAnnotation<Args...>::value) {
         return SliceBegun{0, WriteIntAnnotated(category, instances, type, name.data,
                                                static_cast<Args&&>(args)...)};
@@ -327,24 +315,43 @@ SliceBegun EmitEvent(uint32_t category, uint8_t instances, const C& category_val
 }
 
 // What the macros call (see ZT_INTERNAL_TRACK_EVENT_ in track_event.h).
+// A literal name and no arguments: the fast path's call, decided here at
+// compile time so that nothing else is left at the call site to inline.
+template <typename C, typename N, typename... Args>
+struct IsPlainLiteralEvent {
+  static constexpr bool value = sizeof...(Args) == 0 && !IsDynamicCategory<C>::value &&
+                                IsConstCharArray<RemoveRef<N>>::value;
+};
+
 template <typename C, typename N, typename... Args>
 SliceBegun EmitSliceBegin(uint32_t category, uint8_t instances,
                         const C& category_value, N&& name, Args&&... args) {
-  return EmitEvent(category, instances, category_value, EventType::kSliceBegin,
-                   MakeEventName(static_cast<N&&>(name)),
-                   static_cast<Args&&>(args)...);
+  if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
+    (void)category_value;
+    return SliceBegun{0, WriteSliceBegin(category, instances, name)};
+  } else {
+    return EmitEvent<EventType::kSliceBegin>(category, instances, category_value,
+                                             MakeEventName(static_cast<N&&>(name)),
+                                             static_cast<Args&&>(args)...);
+  }
 }
 template <typename C, typename N, typename... Args>
 void EmitInstant(uint32_t category, uint8_t instances, const C& category_value,
                  N&& name, Args&&... args) {
-  EmitEvent(category, instances, category_value, EventType::kInstant,
-            MakeEventName(static_cast<N&&>(name)), static_cast<Args&&>(args)...);
+  if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
+    (void)category_value;
+    WriteInstant(category, instances, name);
+  } else {
+    EmitEvent<EventType::kInstant>(category, instances, category_value,
+                                   MakeEventName(static_cast<N&&>(name)),
+                                   static_cast<Args&&>(args)...);
+  }
 }
 template <typename C, typename... Args>
 void EmitSliceEnd(uint32_t category, uint8_t instances, const C& category_value,
                   Args&&... args) {
-  EmitEvent(category, instances, category_value, EventType::kSliceEnd,
-            EventName(), static_cast<Args&&>(args)...);
+  EmitEvent<EventType::kSliceEnd>(category, instances, category_value, EventName(),
+                                  static_cast<Args&&>(args)...);
 }
 
 inline const StateTrack& MakeStateTrack(const StateTrack& track) { return track; }
