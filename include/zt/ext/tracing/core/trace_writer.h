@@ -77,7 +77,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // skip empty packets).
   struct Stats {
     uint64_t packets_started = 0;
-    uint64_t packets_dropped = 0;  // Started in, or cut short by, drop mode.
+    // Started in, or cut short by, drop mode; and given up by the caller
+    // before they began (MarkPacketLost(): not in packets_started).
+    uint64_t packets_dropped = 0;
     uint64_t drop_episodes = 0;    // Times the writer entered drop mode.
     uint64_t chunks_used = 0;
   };
