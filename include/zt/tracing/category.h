@@ -30,6 +30,7 @@
 //     naming both definitions;
 //   * a declared slot without ZT_DEFINE_CATEGORIES anywhere fails to link
 //     ("undefined reference to SlotDefinition<N>").
+// (test/category_contracts/ builds a program breaking each of these.)
 //
 // At run time the enabled state of category id is one byte,
 // g_registered_slots[id & 0xF].state[id >> 4], a bit per tracing session
