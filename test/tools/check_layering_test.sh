@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 git init -q .
 mkdir -p tools include/zt/tracing/internal include/zt/protozero src/protozero \
-         src/tracing/service src/base include/zt/base
+         src/tracing/service src/base include/zt/base src/ipc
 cp "$script" tools/check_layering
 
 guarded() {  # path guard body...
@@ -27,10 +27,11 @@ guarded include/zt/base/logging.h ZT_BASE_LOGGING_H_ '#include "zt/base/compiler
 guarded include/zt/base/compiler.h ZT_BASE_COMPILER_H_ '#include <cstdint>'
 echo '#include "src/tracing/sdk/tracing_muxer_impl.h"' >src/tracing/service/a.cc
 echo '#include "local.h"' >src/protozero/b.cc
+echo '#include "zt/ext/tracing/core/trace_writer.h"' >src/ipc/c.cc
 git add -A
 
 out=$(tools/check_layering 2>&1) && { echo "FAIL: violations passed:"; echo "$out"; exit 1; }
-for rule in 1 2 3 4 5 6 7; do
+for rule in 1 2 3 4 5 6 7 8; do
   grep -q "(rule $rule)" <<<"$out" || { echo "FAIL: rule $rule not reported:"; echo "$out"; exit 1; }
 done
 # The documented exception is not reported.
@@ -46,6 +47,7 @@ guarded include/zt/base/logging.h ZT_BASE_LOGGING_H_ '#include "zt/base/compiler
 guarded src/base/x.h ZT_SRC_BASE_X_H_ '#include <vector>'
 echo '#include "src/tracing/service/a.h"' >src/tracing/service/a.cc
 echo '#include "src/protozero/b.h"' >src/protozero/b.cc
+echo '#include "src/ipc/frame.h"' >src/ipc/c.cc
 git add -A
 tools/check_layering >/dev/null || { echo "FAIL: a clean tree was refused"; tools/check_layering; exit 1; }
 echo "check_layering: every rule caught, clean tree accepted"

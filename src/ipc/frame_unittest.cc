@@ -1,0 +1,165 @@
+#include "src/ipc/frame.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace zt {
+namespace ipc {
+namespace {
+
+// A frame whose data_for_testing holds |payload| bytes of |fill|, and its
+// request id.
+Frame TestFrame(uint64_t request_id, size_t payload, char fill = 'x') {
+  Frame frame;
+  frame.set_request_id(request_id);
+  frame.add_data_for_testing(std::string(payload, fill));
+  return frame;
+}
+
+std::string Header(uint32_t size) {
+  std::string header(kFrameHeaderSize, '\0');
+  for (size_t i = 0; i < kFrameHeaderSize; i++)
+    header[i] = static_cast<char>(size >> (8 * i));
+  return header;
+}
+
+// Pops every frame, as "request_id:payload size" strings.
+std::vector<std::string> Drain(BufferedFrameDeserializer* deserializer) {
+  std::vector<std::string> out;
+  while (std::unique_ptr<Frame> frame = deserializer->PopNextFrame()) {
+    size_t bytes = 0;
+    for (const std::string& data : frame->data_for_testing())
+      bytes += data.size();
+    out.push_back(std::to_string(frame->request_id()) + ":" + std::to_string(bytes));
+  }
+  return out;
+}
+
+TEST(FrameTest, HeaderIsLittleEndianLengthOfTheFrame) {
+  Frame frame;
+  frame.set_request_id(1);
+  frame.mutable_msg_bind_service()->set_service_name("ProducerPort");
+  const std::string bytes = SerializeFrame(frame);
+  const std::string payload = frame.SerializeAsString();
+  ASSERT_EQ(bytes.size(), kFrameHeaderSize + payload.size());
+  EXPECT_EQ(bytes.substr(0, kFrameHeaderSize), Header(static_cast<uint32_t>(payload.size())));
+  EXPECT_EQ(bytes.substr(kFrameHeaderSize), payload);
+}
+
+TEST(FrameTest, SplitAtEveryByteBoundary) {
+  const std::string stream = SerializeFrame(TestFrame(1, 0)) + SerializeFrame(TestFrame(2, 300)) +
+                             SerializeFrame(TestFrame(3, 5));
+  for (size_t split = 0; split <= stream.size(); split++) {
+    BufferedFrameDeserializer deserializer;
+    ASSERT_TRUE(deserializer.Receive(stream.data(), split));
+    ASSERT_TRUE(deserializer.Receive(stream.data() + split, stream.size() - split));
+    EXPECT_EQ(Drain(&deserializer), (std::vector<std::string>{"1:0", "2:300", "3:5"}))
+        << "split at " << split;
+    EXPECT_EQ(deserializer.pending_bytes(), 0u);
+  }
+}
+
+TEST(FrameTest, OneByteAtATime) {
+  const std::string first = SerializeFrame(TestFrame(7, 1000));
+  const std::string stream = first + SerializeFrame(TestFrame(8, 1));
+  BufferedFrameDeserializer deserializer;
+  std::vector<size_t> completed_at;  // Stream offsets after which a frame popped.
+  for (size_t i = 0; i < stream.size(); i++) {
+    ASSERT_TRUE(deserializer.Receive(&stream[i], 1));
+    if (std::unique_ptr<Frame> frame = deserializer.PopNextFrame())
+      completed_at.push_back(i + 1);
+  }
+  EXPECT_EQ(completed_at, (std::vector<size_t>{first.size(), stream.size()}));
+}
+
+TEST(FrameTest, AThousandFramesInOneRead) {
+  std::string stream;
+  std::vector<std::string> expected;
+  for (uint64_t i = 1; i <= 1000; i++) {
+    stream += SerializeFrame(TestFrame(i, i % 50));
+    expected.push_back(std::to_string(i) + ":" + std::to_string(i % 50));
+  }
+  BufferedFrameDeserializer deserializer;
+  BufferedFrameDeserializer::ReceiveBuffer room = deserializer.BeginReceive();
+  ASSERT_LE(stream.size(), room.size);  // One recv's worth.
+  memcpy(room.data, stream.data(), stream.size());
+  ASSERT_TRUE(deserializer.EndReceive(stream.size()));
+  EXPECT_EQ(Drain(&deserializer), expected);
+}
+
+TEST(FrameTest, AFrameAtTheLimitPassesAndOneByteMoreBreaksTheStream) {
+  // request_id (2 bytes), data_for_testing: tag (1 byte), length (3
+  // bytes), the bytes.
+  const size_t largest_payload = kMaxFrameSize - kFrameHeaderSize - 2 - 1 - 3;
+  const std::string at_limit = SerializeFrame(TestFrame(1, largest_payload));
+  ASSERT_EQ(at_limit.size(), kMaxFrameSize);
+  BufferedFrameDeserializer deserializer;
+  ASSERT_TRUE(deserializer.Receive(at_limit.data(), at_limit.size()));
+  EXPECT_EQ(Drain(&deserializer), (std::vector<std::string>{"1:" + std::to_string(largest_payload)}));
+
+  // The header alone is enough to refuse it: the body is never waited for.
+  const std::string before = SerializeFrame(TestFrame(2, 3));
+  const std::string over = Header(static_cast<uint32_t>(kMaxFrameSize - kFrameHeaderSize + 1));
+  EXPECT_FALSE(deserializer.Receive((before + over).data(), before.size() + over.size()));
+  EXPECT_TRUE(deserializer.broken());
+  EXPECT_NE(deserializer.error().find("over the limit"), std::string::npos) << deserializer.error();
+  // What came before the break is still there; nothing after is taken.
+  EXPECT_EQ(Drain(&deserializer), (std::vector<std::string>{"2:3"}));
+  const std::string after = SerializeFrame(TestFrame(3, 3));
+  EXPECT_FALSE(deserializer.Receive(after.data(), after.size()));
+  EXPECT_EQ(deserializer.PopNextFrame(), nullptr);
+}
+
+TEST(FrameTest, AHugeLengthDoesNotOverflow) {
+  BufferedFrameDeserializer deserializer;
+  const std::string header = Header(0xFFFFFFFFu);
+  EXPECT_FALSE(deserializer.Receive(header.data(), header.size()));
+  EXPECT_TRUE(deserializer.broken());
+}
+
+TEST(FrameTest, BytesThatAreNotAFrameBreakTheStream) {
+  const std::vector<std::string> garbage = {
+      std::string("\x1a\x05" "ab", 4),  // A message field longer than the frame.
+      std::string("\x0f", 1),           // Wire type 7 does not exist.
+      std::string("\x10\xff\xff", 3),   // A varint cut short.
+  };
+  for (const std::string& payload : garbage) {
+    BufferedFrameDeserializer deserializer;
+    const std::string stream = SerializeFrame(TestFrame(1, 2)) +
+                               Header(static_cast<uint32_t>(payload.size())) + payload;
+    EXPECT_FALSE(deserializer.Receive(stream.data(), stream.size()));
+    EXPECT_NE(deserializer.error().find("not an IPCFrame"), std::string::npos)
+        << deserializer.error();
+    EXPECT_EQ(Drain(&deserializer), (std::vector<std::string>{"1:2"}));
+  }
+}
+
+TEST(FrameTest, AnEmptyFrameIsAFrame) {
+  // Four zero bytes: a frame with no field set. Whether it means anything
+  // is the host's business.
+  BufferedFrameDeserializer deserializer;
+  const std::string header = Header(0);
+  ASSERT_TRUE(deserializer.Receive(header.data(), header.size()));
+  std::unique_ptr<Frame> frame = deserializer.PopNextFrame();
+  ASSERT_NE(frame, nullptr);
+  EXPECT_FALSE(frame->has_request_id());
+}
+
+TEST(FrameTest, UnknownFieldsAndRedundantVarintsAreAccepted) {
+  // A newer peer's field 99 (varint), and request_id as a 4-byte redundant
+  // varint (protozero writes lengths that way; a decoder must take it).
+  const std::string payload("\x98\x06\x01" "\x10\x85\x80\x80\x00", 8);
+  const std::string stream = Header(static_cast<uint32_t>(payload.size())) + payload;
+  BufferedFrameDeserializer deserializer;
+  ASSERT_TRUE(deserializer.Receive(stream.data(), stream.size())) << deserializer.error();
+  std::unique_ptr<Frame> frame = deserializer.PopNextFrame();
+  ASSERT_NE(frame, nullptr);
+  EXPECT_EQ(frame->request_id(), 5u);
+}
+
+}  // namespace
+}  // namespace ipc
+}  // namespace zt
