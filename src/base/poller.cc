@@ -42,29 +42,78 @@ Poller::Poller()
 
 Poller::~Poller() = default;
 
-void Poller::Add(int fd, std::function<void()> callback) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (fd < 0 || watches_.count(fd))
-    ZT_FATAL("AddFileDescriptorWatch(%d): invalid or already watched", fd);
+uint32_t Poller::NewIdLocked() {
   uint32_t id = next_id_++;
-  if (id == 0)  // Wrapped: 0 is the eventfd's tag.
+  if (id == kWakeTag)  // Wrapped: 0 is the eventfd's tag.
     id = next_id_++;
+  return id;
+}
+
+void Poller::RegisterLocked(int fd, Watch* watch, bool is_new,
+                            const char* what) {
   epoll_event ev{};
   // EPOLLHUP and EPOLLERR are always reported; EPOLLRDHUP for a socket
   // whose peer shut down its writing side only.
-  ev.events = EPOLLIN | EPOLLRDHUP;
-  ev.data.u64 = Tag(id, fd);
-  if (epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) {
-    ZT_PLOG("epoll_ctl(ADD %d)", fd);
-    ZT_FATAL("cannot watch fd %d (regular files cannot be watched)", fd);
+  ev.events = (watch->on_readable ? EPOLLIN | EPOLLRDHUP : 0u) |
+              (watch->on_writable ? EPOLLOUT : 0u);
+  ev.data.u64 = Tag(watch->id, fd);
+  if (epoll_ctl(epoll_fd_.get(), is_new ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd,
+                &ev) != 0) {
+    ZT_PLOG("epoll_ctl(%s %d)", is_new ? "ADD" : "MOD", fd);
+    ZT_FATAL("%s: cannot watch fd %d (regular files cannot be watched)", what,
+             fd);
   }
-  watches_[fd] =
-      Watch{id, std::make_shared<std::function<void()>>(std::move(callback))};
+}
+
+void Poller::Add(int fd, std::function<void()> callback) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = fd < 0 ? watches_.end() : watches_.find(fd);
+  if (fd < 0 || (it != watches_.end() && it->second.on_readable))
+    ZT_FATAL("AddFileDescriptorWatch(%d): invalid or already watched", fd);
+  const bool is_new = it == watches_.end();
+  if (is_new)
+    it = watches_.emplace(fd, Watch{NewIdLocked(), nullptr, nullptr}).first;
+  it->second.on_readable =
+      std::make_shared<std::function<void()>>(std::move(callback));
+  RegisterLocked(fd, &it->second, is_new, "AddFileDescriptorWatch");
+  num_watches_.store(watches_.size());
+}
+
+void Poller::AddWritable(int fd, std::function<void()> callback) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = fd < 0 ? watches_.end() : watches_.find(fd);
+  if (fd < 0 || (it != watches_.end() && it->second.on_writable)) {
+    ZT_FATAL(
+        "AddFileDescriptorWritableWatch(%d): invalid, or a writable watch "
+        "is pending already",
+        fd);
+  }
+  const bool is_new = it == watches_.end();
+  if (is_new)
+    it = watches_.emplace(fd, Watch{NewIdLocked(), nullptr, nullptr}).first;
+  it->second.on_writable = std::move(callback);
+  RegisterLocked(fd, &it->second, is_new, "AddFileDescriptorWritableWatch");
+  num_watches_.store(watches_.size());
+}
+
+void Poller::DropWriteInterestLocked(std::map<int, Watch>::iterator it) {
+  const int fd = it->first;
+  if (it->second.on_readable) {
+    RegisterLocked(fd, &it->second, /*is_new=*/false, "a writable watch");
+    return;
+  }
+  // Nothing else watches the fd: the registration goes (a later watch gets
+  // a new one, with a new id).
+  if (epoll_ctl(epoll_fd_.get(), EPOLL_CTL_DEL, fd, nullptr) != 0)
+    ZT_WLOG("fd %d was closed while watched (errno %d)", fd, errno);
+  watches_.erase(it);
   num_watches_.store(watches_.size());
 }
 
 void Poller::Remove(int fd) {
-  std::shared_ptr<std::function<void()>> callback;  // Released unlocked.
+  // Released unlocked: their captures may do anything when destroyed.
+  std::shared_ptr<std::function<void()>> on_readable;
+  std::function<void()> on_writable;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = watches_.find(fd);
@@ -79,7 +128,8 @@ void Poller::Remove(int fd) {
       ZT_WLOG("fd %d was closed before its watch was removed (errno %d)", fd,
               errno);
     }
-    callback = std::move(it->second.callback);
+    on_readable = std::move(it->second.on_readable);
+    on_writable = std::move(it->second.on_writable);
     watches_.erase(it);
     num_watches_.store(watches_.size());
   }
@@ -108,9 +158,9 @@ size_t Poller::Poll(int timeout_ms) {
     return 0;
   }
   for (int i = 0; i < n; i++) {
-    const uint64_t tag = events_[static_cast<size_t>(i)].data.u64;
-    if (tag != kWakeTag) {
-      ready_.push_back(tag);
+    const epoll_event& event = events_[static_cast<size_t>(i)];
+    if (event.data.u64 != kWakeTag) {
+      ready_.push_back(Ready{event.data.u64, event.events});
       continue;
     }
     // A Wake() between epoll_wait() and this store writes nothing, but the
@@ -122,21 +172,53 @@ size_t Poller::Poll(int timeout_ms) {
 }
 
 size_t Poller::RunReady(const std::function<bool()>& stop) {
+  constexpr uint32_t kReadable = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+  constexpr uint32_t kWritable = EPOLLOUT | EPOLLHUP | EPOLLERR;
   size_t ran = 0;
-  for (const uint64_t tag : ready_) {
-    if (stop && stop())
-      break;
-    const int fd = static_cast<int>(tag & 0xffffffffu);
-    std::shared_ptr<std::function<void()>> callback;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
+  for (const Ready& ready : ready_) {
+    const int fd = static_cast<int>(ready.tag & 0xffffffffu);
+    // The fd's registration now, if it is the one Poll() saw: one removed
+    // (or replaced) since then had its readiness with it.
+    auto find_same = [&] {
       auto it = watches_.find(fd);
-      if (it == watches_.end() || Tag(it->second.id, fd) != tag)
-        continue;  // Removed (or replaced) since Poll() saw it ready.
-      callback = it->second.callback;
+      return it != watches_.end() && Tag(it->second.id, fd) == ready.tag
+                 ? it
+                 : watches_.end();
+    };
+    if (ready.events & kReadable) {
+      if (stop && stop())
+        break;
+      std::shared_ptr<std::function<void()>> on_readable;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = find_same();
+        if (it != watches_.end())
+          on_readable = it->second.on_readable;
+      }
+      if (on_readable) {
+        (*on_readable)();
+        ran++;
+      }
     }
-    (*callback)();
-    ran++;
+    if (ready.events & kWritable) {
+      if (stop && stop())
+        break;  // Still pending: the next Poll() reports it again.
+      std::function<void()> on_writable;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = find_same();
+        if (it != watches_.end() && it->second.on_writable) {
+          // Out before it runs: one-shot, and free to add itself again.
+          on_writable = std::move(it->second.on_writable);
+          it->second.on_writable = nullptr;
+          DropWriteInterestLocked(it);
+        }
+      }
+      if (on_writable) {
+        on_writable();
+        ran++;
+      }
+    }
   }
   ready_.clear();
   return ran;

@@ -1,12 +1,22 @@
 // Poller: the file-descriptor half of the task runners (UnixTaskRunner,
-// TestTaskRunner). An epoll set of watched fds, each with its callback, and
-// an eventfd through which any thread wakes the runner blocked in Poll().
+// TestTaskRunner). An epoll set of watched fds, each with a read callback
+// (level-triggered, until removed) and/or a one-shot write callback, and an
+// eventfd through which any thread wakes the runner blocked in Poll().
 //
-// Threading: Add(), Remove() and Wake() are thread-safe; Poll() and
-// RunReady() are called by the runner's thread only (one at a time).
-// Costs: Add/Remove one epoll_ctl plus O(log n) under a lock; Wake at most
-// one write(2) per Poll() however many threads call it; Poll one
-// epoll_wait(2); RunReady a lock per ready fd.
+// One epoll registration per fd, whatever it is watched for: its interest
+// (EPOLLIN, EPOLLOUT or both) is changed with EPOLL_CTL_MOD as watches come
+// and go, and its id (in the epoll data with the fd) is new each time the
+// fd is registered afresh, so a readiness reported for a registration since
+// removed never reaches its successor. Within one registration the fd stays
+// the same file (watched fds stay open until removed), so its readiness
+// is true of whichever watch is there when it is dispatched.
+//
+// Threading: Add(), AddWritable(), Remove() and Wake() are thread-safe; Poll()
+// and RunReady() are called by the runner's thread only (one at a time). Costs:
+// Add/AddWritable/Remove one epoll_ctl plus O(log n) under a lock; Wake at most
+// one write(2) per Poll() however many threads call it; Poll one epoll_wait(2);
+// RunReady a lock per ready fd, and per write callback one epoll_ctl more
+// (dropping the write interest).
 
 #ifndef ZT_SRC_BASE_POLLER_H_
 #define ZT_SRC_BASE_POLLER_H_
@@ -38,12 +48,19 @@ class Poller {
   Poller& operator=(const Poller&) = delete;
 
   // Watches |fd| for readable / hung up / error (level-triggered). Aborts if
-  // |fd| is already watched or cannot be (epoll refuses regular files):
-  // a watch that never fires would hang its user silently.
+  // |fd| is already watched for reading or cannot be watched (epoll refuses
+  // regular files): a watch that never fires would hang its user silently.
   void Add(int fd, std::function<void()> callback);
 
-  // Stops watching |fd|; a no-op but for a warning if it is not watched.
-  // The callback is released here, or after it returns if it is running.
+  // Runs |callback| once when |fd| is writable / hung up / in error, then
+  // drops the write interest (before running it, so it may add itself
+  // again). Beside a read watch or alone. Aborts if a write callback is
+  // already pending for |fd|, or |fd| cannot be watched.
+  void AddWritable(int fd, std::function<void()> callback);
+
+  // Stops watching |fd|, for reading and writing; a no-op but for a warning
+  // if it is not watched. The callbacks are released here, or after the
+  // one running returns.
   void Remove(int fd);
 
   // Makes the current or next Poll() return at once.
@@ -57,19 +74,37 @@ class Poller {
   // RunReady(). Returns how many watched fds are ready (not counting wakes).
   size_t Poll(int timeout_ms);
 
-  // Runs, once each, the callbacks of the fds the last Poll() found ready
-  // and still watched by the same watch (one removed, or removed and added
-  // again, since then is skipped: its readiness belonged to the old watch).
-  // Checks |stop| (if any) before each and returns early when it is true.
-  // Returns how many callbacks ran.
+  // For each fd the last Poll() found ready and still registered by the same
+  // registration (one removed, or removed and added again, since then is
+  // skipped: its readiness belonged to the old file): runs its read
+  // callback if it was readable, then, if it was writable, its pending
+  // write callback (unless the read callback removed the watch). Checks
+  // |stop| (if any) before each and returns early when it is true (an
+  // unrun write callback stays pending). Returns how many callbacks ran.
   size_t RunReady(const std::function<bool()>& stop);
 
  private:
   struct Watch {
-    uint32_t id;  // Tells a re-added fd's watch from its previous one.
-    std::shared_ptr<std::function<void()>> callback;
+    uint32_t id;  // Of the registration: tells it from the fd's previous.
+    // Copied before it runs, so that it may remove itself. Null: none.
+    std::shared_ptr<std::function<void()>> on_readable;
+    // One-shot: moved out before it runs. Empty: none pending.
+    std::function<void()> on_writable;
+  };
+  struct Ready {
+    uint64_t tag;     // epoll data: id << 32 | fd.
+    uint32_t events;  // EPOLLIN, EPOLLOUT, EPOLLHUP, ...
   };
   static constexpr size_t kMaxEventsPerPoll = 64;
+
+  uint32_t NewIdLocked();
+  // Registers |fd| (a new registration with a new id) or changes the
+  // interest of its registration to what |watch| now holds. Aborts if the
+  // kernel refuses (|what| names the caller in the message).
+  void RegisterLocked(int fd, Watch* watch, bool is_new, const char* what);
+  // After a write callback was taken out: the registration keeps only the
+  // read interest, or goes if there is no read watch.
+  void DropWriteInterestLocked(std::map<int, Watch>::iterator it);
 
   ScopedFile epoll_fd_;
   ScopedFile wake_fd_;
@@ -77,14 +112,14 @@ class Poller {
   // reported: later wakes need no syscall. Cleared only then (see Poll()).
   std::atomic<bool> wake_pending_{false};
 
-  std::mutex mutex_;  // Guards watches_ and next_id_.
-  std::map<int, Watch> watches_;
+  std::mutex mutex_;                    // Guards watches_ and next_id_.
+  std::map<int, Watch> watches_;        // By fd: one registration each.
   uint32_t next_id_ = 1;                // 0 tags the eventfd.
   std::atomic<size_t> num_watches_{0};  // watches_.size(), readable unlocked.
 
   // The runner's thread only.
   std::array<epoll_event, kMaxEventsPerPoll> events_{};
-  std::vector<uint64_t> ready_;  // epoll data: id << 32 | fd.
+  std::vector<Ready> ready_;
 };
 
 }  // namespace base

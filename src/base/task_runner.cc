@@ -1,9 +1,18 @@
 #include "zt/base/task_runner.h"
 
+#include <utility>
+
 namespace zt {
 namespace base {
 
 TaskRunner::~TaskRunner() = default;
+
+void TaskRunner::AddFileDescriptorWritableWatch(
+    int /*fd*/, std::function<void()> callback) {
+  // The fallback: poll. 1 ms keeps a stalled sender's latency low without
+  // spinning; the callback tries to send and comes back here on EAGAIN.
+  PostDelayedTask(std::move(callback), 1);
+}
 
 }  // namespace base
 }  // namespace zt

@@ -45,6 +45,11 @@ void ThreadTaskRunner::AddFileDescriptorWatch(int fd,
   runner_.AddFileDescriptorWatch(fd, std::move(callback));
 }
 
+void ThreadTaskRunner::AddFileDescriptorWritableWatch(
+    int fd, std::function<void()> callback) {
+  runner_.AddFileDescriptorWritableWatch(fd, std::move(callback));
+}
+
 void ThreadTaskRunner::RemoveFileDescriptorWatch(int fd) {
   runner_.RemoveFileDescriptorWatch(fd);
 }

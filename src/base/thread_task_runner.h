@@ -30,6 +30,8 @@ class ThreadTaskRunner : public TaskRunner {
   void PostTask(std::function<void()> task) override;
   void PostDelayedTask(std::function<void()> task, uint32_t delay_ms) override;
   void AddFileDescriptorWatch(int fd, std::function<void()> callback) override;
+  void AddFileDescriptorWritableWatch(int fd,
+                                      std::function<void()> callback) override;
   void RemoveFileDescriptorWatch(int fd) override;
   bool RunsTasksOnCurrentThread() const override;
 

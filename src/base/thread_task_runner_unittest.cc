@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "src/base/scoped_file.h"
+#include "src/base/test/full_socket_pair.h"
 #include "src/base/test/wait.h"
 
 namespace zt {
@@ -228,6 +229,34 @@ TEST(ThreadTaskRunnerTest, WatchesFileDescriptorsOnItsThread) {
   ASSERT_TRUE(PostAndWaitFor(&runner, [] {})) << "the runner is stuck";
   EXPECT_EQ(calls.load(), 2);
   EXPECT_TRUE(on_thread);
+}
+
+// The writable watch reaches the UnixTaskRunner inside: it runs on the
+// runner's thread, after the peer (this thread) has read.
+TEST(ThreadTaskRunnerTest, WatchesWritabilityOnItsThread) {
+  test::FullSocketPair pair;
+  ASSERT_GT(pair.Fill(), 0u);
+  std::atomic<bool> drained{false};
+  std::atomic<int> calls{0};
+  std::atomic<bool> on_thread_after_drain{false};
+  TestEvent waited;
+  ThreadTaskRunner runner("zt.test");
+  runner.AddFileDescriptorWritableWatch(pair.sender.get(), [&] {
+    on_thread_after_drain = runner.RunsTasksOnCurrentThread() && drained;
+    calls++;
+  });
+  // Let the runner poll the full socket for a while before the peer reads
+  // (a runner polling by timer instead would have called it by then).
+  runner.PostDelayedTask([&] { waited.Notify(); }, 10);
+  ASSERT_TRUE(waited.Wait()) << "the runner is stuck";
+  EXPECT_EQ(calls.load(), 0) << "writable while the send buffer was full";
+  drained = true;  // Before the read that makes the fd writable.
+  pair.Drain();
+  ASSERT_TRUE(WaitFor([&] { return calls.load() == 1; }))
+      << "the writable callback never ran";
+  EXPECT_TRUE(on_thread_after_drain);
+  ASSERT_TRUE(PostAndWaitFor(&runner, [] {})) << "the runner is stuck";
+  EXPECT_EQ(calls.load(), 1);
 }
 
 }  // namespace

@@ -92,6 +92,12 @@ void UnixTaskRunner::AddFileDescriptorWatch(int fd,
   poller_.Add(fd, std::move(callback));
 }
 
+void UnixTaskRunner::AddFileDescriptorWritableWatch(
+    int fd, std::function<void()> callback) {
+  // As for a new fd, epoll_wait sees a changed interest while it blocks.
+  poller_.AddWritable(fd, std::move(callback));
+}
+
 void UnixTaskRunner::RemoveFileDescriptorWatch(int fd) {
   poller_.Remove(fd);
 }

@@ -4,14 +4,15 @@
 // follow the steady clock.
 //
 // One loop iteration: wait in epoll (not at all if a task is runnable, else
-// until the next deadline, else unbounded); run the callback of each ready
-// fd once; move the delayed tasks now due to the back of the immediate
-// queue; run up to kMaxTasksPerIteration immediate tasks. So a flood of
-// posted tasks delays fd callbacks by at most one batch and due delayed
-// tasks by at most the tasks queued before them, and an always-readable fd
-// runs once per batch of tasks instead of starving them.
+// until the next deadline, else unbounded); run the callbacks of each ready
+// fd once (its read callback, then its one-shot write callback); move the
+// delayed tasks now due to the back of the immediate queue; run up to
+// kMaxTasksPerIteration immediate tasks. So a flood of posted tasks delays fd
+// callbacks by at most one batch and due delayed tasks by at most the tasks
+// queued before them, and an always-readable fd runs once per batch of tasks
+// instead of starving them.
 //
-// Threading: PostTask, PostDelayedTask, Add/RemoveFileDescriptorWatch,
+// Threading: PostTask, PostDelayedTask, the fd watches' Add/Remove,
 // Quit and RunsTasksOnCurrentThread are thread-safe; Run() is called by one
 // thread at a time. Costs: a post takes a lock and, if the loop has not been
 // woken since it last looked, one write(2); an iteration costs an
@@ -61,6 +62,8 @@ class UnixTaskRunner : public TaskRunner {
   void PostTask(std::function<void()> task) override;
   void PostDelayedTask(std::function<void()> task, uint32_t delay_ms) override;
   void AddFileDescriptorWatch(int fd, std::function<void()> callback) override;
+  void AddFileDescriptorWritableWatch(int fd,
+                                      std::function<void()> callback) override;
   void RemoveFileDescriptorWatch(int fd) override;
   // True on the thread inside Run(); outside Run(), on the thread that last
   // ran it, or before that the thread that constructed the runner (so a

@@ -7,12 +7,14 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "src/base/scoped_file.h"
+#include "src/base/test/full_socket_pair.h"
 #include "src/base/test/wait.h"
 
 namespace zt {
@@ -380,6 +382,150 @@ TEST(UnixTaskRunnerDeathTest, WatchingAnFdTwiceIsFatal) {
         runner.AddFileDescriptorWatch(pipe.rd.get(), [] {});
       },
       "already watched");
+}
+
+// --- Write-readiness: one-shot watches beside the read watches. ---
+
+// The sender's buffer is full: its writable callback must wait for the peer
+// to read (a runner that fired at once, or polled, would call it with
+// |drained| false), and run once only although the fd stays writable.
+TEST(UnixTaskRunnerTest, WritableWatchRunsOnceAfterThePeerReads) {
+  test::FullSocketPair pair;
+  ASSERT_GT(pair.Fill(), 0u);
+  UnixTaskRunner runner;
+  bool drained = false;
+  int calls = 0;
+  bool drained_at_first_call = false;
+  runner.AddFileDescriptorWritableWatch(pair.sender.get(), [&] {
+    if (calls++ == 0)
+      drained_at_first_call = drained;
+    // Writable from now on: a second call would come within this window.
+    runner.PostDelayedTask([&] { runner.Quit(); }, 20);
+  });
+  // The loop polls the full socket for a while before the peer reads.
+  runner.PostDelayedTask(
+      [&] {
+        pair.Drain();
+        drained = true;
+      },
+      10);
+  ASSERT_TRUE(RunUntilQuit(&runner)) << "the writable callback never ran";
+  EXPECT_TRUE(drained_at_first_call) << "called while the buffer was full";
+  EXPECT_EQ(calls, 1) << "a one-shot watch ran again";
+}
+
+// A read watch and a write watch on one fd: each runs for its own
+// readiness only, and the read watch outlives the one-shot write watch.
+TEST(UnixTaskRunnerTest, WritableWatchCoexistsWithAReadWatch) {
+  test::FullSocketPair pair;
+  ASSERT_GT(pair.Fill(), 0u);
+  const int fd = pair.sender.get();
+  UnixTaskRunner runner;
+  std::string read_bytes;
+  int writable_calls = 0;
+  std::string read_before_writable;
+  runner.AddFileDescriptorWatch(fd, [&] {
+    char c;
+    ASSERT_EQ(read(fd, &c, 1), 1) << "read callback without data";
+    read_bytes += c;
+    if (read_bytes == "a") {
+      // Still full: only now may the peer drain it.
+      EXPECT_EQ(writable_calls, 0) << "writable while the buffer was full";
+      pair.Drain();
+    } else if (read_bytes == "ab") {
+      runner.Quit();
+    }
+  });
+  runner.AddFileDescriptorWritableWatch(fd, [&] {
+    writable_calls++;
+    read_before_writable = read_bytes;
+    // The read watch is still there: the peer's next byte reaches it.
+    ASSERT_EQ(write(pair.receiver.get(), "b", 1), 1);
+  });
+  ASSERT_EQ(write(pair.receiver.get(), "a", 1), 1);
+  ASSERT_TRUE(RunUntilQuit(&runner))
+      << "read '" << read_bytes << "', writable " << writable_calls;
+  EXPECT_EQ(read_before_writable, "a");
+  EXPECT_EQ(writable_calls, 1);
+  runner.RemoveFileDescriptorWatch(fd);
+}
+
+// RemoveFileDescriptorWatch drops the pending write watch with the read
+// watch; a write watch added afterwards is a new one, and fires.
+TEST(UnixTaskRunnerTest, RemovingTheWatchCancelsTheWritableWatch) {
+  test::FullSocketPair pair;
+  ASSERT_GT(pair.Fill(), 0u);
+  const int fd = pair.sender.get();
+  UnixTaskRunner runner;
+  int stale_calls = 0;
+  runner.AddFileDescriptorWatch(fd, [&] { stale_calls++; });
+  runner.AddFileDescriptorWritableWatch(fd, [&] { stale_calls++; });
+  runner.RemoveFileDescriptorWatch(fd);
+  // Writable and readable from now on, but no longer watched.
+  pair.Drain();
+  ASSERT_EQ(write(pair.receiver.get(), "x", 1), 1);
+  bool new_watch_ran = false;
+  runner.PostDelayedTask(
+      [&] {
+        runner.AddFileDescriptorWritableWatch(fd, [&] {
+          new_watch_ran = true;
+          runner.Quit();
+        });
+      },
+      20);
+  ASSERT_TRUE(RunUntilQuit(&runner)) << "the new writable watch never ran";
+  EXPECT_EQ(stale_calls, 0) << "a removed watch ran";
+  EXPECT_TRUE(new_watch_ran);
+}
+
+// A write callback may add itself again (to wait once more) and remove the
+// fd's read watch; a read callback may remove the whole watch, and then the
+// write callback reported in the same poll does not run.
+TEST(UnixTaskRunnerTest, WritableCallbacksMayReAddOrRemoveFromInside) {
+  test::FullSocketPair pair;  // Writable: nothing sent yet.
+  const int fd = pair.sender.get();
+  UnixTaskRunner runner;
+  int writable_calls = 0;
+  std::function<void()> on_writable = [&] {
+    if (++writable_calls < 3) {
+      runner.AddFileDescriptorWritableWatch(fd, on_writable);
+      return;
+    }
+    runner.RemoveFileDescriptorWatch(fd);  // The read watch with it.
+    ASSERT_EQ(write(pair.receiver.get(), "x", 1), 1);  // Unwatched now.
+    runner.PostDelayedTask([&] { runner.Quit(); }, 20);
+  };
+  int read_calls = 0;
+  runner.AddFileDescriptorWatch(fd, [&] { read_calls++; });
+  runner.AddFileDescriptorWritableWatch(fd, on_writable);
+  ASSERT_TRUE(RunUntilQuit(&runner)) << writable_calls << " writable calls";
+  EXPECT_EQ(writable_calls, 3);
+  EXPECT_EQ(read_calls, 0);
+
+  // Readable and writable in the same poll; the read callback (first)
+  // removes the watch: the write callback must not run.
+  ScopedFile& peer = pair.receiver;
+  ASSERT_EQ(write(peer.get(), "y", 1), 1);
+  bool write_ran = false;
+  runner.AddFileDescriptorWatch(fd, [&] {
+    runner.RemoveFileDescriptorWatch(fd);
+    runner.PostDelayedTask([&] { runner.Quit(); }, 20);
+  });
+  runner.AddFileDescriptorWritableWatch(fd, [&] { write_ran = true; });
+  ASSERT_TRUE(RunUntilQuit(&runner)) << "the read callback never ran";
+  EXPECT_FALSE(write_ran) << "ran after its watch was removed";
+}
+
+TEST(UnixTaskRunnerDeathTest, TwoPendingWritableWatchesAreFatal) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  test::FullSocketPair pair;
+  EXPECT_DEATH(
+      {
+        UnixTaskRunner runner;
+        runner.AddFileDescriptorWritableWatch(pair.sender.get(), [] {});
+        runner.AddFileDescriptorWritableWatch(pair.sender.get(), [] {});
+      },
+      "pending already");
 }
 
 // --- Fairness: nothing starves anything else. ---

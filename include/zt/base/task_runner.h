@@ -2,9 +2,9 @@
 // producer's IPC side) runs its work. Posting is the only way in from other
 // threads, so the component's state needs no locks: every task runs on the
 // runner's one thread, in posting order (delayed tasks in deadline order).
-// The runner also watches file descriptors (sockets, eventfds) and runs
-// their callbacks on that thread, so an endpoint can talk to clients
-// asynchronously.
+// The runner also watches file descriptors (sockets, eventfds) for
+// readability, and for writability once at a time, and runs their callbacks
+// on that thread, so an endpoint can talk to clients asynchronously.
 //
 // Implementations: UnixTaskRunner (epoll, run on the caller's thread),
 // ThreadTaskRunner (a UnixTaskRunner on a thread of its own), and
@@ -45,8 +45,26 @@ class TaskRunner {
   virtual void AddFileDescriptorWatch(int fd,
                                       std::function<void()> callback) = 0;
 
-  // Stops watching |fd| (if it is not watched: a no-op, and a warning in
-  // the log). Called on the runner's
+  // Runs |callback| ONCE on the runner's thread when |fd| is writable (or
+  // hung up, or in error), then forgets it: to wait again, add it again
+  // (from the callback itself if need be). For a non-blocking socket whose
+  // send buffer was full (EAGAIN). It coexists with a read watch on the same
+  // fd; |fd| must not have a writable watch pending already, and must stay
+  // open until the callback has run or the watch is removed.
+  // RemoveFileDescriptorWatch(fd) cancels it (with the read watch).
+  // Not pure virtual, so that runners written by users keep compiling: this
+  // default is the fallback for runners that do not watch writability: it
+  // polls, posting a task delayed by 1 ms that runs |callback| whether or
+  // not |fd| is writable by then (the caller retries its send and, on
+  // EAGAIN, adds the watch again). RemoveFileDescriptorWatch cannot cancel
+  // that task: a callback that must not outlive its target holds a WeakPtr.
+  // UnixTaskRunner, ThreadTaskRunner and TestTaskRunner watch properly.
+  // Thread-safe; as AddFileDescriptorWatch.
+  virtual void AddFileDescriptorWritableWatch(int fd,
+                                              std::function<void()> callback);
+
+  // Stops watching |fd|, for readability and writability both (if it is
+  // not watched: a no-op, and a warning in the log). Called on the runner's
   // thread (a task, or any watch's callback, its own included): once it
   // returns, the callback never runs again (it is destroyed then, or when
   // it returns if it removed itself).

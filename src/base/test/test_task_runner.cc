@@ -140,6 +140,11 @@ void TestTaskRunner::AddFileDescriptorWatch(int fd,
   poller_.Add(fd, std::move(callback));
 }
 
+void TestTaskRunner::AddFileDescriptorWritableWatch(
+    int fd, std::function<void()> callback) {
+  poller_.AddWritable(fd, std::move(callback));
+}
+
 void TestTaskRunner::RemoveFileDescriptorWatch(int fd) {
   poller_.Remove(fd);
 }

@@ -16,7 +16,7 @@
 // virtual time t is due at t + d. Ordering is TaskRunner's (FIFO; delayed by
 // deadline, then posting order; a due task after the tasks already queued).
 //
-// Threading: PostTask/PostDelayedTask/Add/RemoveFileDescriptorWatch are
+// Threading: PostTask/PostDelayedTask and the fd watches' Add/Remove are
 // thread-safe (real writer threads post to it); the Run* methods are called
 // by one thread at a time, never from a task. RunsTasksOnCurrentThread() is
 // true on the thread that last drove it (initially the constructing one).
@@ -84,6 +84,8 @@ class TestTaskRunner : public TaskRunner {
   void PostTask(std::function<void()> task) override;
   void PostDelayedTask(std::function<void()> task, uint32_t delay_ms) override;
   void AddFileDescriptorWatch(int fd, std::function<void()> callback) override;
+  void AddFileDescriptorWritableWatch(int fd,
+                                      std::function<void()> callback) override;
   void RemoveFileDescriptorWatch(int fd) override;
   bool RunsTasksOnCurrentThread() const override;
 

@@ -6,12 +6,14 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "src/base/scoped_file.h"
+#include "src/base/test/full_socket_pair.h"
 #include "src/base/test/wait.h"
 
 namespace zt {
@@ -241,6 +243,93 @@ TEST(TestTaskRunnerTest, WatchesFileDescriptors) {
   ASSERT_EQ(write(wr.get(), "d", 1), 1);
   runner.RunUntilIdle();
   EXPECT_EQ(got, "abc");
+}
+
+// Write-readiness on virtual time, deterministically: not while the send
+// buffer is full, once after the peer read, not again; beside a read watch;
+// cancelled by RemoveFileDescriptorWatch.
+TEST(TestTaskRunnerTest, WatchesWritabilityOnce) {
+  test::FullSocketPair pair;
+  ASSERT_GT(pair.Fill(), 0u);
+  const int fd = pair.sender.get();
+  TestTaskRunner runner;
+  std::string read_bytes;
+  int writable_calls = 0;
+  runner.AddFileDescriptorWatch(fd, [&] {
+    char c;
+    ASSERT_EQ(read(fd, &c, 1), 1) << "read callback without data";
+    read_bytes += c;
+  });
+  runner.AddFileDescriptorWritableWatch(fd, [&] { writable_calls++; });
+  ASSERT_EQ(write(pair.receiver.get(), "a", 1), 1);
+  runner.RunUntilIdle();
+  EXPECT_EQ(read_bytes, "a");
+  EXPECT_EQ(writable_calls, 0) << "writable while the send buffer was full";
+  pair.Drain();
+  runner.RunUntilIdle();
+  EXPECT_EQ(writable_calls, 1);
+  runner.RunUntilIdle();
+  EXPECT_EQ(writable_calls, 1) << "a one-shot watch ran again";
+  // The read watch is still there.
+  ASSERT_EQ(write(pair.receiver.get(), "b", 1), 1);
+  runner.RunUntilIdle();
+  EXPECT_EQ(read_bytes, "ab");
+
+  // Removal cancels a pending writable watch, with the read watch.
+  ASSERT_GT(pair.Fill(), 0u);
+  runner.AddFileDescriptorWritableWatch(fd, [&] { writable_calls++; });
+  runner.RemoveFileDescriptorWatch(fd);
+  pair.Drain();
+  ASSERT_EQ(write(pair.receiver.get(), "c", 1), 1);
+  runner.RunUntilIdle();
+  EXPECT_EQ(writable_calls, 1);
+  EXPECT_EQ(read_bytes, "ab");
+
+  // Alone, with no read watch: it fires, and the fd is watched no more.
+  runner.AddFileDescriptorWritableWatch(fd, [&] { writable_calls++; });
+  runner.RunUntilIdle();
+  EXPECT_EQ(writable_calls, 2);
+  runner.RunUntilIdle();
+  EXPECT_EQ(writable_calls, 2);
+}
+
+// A runner that watches no writability: TaskRunner's default polls, every
+// millisecond of the runner's time, whatever the fd.
+TEST(TestTaskRunnerTest, DefaultWritableWatchPollsAfterAMillisecond) {
+  class ReadOnlyRunner : public TaskRunner {
+   public:
+    explicit ReadOnlyRunner(TaskRunner* target) : target_(target) {}
+    void PostTask(std::function<void()> task) override {
+      target_->PostTask(std::move(task));
+    }
+    void PostDelayedTask(std::function<void()> task,
+                         uint32_t delay_ms) override {
+      target_->PostDelayedTask(std::move(task), delay_ms);
+    }
+    void AddFileDescriptorWatch(int fd,
+                                std::function<void()> callback) override {
+      target_->AddFileDescriptorWatch(fd, std::move(callback));
+    }
+    void RemoveFileDescriptorWatch(int fd) override {
+      target_->RemoveFileDescriptorWatch(fd);
+    }
+    bool RunsTasksOnCurrentThread() const override {
+      return target_->RunsTasksOnCurrentThread();
+    }
+
+   private:
+    TaskRunner* const target_;
+  };
+  TestTaskRunner runner;
+  ReadOnlyRunner read_only(&runner);
+  int calls = 0;
+  read_only.AddFileDescriptorWritableWatch(-1, [&] { calls++; });
+  runner.RunUntilIdle();
+  EXPECT_EQ(calls, 0);
+  runner.AdvanceTimeAndRunUntilIdle(1);
+  EXPECT_EQ(calls, 1);
+  runner.AdvanceTimeAndRunUntilIdle(10);
+  EXPECT_EQ(calls, 1);
 }
 
 TEST(TestTaskRunnerTest, RunsTasksOnCurrentThreadFollowsTheDriver) {
