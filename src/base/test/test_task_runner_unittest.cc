@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "src/base/scoped_file.h"
+#include "src/base/test/forwarding_task_runner.h"
 #include "src/base/test/full_socket_pair.h"
 #include "src/base/test/wait.h"
 
@@ -296,32 +297,8 @@ TEST(TestTaskRunnerTest, WatchesWritabilityOnce) {
 // A runner that watches no writability: TaskRunner's default polls, every
 // millisecond of the runner's time, whatever the fd.
 TEST(TestTaskRunnerTest, DefaultWritableWatchPollsAfterAMillisecond) {
-  class ReadOnlyRunner : public TaskRunner {
-   public:
-    explicit ReadOnlyRunner(TaskRunner* target) : target_(target) {}
-    void PostTask(std::function<void()> task) override {
-      target_->PostTask(std::move(task));
-    }
-    void PostDelayedTask(std::function<void()> task,
-                         uint32_t delay_ms) override {
-      target_->PostDelayedTask(std::move(task), delay_ms);
-    }
-    void AddFileDescriptorWatch(int fd,
-                                std::function<void()> callback) override {
-      target_->AddFileDescriptorWatch(fd, std::move(callback));
-    }
-    void RemoveFileDescriptorWatch(int fd) override {
-      target_->RemoveFileDescriptorWatch(fd);
-    }
-    bool RunsTasksOnCurrentThread() const override {
-      return target_->RunsTasksOnCurrentThread();
-    }
-
-   private:
-    TaskRunner* const target_;
-  };
   TestTaskRunner runner;
-  ReadOnlyRunner read_only(&runner);
+  test::ForwardingTaskRunner read_only(&runner);
   int calls = 0;
   read_only.AddFileDescriptorWritableWatch(-1, [&] { calls++; });
   runner.RunUntilIdle();
