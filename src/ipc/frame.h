@@ -30,6 +30,10 @@ using Frame = protos::gen::IPCFrame;
 constexpr size_t kFrameHeaderSize = 4;
 // The largest frame, header included.
 constexpr size_t kMaxFrameSize = 128 * 1024;
+// Reads a host or client makes per readable callback of a socket: the watch
+// is level-triggered, so a peer that keeps sending is served again after
+// the other connections had their turn.
+constexpr int kMaxReadsPerCallback = 16;
 
 // |frame| as it goes on the socket: header and bytes, in one buffer. A frame
 // longer than kMaxFrameSize is a bug of the sender (replies are sized to

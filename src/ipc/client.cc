@@ -1,0 +1,177 @@
+// The IPC client (client.h).
+
+#include "src/ipc/client.h"
+
+#include <utility>
+#include <vector>
+
+#include "zt/base/logging.h"
+
+namespace zt {
+namespace ipc {
+
+Client::Client(const std::string& service_name, base::TaskRunner* runner,
+               BoundCallback on_bound, DisconnectCallback on_disconnect)
+    : service_name_(service_name),
+      runner_(runner),
+      on_bound_(std::move(on_bound)),
+      on_disconnect_(std::move(on_disconnect)) {}
+
+Client::~Client() = default;
+
+std::unique_ptr<Client> Client::Connect(const std::string& address,
+                                        const std::string& service_name,
+                                        base::TaskRunner* runner, BoundCallback on_bound,
+                                        DisconnectCallback on_disconnect) {
+  std::unique_ptr<Client> client(
+      new Client(service_name, runner, std::move(on_bound), std::move(on_disconnect)));
+  // OnConnect() follows, posted, whatever happens.
+  client->socket_ = base::UnixSocket::Connect(address, client.get(), runner);
+  return client;
+}
+
+std::unique_ptr<Client> Client::Adopt(std::unique_ptr<base::UnixSocket> connection,
+                                      const std::string& service_name,
+                                      base::TaskRunner* runner, BoundCallback on_bound,
+                                      DisconnectCallback on_disconnect) {
+  std::unique_ptr<Client> client(
+      new Client(service_name, runner, std::move(on_bound), std::move(on_disconnect)));
+  connection->set_listener(client.get());
+  client->socket_ = std::move(connection);
+  client->SendBind();
+  return client;
+}
+
+void Client::OnConnect(base::UnixSocket*, bool connected) {
+  if (!connected)
+    return Fail();
+  SendBind();
+}
+
+void Client::SendBind() {
+  state_ = State::kBinding;
+  bind_request_id_ = next_request_id_++;
+  Frame frame;
+  frame.set_request_id(bind_request_id_);
+  frame.mutable_msg_bind_service()->set_service_name(service_name_);
+  socket_->Send(SerializeFrame(frame));  // A failure posts OnDisconnect.
+}
+
+bool Client::Invoke(const std::string& method, const std::string& args,
+                    ResponseCallback callback, bool drop_reply, int fd) {
+  auto it = method_ids_.find(method);
+  if (state_ != State::kBound || it == method_ids_.end()) {
+    if (state_ == State::kBound)
+      ZT_DLOG("IPC: the host's %s has no method %s", service_name_.c_str(), method.c_str());
+    if (!drop_reply)
+      PostFailure(std::move(callback));
+    return false;
+  }
+  const uint64_t request_id = next_request_id_++;
+  Frame frame;
+  frame.set_request_id(request_id);
+  auto* invoke = frame.mutable_msg_invoke_method();
+  invoke->set_service_id(service_id_);
+  invoke->set_method_id(it->second);
+  invoke->set_args_proto(args);
+  if (drop_reply)
+    invoke->set_drop_reply(true);
+  else
+    pending_[request_id] = std::move(callback);
+  const std::string bytes = SerializeFrame(frame);
+  socket_->Send(bytes.data(), bytes.size(), fd >= 0 ? &fd : nullptr, fd >= 0 ? 1 : 0);
+  return true;
+}
+
+void Client::OnDataAvailable(base::UnixSocket* socket) {
+  base::WeakPtr<Client> weak = weak_factory_.GetWeakPtr();
+  for (int i = 0; i < kMaxReadsPerCallback; i++) {
+    const BufferedFrameDeserializer::ReceiveBuffer room = frames_.BeginReceive();
+    base::ScopedFile fd;
+    const size_t n = socket->Receive(room.data, room.size, &fd, 1);
+    if (n == 0)
+      return;  // Nothing more now; or the host closed (OnDisconnect follows).
+    const bool intact = frames_.EndReceive(n);
+    while (std::unique_ptr<Frame> frame = frames_.PopNextFrame()) {
+      OnFrame(*frame, &fd);  // The fd goes with the first frame of its read.
+      if (!weak || state_ == State::kDead)
+        return;
+    }
+    if (!intact) {
+      ZT_ELOG("IPC: the host of %s sent bytes that are not frames: %s",
+              service_name_.c_str(), frames_.error().c_str());
+      return Fail();
+    }
+  }
+}
+
+void Client::OnFrame(const Frame& frame, base::ScopedFile* fd) {
+  if (frame.has_msg_bind_service_reply() && frame.request_id() == bind_request_id_ &&
+      state_ == State::kBinding) {
+    const Frame::BindServiceReply& reply = frame.msg_bind_service_reply();
+    if (!reply.success()) {
+      ZT_ELOG("IPC: the host has no service %s", service_name_.c_str());
+      return Fail();
+    }
+    service_id_ = reply.service_id();
+    for (const auto& method : reply.methods())
+      method_ids_[method.name()] = method.id();
+    state_ = State::kBound;
+    if (on_bound_)
+      on_bound_(true);
+    return;
+  }
+  auto it = pending_.find(frame.request_id());
+  if (it == pending_.end())
+    return;  // Not ours (a late reply to nothing): ignored.
+  Response response;
+  if (frame.has_msg_invoke_method_reply()) {
+    const Frame::InvokeMethodReply& reply = frame.msg_invoke_method_reply();
+    response.success = reply.success();
+    response.has_more = reply.success() && reply.has_more();
+    response.reply_proto = reply.reply_proto();
+  }  // A request error, or anything else: a failure, the request's end.
+  response.fd = std::move(*fd);
+  ResponseCallback callback = response.has_more ? it->second : std::move(it->second);
+  if (!response.has_more)
+    pending_.erase(it);
+  if (callback)
+    callback(std::move(response));
+}
+
+void Client::OnDisconnect(base::UnixSocket*) { Fail(); }
+
+void Client::Fail() {
+  if (state_ == State::kDead)
+    return;
+  const bool was_bound = state_ == State::kBound;
+  state_ = State::kDead;
+  method_ids_.clear();
+  base::WeakPtr<Client> weak = weak_factory_.GetWeakPtr();
+  std::map<uint64_t, ResponseCallback> pending = std::move(pending_);
+  pending_.clear();
+  for (auto& entry : pending) {
+    if (entry.second)
+      entry.second(Response());
+    if (!weak)
+      return;  // A callback destroyed the client.
+  }
+  if (was_bound) {
+    if (on_disconnect_)
+      on_disconnect_();
+  } else if (on_bound_) {
+    on_bound_(false);
+  }
+}
+
+void Client::PostFailure(ResponseCallback callback) {
+  if (!callback)
+    return;
+  runner_->PostTask([weak = weak_factory_.GetWeakPtr(), callback = std::move(callback)] {
+    if (weak)
+      callback(Response());
+  });
+}
+
+}  // namespace ipc
+}  // namespace zt

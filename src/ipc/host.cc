@@ -1,0 +1,228 @@
+// The IPC host (host.h).
+
+#include "src/ipc/host.h"
+
+#include <utility>
+
+#include "zt/base/logging.h"
+
+namespace zt {
+namespace ipc {
+
+Reply& Reply::operator=(Reply&& other) noexcept {
+  if (this != &other) {
+    Reject();
+    host_ = std::move(other.host_);
+    client_ = other.client_;
+    request_id_ = other.request_id_;
+    pending_ = other.pending_;
+    other.pending_ = false;
+  }
+  return *this;
+}
+
+void Reply::Resolve(const std::string& reply_proto, bool has_more, int fd) {
+  if (!pending_)
+    return;  // A drop_reply request, or already answered.
+  pending_ = has_more;
+  if (Host* host = host_.get())
+    host->SendReply(client_, request_id_, /*success=*/true, has_more, reply_proto, fd);
+}
+
+void Reply::Reject() {
+  if (!pending_)
+    return;
+  pending_ = false;
+  if (Host* host = host_.get())
+    host->SendReply(client_, request_id_, /*success=*/false, /*has_more=*/false, "", -1);
+}
+
+Host::~Host() = default;
+
+std::unique_ptr<Host> Host::Listen(const std::string& address, base::TaskRunner* runner) {
+  std::unique_ptr<Host> host(new Host());
+  host->listener_ = base::UnixSocket::Listen(address, host.get(), runner);
+  if (!host->listener_)
+    return nullptr;
+  return host;
+}
+
+std::unique_ptr<Host> Host::CreateUnbound() {
+  return std::unique_ptr<Host>(new Host());
+}
+
+bool Host::ExposeService(std::unique_ptr<Service> service) {
+  for (const auto& existing : services_) {
+    if (existing->name() == service->name())
+      return false;
+  }
+  services_.push_back(std::move(service));
+  return true;
+}
+
+ClientId Host::AdoptClient(std::unique_ptr<base::UnixSocket> connection) {
+  auto client = std::make_unique<Client>();
+  client->info.id = next_client_id_++;
+  client->info.uid = connection->peer_uid();
+  client->info.pid = connection->peer_pid();
+  connection->set_listener(this);
+  client->socket = std::move(connection);
+  client_by_socket_[client->socket.get()] = client->info.id;
+  const ClientId id = client->info.id;
+  clients_[id] = std::move(client);
+  stats_.clients_accepted++;
+  return id;
+}
+
+void Host::OnNewIncomingConnection(base::UnixSocket*,
+                                   std::unique_ptr<base::UnixSocket> connection) {
+  AdoptClient(std::move(connection));
+}
+
+Host::Client* Host::FindClient(base::UnixSocket* socket) {
+  auto it = client_by_socket_.find(socket);
+  if (it == client_by_socket_.end())
+    return nullptr;
+  return clients_.at(it->second).get();
+}
+
+void Host::OnDisconnect(base::UnixSocket* socket) {
+  if (Client* client = FindClient(socket))
+    DropClient(client, /*bad_frames=*/false);
+}
+
+void Host::DropClient(Client* client, bool bad_frames) {
+  if (bad_frames) {
+    stats_.clients_dropped_for_bad_frames++;
+    ZT_WLOG("IPC client %llu (pid %d, uid %d) disconnected: %s",
+            static_cast<unsigned long long>(client->info.id), static_cast<int>(client->info.pid),
+            static_cast<int>(client->info.uid), client->frames.error().c_str());
+  }
+  auto it = clients_.find(client->info.id);
+  std::unique_ptr<Client> owned = std::move(it->second);
+  clients_.erase(it);
+  client_by_socket_.erase(owned->socket.get());
+  for (uint32_t service_id : owned->bound_services) {
+    const Service& service = *services_[service_id - 1];
+    if (service.on_client_disconnected)
+      service.on_client_disconnected(owned->info);
+  }
+  // The socket goes with it, here: UnixSocket allows it inside its own
+  // callbacks, and sends no event afterwards.
+}
+
+void Host::OnDataAvailable(base::UnixSocket* socket) {
+  Client* client = FindClient(socket);
+  if (!client)
+    return;
+  const ClientId id = client->info.id;
+  base::WeakPtr<Host> weak = weak_factory_.GetWeakPtr();
+  for (int i = 0; i < kMaxReadsPerCallback; i++) {
+    const BufferedFrameDeserializer::ReceiveBuffer room = client->frames.BeginReceive();
+    base::ScopedFile fd;
+    const size_t n = socket->Receive(room.data, room.size, &fd, 1);
+    if (fd)
+      client->received_fd = std::move(fd);  // For the method it came with.
+    if (n == 0)
+      return;  // Nothing more now; or the peer closed (OnDisconnect follows).
+    const bool intact = client->frames.EndReceive(n);
+    // Frames decoded before a break are still served, then the client goes.
+    while (std::unique_ptr<Frame> frame = client->frames.PopNextFrame()) {
+      OnFrame(client, *frame);
+      // A method may have dropped this client, or destroyed the host.
+      if (!weak || clients_.find(id) == clients_.end())
+        return;
+    }
+    if (!intact) {
+      DropClient(client, /*bad_frames=*/true);
+      return;
+    }
+  }
+}
+
+void Host::OnFrame(Client* client, const Frame& frame) {
+  if (frame.has_msg_bind_service())
+    return OnBindService(client, frame);
+  if (frame.has_msg_invoke_method())
+    return OnInvokeMethod(client, frame);
+  if (frame.has_set_peer_identity())
+    return;  // Only relays on other machines send it; a local peer's is the kernel's.
+  stats_.requests_refused++;
+  Frame error;
+  error.set_request_id(frame.request_id());
+  error.mutable_msg_request_error()->set_error("unknown request");
+  SendFrame(client, error);
+}
+
+void Host::OnBindService(Client* client, const Frame& frame) {
+  Frame reply;
+  reply.set_request_id(frame.request_id());
+  auto* bind_reply = reply.mutable_msg_bind_service_reply();
+  const std::string& name = frame.msg_bind_service().service_name();
+  for (size_t i = 0; i < services_.size(); i++) {
+    if (services_[i]->name() != name)
+      continue;
+    const uint32_t service_id = static_cast<uint32_t>(i + 1);
+    bind_reply->set_success(true);
+    bind_reply->set_service_id(service_id);
+    uint32_t method_id = 1;
+    for (const Method& method : services_[i]->methods()) {
+      auto* info = bind_reply->add_methods();
+      info->set_id(method_id++);
+      info->set_name(method.name);
+    }
+    bool known = false;
+    for (uint32_t bound : client->bound_services)
+      known |= bound == service_id;
+    if (!known)
+      client->bound_services.push_back(service_id);
+    return SendFrame(client, reply);
+  }
+  stats_.requests_refused++;
+  bind_reply->set_success(false);
+  SendFrame(client, reply);
+}
+
+void Host::OnInvokeMethod(Client* client, const Frame& frame) {
+  const Frame::InvokeMethod& invoke = frame.msg_invoke_method();
+  const uint32_t service_id = invoke.service_id();
+  const uint32_t method_id = invoke.method_id();
+  if (service_id == 0 || service_id > services_.size() || method_id == 0 ||
+      method_id > services_[service_id - 1]->methods().size()) {
+    // Answered even with drop_reply: the caller should learn of it.
+    stats_.requests_refused++;
+    return SendReply(client->info.id, frame.request_id(), /*success=*/false,
+                     /*has_more=*/false, "", -1);
+  }
+  const Method& method = services_[service_id - 1]->methods()[method_id - 1];
+  Reply reply = invoke.drop_reply()
+                    ? Reply()
+                    : Reply(weak_factory_.GetWeakPtr(), client->info.id, frame.request_id());
+  Request request{client->info, invoke.args_proto(), &client->received_fd};
+  method.handler(request, std::move(reply));
+}
+
+void Host::SendReply(ClientId client_id, uint64_t request_id, bool success, bool has_more,
+                     const std::string& reply_proto, int fd) {
+  auto it = clients_.find(client_id);
+  if (it == clients_.end())
+    return;  // Gone before its answer.
+  Frame frame;
+  frame.set_request_id(request_id);
+  auto* reply = frame.mutable_msg_invoke_method_reply();
+  reply->set_success(success);
+  reply->set_has_more(has_more);
+  if (success)
+    reply->set_reply_proto(reply_proto);
+  SendFrame(it->second.get(), frame, fd);
+}
+
+void Host::SendFrame(Client* client, const Frame& frame, int fd) {
+  const std::string bytes = SerializeFrame(frame);
+  // On failure (a client that stopped reading, or gone) the socket has shut
+  // down and posts OnDisconnect, which drops the client.
+  client->socket->Send(bytes.data(), bytes.size(), fd >= 0 ? &fd : nullptr, fd >= 0 ? 1 : 0);
+}
+
+}  // namespace ipc
+}  // namespace zt

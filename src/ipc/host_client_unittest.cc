@@ -1,0 +1,367 @@
+// The IPC host and client over real UNIX sockets, both on one virtual-time
+// task runner driven by the test: binding by name, calls, streams, deferred
+// and dropped replies, file descriptors, and what a misbehaving peer costs
+// (only its own connection).
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "src/base/test/test_task_runner.h"
+#include "src/ipc/client.h"
+#include "src/ipc/host.h"
+
+namespace zt {
+namespace ipc {
+namespace {
+
+using base::TestTaskRunner;
+
+std::string UniqueAddress() {
+  static int counter = 0;
+  return "@zt-ipc-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
+}
+
+// A service with the shapes of methods the ports have: a plain answer, a
+// stream, one that never answers (dropping its Reply), one that answers
+// later, one that sends a file descriptor.
+struct EchoService {
+  std::vector<std::string> calls;   // "method:args", in order.
+  std::vector<ClientInfo> gone;     // Clients that disconnected.
+  Reply kept;                       // "Later"'s, answered by the test.
+  int fd_to_send = -1;
+
+  std::unique_ptr<Service> Make() {
+    auto service = std::make_unique<Service>("EchoPort");
+    service->AddMethod("Echo", [this](Request& request, Reply reply) {
+      calls.push_back("Echo:" + request.args);
+      reply.Resolve(request.args);
+    });
+    service->AddMethod("Stream", [this](Request& request, Reply reply) {
+      calls.push_back("Stream:" + request.args);
+      reply.Resolve("1", /*has_more=*/true);
+      reply.Resolve("2", /*has_more=*/true);
+      reply.Resolve("3");
+    });
+    service->AddMethod("Never", [this](Request& request, Reply) {
+      calls.push_back("Never:" + request.args);
+    });
+    service->AddMethod("Later", [this](Request& request, Reply reply) {
+      calls.push_back("Later:" + request.args);
+      kept = std::move(reply);
+    });
+    service->AddMethod("SendFd", [this](Request&, Reply reply) {
+      reply.Resolve("fd", /*has_more=*/false, fd_to_send);
+    });
+    service->on_client_disconnected = [this](const ClientInfo& info) { gone.push_back(info); };
+    return service;
+  }
+};
+
+struct Responses {
+  std::vector<Client::Response> all;
+  Client::ResponseCallback Collect() {
+    return [this](Client::Response response) { all.push_back(std::move(response)); };
+  }
+  bool finished() const { return !all.empty() && !all.back().has_more; }
+};
+
+class HostClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    address_ = UniqueAddress();
+    host_ = Host::Listen(address_, &runner_);
+    ASSERT_NE(host_, nullptr);
+    ASSERT_TRUE(host_->ExposeService(echo_.Make()));
+  }
+
+  // A client bound to |service| (or not: |*bound| says).
+  std::unique_ptr<Client> ConnectClient(const std::string& service, bool* bound,
+                                        bool* disconnected = nullptr) {
+    auto done = std::make_shared<bool>(false);
+    auto client = Client::Connect(
+        address_, service, &runner_,
+        [bound, done](bool ok) {
+          *bound = ok;
+          *done = true;
+        },
+        [disconnected] {
+          if (disconnected)
+            *disconnected = true;
+        });
+    EXPECT_TRUE(runner_.RunUntil([&] { return *done; })) << "no bind answer";
+    return client;
+  }
+
+  TestTaskRunner runner_;
+  std::string address_;
+  EchoService echo_;
+  std::unique_ptr<Host> host_;
+};
+
+TEST_F(HostClientTest, BindsByNameAndCallsMethods) {
+  bool bound = false;
+  auto client = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  EXPECT_TRUE(client->HasMethod("Echo"));
+  EXPECT_TRUE(client->HasMethod("Stream"));
+  EXPECT_FALSE(client->HasMethod("Nope"));
+  EXPECT_EQ(client->socket()->peer_uid(), getuid());
+  EXPECT_EQ(client->socket()->peer_pid(), getpid());
+
+  Responses echo, stream;
+  ASSERT_TRUE(client->Invoke("Echo", "hello", echo.Collect()));
+  ASSERT_TRUE(client->Invoke("Stream", "s", stream.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return echo.finished() && stream.finished(); }));
+  ASSERT_EQ(echo.all.size(), 1u);
+  EXPECT_TRUE(echo.all[0].success);
+  EXPECT_EQ(echo.all[0].reply_proto, "hello");
+  std::vector<std::string> parts;
+  for (const auto& response : stream.all) {
+    EXPECT_TRUE(response.success);
+    parts.push_back(response.reply_proto + (response.has_more ? "+" : "."));
+  }
+  EXPECT_EQ(parts, (std::vector<std::string>{"1+", "2+", "3."}));
+  EXPECT_EQ(echo_.calls, (std::vector<std::string>{"Echo:hello", "Stream:s"}));
+}
+
+TEST_F(HostClientTest, AnUnknownServiceFailsTheBindOnly) {
+  bool bound = true;
+  auto client = ConnectClient("NoSuchPort", &bound);
+  EXPECT_FALSE(bound);
+  EXPECT_EQ(host_->stats().requests_refused, 1u);
+  bool bound_again = false;
+  auto other = ConnectClient("EchoPort", &bound_again);
+  EXPECT_TRUE(bound_again);
+}
+
+TEST_F(HostClientTest, AMethodTheHostLacksFailsWithoutBeingSent) {
+  bool bound = false;
+  auto client = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  Responses missing;
+  EXPECT_FALSE(client->Invoke("Nope", "x", missing.Collect()));
+  EXPECT_TRUE(missing.all.empty()) << "answered from inside Invoke()";
+  ASSERT_TRUE(runner_.RunUntil([&] { return missing.finished(); }));
+  EXPECT_FALSE(missing.all[0].success);
+  EXPECT_TRUE(echo_.calls.empty());
+}
+
+TEST_F(HostClientTest, DroppedRepliesFailAndDropReplyAnswersNothing) {
+  bool bound = false;
+  auto client = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  Responses never, dropped, echo;
+  ASSERT_TRUE(client->Invoke("Never", "a", never.Collect()));
+  ASSERT_TRUE(client->Invoke("Echo", "b", dropped.Collect(), /*drop_reply=*/true));
+  ASSERT_TRUE(client->Invoke("Echo", "c", echo.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return never.finished() && echo.finished(); }));
+  EXPECT_FALSE(never.all[0].success);  // Its Reply was dropped unanswered.
+  EXPECT_EQ(echo.all[0].reply_proto, "c");
+  EXPECT_TRUE(dropped.all.empty());
+  EXPECT_EQ(echo_.calls, (std::vector<std::string>{"Never:a", "Echo:b", "Echo:c"}));
+}
+
+TEST_F(HostClientTest, DeferredReplies) {
+  bool bound = false;
+  auto client = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  Responses later;
+  ASSERT_TRUE(client->Invoke("Later", "x", later.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return echo_.kept.pending(); }));
+  runner_.RunUntilIdle();
+  EXPECT_TRUE(later.all.empty());
+  echo_.kept.Resolve("done");
+  ASSERT_TRUE(runner_.RunUntil([&] { return later.finished(); }));
+  EXPECT_EQ(later.all[0].reply_proto, "done");
+}
+
+TEST_F(HostClientTest, AFileDescriptorGoesWithItsReply) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  base::ScopedFile read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+  echo_.fd_to_send = write_end.get();
+  bool bound = false;
+  auto client = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  Responses with_fd;
+  ASSERT_TRUE(client->Invoke("SendFd", "", with_fd.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return with_fd.finished(); }));
+  ASSERT_TRUE(with_fd.all[0].fd) << "no fd came with the reply";
+  ASSERT_EQ(write(with_fd.all[0].fd.get(), "z", 1), 1);  // Our pipe, through the copy.
+  char c = 0;
+  ASSERT_EQ(read(read_end.get(), &c, 1), 1);
+  EXPECT_EQ(c, 'z');
+}
+
+// A connected socket pair: one end served by the host, the other written
+// to and read from by the test as a misbehaving peer would.
+class RawPeer {
+ public:
+  RawPeer(Host* host, TestTaskRunner* runner) : runner_(runner) {
+    int fds[2];
+    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+    fd_.reset(fds[0]);
+    fcntl(fd_.get(), F_SETFL, O_NONBLOCK);
+    host->AdoptClient(base::UnixSocket::AdoptConnected(base::ScopedFile(fds[1]), nullptr, runner));
+  }
+  void Write(const std::string& bytes) {
+    ASSERT_EQ(write(fd_.get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  }
+  // The next frame from the host, or null if none comes in time.
+  std::unique_ptr<Frame> ReadFrame() {
+    std::unique_ptr<Frame> frame;
+    runner_->RunUntil([&] {
+      char buf[4096];
+      const ssize_t n = read(fd_.get(), buf, sizeof(buf));
+      if (n > 0)
+        frames_.Receive(buf, static_cast<size_t>(n));
+      frame = frames_.PopNextFrame();
+      return frame != nullptr;
+    });
+    return frame;
+  }
+  // Whether the host closed this connection.
+  bool Closed() {
+    return runner_->RunUntil([&] {
+      char buf[4096];
+      return read(fd_.get(), buf, sizeof(buf)) == 0;
+    });
+  }
+
+ private:
+  TestTaskRunner* runner_;
+  base::ScopedFile fd_;
+  BufferedFrameDeserializer frames_;
+};
+
+Frame Bind(uint64_t request_id, const std::string& name) {
+  Frame frame;
+  frame.set_request_id(request_id);
+  frame.mutable_msg_bind_service()->set_service_name(name);
+  return frame;
+}
+
+Frame Invoke(uint64_t request_id, uint32_t service_id, uint32_t method_id,
+             const std::string& args, bool drop_reply = false) {
+  Frame frame;
+  frame.set_request_id(request_id);
+  auto* invoke = frame.mutable_msg_invoke_method();
+  invoke->set_service_id(service_id);
+  invoke->set_method_id(method_id);
+  invoke->set_args_proto(args);
+  if (drop_reply)
+    invoke->set_drop_reply(true);
+  return frame;
+}
+
+TEST_F(HostClientTest, UnknownIdsAndRequestKindsFailTheRequestOnly) {
+  RawPeer peer(host_.get(), &runner_);
+  peer.Write(SerializeFrame(Bind(1, "EchoPort")));
+  std::unique_ptr<Frame> bind = peer.ReadFrame();
+  ASSERT_NE(bind, nullptr);
+  ASSERT_TRUE(bind->msg_bind_service_reply().success());
+  // Ids are 1-based in declaration order, as upstream's hosts give them.
+  ASSERT_EQ(bind->msg_bind_service_reply().methods()[0].name(), "Echo");
+  EXPECT_EQ(bind->msg_bind_service_reply().methods()[0].id(), 1u);
+  const uint32_t service = bind->msg_bind_service_reply().service_id();
+
+  Frame empty;  // No request in it at all.
+  empty.set_request_id(2);
+  peer.Write(SerializeFrame(Invoke(3, service, 99, "x")) +
+             SerializeFrame(Invoke(4, service + 7, 1, "x", /*drop_reply=*/true)) +
+             SerializeFrame(empty) + SerializeFrame(Invoke(5, service, 1, "still here")));
+  std::vector<std::string> seen;
+  for (int i = 0; i < 4; i++) {
+    std::unique_ptr<Frame> frame = peer.ReadFrame();
+    ASSERT_NE(frame, nullptr) << "reply " << i << " never came";
+    std::string line = std::to_string(frame->request_id());
+    if (frame->has_msg_invoke_method_reply()) {
+      line += frame->msg_invoke_method_reply().success()
+                  ? " ok " + frame->msg_invoke_method_reply().reply_proto()
+                  : " failed";
+    }
+    if (frame->has_msg_request_error())
+      line += " error " + frame->msg_request_error().error();
+    seen.push_back(line);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"3 failed", "4 failed", "2 error unknown request",
+                                            "5 ok still here"}));
+  EXPECT_EQ(host_->stats().requests_refused, 3u);
+}
+
+TEST_F(HostClientTest, BadFramesCloseThatConnectionOnly) {
+  bool bound = false;
+  auto good = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  const std::vector<std::string> bad_streams = {
+      std::string("\x01\x00\x02\x00", 4) + std::string(64, 'x'),  // A frame over the limit.
+      std::string("\x02\x00\x00\x00\x0f\x0f", 6),                 // Not an IPCFrame.
+  };
+  for (const std::string& bytes : bad_streams) {
+    RawPeer peer(host_.get(), &runner_);
+    peer.Write(SerializeFrame(Bind(1, "EchoPort")) + bytes);
+    EXPECT_TRUE(peer.Closed()) << "the host kept a connection sending garbage";
+    Responses echo;
+    ASSERT_TRUE(good->Invoke("Echo", "fine", echo.Collect()));
+    ASSERT_TRUE(runner_.RunUntil([&] { return echo.finished(); }));
+    EXPECT_EQ(echo.all[0].reply_proto, "fine");
+  }
+  EXPECT_EQ(host_->stats().clients_dropped_for_bad_frames, 2u);
+  EXPECT_EQ(echo_.gone.size(), 2u);  // Both had bound the service.
+}
+
+TEST_F(HostClientTest, AClientGoneMidStreamCostsNobodyElse) {
+  bool bound = false;
+  auto leaving = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  auto staying = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  Responses later;
+  ASSERT_TRUE(leaving->Invoke("Later", "x", later.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return echo_.kept.pending(); }));
+  echo_.kept.Resolve("part", /*has_more=*/true);
+  ASSERT_TRUE(runner_.RunUntil([&] { return !later.all.empty(); }));
+  leaving.reset();
+  ASSERT_TRUE(runner_.RunUntil([&] { return echo_.gone.size() == 1; }));
+  echo_.kept.Resolve("rest");  // To nobody: dropped.
+  Responses echo;
+  ASSERT_TRUE(staying->Invoke("Echo", "ok", echo.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return echo.finished(); }));
+  EXPECT_EQ(echo.all[0].reply_proto, "ok");
+  EXPECT_EQ(host_->num_clients(), 1u);
+}
+
+TEST_F(HostClientTest, TheHostGoingFailsWhatIsPending) {
+  bool bound = false, disconnected = false;
+  auto client = ConnectClient("EchoPort", &bound, &disconnected);
+  ASSERT_TRUE(bound);
+  Responses later;
+  ASSERT_TRUE(client->Invoke("Later", "x", later.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return echo_.kept.pending(); }));
+  host_.reset();
+  ASSERT_TRUE(runner_.RunUntil([&] { return disconnected; }));
+  ASSERT_TRUE(later.finished());
+  EXPECT_FALSE(later.all.back().success);
+  Responses after;
+  EXPECT_FALSE(client->Invoke("Echo", "x", after.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return after.finished(); }));
+  EXPECT_FALSE(after.all[0].success);
+}
+
+TEST_F(HostClientTest, NoHostMeansNoBind) {
+  bool bound = true;
+  address_ = UniqueAddress();  // Nobody listens there.
+  auto client = ConnectClient("EchoPort", &bound);
+  EXPECT_FALSE(bound);
+}
+
+}  // namespace
+}  // namespace ipc
+}  // namespace zt
