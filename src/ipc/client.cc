@@ -89,11 +89,13 @@ void Client::OnDataAvailable(base::UnixSocket* socket) {
     const BufferedFrameDeserializer::ReceiveBuffer room = frames_.BeginReceive();
     base::ScopedFile fd;
     const size_t n = socket->Receive(room.data, room.size, &fd, 1);
+    if (fd)
+      received_fd_ = std::move(fd);  // For the frame its bytes begin.
     if (n == 0)
       return;  // Nothing more now; or the host closed (OnDisconnect follows).
     const bool intact = frames_.EndReceive(n);
     while (std::unique_ptr<Frame> frame = frames_.PopNextFrame()) {
-      OnFrame(*frame, &fd);  // The fd goes with the first frame of its read.
+      OnFrame(*frame, &received_fd_);  // The first frame completed takes it.
       if (!weak || state_ == State::kDead)
         return;
     }

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -353,6 +354,66 @@ TEST_F(HostClientTest, TheHostGoingFailsWhatIsPending) {
   EXPECT_FALSE(client->Invoke("Echo", "x", after.Collect()));
   ASSERT_TRUE(runner_.RunUntil([&] { return after.finished(); }));
   EXPECT_FALSE(after.all[0].success);
+}
+
+// The host's side played by the test: a reply whose file descriptor comes
+// with its first bytes, the rest in a later read.
+TEST(ClientTest, AFileDescriptorStaysWithAFrameSplitAcrossReads) {
+  TestTaskRunner runner;
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  base::ScopedFile host_end(fds[0]);
+  bool bound = false;
+  auto client = Client::Adopt(
+      base::UnixSocket::AdoptConnected(base::ScopedFile(fds[1]), nullptr, &runner), "EchoPort",
+      &runner, [&](bool ok) { bound = ok; }, nullptr);
+  Frame bind_reply;
+  bind_reply.set_request_id(1);  // The client's first request: its bind.
+  bind_reply.mutable_msg_bind_service_reply()->set_success(true);
+  bind_reply.mutable_msg_bind_service_reply()->set_service_id(1);
+  auto* method = bind_reply.mutable_msg_bind_service_reply()->add_methods();
+  method->set_id(1);
+  method->set_name("Get");
+  const std::string bind_bytes = SerializeFrame(bind_reply);
+  ASSERT_EQ(write(host_end.get(), bind_bytes.data(), bind_bytes.size()),
+            static_cast<ssize_t>(bind_bytes.size()));
+  ASSERT_TRUE(runner.RunUntil([&] { return bound; }));
+
+  Responses got;
+  ASSERT_TRUE(client->Invoke("Get", "", got.Collect()));
+  Frame reply;
+  reply.set_request_id(2);
+  reply.mutable_msg_invoke_method_reply()->set_success(true);
+  reply.mutable_msg_invoke_method_reply()->set_reply_proto(std::string(1000, 'r'));
+  const std::string bytes = SerializeFrame(reply);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  base::ScopedFile read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+  // The first 10 bytes with the fd (SCM_RIGHTS), as a sender does.
+  char control[CMSG_SPACE(sizeof(int))] = {};
+  iovec iov{const_cast<char*>(bytes.data()), 10};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+  const int sent_fd = write_end.get();
+  memcpy(CMSG_DATA(cmsg), &sent_fd, sizeof(int));
+  ASSERT_EQ(sendmsg(host_end.get(), &msg, 0), 10);
+  runner.RunUntilIdle();  // The client reads the first part alone.
+  EXPECT_TRUE(got.all.empty());
+  ASSERT_EQ(write(host_end.get(), bytes.data() + 10, bytes.size() - 10),
+            static_cast<ssize_t>(bytes.size() - 10));
+  ASSERT_TRUE(runner.RunUntil([&] { return got.finished(); }));
+  ASSERT_TRUE(got.all[0].fd) << "the fd was lost between the reads";
+  ASSERT_EQ(write(got.all[0].fd.get(), "q", 1), 1);
+  char c = 0;
+  ASSERT_EQ(read(read_end.get(), &c, 1), 1);
+  EXPECT_EQ(c, 'q');
 }
 
 TEST_F(HostClientTest, NoHostMeansNoBind) {
