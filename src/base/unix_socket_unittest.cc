@@ -298,6 +298,12 @@ TEST_F(UnixSocketTest, ListenerPausesWhenOutOfFds) {
   test::CapturedLog log;
   auto listener = UnixSocket::Listen(address, &server, &runner_);
   ASSERT_TRUE(listener);
+  // One connection accepted while fds are plenty: UBSan checks a dynamic
+  // type with the help of a pipe the first time it meets it, which it
+  // cannot make once no fd is free (it then reports an "invalid vptr").
+  // This walks the accept path's types once before the fds run out.
+  auto first = UnixSocket::Connect(address, &client, &runner_);
+  ASSERT_TRUE(runner_.RunUntil([&] { return server.accepted.size() == 1; }));
   auto socket = UnixSocket::Connect(address, &client, &runner_);
   rlimit original;
   ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &original), 0);
@@ -309,10 +315,10 @@ TEST_F(UnixSocketTest, ListenerPausesWhenOutOfFds) {
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
   runner_.RunUntilIdle();
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &original), 0);
-  EXPECT_TRUE(server.accepted.empty());
+  EXPECT_EQ(server.accepted.size(), 1u) << "accepted without a free fd";
   EXPECT_NE(log.Text().find("not accepting"), std::string::npos) << log.Text();
   runner_.AdvanceTimeAndRunUntilIdle(100);
-  EXPECT_EQ(server.accepted.size(), 1u) << "never accepted again";
+  EXPECT_EQ(server.accepted.size(), 2u) << "never accepted again";
 }
 
 // Refused at once (nobody listens), yet reported later, from a task: the
