@@ -37,6 +37,14 @@ void Reply::Reject() {
     host->SendReply(client_, request_id_, /*success=*/false, /*has_more=*/false, "", -1);
 }
 
+size_t Reply::queued_send_bytes() const {
+  Host* host = host_.get();
+  if (!host)
+    return 0;
+  auto it = host->clients_.find(client_);
+  return it == host->clients_.end() ? 0 : it->second->socket->queued_send_bytes();
+}
+
 Host::~Host() = default;
 
 std::unique_ptr<Host> Host::Listen(const std::string& address, base::TaskRunner* runner) {

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -56,6 +57,10 @@ class Reply {
   void Reject();
   // Whether this request still expects an answer.
   bool pending() const { return pending_; }
+  // Bytes already sent to this client that its socket has not taken yet
+  // (0 if the client or host is gone): a streaming method paces itself on
+  // it, so that a slow reader is not sent more than the host will queue.
+  size_t queued_send_bytes() const;
 
  private:
   friend class Host;

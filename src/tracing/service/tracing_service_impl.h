@@ -59,6 +59,7 @@ class TracingServiceImpl : public TracingService {
       Producer* producer, const ProducerOptions& options) override;
   std::unique_ptr<ConsumerEndpoint> ConnectConsumer(Consumer* consumer,
                                                     int32_t uid) override;
+  std::vector<uint8_t> QueryServiceState() const override;
 
  private:
   class ProducerEndpointImpl;

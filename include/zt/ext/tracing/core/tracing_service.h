@@ -179,6 +179,12 @@ class TracingService {
       Producer* producer, const ProducerOptions& options) = 0;
   virtual std::unique_ptr<ConsumerEndpoint> ConnectConsumer(Consumer* consumer,
                                                             int32_t uid) = 0;
+
+  // What a consumer's QueryServiceState sees, as an encoded
+  // TracingServiceState (protos/zt/common/tracing_service_state.proto): the
+  // producers connected, the data sources they registered, how many
+  // sessions exist and run, the service's version.
+  virtual std::vector<uint8_t> QueryServiceState() const = 0;
 };
 
 }  // namespace zt
