@@ -5,18 +5,21 @@
 // supported yet answer success = false at once.
 //
 // Threading: the returned Service's handlers run on the host's runner,
-// which must be |service|'s. |service| must outlive the returned Service.
+// which must be |runner|, |service|'s. |service| must outlive the returned
+// Service.
 #ifndef ZT_SRC_TRACING_IPC_CONSUMER_PORT_H_
 #define ZT_SRC_TRACING_IPC_CONSUMER_PORT_H_
 
 #include <memory>
 
 #include "src/ipc/service.h"
+#include "zt/base/task_runner.h"
 #include "zt/ext/tracing/core/tracing_service.h"
 
 namespace zt {
 
-std::unique_ptr<ipc::Service> CreateConsumerPort(TracingService* service);
+std::unique_ptr<ipc::Service> CreateConsumerPort(TracingService* service,
+                                                 base::TaskRunner* runner);
 
 }  // namespace zt
 

@@ -1,0 +1,350 @@
+#include "src/tracing/ipc/consumer_port.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "zt/base/logging.h"
+#include "zt/base/task_runner.h"
+#include "zt/ipc/consumer_port.gen.h"
+
+namespace zt {
+namespace {
+
+using protos::gen::ObservableEvents;
+
+// Slices of at most this many packet bytes per ReadBuffers reply: frames
+// stay far below the 128 KiB limit, as upstream's do (~32 KB each).
+constexpr size_t kReadReplyBytes = 32 * 1024;
+// A ReadBuffers stream waits while more than this is queued to a client
+// that reads slower than the service produces, instead of growing the
+// socket's queue to its limit (which would cost the client its connection).
+constexpr size_t kMaxQueuedReadBytes = 4u << 20;
+constexpr uint32_t kReadPacingDelayMs = 1;
+
+void AppendVarint(uint64_t value, std::string* out) {
+  while (value >= 0x80) {
+    out->push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out->push_back(static_cast<char>(value));
+}
+
+// One connected consumer: the service's Consumer callbacks become replies
+// to the requests the client left open.
+class RemoteConsumer : public Consumer {
+ public:
+  RemoteConsumer(const ipc::ClientInfo& client, base::TaskRunner* runner)
+      : client_(client), runner_(runner) {}
+
+  const ipc::ClientInfo& client() const { return client_; }
+  ConsumerEndpoint* endpoint() const { return endpoint_.get(); }
+  void set_endpoint(std::unique_ptr<ConsumerEndpoint> e) { endpoint_ = std::move(e); }
+
+  // EnableTracing's reply is held until the session ends.
+  void SetEnableTracingReply(ipc::Reply reply) { enable_tracing_ = std::move(reply); }
+  void AddReadBuffersReply(ipc::Reply reply) { reads_.push_back(std::move(reply)); }
+  void AddTraceStatsReply(ipc::Reply reply) { stats_.push_back(std::move(reply)); }
+  void SetObserveEvents(ipc::Reply reply, bool all_started) {
+    observe_ = std::move(reply);
+    observe_all_started_ = all_started;
+  }
+
+  // Consumer.
+  void OnConnect() override {}
+  void OnDisconnect() override {}
+  void OnTracingDisabled(const std::string& error) override {
+    protos::gen::EnableTracingResponse resp;
+    resp.set_disabled(true);
+    if (!error.empty())
+      resp.set_error(error);
+    enable_tracing_.Resolve(resp.SerializeAsString());
+  }
+  void OnAllDataSourcesStarted() override {
+    if (!observe_all_started_)
+      return;
+    protos::gen::ObserveEventsResponse resp;
+    resp.mutable_events()->set_all_data_sources_started(true);
+    observe_.Resolve(resp.SerializeAsString(), /*has_more=*/true);
+  }
+  void OnTraceData(std::vector<uint8_t> trace, bool has_more) override {
+    AppendSlices(trace);
+    if (!has_more)
+      read_complete_ = true;
+    SendReadReplies();
+  }
+  void OnTraceStats(bool success, std::vector<uint8_t> stats) override {
+    if (stats_.empty())
+      return;
+    ipc::Reply reply = std::move(stats_.front());
+    stats_.pop_front();
+    if (!success)
+      return;  // Dropped: answers success = false.
+    // GetTraceStatsResponse { trace_stats = 1 }: the stats are already
+    // encoded; wrap them rather than parse and re-encode.
+    std::string resp;
+    resp.push_back(0x0a);
+    AppendVarint(stats.size(), &resp);
+    resp.append(stats.begin(), stats.end());
+    reply.Resolve(resp);
+  }
+
+ private:
+  static bool ReadVarint(const uint8_t** p, const uint8_t* end, uint64_t* value) {
+    *value = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+      const uint8_t byte = *(*p)++;
+      *value |= uint64_t{byte & 0x7fu} << shift;
+      if (!(byte & 0x80))
+        return true;
+    }
+    return false;
+  }
+
+  // Cuts a batch (a `Trace`: field 1 per packet) into ReadBuffersResponse
+  // slices, each packet's last slice marked, replies of ~32 KB.
+  void AppendSlices(const std::vector<uint8_t>& trace) {
+    const uint8_t* p = trace.data();
+    const uint8_t* const end = p + trace.size();
+    while (p < end) {
+      uint64_t tag = 0, size = 0;
+      if (!ReadVarint(&p, end, &tag) || tag != 0x0a || !ReadVarint(&p, end, &size) ||
+          size > static_cast<uint64_t>(end - p)) {
+        // The service's own output: never malformed. Stop rather than send
+        // the consumer bytes it would misread.
+        ZT_ELOG("consumer port: malformed trace batch from the service (%zu bytes)",
+                trace.size());
+        return;
+      }
+      size_t left = static_cast<size_t>(size);
+      do {
+        if (!pending_ || pending_bytes_ >= kReadReplyBytes) {
+          if (pending_)
+            ready_.push_back(pending_->SerializeAsString());
+          pending_.reset(new protos::gen::ReadBuffersResponse());
+          pending_bytes_ = 0;
+        }
+        const size_t n = std::min(left, kReadReplyBytes - pending_bytes_);
+        protos::gen::ReadBuffersResponse_Slice* slice = pending_->add_slices();
+        slice->set_data(std::string(reinterpret_cast<const char*>(p), n));
+        slice->set_last_slice_for_packet(n == left);
+        p += n;
+        left -= n;
+        pending_bytes_ += n;
+      } while (left > 0);
+    }
+  }
+
+  // Sends what is ready to the oldest ReadBuffers request, pacing on the
+  // client's socket queue; the last reply (has_more false) once the
+  // service said the read is complete.
+  void SendReadReplies() {
+    pacing_scheduled_ = false;
+    while (!reads_.empty()) {
+      ipc::Reply& reply = reads_.front();
+      if (reply.queued_send_bytes() > kMaxQueuedReadBytes) {
+        if (!pacing_scheduled_) {
+          pacing_scheduled_ = true;
+          runner_->PostDelayedTask(
+              [weak = weak_factory_.GetWeakPtr()] {
+                if (weak)
+                  weak->SendReadReplies();
+              },
+              kReadPacingDelayMs);
+        }
+        return;
+      }
+      if (!ready_.empty()) {
+        reply.Resolve(ready_.front(), /*has_more=*/true);
+        ready_.pop_front();
+        continue;
+      }
+      if (!read_complete_)
+        return;
+      reply.Resolve(pending_ ? pending_->SerializeAsString() : std::string(),
+                    /*has_more=*/false);
+      pending_.reset();
+      pending_bytes_ = 0;
+      read_complete_ = false;
+      reads_.pop_front();
+      // A second ReadBuffers queued behind this one is answered by the
+      // service's next OnTraceData batches.
+      return;
+    }
+  }
+
+  const ipc::ClientInfo client_;
+  base::TaskRunner* const runner_;
+  std::unique_ptr<ConsumerEndpoint> endpoint_;
+  ipc::Reply enable_tracing_;
+  ipc::Reply observe_;
+  bool observe_all_started_ = false;
+  std::deque<ipc::Reply> reads_;
+  std::deque<ipc::Reply> stats_;
+  // ReadBuffers replies serialized and waiting to be sent, and the one
+  // being filled.
+  std::deque<std::string> ready_;
+  std::unique_ptr<protos::gen::ReadBuffersResponse> pending_;
+  size_t pending_bytes_ = 0;
+  bool read_complete_ = false;
+  bool pacing_scheduled_ = false;
+  base::WeakPtrFactory<RemoteConsumer> weak_factory_{this};  // Last member.
+};
+
+struct ConsumerPortState {
+  TracingService* service;
+  base::TaskRunner* runner;
+  std::map<ipc::ClientId, std::unique_ptr<RemoteConsumer>> consumers;
+
+  RemoteConsumer* Get(const ipc::ClientInfo& client) {
+    std::unique_ptr<RemoteConsumer>& c = consumers[client.id];
+    if (!c) {
+      c.reset(new RemoteConsumer(client, runner));
+      c->set_endpoint(service->ConnectConsumer(c.get(), static_cast<int32_t>(client.uid)));
+    }
+    return c.get();
+  }
+};
+
+template <typename T>
+bool Parse(const ipc::Request& request, const char* method, T* out) {
+  if (out->ParseFromString(request.args))
+    return true;
+  ZT_WLOG("consumer pid %d: undecodable %s request (%zu bytes) refused",
+          static_cast<int>(request.client.pid), method, request.args.size());
+  return false;
+}
+
+using Handler = void (*)(ConsumerPortState* state, RemoteConsumer* consumer,
+                         ipc::Request& request, ipc::Reply reply);
+
+void EnableTracing(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request,
+                   ipc::Reply reply) {
+  protos::gen::EnableTracingRequest req;
+  if (!Parse(request, "EnableTracing", &req))
+    return;
+  if (req.attach_notification_only()) {
+    ZT_WLOG("consumer pid %d: EnableTracing(attach_notification_only) is not "
+            "supported; refused", static_cast<int>(request.client.pid));
+    return;
+  }
+  // The fd of write_into_file comes with the request.
+  const int fd = static_cast<bool>(*request.received_fd) ? request.received_fd->release() : -1;
+  c->SetEnableTracingReply(std::move(reply));
+  c->endpoint()->EnableTracing(req.trace_config(), fd);
+}
+
+void Flush(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request, ipc::Reply reply) {
+  protos::gen::FlushRequest req;
+  if (!Parse(request, "Flush", &req))
+    return;
+  // std::function needs a copyable callable; the Reply is move-only.
+  auto shared = std::make_shared<ipc::Reply>(std::move(reply));
+  c->endpoint()->Flush(req.timeout_ms(), [shared](bool ok) {
+    if (ok)
+      shared->Resolve("");
+    else
+      shared->Reject();
+  });
+}
+
+void ObserveEvents(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request,
+                   ipc::Reply reply) {
+  protos::gen::ObserveEventsRequest req;
+  if (!Parse(request, "ObserveEvents", &req))
+    return;
+  bool all_started = false;
+  for (auto type : req.events_to_observe())
+    all_started |= type == ObservableEvents::TYPE_ALL_DATA_SOURCES_STARTED;
+  // Instance state changes are not reported yet; an empty list ends the
+  // stream (upstream does the same).
+  if (req.events_to_observe().empty())
+    return reply.Resolve("");
+  c->SetObserveEvents(std::move(reply), all_started);
+}
+
+void QueryCapabilities(ConsumerPortState*, RemoteConsumer*, ipc::Request&, ipc::Reply reply) {
+  protos::gen::QueryCapabilitiesResponse resp;
+  auto* caps = resp.mutable_capabilities();
+  caps->set_has_query_capabilities(true);
+  caps->add_observable_events(ObservableEvents::TYPE_ALL_DATA_SOURCES_STARTED);
+  caps->set_has_trace_config_output_path(false);
+  reply.Resolve(resp.SerializeAsString());
+}
+
+void QueryServiceState(ConsumerPortState* state, RemoteConsumer*, ipc::Request&,
+                       ipc::Reply reply) {
+  // QueryServiceStateResponse { service_state = 1 }, around the service's
+  // encoding.
+  const std::vector<uint8_t> service_state = state->service->QueryServiceState();
+  std::string resp;
+  resp.push_back(0x0a);
+  AppendVarint(service_state.size(), &resp);
+  resp.append(service_state.begin(), service_state.end());
+  reply.Resolve(resp);
+}
+
+void AddMethod(ipc::Service* port, const std::shared_ptr<ConsumerPortState>& state,
+               const char* name, Handler handler) {
+  port->AddMethod(name, [state, handler](ipc::Request& request, ipc::Reply reply) {
+    RemoteConsumer* c = state->Get(request.client);
+    if (!c->endpoint())
+      return;  // The service refused the consumer: every call fails.
+    handler(state.get(), c, request, std::move(reply));
+  });
+}
+
+// A method whose request carries nothing the service needs: the call, then
+// an empty success.
+template <void (ConsumerEndpoint::*kCall)()>
+void Simple(ConsumerPortState*, RemoteConsumer* c, ipc::Request&, ipc::Reply reply) {
+  (c->endpoint()->*kCall)();
+  reply.Resolve("");
+}
+
+void NotSupported(ConsumerPortState*, RemoteConsumer*, ipc::Request&, ipc::Reply) {}
+
+}  // namespace
+
+std::unique_ptr<ipc::Service> CreateConsumerPort(TracingService* service,
+                                                 base::TaskRunner* runner) {
+  auto state = std::make_shared<ConsumerPortState>();
+  state->service = service;
+  state->runner = runner;
+  auto port = std::make_unique<ipc::Service>("ConsumerPort");
+  // Upstream's declaration order (its method ids).
+  AddMethod(port.get(), state, "EnableTracing", &EnableTracing);
+  AddMethod(port.get(), state, "DisableTracing", &Simple<&ConsumerEndpoint::DisableTracing>);
+  AddMethod(port.get(), state, "ReadBuffers",
+            [](ConsumerPortState*, RemoteConsumer* c, ipc::Request&, ipc::Reply reply) {
+              c->AddReadBuffersReply(std::move(reply));
+              c->endpoint()->ReadBuffers();
+            });
+  AddMethod(port.get(), state, "FreeBuffers", &Simple<&ConsumerEndpoint::FreeBuffers>);
+  AddMethod(port.get(), state, "Flush", &Flush);
+  AddMethod(port.get(), state, "StartTracing", &Simple<&ConsumerEndpoint::StartTracing>);
+  AddMethod(port.get(), state, "ChangeTraceConfig", &NotSupported);
+  AddMethod(port.get(), state, "Detach", &NotSupported);
+  AddMethod(port.get(), state, "Attach", &NotSupported);
+  AddMethod(port.get(), state, "GetTraceStats",
+            [](ConsumerPortState*, RemoteConsumer* c, ipc::Request&, ipc::Reply reply) {
+              c->AddTraceStatsReply(std::move(reply));
+              c->endpoint()->GetTraceStats();
+            });
+  AddMethod(port.get(), state, "ObserveEvents", &ObserveEvents);
+  AddMethod(port.get(), state, "QueryServiceState", &QueryServiceState);
+  AddMethod(port.get(), state, "QueryCapabilities", &QueryCapabilities);
+  AddMethod(port.get(), state, "SaveTraceForBugreport", &NotSupported);
+  AddMethod(port.get(), state, "CloneSession", &NotSupported);
+  port->on_client_disconnected = [state](const ipc::ClientInfo& client) {
+    // The session of a consumer that went away ends and is freed (the
+    // public SDK never sends FreeBuffers; it just disconnects).
+    state->consumers.erase(client.id);
+  };
+  return port;
+}
+
+}  // namespace zt

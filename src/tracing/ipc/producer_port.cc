@@ -1,0 +1,301 @@
+#include "src/tracing/ipc/producer_port.h"
+
+#include <deque>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/base/memfd_shared_memory.h"
+#include "zt/base/logging.h"
+#include "zt/ext/tracing/core/commit_data_codec.h"
+#include "zt/ipc/producer_port.gen.h"
+
+namespace zt {
+namespace {
+
+using protos::gen::GetAsyncCommandResponse;
+
+// One connected producer: the service's Producer callbacks become commands
+// on the client's GetAsyncCommand stream.
+class RemoteProducer : public Producer {
+ public:
+  explicit RemoteProducer(const ipc::ClientInfo& client) : client_(client) {}
+
+  const ipc::ClientInfo& client() const { return client_; }
+  ProducerEndpoint* endpoint() const { return endpoint_.get(); }
+
+  void set_endpoint(std::unique_ptr<ProducerEndpoint> endpoint, bool provided_smb) {
+    endpoint_ = std::move(endpoint);
+    provided_smb_ = provided_smb;
+  }
+
+  // The client's long-lived GetAsyncCommand request. Commands made before
+  // it arrived go out now, in order. A second request replaces the first
+  // (which ends with a failure), as a reconnecting client's would.
+  void SetCommandStream(ipc::Reply reply) {
+    command_stream_ = std::move(reply);
+    while (!queued_.empty() && command_stream_.pending()) {
+      QueuedCommand& c = queued_.front();
+      command_stream_.Resolve(c.bytes, /*has_more=*/true, c.with_smb_fd ? smb_fd() : -1);
+      queued_.pop_front();
+    }
+  }
+
+  // Producer (called back by the service on its runner).
+  void OnConnect() override {}
+  void OnDisconnect() override {}
+  void OnTracingSetup() override { smb_ready_ = true; }
+  void SetupDataSource(DataSourceInstanceId id,
+                       const protos::gen::DataSourceConfig& config) override {
+    MaybeSendSetupTracing();
+    GetAsyncCommandResponse cmd;
+    cmd.mutable_setup_data_source()->set_new_instance_id(id);
+    cmd.mutable_setup_data_source()->set_config(config);
+    Send(cmd);
+  }
+  void StartDataSource(DataSourceInstanceId id,
+                       const protos::gen::DataSourceConfig& config) override {
+    GetAsyncCommandResponse cmd;
+    cmd.mutable_start_data_source()->set_new_instance_id(id);
+    cmd.mutable_start_data_source()->set_config(config);
+    Send(cmd);
+  }
+  void StopDataSource(DataSourceInstanceId id) override {
+    GetAsyncCommandResponse cmd;
+    cmd.mutable_stop_data_source()->set_instance_id(id);
+    Send(cmd);
+  }
+  void Flush(FlushRequestId request,
+             const std::vector<DataSourceInstanceId>& ids) override {
+    GetAsyncCommandResponse cmd;
+    for (DataSourceInstanceId id : ids)
+      cmd.mutable_flush()->add_data_source_ids(id);
+    cmd.mutable_flush()->set_request_id(request);
+    Send(cmd);
+  }
+  void ClearIncrementalState(const std::vector<DataSourceInstanceId>& ids) override {
+    GetAsyncCommandResponse cmd;
+    for (DataSourceInstanceId id : ids)
+      cmd.mutable_clear_incremental_state()->add_data_source_ids(id);
+    Send(cmd);
+  }
+
+ private:
+  struct QueuedCommand {
+    std::string bytes;
+    bool with_smb_fd;
+  };
+
+  int smb_fd() const {
+    return endpoint_ && endpoint_->shared_memory() ? endpoint_->shared_memory()->fd() : -1;
+  }
+
+  // The SMB goes to the producer with the first command that needs it, as
+  // upstream's service sends it: the SetupTracing before the first
+  // SetupDataSource, carrying the memfd unless the producer gave us its own.
+  void MaybeSendSetupTracing() {
+    if (setup_tracing_sent_ || !smb_ready_ || !endpoint_)
+      return;
+    setup_tracing_sent_ = true;
+    GetAsyncCommandResponse cmd;
+    cmd.mutable_setup_tracing()->set_shared_buffer_page_size_kb(
+        static_cast<uint32_t>(endpoint_->shared_memory_page_size() / 1024));
+    Send(cmd, /*with_smb_fd=*/!provided_smb_);
+  }
+
+  void Send(const GetAsyncCommandResponse& cmd, bool with_smb_fd = false) {
+    std::string bytes = cmd.SerializeAsString();
+    if (command_stream_.pending())
+      command_stream_.Resolve(bytes, /*has_more=*/true, with_smb_fd ? smb_fd() : -1);
+    else
+      queued_.push_back(QueuedCommand{std::move(bytes), with_smb_fd});
+  }
+
+  const ipc::ClientInfo client_;
+  std::unique_ptr<ProducerEndpoint> endpoint_;
+  bool provided_smb_ = false;
+  bool smb_ready_ = false;
+  bool setup_tracing_sent_ = false;
+  ipc::Reply command_stream_;
+  std::deque<QueuedCommand> queued_;
+};
+
+// The port's state, shared by its method handlers. Destroying it (with the
+// Service) disconnects every producer from the service.
+struct ProducerPortState {
+  TracingService* service;
+  std::map<ipc::ClientId, std::unique_ptr<RemoteProducer>> producers;
+
+  // The producer of an initialized connection, or null (the request is
+  // then refused: nothing but InitializeConnection and GetAsyncCommand
+  // makes sense before it).
+  RemoteProducer* Connected(const ipc::Request& request) {
+    auto it = producers.find(request.client.id);
+    return it != producers.end() && it->second->endpoint() ? it->second.get() : nullptr;
+  }
+  RemoteProducer* GetOrCreate(const ipc::ClientInfo& client) {
+    std::unique_ptr<RemoteProducer>& p = producers[client.id];
+    if (!p)
+      p.reset(new RemoteProducer(client));
+    return p.get();
+  }
+};
+
+// Parses a request of type T; false (and a log line) if it does not decode.
+template <typename T>
+bool Parse(const ipc::Request& request, const char* method, T* out) {
+  if (out->ParseFromString(request.args))
+    return true;
+  ZT_WLOG("producer pid %d: undecodable %s request (%zu bytes) refused",
+          static_cast<int>(request.client.pid), method, request.args.size());
+  return false;
+}
+
+void InitializeConnection(ProducerPortState* state, ipc::Request& request, ipc::Reply reply) {
+  protos::gen::InitializeConnectionRequest req;
+  if (!Parse(request, "InitializeConnection", &req))
+    return;
+  RemoteProducer* producer = state->GetOrCreate(request.client);
+  if (producer->endpoint()) {
+    ZT_WLOG("producer pid %d sent InitializeConnection twice; refused",
+            static_cast<int>(request.client.pid));
+    return;
+  }
+  TracingService::ProducerOptions options;
+  options.name = req.producer_name().empty() ? "unnamed" : req.producer_name();
+  options.uid = static_cast<int32_t>(request.client.uid);
+  options.pid = static_cast<int32_t>(request.client.pid);
+  options.shm_size_hint_bytes = req.shared_memory_size_hint_bytes();
+  options.shm_page_size_hint_bytes = req.shared_memory_page_size_hint_bytes();
+  // A producer may bring its own SMB (it can write before it is connected,
+  // as upstream's SDK does at startup). Only a sealed memfd of exactly the
+  // size the hints give is taken; anything else and the service makes one.
+  if (req.producer_provided_shmem() && static_cast<bool>(*request.received_fd)) {
+    const TracingService::ShmGeometry geometry = TracingService::ComputeShmGeometry(
+        options.shm_size_hint_bytes, options.shm_page_size_hint_bytes);
+    std::unique_ptr<base::MemfdSharedMemory> shm = base::MemfdSharedMemory::AttachToFd(
+        std::move(*request.received_fd), geometry.size, /*require_seals=*/true);
+    if (shm)
+      options.provided_shm = std::move(shm);
+    else
+      ZT_WLOG("producer \"%s\": its shared memory buffer is unusable; the service makes one",
+              options.name.c_str());
+  }
+  const bool provided = options.provided_shm != nullptr;
+  std::unique_ptr<ProducerEndpoint> endpoint = state->service->ConnectProducer(producer, options);
+  if (!endpoint && provided) {
+    options.provided_shm.reset();
+    endpoint = state->service->ConnectProducer(producer, options);
+  }
+  if (!endpoint)
+    return;  // Logged by the service; the reply fails.
+  const bool used_provided = provided && options.provided_shm != nullptr;
+  producer->set_endpoint(std::move(endpoint), used_provided);
+  protos::gen::InitializeConnectionResponse resp;
+  resp.set_using_shmem_provided_by_producer(used_provided);
+  // Patches always travel in CommitData: the service never applies a
+  // producer's direct SMB writes to chunks it has not been told about.
+  resp.set_direct_smb_patching_supported(false);
+  reply.Resolve(resp.SerializeAsString());
+}
+
+}  // namespace
+
+std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
+  auto state = std::make_shared<ProducerPortState>();
+  state->service = service;
+  auto port = std::make_unique<ipc::Service>("ProducerPort");
+  // Declaration order of upstream's ProducerPort: clients look methods up
+  // by name, but upstream's own numbering is what tools expect to see.
+  port->AddMethod("InitializeConnection", [state](ipc::Request& request, ipc::Reply reply) {
+    InitializeConnection(state.get(), request, std::move(reply));
+  });
+  port->AddMethod("RegisterDataSource", [state](ipc::Request& request, ipc::Reply reply) {
+    protos::gen::RegisterDataSourceRequest req;
+    RemoteProducer* p = state->Connected(request);
+    if (!p || !Parse(request, "RegisterDataSource", &req))
+      return;
+    if (req.data_source_descriptor().name().empty()) {
+      protos::gen::RegisterDataSourceResponse resp;
+      resp.set_error("a data source needs a name");
+      return reply.Resolve(resp.SerializeAsString());
+    }
+    p->endpoint()->RegisterDataSource(req.data_source_descriptor());
+    reply.Resolve(protos::gen::RegisterDataSourceResponse().SerializeAsString());
+  });
+  port->AddMethod("UnregisterDataSource", [state](ipc::Request& request, ipc::Reply reply) {
+    protos::gen::UnregisterDataSourceRequest req;
+    RemoteProducer* p = state->Connected(request);
+    if (!p || !Parse(request, "UnregisterDataSource", &req))
+      return;
+    p->endpoint()->UnregisterDataSource(req.data_source_name());
+    reply.Resolve("");
+  });
+  port->AddMethod("CommitData", [state](ipc::Request& request, ipc::Reply reply) {
+    RemoteProducer* p = state->Connected(request);
+    if (!p)
+      return;
+    CommitData data;
+    if (!ParseCommitData(reinterpret_cast<const uint8_t*>(request.args.data()),
+                         request.args.size(), &data)) {
+      ZT_WLOG("producer pid %d: malformed CommitData (%zu bytes) ignored",
+              static_cast<int>(request.client.pid), request.args.size());
+      return;
+    }
+    // Synchronous: by the time the reply goes, the chunks are in their
+    // buffers (what TraceWriter::Flush(callback) waits for).
+    p->endpoint()->CommitData(data);
+    reply.Resolve("");
+  });
+  port->AddMethod("GetAsyncCommand", [state](ipc::Request& request, ipc::Reply reply) {
+    state->GetOrCreate(request.client)->SetCommandStream(std::move(reply));
+  });
+  port->AddMethod("RegisterTraceWriter", [state](ipc::Request& request, ipc::Reply reply) {
+    protos::gen::RegisterTraceWriterRequest req;
+    RemoteProducer* p = state->Connected(request);
+    if (!p || !Parse(request, "RegisterTraceWriter", &req))
+      return;
+    p->endpoint()->RegisterTraceWriter(req.trace_writer_id(), req.target_buffer());
+    reply.Resolve("");
+  });
+  port->AddMethod("UnregisterTraceWriter", [state](ipc::Request& request, ipc::Reply reply) {
+    protos::gen::UnregisterTraceWriterRequest req;
+    RemoteProducer* p = state->Connected(request);
+    if (!p || !Parse(request, "UnregisterTraceWriter", &req))
+      return;
+    p->endpoint()->UnregisterTraceWriter(req.trace_writer_id());
+    reply.Resolve("");
+  });
+  port->AddMethod("NotifyDataSourceStarted", [state](ipc::Request& request, ipc::Reply reply) {
+    protos::gen::NotifyDataSourceStartedRequest req;
+    RemoteProducer* p = state->Connected(request);
+    if (!p || !Parse(request, "NotifyDataSourceStarted", &req))
+      return;
+    p->endpoint()->NotifyDataSourceStarted(req.data_source_id());
+    reply.Resolve("");
+  });
+  port->AddMethod("NotifyDataSourceStopped", [state](ipc::Request& request, ipc::Reply reply) {
+    protos::gen::NotifyDataSourceStoppedRequest req;
+    RemoteProducer* p = state->Connected(request);
+    if (!p || !Parse(request, "NotifyDataSourceStopped", &req))
+      return;
+    p->endpoint()->NotifyDataSourceStopped(req.data_source_id());
+    reply.Resolve("");
+  });
+  // Triggers are not supported yet: a clean failure.
+  port->AddMethod("ActivateTriggers", [](ipc::Request&, ipc::Reply) {});
+  // Requests are handled in the order they arrive, each completely: when
+  // Sync is handled, everything sent before it has been.
+  port->AddMethod("Sync", [](ipc::Request&, ipc::Reply reply) { reply.Resolve(""); });
+  // Updating a registered descriptor is not supported yet: a clean failure.
+  port->AddMethod("UpdateDataSource", [](ipc::Request&, ipc::Reply) {});
+  port->on_client_disconnected = [state](const ipc::ClientInfo& client) {
+    // Destroying the endpoint disconnects the producer: its SMB is scraped
+    // one last time and its instances count as stopped.
+    state->producers.erase(client.id);
+  };
+  return port;
+}
+
+}  // namespace zt

@@ -1,0 +1,50 @@
+#include "src/tracing/ipc/service_ipc_host.h"
+
+#include <utility>
+
+#include "src/base/memfd_shared_memory.h"
+#include "src/tracing/ipc/consumer_port.h"
+#include "src/tracing/ipc/producer_port.h"
+#include "zt/base/logging.h"
+
+namespace zt {
+
+std::unique_ptr<ServiceIpcHost> ServiceIpcHost::Listen(const std::string& producer_address,
+                                                       const std::string& consumer_address,
+                                                       base::TaskRunner* runner) {
+  std::unique_ptr<ipc::Host> producer_host = ipc::Host::Listen(producer_address, runner);
+  if (!producer_host)
+    return nullptr;  // UnixSocket logged why.
+  std::unique_ptr<ipc::Host> consumer_host = ipc::Host::Listen(consumer_address, runner);
+  if (!consumer_host)
+    return nullptr;
+  std::unique_ptr<ServiceIpcHost> host(new ServiceIpcHost());
+  if (!host->Init(runner, std::move(producer_host), std::move(consumer_host)))
+    return nullptr;
+  return host;
+}
+
+std::unique_ptr<ServiceIpcHost> ServiceIpcHost::CreateUnbound(base::TaskRunner* runner) {
+  std::unique_ptr<ServiceIpcHost> host(new ServiceIpcHost());
+  if (!host->Init(runner, ipc::Host::CreateUnbound(), ipc::Host::CreateUnbound()))
+    return nullptr;
+  return host;
+}
+
+ServiceIpcHost::~ServiceIpcHost() {
+  // The ports hold endpoints of the service: they go first.
+  producer_host_.reset();
+  consumer_host_.reset();
+}
+
+bool ServiceIpcHost::Init(base::TaskRunner* runner, std::unique_ptr<ipc::Host> producer_host,
+                          std::unique_ptr<ipc::Host> consumer_host) {
+  // Producers in other processes map their SMB from the memfd we send.
+  service_ = TracingService::Create(runner, std::make_unique<base::MemfdSharedMemory::Factory>());
+  producer_host_ = std::move(producer_host);
+  consumer_host_ = std::move(consumer_host);
+  return producer_host_->ExposeService(CreateProducerPort(service_.get())) &&
+         consumer_host_->ExposeService(CreateConsumerPort(service_.get(), runner));
+}
+
+}  // namespace zt
