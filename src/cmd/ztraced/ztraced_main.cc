@@ -1,0 +1,191 @@
+// ztraced: the system-wide tracing service. Producers in any process
+// connect to its producer socket, consumers (ztrace record, upstream's
+// perfetto, SDK consumers) to its consumer socket; wire-compatible with
+// upstream's traced (docs/wire.md, docs/design/ztraced.md).
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "src/base/scoped_file.h"
+#include "src/base/unix_task_runner.h"
+#include "src/tracing/ipc/default_socket.h"
+#include "src/tracing/ipc/service_ipc_host.h"
+#include "zt/base/logging.h"
+
+namespace zt {
+namespace {
+
+constexpr char kUsage[] =
+    "Usage: ztraced [options]\n"
+    "\n"
+    "The zerotrace tracing service: collects traces from every process that\n"
+    "connects to it and hands them to consumers (ztrace record, or any\n"
+    "Perfetto client). Runs until SIGTERM or SIGINT.\n"
+    "\n"
+    "Options:\n"
+    "  --producer-socket ADDR  where producers connect (a path, or @name for an\n"
+    "                          abstract socket). Default: $PERFETTO_PRODUCER_SOCK_NAME,\n"
+    "                          else /run/perfetto/traced-producer.sock if\n"
+    "                          /run/perfetto/ exists, else /tmp/perfetto-producer\n"
+    "  --consumer-socket ADDR  where consumers connect. Default:\n"
+    "                          $PERFETTO_CONSUMER_SOCK_NAME, else\n"
+    "                          /run/perfetto/traced-consumer.sock, else\n"
+    "                          /tmp/perfetto-consumer\n"
+    "  --background            detach once both sockets are listening (the\n"
+    "                          command returns when the service is ready)\n"
+    "  --log-file FILE         append logs to FILE instead of stderr\n"
+    "  -h, --help              this text\n"
+    "  --version               the version\n"
+    "\n"
+    "Every local user may connect to the producer socket (mode 0666); the\n"
+    "consumer socket is for the owner and the owner's group (mode 0660).\n"
+    "Exit status: 0 after a clean stop, 1 if the service cannot start (for\n"
+    "instance another instance serves the sockets), 2 for bad arguments.\n";
+
+int g_quit_pipe_write = -1;
+
+void OnQuitSignal(int) {
+  const char byte = 'q';
+  // Async-signal-safe; a full pipe already holds a wake-up.
+  ssize_t ignored = write(g_quit_pipe_write, &byte, 1);
+  (void)ignored;
+}
+
+// Producers may be any local user; consumers start traces and read them,
+// so only the owner and its group.
+bool SetSocketMode(const std::string& address, mode_t mode) {
+  if (address.empty() || address[0] == '@')
+    return true;  // Abstract sockets have no file mode.
+  if (chmod(address.c_str(), mode) == 0)
+    return true;
+  ZT_PLOG("ztraced: chmod(%s, %o)", address.c_str(), mode);
+  return false;
+}
+
+int Main(int argc, char** argv) {
+  enum { kProducerSocket = 256, kConsumerSocket, kBackground, kLogFile, kVersion };
+  static const option kOptions[] = {
+      {"producer-socket", required_argument, nullptr, kProducerSocket},
+      {"consumer-socket", required_argument, nullptr, kConsumerSocket},
+      {"background", no_argument, nullptr, kBackground},
+      {"log-file", required_argument, nullptr, kLogFile},
+      {"help", no_argument, nullptr, 'h'},
+      {"version", no_argument, nullptr, kVersion},
+      {nullptr, 0, nullptr, 0}};
+  std::string producer_socket = GetProducerSocket();
+  std::string consumer_socket = GetConsumerSocket();
+  std::string log_file;
+  bool background = false;
+  for (;;) {
+    const int opt = getopt_long(argc, argv, "h", kOptions, nullptr);
+    if (opt == -1)
+      break;
+    switch (opt) {
+      case kProducerSocket: producer_socket = optarg; break;
+      case kConsumerSocket: consumer_socket = optarg; break;
+      case kBackground: background = true; break;
+      case kLogFile: log_file = optarg; break;
+      case 'h': fputs(kUsage, stdout); return 0;
+      case kVersion: printf("ztraced %s\n", ZT_VERSION); return 0;
+      default: fputs("Try 'ztraced --help'.\n", stderr); return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "ztraced: unexpected argument '%s'\nTry 'ztraced --help'.\n", argv[optind]);
+    return 2;
+  }
+  if (producer_socket == consumer_socket) {
+    fprintf(stderr, "ztraced: the producer and consumer sockets must differ (both %s)\n",
+            producer_socket.c_str());
+    return 2;
+  }
+  if (!log_file.empty()) {
+    base::ScopedFile log(open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640));
+    if (!log) {
+      fprintf(stderr, "ztraced: cannot open the log file %s: %s\n", log_file.c_str(),
+              strerror(errno));
+      return 1;
+    }
+    dup2(log.get(), STDERR_FILENO);
+  }
+  // A consumer that vanishes mid-reply must not kill the service.
+  signal(SIGPIPE, SIG_IGN);
+
+  int quit_pipe[2];
+  if (pipe2(quit_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    ZT_PLOG("ztraced: pipe2");
+    return 1;
+  }
+  base::ScopedFile quit_read(quit_pipe[0]);
+  base::ScopedFile quit_write(quit_pipe[1]);
+  g_quit_pipe_write = quit_write.get();
+  struct sigaction action = {};
+  action.sa_handler = OnQuitSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+
+  base::UnixTaskRunner runner;
+  std::unique_ptr<ServiceIpcHost> host =
+      ServiceIpcHost::Listen(producer_socket, consumer_socket, &runner);
+  if (!host) {
+    fprintf(stderr,
+            "ztraced: cannot serve on %s and %s (see the log line above); if another "
+            "ztraced or traced runs, stop it or choose other sockets with "
+            "--producer-socket/--consumer-socket\n",
+            producer_socket.c_str(), consumer_socket.c_str());
+    return 1;
+  }
+  if (!SetSocketMode(producer_socket, 0666) || !SetSocketMode(consumer_socket, 0660))
+    return 1;
+  runner.AddFileDescriptorWatch(quit_read.get(), [&runner] {
+    ZT_ILOG("ztraced: stopping (signal received)");
+    runner.Quit();
+  });
+
+  if (background) {
+    // Forked after listening: when the parent exits, clients can connect.
+    const pid_t pid = fork();
+    if (pid < 0) {
+      ZT_PLOG("ztraced: fork");
+      return 1;
+    }
+    if (pid > 0) {
+      printf("%d\n", static_cast<int>(pid));
+      return 0;
+    }
+    setsid();
+    base::ScopedFile null(open("/dev/null", O_RDWR | O_CLOEXEC));
+    if (null) {
+      dup2(null.get(), STDIN_FILENO);
+      dup2(null.get(), STDOUT_FILENO);
+      if (log_file.empty())
+        dup2(null.get(), STDERR_FILENO);
+    }
+  }
+  ZT_ILOG("ztraced %s (pid %d): producers on %s, consumers on %s", ZT_VERSION,
+          static_cast<int>(getpid()), producer_socket.c_str(), consumer_socket.c_str());
+  runner.Run();
+  host.reset();  // Sessions end; producers and consumers see the sockets close.
+  for (const std::string& address : {producer_socket, consumer_socket}) {
+    if (!address.empty() && address[0] != '@')
+      unlink(address.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace zt
+
+int main(int argc, char** argv) {
+  return zt::Main(argc, argv);
+}
