@@ -28,7 +28,7 @@ install(DIRECTORY "${_zt_source_root}/include/zt"
 # ones the SDK links: the pbzero writers of our schemas (header-only), the
 # value classes the SDK reads and the schema tables.
 get_property(_zt_installed_libraries GLOBAL PROPERTY ZT_INSTALLED_TARGETS)
-foreach(lib zt_protos_pbzero zt_protos_gen zt_protos_schema)
+foreach(lib zt_protos_pbzero zt_protos_gen zt_protos_gen_ipc zt_protos_schema)
   list(APPEND _zt_installed_libraries ${lib})
   string(REGEX REPLACE "^zt_" "" export_name ${lib})
   set_target_properties(${lib} PROPERTIES EXPORT_NAME ${export_name})
