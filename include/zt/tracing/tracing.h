@@ -42,8 +42,12 @@ enum BackendType : uint32_t {
   kUnspecifiedBackend = 0,
   // The tracing service on a thread inside this process.
   kInProcessBackend = 1u << 0,
-  // A tracing daemon reached over a UNIX socket. Not available yet:
-  // Initialize() says so on stderr and ignores this bit.
+  // A tracing daemon (ztraced, or Perfetto's traced) reached over its UNIX
+  // sockets ($PERFETTO_PRODUCER_SOCK_NAME / $PERFETTO_CONSUMER_SOCK_NAME,
+  // else /run/perfetto/traced-{producer,consumer}.sock or
+  // /tmp/perfetto-{producer,consumer}). If none runs, Initialize() still
+  // succeeds: one line on stderr says so, and the process connects when a
+  // daemon starts (and again if it restarts).
   kSystemBackend = 1u << 1,
 };
 

@@ -239,7 +239,12 @@ class TracingSessionImpl : public TracingSession,
 
   // Consumer (muxer thread).
   void OnConnect() override {}
-  void OnDisconnect() override {}
+  // A system backend's daemon is gone (or was never there): the session
+  // ends with an error, and whatever waits on it is answered.
+  void OnDisconnect() override {
+    OnTracingDisabled("lost the connection to the tracing service (is ztraced running?)");
+    AnswerPendingCallbacks();
+  }
   void OnTracingDisabled(const std::string& error) override {
     std::function<void()> on_stop;
     std::function<void(const std::string&)> on_error;

@@ -1,5 +1,6 @@
 #include "src/tracing/sdk/tracing_backend.h"
 
+#include "src/base/heap_shared_memory.h"
 #include "zt/base/logging.h"
 
 namespace zt {
@@ -22,6 +23,10 @@ std::unique_ptr<ConsumerEndpoint> InProcessTracingBackend::ConnectConsumer(
     const ConnectConsumerArgs& args) {
   ZT_CHECK(args.task_runner == task_runner_);
   return service_->ConnectConsumer(args.consumer, args.uid);
+}
+
+std::shared_ptr<base::SharedMemory> InProcessTracingBackend::CreateSharedMemory(size_t size) {
+  return base::HeapSharedMemory::Create(size);
 }
 
 }  // namespace internal

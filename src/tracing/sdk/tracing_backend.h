@@ -3,12 +3,14 @@
 // TracingSession; everything else about where the service runs is the
 // backend's business. InProcessTracingBackend (below) runs a TracingService
 // on the SDK's own task runner; the system backend (a daemon over a UNIX
-// socket) will be a second implementation whose endpoints are IPC proxies.
+// socket, system_tracing_backend.cc) is a second implementation whose
+// endpoints are IPC proxies.
 
 #ifndef ZT_SRC_TRACING_SDK_TRACING_BACKEND_H_
 #define ZT_SRC_TRACING_SDK_TRACING_BACKEND_H_
 
 #include <memory>
+#include <string>
 
 #include "zt/base/task_runner.h"
 #include "zt/ext/tracing/core/tracing_service.h"
@@ -37,7 +39,19 @@ class TracingBackend {
   };
   virtual std::unique_ptr<ConsumerEndpoint> ConnectConsumer(
       const ConnectConsumerArgs& args) = 0;
+
+  // A zeroed, page-aligned region the producer provides as its SMB: memory
+  // the service can see (heap in process, a memfd for a daemon). Null (and
+  // a log line) if it cannot be made.
+  virtual std::shared_ptr<base::SharedMemory> CreateSharedMemory(size_t size) = 0;
+
+  // Where the service is, for log lines ("in process", a socket path).
+  virtual std::string Describe() const = 0;
 };
+
+// The system backend: a daemon (ztraced, or upstream's traced) on the
+// producer and consumer sockets (src/tracing/ipc/default_socket.h).
+std::unique_ptr<TracingBackend> CreateSystemTracingBackend();
 
 // The tracing service inside this process, on the task runner the muxer
 // gives it (where every endpoint is used too). Destroying the backend
@@ -52,6 +66,8 @@ class InProcessTracingBackend : public TracingBackend {
       const ConnectProducerArgs& args) override;
   std::unique_ptr<ConsumerEndpoint> ConnectConsumer(
       const ConnectConsumerArgs& args) override;
+  std::shared_ptr<base::SharedMemory> CreateSharedMemory(size_t size) override;
+  std::string Describe() const override { return "in process"; }
 
  private:
   base::TaskRunner* const task_runner_;

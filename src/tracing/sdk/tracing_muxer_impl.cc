@@ -2,13 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
 
-#include "src/base/heap_shared_memory.h"
 #include "zt/base/logging.h"
+#include "zt/ext/base/weak_ptr.h"
 #include "zt/tracing/data_source.h"
 
 namespace zt {
@@ -54,64 +55,112 @@ class StopArgsImpl : public DataSourceBase::StopArgs {
 
 }  // namespace
 
-// The process's producer on one backend: its SMB and arbiter (kept for
-// ever, for writers other threads hold) and its endpoint (muxer thread).
-class TracingMuxerImpl::ProducerImpl : public Producer, public CommitSink {
+// The process's producer on one backend: its endpoint (muxer thread) and,
+// per connection, an SMB and its arbiter. Those are never freed while the
+// muxer lives: threads may hold writers into them for ever. A system
+// backend's connection can end (the daemon exits); the producer then
+// retires that connection's SMB and arbiter and connects again, backing off.
+class TracingMuxerImpl::ProducerImpl : public Producer {
  public:
-  ProducerImpl(TracingMuxerImpl* muxer, uint32_t backend_id,
+  ProducerImpl(TracingMuxerImpl* muxer, uint32_t backend_id, BackendType type,
                const TracingInitArgs& args)
-      : muxer_(muxer), backend_id_(backend_id) {
+      : muxer_(muxer), backend_id_(backend_id), type_(type) {
     options_.name = "zt.process." + std::to_string(getpid());
     options_.uid = static_cast<int32_t>(getuid());
     options_.pid = static_cast<int32_t>(getpid());
     options_.shm_size_hint_bytes = size_t{args.shmem_size_hint_kb} * 1024;
     options_.shm_page_size_hint_bytes = size_t{args.shmem_page_size_hint_kb} * 1024;
-    // The SMB is ours (shared with an in-process service), so that it
-    // outlives the service after Shutdown() for writers other threads
-    // still hold.
+  }
+
+  // Muxer thread. Connects with a fresh SMB (ours: shared with an
+  // in-process service, or a memfd a daemon maps), so that it outlives the
+  // connection for writers other threads still hold.
+  void Connect(TracingBackend* backend) {
+    backend_ = backend;
     const TracingService::ShmGeometry geometry = TracingService::ComputeShmGeometry(
         options_.shm_size_hint_bytes, options_.shm_page_size_hint_bytes);
-    options_.provided_shm = base::HeapSharedMemory::Create(geometry.size);
+    options_.provided_shm = backend->CreateSharedMemory(geometry.size);
     if (!options_.provided_shm)
       ZT_FATAL("cannot allocate a %zu-byte shared memory buffer", geometry.size);
+    connection_ = std::make_shared<Connection>(this, next_generation_++);
+    TracingBackend::ConnectProducerArgs connect_args;
+    connect_args.producer = this;
+    connect_args.task_runner = muxer_->task_runner();
+    connect_args.options = options_;
+    endpoint_ = backend->ConnectProducer(connect_args);
+    ZT_CHECK(endpoint_);  // Backends connect asynchronously, never refuse here.
+    // The arbiter over our SMB exists from now on; a service that declines
+    // the SMB (an older daemon) gets an arbiter over its own at setup.
+    SetArbiter(options_.provided_shm.get(),
+               TracingService::ComputeShmGeometry(options_.shm_size_hint_bytes,
+                                                  options_.shm_page_size_hint_bytes)
+                   .page_size);
   }
 
-  // Muxer thread.
-  void Connect(TracingBackend* backend) {
-    TracingBackend::ConnectProducerArgs args;
-    args.producer = this;
-    args.task_runner = muxer_->task_runner();
-    args.options = options_;
-    endpoint_ = backend->ConnectProducer(args);
-    ZT_CHECK(endpoint_);  // In process, with our own SMB: never refused.
-    SharedMemoryArbiter::Options arbiter_options;
-    // kStallThenDrop data sources wait this long for a free chunk before
-    // dropping: long enough to ride out a busy machine, short enough that a
-    // stuck service cannot hang the program.
-    arbiter_options.stall_timeout = std::chrono::milliseconds(kStallTimeoutMs);
-    arbiter_.reset(new SharedMemoryArbiter(
-        endpoint_->shared_memory()->start(), endpoint_->shared_memory()->size(),
-        endpoint_->shared_memory_page_size(), this, arbiter_options));
-  }
   // Muxer thread: after this, commits and calls go nowhere.
-  void Disconnect() { endpoint_.reset(); }
+  void Disconnect() {
+    connected_ = false;
+    RetireEndpoint();
+  }
 
-  ProducerEndpoint* endpoint() const { return endpoint_.get(); }  // Muxer thread.
-  SharedMemoryArbiter* arbiter() const { return arbiter_.get(); }  // Any thread.
+  ProducerEndpoint* endpoint() const { return connected_ ? endpoint_.get() : nullptr; }
+  SharedMemoryArbiter* arbiter() const {  // Any thread.
+    return arbiter_.load(std::memory_order_acquire);
+  }
 
   // Posts |call| on the endpoint, behind everything posted before (commits
   // included), if still connected then (dropped once the muxer retired).
   void PostToEndpoint(std::function<void(ProducerEndpoint*)> call) {
     muxer_->PostUnlessRetired([this, call = std::move(call)] {
-      if (endpoint_)
-        call(endpoint_.get());
+      if (ProducerEndpoint* e = endpoint())
+        call(e);
     });
   }
 
   // Producer (muxer thread).
-  void OnConnect() override {}
-  void OnDisconnect() override {}
-  void OnTracingSetup() override {}
+  void OnConnect() override {
+    connected_ = true;
+    if (reconnect_delay_ms_ != kFirstReconnectDelayMs || told_no_service_)
+      ZT_ILOG("zerotrace: connected to the tracing service");
+    reconnect_delay_ms_ = kFirstReconnectDelayMs;
+    told_no_service_ = false;
+    // Everything registered so far (later registrations go directly).
+    for (const protos::gen::DataSourceDescriptor& d : muxer_->RegisteredDescriptors())
+      endpoint_->RegisterDataSource(d);
+  }
+  void OnDisconnect() override {
+    const bool was_connected = connected_;
+    connected_ = false;
+    if (type_ != kSystemBackend)
+      return;
+    if (was_connected) {
+      ZT_WLOG("zerotrace: the tracing service went away; its sessions lost "
+              "this process's data from now on; reconnecting");
+    } else if (!told_no_service_) {
+      ZT_ILOG("zerotrace: no tracing service is running (%s); system tracing "
+              "starts when one does", backend_->Describe().c_str());
+      told_no_service_ = true;
+    }
+    // Instances of that service's sessions end here: their writers stop.
+    muxer_->EndInstancesOf(backend_id_);
+    RetireEndpoint();
+    const uint32_t delay = reconnect_delay_ms_;
+    reconnect_delay_ms_ = std::min(reconnect_delay_ms_ * 2, kMaxReconnectDelayMs);
+    muxer_->task_runner()->PostDelayedTask(
+        [weak = weak_factory_.GetWeakPtr()] {
+          if (weak && !weak->muxer_->retired_for_posts())
+            weak->Connect(weak->backend_);
+        },
+        delay);
+  }
+  void OnTracingSetup() override {
+    // A service that declined our SMB sent its own: writers use that one.
+    base::SharedMemory* shm = endpoint_->shared_memory();
+    if (shm && shm != options_.provided_shm.get()) {
+      endpoint_owns_smb_ = true;
+      SetArbiter(shm, endpoint_->shared_memory_page_size());
+    }
+  }
   void SetupDataSource(DataSourceInstanceId id,
                        const protos::gen::DataSourceConfig& config) override {
     muxer_->SetupDataSource(backend_id_, id, config);
@@ -121,8 +170,8 @@ class TracingMuxerImpl::ProducerImpl : public Producer, public CommitSink {
     muxer_->StartDataSource(backend_id_, id);
     // Every SDK data source acknowledges its start (will_notify_on_start):
     // StartBlocking() returns once the service heard from all of them.
-    if (endpoint_)
-      endpoint_->NotifyDataSourceStarted(id);
+    if (ProducerEndpoint* e = endpoint())
+      e->NotifyDataSourceStarted(id);
   }
   void StopDataSource(DataSourceInstanceId id) override {
     muxer_->StopDataSource(backend_id_, id);
@@ -135,19 +184,81 @@ class TracingMuxerImpl::ProducerImpl : public Producer, public CommitSink {
     muxer_->ClearIncrementalState(backend_id_, ids);
   }
 
-  // CommitSink (any writer thread): posted to the muxer thread.
-  void OnCommit(CommitData data) override {
-    // After Shutdown(), a writer some thread still held returns its chunk:
-    // no session can read it any more, and the post is dropped.
-    PostToEndpoint([data = std::move(data)](ProducerEndpoint* e) { e->CommitData(data); });
+ private:
+  static constexpr uint32_t kFirstReconnectDelayMs = 100;
+  static constexpr uint32_t kMaxReconnectDelayMs = 5000;
+
+  // The commit sink of one connection's arbiter: commits of an earlier
+  // connection's writers are dropped, never sent to the next service (its
+  // buffers are another session's).
+  class Connection : public CommitSink {
+   public:
+    Connection(ProducerImpl* producer, uint64_t generation)
+        : producer_(producer), generation_(generation) {}
+    // Any writer thread: posted to the muxer thread.
+    void OnCommit(CommitData data) override {
+      ProducerImpl* producer = producer_;
+      const uint64_t generation = generation_;
+      // After Shutdown(), a writer some thread still held returns its
+      // chunk: no session can read it any more, and the post is dropped.
+      producer->muxer_->PostUnlessRetired([producer, generation, data = std::move(data)] {
+        if (producer->connection_->generation_ == generation)
+          if (ProducerEndpoint* e = producer->endpoint())
+            e->CommitData(data);
+      });
+    }
+
+   private:
+    friend class ProducerImpl;
+    ProducerImpl* const producer_;
+    const uint64_t generation_;
+  };
+
+  void SetArbiter(base::SharedMemory* shm, size_t page_size) {
+    SharedMemoryArbiter::Options arbiter_options;
+    // kStallThenDrop data sources wait this long for a free chunk before
+    // dropping: long enough to ride out a busy machine, short enough that a
+    // stuck service cannot hang the program.
+    arbiter_options.stall_timeout = std::chrono::milliseconds(kStallTimeoutMs);
+    auto arbiter = std::make_unique<SharedMemoryArbiter>(
+        shm->start(), shm->size(), page_size, connection_.get(), arbiter_options);
+    arbiter_.store(arbiter.get(), std::memory_order_release);
+    arbiters_.push_back(std::move(arbiter));
   }
 
- private:
+  // The endpoint goes; what writers may still touch stays: the SMBs (ours,
+  // or one the endpoint mapped, in which case the endpoint is kept too),
+  // the arbiters and their commit sinks.
+  void RetireEndpoint() {
+    if (!endpoint_)
+      return;
+    smbs_.push_back(options_.provided_shm);
+    sinks_.push_back(connection_);
+    if (endpoint_owns_smb_)
+      retired_endpoints_.push_back(std::move(endpoint_));
+    endpoint_.reset();
+    endpoint_owns_smb_ = false;
+  }
+
   TracingMuxerImpl* const muxer_;
   const uint32_t backend_id_;
+  const BackendType type_;
+  TracingBackend* backend_ = nullptr;
   TracingService::ProducerOptions options_;
-  std::unique_ptr<ProducerEndpoint> endpoint_;    // Muxer thread.
-  std::unique_ptr<SharedMemoryArbiter> arbiter_;  // Any thread.
+  std::unique_ptr<ProducerEndpoint> endpoint_;  // Muxer thread.
+  bool connected_ = false;
+  bool endpoint_owns_smb_ = false;
+  bool told_no_service_ = false;
+  uint32_t reconnect_delay_ms_ = kFirstReconnectDelayMs;
+  uint64_t next_generation_ = 1;
+  std::shared_ptr<Connection> connection_;  // The current one.
+  std::atomic<SharedMemoryArbiter*> arbiter_{nullptr};  // Any thread.
+  // Kept for writers other threads hold (see the class comment).
+  std::vector<std::unique_ptr<SharedMemoryArbiter>> arbiters_;
+  std::vector<std::shared_ptr<base::SharedMemory>> smbs_;
+  std::vector<std::shared_ptr<Connection>> sinks_;
+  std::vector<std::unique_ptr<ProducerEndpoint>> retired_endpoints_;
+  base::WeakPtrFactory<ProducerImpl> weak_factory_{this};  // Last member.
 };
 
 TracingMuxer::~TracingMuxer() = default;
@@ -169,15 +280,10 @@ bool TracingMuxerImpl::InitializeInstance(const TracingInitArgs& args) {
     ZT_WLOG("Tracing::Initialize: unknown backend bits 0x%x ignored",
             args.backends & ~kKnown);
   }
-  if (args.backends & kSystemBackend) {
-    ZT_WLOG("Tracing::Initialize: the system backend (a tracing daemon "
-            "over a UNIX socket) is not available in this build yet; "
-            "ignoring kSystemBackend");
-  }
-  if (!(args.backends & kInProcessBackend)) {
-    ZT_ELOG("Tracing::Initialize: no available backend requested "
-            "(backends = 0x%x); tracing stays off. Set "
-            "TracingInitArgs::backends to zt::kInProcessBackend.",
+  if (!(args.backends & kKnown)) {
+    ZT_ELOG("Tracing::Initialize: no backend requested (backends = 0x%x); "
+            "tracing stays off. Set TracingInitArgs::backends to "
+            "zt::kInProcessBackend and/or zt::kSystemBackend.",
             args.backends);
     return false;
   }
@@ -215,20 +321,53 @@ TracingMuxerImpl* TracingMuxerImpl::instance() {
 
 TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
     : task_runner_(new base::ThreadTaskRunner("zt.tracing")) {
-  BackendConnection in_process;
-  in_process.type = kInProcessBackend;
-  backends_.push_back(std::move(in_process));
+  for (BackendType type : {kInProcessBackend, kSystemBackend}) {
+    if (!(args.backends & type))
+      continue;
+    BackendConnection connection;
+    connection.type = type;
+    backends_.push_back(std::move(connection));
+  }
   for (uint32_t id = 0; id < backends_.size(); id++)
-    backends_[id].producer.reset(new ProducerImpl(this, id, args));
+    backends_[id].producer.reset(new ProducerImpl(this, id, backends_[id].type, args));
   task_runner_->PostTaskAndWait([this] {
     for (BackendConnection& b : backends_) {
-      b.backend.reset(new InProcessTracingBackend(task_runner_.get()));
+      if (b.type == kInProcessBackend)
+        b.backend.reset(new InProcessTracingBackend(task_runner_.get()));
+      else
+        b.backend = CreateSystemTracingBackend();
       b.producer->Connect(b.backend.get());
     }
   });
 }
 
 TracingMuxerImpl::~TracingMuxerImpl() = default;
+
+bool TracingMuxerImpl::retired_for_posts() {
+  std::lock_guard<std::mutex> lock(retire_mutex_);
+  return retired_;
+}
+
+std::vector<protos::gen::DataSourceDescriptor> TracingMuxerImpl::RegisteredDescriptors() {
+  std::vector<protos::gen::DataSourceDescriptor> descriptors;
+  std::lock_guard<std::mutex> guard(mutex_);
+  for (const Registered& r : registry_)
+    descriptors.push_back(r.descriptor);
+  return descriptors;
+}
+
+void TracingMuxerImpl::EndInstancesOf(uint32_t backend_id) {
+  std::vector<DataSourceInstanceId> ids;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const auto& entry : instances_) {
+      if (entry.first.first == backend_id)
+        ids.push_back(entry.first.second);
+    }
+  }
+  for (DataSourceInstanceId id : ids)
+    StopDataSource(backend_id, id);
+}
 
 bool TracingMuxerImpl::PostUnlessRetired(std::function<void()> task) {
   std::lock_guard<std::mutex> lock(retire_mutex_);

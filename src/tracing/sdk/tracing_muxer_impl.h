@@ -83,6 +83,7 @@ class TracingMuxerImpl : public TracingMuxer {
   // and the post are one step, so no thread posts to a runner being freed
   // (a deferred stop's closure, a thread exiting during Shutdown()).
   bool PostUnlessRetired(std::function<void()> task);
+  bool retired_for_posts();
 
  private:
   class ProducerImpl;
@@ -115,6 +116,11 @@ class TracingMuxerImpl : public TracingMuxer {
                         const std::vector<DataSourceInstanceId>& ids);
   void ClearIncrementalState(uint32_t backend_id,
                              const std::vector<DataSourceInstanceId>& ids);
+  // A backend's connection ended: its data source instances stop (their
+  // sessions are gone with the service). Muxer thread.
+  void EndInstancesOf(uint32_t backend_id);
+  // What a (re)connected producer registers. Any thread.
+  std::vector<protos::gen::DataSourceDescriptor> RegisteredDescriptors();
 
   // Stops every session, tears down every data source instance, destroys
   // the backends (and an in-process service) on the muxer thread and joins
