@@ -28,12 +28,20 @@ guarded include/zt/base/compiler.h ZT_BASE_COMPILER_H_ '#include <cstdint>'
 echo '#include "src/tracing/sdk/tracing_muxer_impl.h"' >src/tracing/service/a.cc
 echo '#include "local.h"' >src/protozero/b.cc
 echo '#include "zt/ext/tracing/core/trace_writer.h"' >src/ipc/c.cc
+echo '#include "test/support/helper.h"' >src/base/d.cc
+mkdir -p test/support
+echo '#include "test/support/helper.h"' >test/support/e.cc
 git add -A
 
 out=$(tools/check_layering 2>&1) && { echo "FAIL: violations passed:"; echo "$out"; exit 1; }
 for rule in 1 2 3 4 5 6 7 8; do
   grep -q "(rule $rule)" <<<"$out" || { echo "FAIL: rule $rule not reported:"; echo "$out"; exit 1; }
 done
+grep -q 'src/base/d.cc:1: only tests include test support' <<<"$out" ||
+  { echo "FAIL: a test include outside test/ was not reported:"; echo "$out"; exit 1; }
+if grep -q "test/support/e.cc" <<<"$out"; then
+  echo "FAIL: a test's own test include was reported:"; echo "$out"; exit 1
+fi
 # The documented exception is not reported.
 if grep -q "data_source_internal.h" <<<"$out"; then
   echo "FAIL: the documented ext/ use was reported:"; echo "$out"; exit 1
@@ -48,6 +56,7 @@ guarded src/base/x.h ZT_SRC_BASE_X_H_ '#include <vector>'
 echo '#include "src/tracing/service/a.h"' >src/tracing/service/a.cc
 echo '#include "src/protozero/b.h"' >src/protozero/b.cc
 echo '#include "src/ipc/frame.h"' >src/ipc/c.cc
+echo '#include "src/base/x.h"' >src/base/d.cc
 git add -A
 tools/check_layering >/dev/null || { echo "FAIL: a clean tree was refused"; tools/check_layering; exit 1; }
 echo "check_layering: every rule caught, clean tree accepted"
