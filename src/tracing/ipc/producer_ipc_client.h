@@ -4,17 +4,26 @@
 // ztraced and with upstream's traced.
 //
 // Connect() returns at once; OnConnect() follows once the port is bound and
-// InitializeConnection answered, OnDisconnect() if connecting fails or the
-// connection ends later (the endpoint is then inert: calls are dropped).
-// The shared memory buffer: with |provide_smb| the client creates a memfd
-// of the geometry the hints give and sends it with InitializeConnection, so
-// shared_memory() is valid from OnConnect() on; if the service declines it
-// (an older one), or without |provide_smb|, the service's memfd arrives
-// with SetupTracing and OnTracingSetup() says so. Before that,
-// shared_memory() is null.
+// InitializeConnection answered, OnDisconnect() (once) if connecting fails,
+// the service refuses the producer or breaks the protocol, or the
+// connection ends later. The endpoint is then inert: calls are dropped.
+// Calls made before the port is bound are queued and sent, in order, right
+// after InitializeConnection.
+// The shared memory buffer: with |provide_smb| the client creates a sealed
+// memfd of the geometry the hints give and sends it with
+// InitializeConnection; if the service takes it, shared_memory() is valid
+// from OnConnect() on and OnTracingSetup() follows OnConnect() at once. If
+// the service declines it (an older one), or without |provide_smb|, the
+// service's memfd arrives with its SetupTracing command (mapped then, its
+// geometry checked) and OnTracingSetup() says so. Before that,
+// shared_memory() is null. After a disconnection the SMB stays mapped
+// until the endpoint is destroyed: the producer's writers may still be
+// writing into it.
+// producer_id() is 0: the service never tells a remote producer its id.
 //
 // Threading: create, use and destroy on |runner|'s thread; the Producer is
-// called back there, never from inside one of its own calls.
+// called back there, never from inside one of its own calls. The Producer
+// may destroy the endpoint from any callback.
 #ifndef ZT_SRC_TRACING_IPC_PRODUCER_IPC_CLIENT_H_
 #define ZT_SRC_TRACING_IPC_PRODUCER_IPC_CLIENT_H_
 
