@@ -4,13 +4,21 @@
 // upstream's traced.
 //
 // Connect() returns at once; OnConnect() follows once the port is bound,
-// OnDisconnect() if connecting fails or the connection ends later (then
-// every pending call is answered as failed: a pending Flush with false,
-// GetTraceStats with OnTraceStats(false), a running session with
-// OnTracingDisabled(error)).
+// OnDisconnect() if connecting fails or the connection ends later. Calls
+// made before the bind are queued and sent, in order, once bound. After a
+// disconnection (and for calls made after it) every pending call is
+// answered as failed, after OnDisconnect() and each in a task of its own:
+// a pending Flush with false, GetTraceStats with OnTraceStats(false), a
+// ReadBuffers with a last, empty OnTraceData, a running session with
+// OnTracingDisabled(error). Destroying the endpoint drops them.
+// As in process, once FreeBuffers() is called nothing more of the session
+// it freed reaches the consumer (the service may still end its request).
+// OnAllDataSourcesStarted() comes from an ObserveEvents stream the client
+// opens when bound; a service without it never sends it.
 //
 // Threading: create, use and destroy on |runner|'s thread; the Consumer is
-// called back there, never from inside one of its own calls.
+// called back there, never from inside one of its own calls. The Consumer
+// may destroy the endpoint from any callback.
 #ifndef ZT_SRC_TRACING_IPC_CONSUMER_IPC_CLIENT_H_
 #define ZT_SRC_TRACING_IPC_CONSUMER_IPC_CLIENT_H_
 
