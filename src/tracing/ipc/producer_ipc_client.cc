@@ -88,6 +88,8 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   };
 
   void OnBound(bool bound);
+  // Keeps |fd| for the SetupTracing it came for (see received_fd_).
+  void KeepFd(base::ScopedFile fd);
   void OnInitialized(ipc::Client::Response response);
   void OnCommandReply(ipc::Client::Response response);
   // One command to the producer, which may destroy the endpoint or end
@@ -112,6 +114,13 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   std::unique_ptr<ipc::Client> client_;
   std::vector<QueuedCall> queued_;
   std::vector<EarlyCommand> early_commands_;
+  // The kernel hands a file descriptor over with a read that may hold the
+  // frames before the one it was sent with, and ipc::Client gives it to
+  // the first frame that read completes: the SMB's fd can come with the
+  // answer to another call. So, as upstream's clients keep a received fd
+  // until something takes it, any fd a reply brings is kept here for the
+  // SetupTracing that needs it.
+  base::ScopedFile received_fd_;
 
   // The SMB: ours while offered to the service and if it takes it, else
   // the service's once SetupTracing brings it. Kept, mapped, after a
@@ -200,7 +209,13 @@ void ProducerIpcClientImpl::OnBound(bool bound) {
     client_->Invoke(call.method, call.args, std::move(call.callback), call.drop_reply);
 }
 
+void ProducerIpcClientImpl::KeepFd(base::ScopedFile fd) {
+  if (fd)
+    received_fd_ = std::move(fd);  // A newer one replaces (closes) an older.
+}
+
 void ProducerIpcClientImpl::OnInitialized(ipc::Client::Response response) {
+  KeepFd(std::move(response.fd));
   if (!response.success) {
     // A failed answer on a live connection: the service refused us. On a
     // dying one, OnDisconnect follows from the client.
@@ -265,9 +280,7 @@ void ProducerIpcClientImpl::Dispatch(const GetAsyncCommandResponse& command,
                                      base::ScopedFile fd) {
   if (command.has_setup_tracing())
     return SetupTracing(command.setup_tracing(), std::move(fd));
-  if (fd)
-    ZT_WLOG("producer \"%s\": a file descriptor came with a command that takes none; closed",
-            name_.c_str());
+  KeepFd(std::move(fd));  // Read with this command's bytes, sent with a later one.
   if (command.has_setup_data_source()) {
     const auto& setup = command.setup_data_source();
     set_up_.insert(setup.new_instance_id());
@@ -302,11 +315,15 @@ void ProducerIpcClientImpl::SetupTracing(const GetAsyncCommandResponse::SetupTra
     // With our own SMB the service still sends SetupTracing (without an
     // fd): OnTracingSetup() was already said at OnConnect(). A second SMB
     // is never taken: the producer's writers are using the first.
-    if (fd)
+    if (fd || received_fd_)
       ZT_WLOG("producer \"%s\": the service sent a shared memory buffer while one is in "
               "use; closed", name_.c_str());
+    received_fd_.reset();
     return;
   }
+  if (!fd)
+    fd = std::move(received_fd_);
+  received_fd_.reset();
   if (!fd)
     return Drop("SetupTracing came without the shared memory buffer");
   struct stat st {};
@@ -355,7 +372,8 @@ void ProducerIpcClientImpl::RegisterDataSource(
   *req.mutable_data_source_descriptor() = descriptor;
   // Answered (as upstream's SDK asks): a refusal is worth a log line.
   Send("RegisterDataSource", req.SerializeAsString(), /*drop_reply=*/false,
-       [name = descriptor.name()](ipc::Client::Response response) {
+       [this, name = descriptor.name()](ipc::Client::Response response) {
+         KeepFd(std::move(response.fd));
          protos::gen::RegisterDataSourceResponse resp;
          if (response.success && resp.ParseFromString(response.reply_proto) &&
              !resp.error().empty()) {
