@@ -1,0 +1,702 @@
+#include "src/cmd/ztrace/record_command.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <utility>
+
+#include "src/base/unix_task_runner.h"
+#include "src/cmd/ztrace/record_config.h"
+#include "zt/base/logging.h"
+#include "zt/protozero/proto_decoder.h"
+
+namespace zt {
+namespace ztrace {
+namespace {
+
+constexpr char kClearLine[] = "\r\033[K";
+
+std::string Format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string Format(const char* fmt, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, args);
+  va_end(args);
+  return buf;
+}
+
+std::string HumanSize(uint64_t bytes) {
+  if (bytes < 1024)
+    return Format("%" PRIu64 " B", bytes);
+  if (bytes < 1024 * 1024)
+    return Format("%.1f KiB", static_cast<double>(bytes) / 1024);
+  if (bytes < 1024ull * 1024 * 1024)
+    return Format("%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
+  return Format("%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+}
+
+// Writes all of |data| to |fd|, waiting when a non-blocking fd is full.
+// 0, or the errno of the failure.
+int WriteAll(int fd, const uint8_t* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        pollfd p{fd, POLLOUT, 0};
+        poll(&p, 1, -1);
+        continue;
+      }
+      return errno;
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+// The size of the regular file behind |fd|; false for pipes and terminals.
+bool RegularFileSize(int fd, uint64_t* size) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return false;
+  *size = static_cast<uint64_t>(st.st_size);
+  return true;
+}
+
+uint32_t OrDefault(uint32_t value, uint32_t fallback) { return value ? value : fallback; }
+
+}  // namespace
+
+uint64_t CountTracePackets(const uint8_t* data, size_t size) {
+  protozero::ProtoDecoder decoder(data, size);
+  uint64_t packets = 0;
+  for (auto field = decoder.ReadField(); field.valid(); field = decoder.ReadField()) {
+    if (field.id() == 1)
+      packets++;
+  }
+  return packets;
+}
+
+std::vector<std::string> DescribeLosses(const protos::gen::TraceStats& stats) {
+  std::vector<std::string> lines;
+  auto add = [&lines](uint64_t count, const std::string& prefix, const char* what) {
+    if (count)
+      lines.push_back(prefix + std::to_string(count) + " " + what);
+  };
+  for (size_t i = 0; i < stats.buffer_stats().size(); i++) {
+    const auto& b = stats.buffer_stats()[i];
+    const std::string prefix = "buffer " + std::to_string(i) + ": ";
+    add(b.chunks_overwritten(), prefix,
+        "chunks overwritten: the ring buffer wrapped and its oldest data is "
+        "gone (a bigger buffer, -b, keeps more)");
+    add(b.chunks_discarded(), prefix,
+        "chunks discarded: the buffer was full (a bigger buffer, or "
+        "fill_policy RING_BUFFER, loses less)");
+    add(b.trace_writer_packet_loss(), prefix,
+        "packets lost by producers whose shared memory was full");
+    add(b.abi_violations(), prefix, "malformed chunks from producers dropped");
+    add(b.patches_failed(), prefix, "packets whose size could not be patched dropped");
+  }
+  add(stats.chunks_discarded(), "", "chunks discarded by the service");
+  add(stats.patches_discarded(), "", "patches discarded by the service");
+  add(stats.invalid_packets(), "", "invalid packets dropped");
+  add(stats.flushes_failed(), "",
+      "flushes not completed in time: producers' latest data may be missing");
+  if (stats.final_flush_outcome() ==
+      protos::gen::TraceStats_FinalFlushOutcome_FINAL_FLUSH_FAILED) {
+    lines.push_back("the final flush failed: producers' last data may be missing");
+  }
+  return lines;
+}
+
+base::ScopedFile OpenOutput(const std::string& path, bool no_clobber,
+                            std::string* error, int* exit_code) {
+  base::ScopedFile fd;
+  if (path == "-") {
+    if (isatty(STDOUT_FILENO)) {
+      *error = "refusing to write a binary trace to the terminal: redirect "
+               "stdout, or give -o FILE";
+      *exit_code = kExitUsage;
+      return fd;
+    }
+    fd.reset(fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3));
+    if (!fd) {
+      *error = std::string("cannot use stdout: ") + strerror(errno);
+      *exit_code = kExitFailure;
+    }
+    return fd;
+  }
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (no_clobber ? O_EXCL : O_TRUNC);
+  fd.reset(open(path.c_str(), flags, 0600));
+  if (!fd) {
+    *error = errno == EEXIST && no_clobber
+                 ? path + " already exists (--no-clobber)"
+                 : "cannot open " + path + " for writing: " + strerror(errno);
+    *exit_code = kExitFailure;
+  }
+  return fd;
+}
+
+RecordCommand::RecordCommand(base::TaskRunner* runner, ConnectFn connect,
+                             Options options)
+    : runner_(runner), connect_(std::move(connect)), options_(std::move(options)) {
+  stop_fd_.reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  ZT_CHECK(stop_fd_);
+  ZT_CHECK(options_.output);
+  if (!options_.print) {
+    options_.print = [](std::string_view text) {
+      WriteAll(STDERR_FILENO, reinterpret_cast<const uint8_t*>(text.data()),
+               text.size());
+    };
+  }
+}
+
+RecordCommand::~RecordCommand() {
+  if (stop_watched_)
+    runner_->RemoveFileDescriptorWatch(stop_fd_.get());
+  endpoint_.reset();
+}
+
+void RecordCommand::Start(std::function<void(int)> on_done) {
+  runner_->PostTask([weak = weak_factory_.GetWeakPtr(), on_done = std::move(on_done)] {
+    RecordCommand* self = weak.get();
+    if (!self || self->state_ != State::kIdle)
+      return;
+    self->on_done_ = std::move(on_done);
+    self->state_ = State::kConnecting;
+    self->runner_->AddFileDescriptorWatch(self->stop_fd_.get(),
+                                          [self] { self->OnStopSignal(); });
+    self->stop_watched_ = true;
+    if (self->options_.progress) {
+      self->ShowProgress();
+      self->ScheduleProgress();
+    }
+    self->endpoint_ = self->connect_(self, self->runner_);
+    if (!self->endpoint_)
+      self->OnDisconnect();  // As a connection that failed at once.
+  });
+}
+
+void RecordCommand::RequestStop() {
+  const uint64_t one = 1;
+  // Async-signal-safe: one write(2). An eventfd counter cannot overflow
+  // from signals, and a failed write has no one to report to.
+  ssize_t res = write(stop_fd_.get(), &one, sizeof(one));
+  (void)res;
+}
+
+void RecordCommand::OnStopSignal() {
+  uint64_t count;
+  ssize_t res = read(stop_fd_.get(), &count, sizeof(count));  // Re-arms it.
+  (void)res;
+  switch (state_) {
+    case State::kIdle:
+    case State::kConnecting:
+      Fail("interrupted before tracing started");
+      return;
+    case State::kTracing: {
+      state_ = State::kStopping;
+      if (options_.progress)
+        ShowProgress();
+      // As upstream: commit what producers hold, then stop (which scrapes
+      // the rest); a failed flush still stops, with a warning.
+      endpoint_->Flush(0, [weak = weak_factory_.GetWeakPtr()](bool ok) {
+        RecordCommand* self = weak.get();
+        if (!self || self->state_ != State::kStopping)
+          return;
+        if (!ok) {
+          self->Print(
+              "ztrace: warning: the final flush did not complete: data "
+              "producers still held may be missing\n");
+        }
+        self->endpoint_->DisableTracing();
+      });
+      const auto& cfg = options_.config;
+      const uint32_t deadline = kServiceGraceMs + OrDefault(cfg.flush_timeout_ms(), 5000) +
+                                OrDefault(cfg.data_source_stop_timeout_ms(), 5000);
+      runner_->PostDelayedTask(
+          [weak = weak_factory_.GetWeakPtr()] {
+            if (weak && weak->state_ == State::kStopping)
+              weak->Fail("the tracing service did not stop the session; giving up");
+          },
+          deadline);
+      return;
+    }
+    case State::kStopping:
+    case State::kReading:
+    case State::kStats:
+      if (options_.progress)
+        Print("ztrace: already stopping (Ctrl-C again aborts)\n");
+      return;
+    case State::kDone:
+      return;
+  }
+}
+
+void RecordCommand::OnConnect() {
+  if (state_ != State::kConnecting)
+    return;
+  // A stop requested while connecting may not have been dispatched yet
+  // (tasks and fd callbacks interleave): it wins over starting a session.
+  uint64_t stops = 0;
+  if (read(stop_fd_.get(), &stops, sizeof(stops)) == sizeof(stops)) {
+    Fail("interrupted before tracing started");
+    return;
+  }
+  int fd = -1;
+  if (options_.config.write_into_file()) {
+    fd = fcntl(options_.output.get(), F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) {
+      Fail(std::string("cannot duplicate the output's fd: ") + strerror(errno));
+      return;
+    }
+  }
+  state_ = State::kTracing;
+  enabled_at_ = std::chrono::steady_clock::now();
+  endpoint_->EnableTracing(options_.config, fd);
+  // A failsafe for a service that never ends the session (upstream's too).
+  if (const uint32_t duration = options_.config.duration_ms()) {
+    const auto& cfg = options_.config;
+    const uint32_t deadline = duration + kServiceGraceMs +
+                              OrDefault(cfg.flush_timeout_ms(), 5000) +
+                              OrDefault(cfg.data_source_stop_timeout_ms(), 5000);
+    runner_->PostDelayedTask(
+        [weak = weak_factory_.GetWeakPtr()] {
+          if (weak && weak->state_ == State::kTracing) {
+            weak->Fail("the tracing service did not end the session after its "
+                       "duration; giving up");
+          }
+        },
+        deadline);
+  }
+}
+
+void RecordCommand::OnDisconnect() {
+  switch (state_) {
+    case State::kIdle:
+    case State::kDone:
+      return;
+    case State::kConnecting:
+      Fail("cannot connect to the tracing service at " + options_.service_address +
+           ": is ztraced running? (set PERFETTO_CONSUMER_SOCK_NAME to use "
+           "another socket)");
+      return;
+    default:
+      Fail(std::string("lost the connection to the tracing service") +
+           (bytes_written_ ? ": the trace in " + options_.output_name + " is incomplete"
+                           : ""));
+      return;
+  }
+}
+
+void RecordCommand::OnTracingDisabled(const std::string& error) {
+  if (state_ != State::kTracing && state_ != State::kStopping)
+    return;
+  if (!error.empty()) {
+    // A session that reached max_file_size_bytes (-s) ended as asked: its
+    // file is complete up to the limit.
+    if (options_.config.write_into_file() &&
+        error.compare(0, 20, "max_file_size_bytes ") == 0) {
+      session_note_ = error;
+    } else {
+      Fail("the tracing service ended the session: " + error);
+      return;
+    }
+  }
+  ReportStarted(true);
+  if (options_.config.write_into_file()) {
+    state_ = State::kStats;
+    endpoint_->GetTraceStats();
+    return;
+  }
+  state_ = State::kReading;
+  if (options_.progress)
+    ShowProgress();
+  endpoint_->ReadBuffers();
+}
+
+void RecordCommand::OnAllDataSourcesStarted() {
+  if (state_ == State::kTracing || state_ == State::kStopping)
+    ReportStarted(true);
+}
+
+void RecordCommand::OnTraceData(std::vector<uint8_t> trace, bool has_more) {
+  if (state_ != State::kReading)
+    return;
+  if (const int err = WriteAll(options_.output.get(), trace.data(), trace.size())) {
+    Fail("cannot write the trace to " + options_.output_name + ": " + strerror(err) +
+         (bytes_written_ ? " (what it holds is incomplete)" : ""));
+    return;
+  }
+  bytes_written_ += trace.size();
+  packets_written_ += CountTracePackets(trace.data(), trace.size());
+  if (has_more)
+    return;
+  state_ = State::kStats;
+  endpoint_->GetTraceStats();
+}
+
+void RecordCommand::OnTraceStats(bool success, std::vector<uint8_t> stats) {
+  if (state_ != State::kStats)
+    return;
+  if (!success || !stats_.ParseFromArray(stats.data(), stats.size())) {
+    stats_ = protos::gen::TraceStats();
+    Print("ztrace: warning: the service gave no stats: losses, if any, are not known\n");
+  }
+  PrintSummary();
+  Finish(kExitOk);
+}
+
+void RecordCommand::ReportStarted(bool ok) {
+  if (started_reported_)
+    return;
+  started_reported_ = true;
+  if (options_.on_started)
+    options_.on_started(ok);
+}
+
+void RecordCommand::Print(const std::string& message) {
+  if (progress_shown_) {
+    options_.print(kClearLine);
+    progress_shown_ = false;
+  }
+  options_.print(message);
+}
+
+void RecordCommand::ShowProgress() {
+  std::string line;
+  const double elapsed = ElapsedSeconds();
+  uint64_t file_size = 0;
+  const bool service_writes = options_.config.write_into_file() &&
+                              RegularFileSize(options_.output.get(), &file_size);
+  switch (state_) {
+    case State::kConnecting:
+      line = "ztrace: connecting to the tracing service...";
+      break;
+    case State::kTracing:
+      if (const uint32_t duration = options_.config.duration_ms()) {
+        line = Format("ztrace: recording %.1fs / %.1fs (Ctrl-C stops early)", elapsed,
+                      duration / 1000.0);
+      } else {
+        line = Format("ztrace: recording %.1fs (Ctrl-C stops)", elapsed);
+      }
+      if (service_writes)
+        line += ", " + HumanSize(file_size) + " written";
+      break;
+    case State::kStopping:
+      line = Format("ztrace: stopping after %.1fs (Ctrl-C again aborts)...", elapsed);
+      break;
+    case State::kReading:
+      line = "ztrace: reading the trace: " + HumanSize(bytes_written_) + ", " +
+             std::to_string(packets_written_) + " packets";
+      break;
+    default:
+      return;
+  }
+  options_.print(kClearLine + line);
+  progress_shown_ = true;
+}
+
+void RecordCommand::ScheduleProgress() {
+  runner_->PostDelayedTask(
+      [weak = weak_factory_.GetWeakPtr()] {
+        if (!weak || weak->state_ == State::kDone)
+          return;
+        weak->ShowProgress();
+        weak->ScheduleProgress();
+      },
+      kProgressPeriodMs);
+}
+
+void RecordCommand::PrintSummary() {
+  const double elapsed = ElapsedSeconds();
+  if (options_.config.write_into_file()) {
+    uint64_t size = 0;
+    if (RegularFileSize(options_.output.get(), &size)) {
+      Print(Format("ztrace: the service wrote %" PRIu64 " bytes to %s in %.1fs\n", size,
+                   options_.output_name.c_str(), elapsed));
+    } else {
+      Print(Format("ztrace: the service wrote the trace to %s in %.1fs\n",
+                   options_.output_name.c_str(), elapsed));
+    }
+  } else {
+    Print(Format("ztrace: wrote %" PRIu64 " bytes (%" PRIu64 " packets) to %s in %.1fs\n",
+                 bytes_written_, packets_written_, options_.output_name.c_str(),
+                 elapsed));
+  }
+  if (!session_note_.empty())
+    Print("ztrace: note: " + session_note_ + "\n");
+  // Producers' data lands in the buffers; the service's own packets do not.
+  // No chunk at all usually means nothing matched the config.
+  uint64_t chunks = 0;
+  for (const auto& b : stats_.buffer_stats())
+    chunks += b.chunks_written();
+  if (!stats_.buffer_stats().empty() && chunks == 0) {
+    Print("ztrace: warning: no data source wrote anything: is the traced "
+          "program running, and does it provide the config's data sources?\n");
+  }
+  const std::vector<std::string> losses = DescribeLosses(stats_);
+  if (!losses.empty()) {
+    std::string text = "ztrace: WARNING: THE TRACE IS MISSING DATA:\n";
+    for (const std::string& line : losses)
+      text += "ztrace:   " + line + "\n";
+    Print(text);
+  }
+}
+
+void RecordCommand::Fail(const std::string& message) {
+  if (state_ == State::kDone)
+    return;
+  Print("ztrace: " + message + "\n");
+  Finish(kExitFailure);
+}
+
+void RecordCommand::Finish(int exit_code) {
+  state_ = State::kDone;
+  if (progress_shown_) {
+    options_.print(kClearLine);
+    progress_shown_ = false;
+  }
+  ReportStarted(exit_code == kExitOk);
+  if (stop_watched_) {
+    runner_->RemoveFileDescriptorWatch(stop_fd_.get());
+    stop_watched_ = false;
+  }
+  uint64_t size = 0;
+  if (exit_code != kExitOk && bytes_written_ == 0 && !options_.remove_on_failure.empty() &&
+      RegularFileSize(options_.output.get(), &size) && size == 0) {
+    unlink(options_.remove_on_failure.c_str());
+  }
+  // The endpoint goes in a task of its own: this may run inside one of its
+  // callbacks.
+  runner_->PostTask([weak = weak_factory_.GetWeakPtr(), exit_code] {
+    RecordCommand* self = weak.get();
+    if (!self)
+      return;
+    self->endpoint_.reset();
+    if (self->on_done_) {
+      auto on_done = std::move(self->on_done_);
+      on_done(exit_code);
+    }
+  });
+}
+
+double RecordCommand::ElapsedSeconds() const {
+  if (state_ == State::kIdle || state_ == State::kConnecting)
+    return 0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - enabled_at_)
+      .count();
+}
+
+namespace {
+
+// How long a --background parent waits for the child's word that the
+// session started (upstream's --background-wait waits as long).
+constexpr int kBackgroundWaitMs = 30000;
+
+// The command the stop signals go to, and how many came: a second one
+// means "abort now". Atomics that are lock-free, so the handler may use them.
+std::atomic<RecordCommand*> g_stop_target{nullptr};
+std::atomic<int> g_stop_signals{0};
+static_assert(std::atomic<RecordCommand*>::is_always_lock_free);
+static_assert(std::atomic<int>::is_always_lock_free);
+
+extern "C" void HandleStopSignal(int) {
+  const int saved_errno = errno;
+  if (g_stop_signals.fetch_add(1) > 0) {
+    static const char kMessage[] = "\nztrace: aborted: the trace is incomplete\n";
+    ssize_t res = write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+    (void)res;
+    _exit(130);
+  }
+  if (RecordCommand* command = g_stop_target.load())
+    command->RequestStop();
+  errno = saved_errno;
+}
+
+// Points SIGINT and SIGTERM at |command| while alive, and SIGPIPE nowhere
+// (a closed stdout pipe must be a write error, not a silent death).
+class SignalScope {
+ public:
+  explicit SignalScope(RecordCommand* command) {
+    g_stop_signals.store(0);
+    g_stop_target.store(command);
+    struct sigaction sa = {};
+    sa.sa_handler = HandleStopSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+    struct sigaction ignore = {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &old_pipe_);
+  }
+  ~SignalScope() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGPIPE, &old_pipe_, nullptr);
+    g_stop_target.store(nullptr);
+  }
+  SignalScope(const SignalScope&) = delete;
+  SignalScope& operator=(const SignalScope&) = delete;
+
+ private:
+  struct sigaction old_int_ = {};
+  struct sigaction old_term_ = {};
+  struct sigaction old_pipe_ = {};
+};
+
+void RedirectToDevNull(int fd) {
+  base::ScopedFile null(open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (null)
+    dup2(null.get(), fd);
+}
+
+// --background: forks. In the child returns true with |*notify| the pipe
+// its status byte goes to ('1' started, '0' failed). In the parent waits for
+// that byte, prints the child's pid on success, and returns false with
+// |*exit_code|.
+bool Detach(base::ScopedFile* notify, int* exit_code) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    fprintf(stderr, "ztrace: --background: pipe: %s\n", strerror(errno));
+    *exit_code = kExitFailure;
+    return false;
+  }
+  base::ScopedFile read_end(fds[0]);
+  base::ScopedFile write_end(fds[1]);
+  fflush(stdout);
+  fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "ztrace: --background: fork: %s\n", strerror(errno));
+    *exit_code = kExitFailure;
+    return false;
+  }
+  if (pid == 0) {
+    // Out of the terminal's session, so that closing it (SIGHUP) or its
+    // Ctrl-C leaves the recording alone; off the current directory, so
+    // that it does not keep a mount busy. stderr stays until the status
+    // is sent: an error before then still reaches the user.
+    setsid();
+    if (chdir("/") != 0) {
+      // Harmless: the config and the output are already open.
+    }
+    RedirectToDevNull(STDIN_FILENO);
+    *notify = std::move(write_end);
+    return true;
+  }
+  write_end.reset();
+  pollfd p{read_end.get(), POLLIN, 0};
+  int ready;
+  do {
+    ready = poll(&p, 1, kBackgroundWaitMs);
+  } while (ready < 0 && errno == EINTR);
+  char status = 0;
+  ssize_t n = 0;
+  if (ready > 0) {
+    do {
+      n = read(read_end.get(), &status, 1);
+    } while (n < 0 && errno == EINTR);
+  }
+  if (ready == 0) {
+    printf("%d\n", static_cast<int>(pid));
+    fprintf(stderr,
+            "ztrace: warning: the session has not confirmed its start within "
+            "%d s; pid %d keeps it in the background\n",
+            kBackgroundWaitMs / 1000, static_cast<int>(pid));
+    *exit_code = kExitOk;
+  } else if (n == 1 && status == '1') {
+    printf("%d\n", static_cast<int>(pid));
+    *exit_code = kExitOk;
+  } else if (n == 1) {
+    *exit_code = kExitFailure;  // The child said why.
+  } else {
+    fprintf(stderr, "ztrace: the background process (pid %d) ended before the "
+                    "session started\n", static_cast<int>(pid));
+    *exit_code = kExitFailure;
+  }
+  fflush(stdout);
+  return false;
+}
+
+}  // namespace
+
+int RunRecord(const std::vector<std::string>& args, const ConnectFn& connect,
+              const std::string& service_address) {
+  RecordFlags flags;
+  std::string error;
+  if (!ParseRecordFlags(args, &flags, &error)) {
+    fprintf(stderr, "ztrace record: %s\nTry 'ztrace record --help'.\n", error.c_str());
+    return kExitUsage;
+  }
+  if (flags.help) {
+    fputs(RecordUsage().c_str(), stdout);
+    return kExitOk;
+  }
+  RecordCommand::Options options;
+  int exit_code = BuildRecordConfig(flags, &options.config, &error);
+  if (exit_code != kExitOk) {
+    fprintf(stderr, "%s: %s\n", exit_code == kExitUsage ? "ztrace record" : "ztrace",
+            error.c_str());
+    return exit_code;
+  }
+  options.output = OpenOutput(flags.out_path, flags.no_clobber, &error, &exit_code);
+  if (!options.output) {
+    fprintf(stderr, "ztrace: %s\n", error.c_str());
+    return exit_code;
+  }
+  const bool to_stdout = flags.out_path == "-";
+  options.output_name = to_stdout ? "stdout" : flags.out_path;
+  options.remove_on_failure = to_stdout ? "" : flags.out_path;
+  options.service_address = service_address;
+
+  base::ScopedFile notify;
+  if (flags.background) {
+    if (!Detach(&notify, &exit_code))
+      return exit_code;  // The parent.
+    options.on_started = [&notify](bool ok) {
+      const char status = ok ? '1' : '0';
+      ssize_t res = write(notify.get(), &status, 1);
+      (void)res;
+      notify.reset();
+      if (ok) {  // Nobody is watching any more.
+        RedirectToDevNull(STDOUT_FILENO);
+        RedirectToDevNull(STDERR_FILENO);
+      }
+    };
+  } else {
+    options.progress = isatty(STDERR_FILENO) == 1;
+  }
+
+  base::UnixTaskRunner runner;
+  int result = kExitFailure;
+  {
+    RecordCommand command(&runner, connect, std::move(options));
+    SignalScope signals(&command);
+    command.Start([&runner, &result](int code) {
+      result = code;
+      runner.Quit();
+    });
+    runner.Run();
+  }
+  return result;
+}
+
+}  // namespace ztrace
+}  // namespace zt

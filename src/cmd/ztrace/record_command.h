@@ -1,0 +1,174 @@
+// `ztrace record`: records one tracing session into a file, as upstream's
+// `perfetto` command does.
+//
+// RecordCommand is one session, as a Consumer of the tracing service:
+//
+//   connect -> EnableTracing(config) -> [the service stops the session at
+//   duration_ms | RequestStop(): Flush, then DisableTracing] ->
+//   OnTracingDisabled -> ReadBuffers until the last batch, each batch
+//   written to the output as it comes (it is already trace-file bytes) ->
+//   GetTraceStats -> the summary line, and a warning if data was lost.
+//
+// With write_into_file in the config the service writes the file itself
+// (through a dup of the output fd given to EnableTracing) and nothing is
+// read back. It reaches the service through a ConnectFn, so that its tests
+// run it against an in-process TracingService; the program passes
+// ConsumerIpcClient::Connect.
+//
+// RunRecord() is the whole command as a process runs it: flags, config,
+// output file, --background, signals, a task runner on the calling thread.
+
+#ifndef ZT_SRC_CMD_ZTRACE_RECORD_COMMAND_H_
+#define ZT_SRC_CMD_ZTRACE_RECORD_COMMAND_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/base/scoped_file.h"
+#include "zt/base/task_runner.h"
+#include "zt/common/trace_stats.gen.h"
+#include "zt/config/trace_config.gen.h"
+#include "zt/ext/base/weak_ptr.h"
+#include "zt/ext/tracing/core/tracing_service.h"
+
+namespace zt {
+namespace ztrace {
+
+// Makes the consumer's endpoint; called on the runner, whose thread the
+// endpoint is then used and destroyed on. Null means "could not connect"
+// (as does an OnDisconnect() before OnConnect()).
+using ConnectFn = std::function<std::unique_ptr<ConsumerEndpoint>(
+    Consumer*, base::TaskRunner*)>;
+
+class RecordCommand : public Consumer {
+ public:
+  struct Options {
+    protos::gen::TraceConfig config;  // Validated (ValidateConfig).
+    base::ScopedFile output;          // Where the trace goes; required.
+    std::string output_name;          // In messages: a path, or "stdout".
+    // Removed if the command fails before writing a byte (a refused
+    // config leaves no empty file behind). Empty: never removed.
+    std::string remove_on_failure;
+    std::string service_address;  // In the "cannot connect" message.
+    // The one-line progress display, rewritten with '\r' every
+    // kProgressPeriodMs: for a terminal.
+    bool progress = false;
+    // Where messages go, one call per message (each ends with '\n', or
+    // with nothing for a progress line). Null: standard error.
+    std::function<void(std::string_view)> print;
+    // Called once on the runner: true when every data source of the session
+    // has started (or the session ended before they all said so), false
+    // when the command fails first. What --background waits for.
+    std::function<void(bool)> on_started;
+  };
+
+  static constexpr uint32_t kProgressPeriodMs = 500;
+  // How long past duration_ms (plus the config's flush and stop timeouts)
+  // the command waits for the service to end the session before it gives
+  // up, as upstream's command does.
+  static constexpr uint32_t kServiceGraceMs = 60000;
+
+  // |runner| must outlive the command.
+  RecordCommand(base::TaskRunner* runner, ConnectFn connect, Options options);
+  // On the runner's thread (in a task, or on the thread that runs a
+  // UnixTaskRunner once Run() returned): the endpoint, timers and fd watch
+  // belong to it.
+  ~RecordCommand() override;
+
+  RecordCommand(const RecordCommand&) = delete;
+  RecordCommand& operator=(const RecordCommand&) = delete;
+
+  // Starts the command (posted: returns at once). |on_done(exit_code)| runs
+  // on the runner once it is over (the endpoint already gone): 0 when the
+  // trace was written, 1 otherwise (the reason has been printed). Once only.
+  void Start(std::function<void(int)> on_done);
+
+  // What SIGINT and SIGTERM do: asks the command to stop the session early
+  // (flush, then stop, then write what was recorded). Async-signal-safe and
+  // thread-safe: it only writes to an eventfd the runner watches. Before
+  // the session is enabled it makes the command fail ("interrupted").
+  void RequestStop();
+
+  // After on_done (or on the runner): what was written by us (not counting
+  // a file the service wrote), and the service's stats (if it gave them).
+  uint64_t bytes_written() const { return bytes_written_; }
+  uint64_t packets_written() const { return packets_written_; }
+  const protos::gen::TraceStats& stats() const { return stats_; }
+
+  // Consumer (runner thread).
+  void OnConnect() override;
+  void OnDisconnect() override;
+  void OnTracingDisabled(const std::string& error) override;
+  void OnAllDataSourcesStarted() override;
+  void OnTraceData(std::vector<uint8_t> trace, bool has_more) override;
+  void OnTraceStats(bool success, std::vector<uint8_t> stats) override;
+
+ private:
+  enum class State { kIdle, kConnecting, kTracing, kStopping, kReading, kStats, kDone };
+
+  void OnStopSignal();
+  void Print(const std::string& message);
+  void ShowProgress();
+  void ClearProgress();
+  void ScheduleProgress();
+  void ReportStarted(bool ok);
+  void PrintSummary();
+  void Fail(const std::string& message);
+  void Finish(int exit_code);
+  double ElapsedSeconds() const;
+
+  base::TaskRunner* const runner_;
+  ConnectFn connect_;
+  Options options_;
+  base::ScopedFile stop_fd_;  // An eventfd: RequestStop() -> the runner.
+  std::function<void(int)> on_done_;
+  std::unique_ptr<ConsumerEndpoint> endpoint_;
+  State state_ = State::kIdle;
+  bool stop_watched_ = false;
+  bool started_reported_ = false;
+  bool progress_shown_ = false;
+  std::string session_note_;  // Why the service ended the session, if it said.
+  std::chrono::steady_clock::time_point enabled_at_;
+  uint64_t bytes_written_ = 0;
+  uint64_t packets_written_ = 0;
+  protos::gen::TraceStats stats_;
+  base::WeakPtrFactory<RecordCommand> weak_factory_{this};  // Last member.
+};
+
+// How many packets a batch of ReadBuffers() output (a `Trace` message)
+// holds: its field 1 entries, up to the first malformed byte.
+uint64_t CountTracePackets(const uint8_t* data, size_t size);
+
+// What |stats| say was lost, one human-readable line each ("buffer 0: 12
+// chunks overwritten (...)"); empty when nothing was.
+std::vector<std::string> DescribeLosses(const protos::gen::TraceStats& stats);
+
+// Opens the trace output: "-" is a dup of stdout (refused when it is a
+// terminal); a path is created or truncated (O_EXCL with |no_clobber|),
+// mode 0600 as upstream's (traces hold private data). Returns the fd, or
+// none with |*error| and |*exit_code| (kExitUsage for a terminal,
+// kExitFailure otherwise).
+base::ScopedFile OpenOutput(const std::string& path, bool no_clobber,
+                            std::string* error, int* exit_code);
+
+// The whole `ztrace record ARGS...` command, as main() runs it: parses
+// |args| (those after "record"), builds the config, opens the output,
+// detaches with --background (fork: the parent prints the child's pid once
+// the session started and exits; the child carries on, its standard
+// streams on /dev/null), ignores SIGPIPE, installs SIGINT/SIGTERM handlers
+// that call RequestStop() (a second signal exits at once, status 130),
+// runs a UnixTaskRunner on the calling thread until the command is done,
+// and restores the handlers. Returns the exit status. The calling process
+// must have no other thread when |args| ask for --background.
+int RunRecord(const std::vector<std::string>& args, const ConnectFn& connect,
+              const std::string& service_address);
+
+}  // namespace ztrace
+}  // namespace zt
+
+#endif  // ZT_SRC_CMD_ZTRACE_RECORD_COMMAND_H_

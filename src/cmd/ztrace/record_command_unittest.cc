@@ -1,0 +1,655 @@
+// `ztrace record` against an in-process TracingService and a fake producer
+// that writes real packets: the trace file holds exactly what was written,
+// whether the session ends by its duration, by a stop request (what
+// SIGINT/SIGTERM trigger) or by the service writing the file itself; and
+// the failures (no service, a refused config, an output that cannot be
+// written) are clear, exit 1, and leave no empty file behind. Every test
+// runs on a real thread and on virtual time.
+
+#include "src/cmd/ztrace/record_command.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "src/cmd/ztrace/record_config.h"
+#include "src/tracing/test/fake_consumer.h"
+#include "src/tracing/test/fake_producer.h"
+#include "src/tracing/test/test_runner.h"
+#include "src/tracing/test/trace_checks.h"
+#include "zt/ext/tracing/core/trace_writer.h"
+#include "zt/trace/test_event.pbzero.h"
+#include "zt/trace/trace_packet.pbzero.h"
+
+namespace zt {
+namespace ztrace {
+namespace {
+
+using protos::gen::TraceConfig;
+using test::FakeProducer;
+using test::Packets;
+
+// A file for the command's output, read back by path.
+class OutputFile {
+ public:
+  OutputFile() {
+    char path[] = "/tmp/zt_ztrace_out_XXXXXX";
+    const int fd = mkstemp(path);
+    EXPECT_GE(fd, 0);
+    close(fd);
+    path_ = path;
+  }
+  ~OutputFile() { unlink(path_.c_str()); }
+  base::ScopedFile Open() const {
+    return base::ScopedFile(open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+  }
+  bool Exists() const {
+    struct stat st;
+    return stat(path_.c_str(), &st) == 0;
+  }
+  std::string Contents() const {
+    std::string bytes;
+    const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return bytes;
+    char buf[4096];
+    for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;)
+      bytes.append(buf, static_cast<size_t>(n));
+    close(fd);
+    return bytes;
+  }
+  Packets ReadPackets() const {
+    const std::string bytes = Contents();
+    return test::SplitTrace(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TraceConfig Config(uint32_t duration_ms = 0, uint32_t size_kb = 1024) {
+  ShorthandOptions options;
+  options.duration = std::to_string(duration_ms) + "ms";
+  options.buffer_size = std::to_string(size_kb) + "kb";
+  TraceConfig config;
+  std::string error;
+  EXPECT_TRUE(BuildShorthandConfig(options, &config, &error)) << error;
+  return config;
+}
+
+class RecordCommandTest : public testing::TestWithParam<bool> {
+ protected:
+  RecordCommandTest() {
+    if (GetParam())
+      runner_.reset(new test::VirtualTimeTestRunner());
+    else
+      runner_.reset(new test::ThreadTestRunner());
+    runner_->RunAndWait([&] { service_ = TracingService::Create(runner_->task_runner()); });
+  }
+  ~RecordCommandTest() override {
+    runner_->RunAndWait([&] { command_.reset(); });
+    producer_.reset();
+    runner_->RunAndWait([&] { service_.reset(); });
+  }
+
+  // A producer of "track_event", as an instrumented program is.
+  FakeProducer* StartProducer() {
+    producer_ = std::make_unique<FakeProducer>(runner_.get(), [this](Producer* p) {
+      TracingService::ProducerOptions options;
+      options.name = "app";
+      options.uid = 1000;
+      options.pid = 42;
+      options.shm_size_hint_bytes = 64 * 1024;
+      return service_->ConnectProducer(p, options);
+    });
+    producer_->RegisterDataSource("track_event");
+    return producer_.get();
+  }
+
+  // |n| packets of |payload_size| bytes, committed. On virtual time this
+  // thread also drains the 64 KiB SMB: it lets the runner do so before the
+  // writer would have to stall.
+  void WritePackets(int n, size_t payload_size = 0) {
+    TraceWriter* w = producer_->Writer(producer_->setups()[0]);
+    const std::string payload(payload_size, 'x');
+    for (int i = 0; i < n; i++) {
+      {
+        auto packet = w->NewTracePacket();
+        packet->set_timestamp(static_cast<uint64_t>(i));
+        if (payload_size)
+          packet->set_for_testing()->set_str(payload);
+      }
+      if (i % 16 == 15)
+        runner_->RunAndWait([] {});
+    }
+    w->Flush();
+    runner_->RunAndWait([] {});
+  }
+
+  RecordCommand::Options Options(TraceConfig config) {
+    RecordCommand::Options options;
+    options.config = std::move(config);
+    options.output = out_.Open();
+    options.output_name = "out.pftrace";
+    options.remove_on_failure = out_.path();
+    options.service_address = "/run/test.sock";
+    options.print = [this](std::string_view text) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      printed_.append(text);
+      cv_.notify_all();
+    };
+    options.on_started = [this](bool ok) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      started_.push_back(ok);
+      cv_.notify_all();
+    };
+    return options;
+  }
+
+  ConnectFn ConnectToService() {
+    return [this](Consumer* consumer, base::TaskRunner* runner) {
+      EXPECT_EQ(runner, runner_->task_runner());
+      return service_->ConnectConsumer(consumer, 0);
+    };
+  }
+
+  void Start(RecordCommand::Options options, ConnectFn connect = nullptr) {
+    command_ = std::make_unique<RecordCommand>(
+        runner_->task_runner(), connect ? std::move(connect) : ConnectToService(),
+        std::move(options));
+    command_->Start([this](int code) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      EXPECT_EQ(exit_code_, -1) << "on_done ran twice";
+      exit_code_ = code;
+      cv_.notify_all();
+    });
+  }
+
+  // The exit code, once the command is done; -1 (and a failure) if it
+  // never is.
+  int WaitDone() {
+    if (!runner_->WaitFor(mutex_, cv_, [this] { return exit_code_ != -1; })) {
+      ADD_FAILURE() << "the command never finished; it printed:\n" << printed();
+      return -1;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    return exit_code_;
+  }
+  bool WaitStarted() {
+    return runner_->WaitFor(mutex_, cv_, [this] { return !started_.empty(); });
+  }
+  std::string printed() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return printed_;
+  }
+  std::vector<bool> started() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return started_;
+  }
+
+  std::unique_ptr<test::TestRunner> runner_;
+  std::unique_ptr<TracingService> service_;
+  std::unique_ptr<FakeProducer> producer_;
+  std::unique_ptr<RecordCommand> command_;
+  OutputFile out_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int exit_code_ = -1;
+  std::string printed_;
+  std::vector<bool> started_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Runners, RecordCommandTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& param) {
+                           return param.param ? "VirtualTime" : "Thread";
+                         });
+
+// What a complete trace file must hold: the producer's packets, exactly,
+// among the service's own, which follow upstream's readers' rules.
+void ExpectCompleteTrace(const Packets& packets, size_t producer_packets) {
+  EXPECT_EQ(test::CountServicePackets(packets).producer_packets, producer_packets);
+  for (const std::string& problem : test::CheckServicePackets(packets))
+    ADD_FAILURE() << problem;
+}
+
+TEST_P(RecordCommandTest, StopRequestFlushesStopsAndWritesEveryPacket) {
+  StartProducer();
+  Start(Options(Config(/*duration_ms=*/0)));
+  ASSERT_TRUE(producer_->WaitForStarts(1));
+  ASSERT_TRUE(WaitStarted());
+  EXPECT_EQ(started(), std::vector<bool>{true});
+  WritePackets(500);
+  const size_t flushes = producer_->flush_count();
+  command_->RequestStop();  // What SIGINT does.
+  ASSERT_EQ(WaitDone(), kExitOk) << printed();
+  EXPECT_GT(producer_->flush_count(), flushes) << "no final flush before the stop";
+  EXPECT_EQ(producer_->stops().size(), 1u);
+
+  const Packets packets = out_.ReadPackets();
+  ExpectCompleteTrace(packets, 500);
+  EXPECT_EQ(command_->packets_written(), packets.size());
+  EXPECT_EQ(command_->bytes_written(), out_.Contents().size());
+  const std::string summary = "ztrace: wrote " + std::to_string(out_.Contents().size()) +
+                              " bytes (" + std::to_string(packets.size()) +
+                              " packets) to out.pftrace in ";
+  EXPECT_EQ(printed().rfind(summary, 0), 0u) << printed();
+  EXPECT_EQ(printed().find("WARNING"), std::string::npos) << printed();
+  EXPECT_EQ(started(), std::vector<bool>{true});
+}
+
+TEST_P(RecordCommandTest, TheSessionsDurationEndsIt) {
+  StartProducer();
+  Start(Options(Config(/*duration_ms=*/1000)));
+  ASSERT_TRUE(producer_->WaitForStarts(1));
+  WritePackets(300, /*payload_size=*/100);
+  runner_->AdvanceTime(1000);  // On a real thread it passes by itself.
+  ASSERT_EQ(WaitDone(), kExitOk) << printed();
+  const Packets packets = out_.ReadPackets();
+  ExpectCompleteTrace(packets, 300);
+  EXPECT_EQ(command_->packets_written(), packets.size());
+  EXPECT_NE(printed().find("ztrace: wrote "), std::string::npos) << printed();
+}
+
+TEST_P(RecordCommandTest, WriteIntoFileHandsTheOutputToTheService) {
+  StartProducer();
+  TraceConfig config = Config(/*duration_ms=*/0);
+  config.set_write_into_file(true);
+  config.set_file_write_period_ms(100);
+  Start(Options(config));
+  ASSERT_TRUE(producer_->WaitForStarts(1));
+  WritePackets(200);
+  command_->RequestStop();
+  ASSERT_EQ(WaitDone(), kExitOk) << printed();
+  ExpectCompleteTrace(out_.ReadPackets(), 200);
+  EXPECT_EQ(command_->bytes_written(), 0u) << "the service wrote it, not us";
+  EXPECT_EQ(printed().rfind("ztrace: the service wrote " +
+                                std::to_string(out_.Contents().size()) +
+                                " bytes to out.pftrace in ",
+                            0),
+            0u)
+      << printed();
+}
+
+TEST_P(RecordCommandTest, ReachingTheFileSizeLimitIsANormalEnd) {
+  StartProducer();
+  ShorthandOptions shorthand;
+  shorthand.duration = "0";
+  shorthand.max_file_size = "64kb";
+  TraceConfig config;
+  std::string error;
+  ASSERT_TRUE(BuildShorthandConfig(shorthand, &config, &error)) << error;
+  config.set_file_write_period_ms(100);
+  Start(Options(config));
+  ASSERT_TRUE(producer_->WaitForStarts(1));
+  WritePackets(400, /*payload_size=*/500);  // 200 KB: past the limit.
+  runner_->AdvanceTime(100);                // A write period.
+  ASSERT_EQ(WaitDone(), kExitOk) << printed();
+  EXPECT_LE(out_.Contents().size(), 64u * 1024);
+  EXPECT_NE(printed().find("ztrace: note: max_file_size_bytes (65536) reached"),
+            std::string::npos)
+      << printed();
+}
+
+TEST_P(RecordCommandTest, DataLossIsReportedLoudly) {
+  StartProducer();
+  Start(Options(Config(/*duration_ms=*/0, /*size_kb=*/16)));  // A small ring.
+  ASSERT_TRUE(producer_->WaitForStarts(1));
+  WritePackets(400, /*payload_size=*/500);  // 200 KB through 16 KB.
+  command_->RequestStop();
+  ASSERT_EQ(WaitDone(), kExitOk) << printed();
+  const std::string text = printed();
+  EXPECT_NE(text.find("ztrace: WARNING: THE TRACE IS MISSING DATA:\n"
+                      "ztrace:   buffer 0: "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" chunks overwritten: the ring buffer wrapped"), std::string::npos)
+      << text;
+  ASSERT_FALSE(command_->stats().buffer_stats().empty());
+  EXPECT_GT(command_->stats().buffer_stats()[0].chunks_overwritten(), 0u);
+}
+
+TEST_P(RecordCommandTest, ATraceWithNothingFromProducersSaysSo) {
+  Start(Options(Config(/*duration_ms=*/0)));  // No producer at all.
+  ASSERT_TRUE(WaitStarted());
+  command_->RequestStop();
+  ASSERT_EQ(WaitDone(), kExitOk) << printed();
+  ExpectCompleteTrace(out_.ReadPackets(), 0);
+  EXPECT_NE(printed().find("ztrace: warning: no data source wrote anything"),
+            std::string::npos)
+      << printed();
+}
+
+TEST_P(RecordCommandTest, AnOutputThatCannotBeWrittenIsAClearError) {
+  StartProducer();
+  RecordCommand::Options options = Options(Config(/*duration_ms=*/0));
+  options.output = base::ScopedFile(open("/dev/full", O_WRONLY | O_CLOEXEC));
+  ASSERT_TRUE(options.output);
+  options.output_name = "/dev/full";
+  options.remove_on_failure.clear();
+  Start(std::move(options));
+  ASSERT_TRUE(producer_->WaitForStarts(1));
+  WritePackets(10);
+  command_->RequestStop();
+  ASSERT_EQ(WaitDone(), kExitFailure);
+  EXPECT_EQ(printed(),
+            "ztrace: cannot write the trace to /dev/full: No space left on device\n");
+}
+
+TEST_P(RecordCommandTest, AClosedPipeIsAnErrorNotADeath) {
+  struct sigaction ignore = {}, old = {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &old);  // As RunRecord does.
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+  close(fds[0]);
+  RecordCommand::Options options = Options(Config(/*duration_ms=*/0));
+  options.output = base::ScopedFile(fds[1]);
+  options.output_name = "stdout";
+  options.remove_on_failure.clear();
+  Start(std::move(options));
+  ASSERT_TRUE(WaitStarted());
+  command_->RequestStop();
+  EXPECT_EQ(WaitDone(), kExitFailure);
+  EXPECT_EQ(printed(), "ztrace: cannot write the trace to stdout: Broken pipe\n");
+  sigaction(SIGPIPE, &old, nullptr);
+}
+
+TEST_P(RecordCommandTest, ARefusedConfigFailsAndLeavesNoFile) {
+  TraceConfig config = Config(/*duration_ms=*/0);
+  // A name the service refuses twice: the second session fails.
+  config.set_unique_session_name("only-one");
+  auto other = std::make_unique<test::FakeConsumer>(
+      runner_.get(), [this](Consumer* c) { return service_->ConnectConsumer(c, 0); });
+  other->EnableTracing(config);
+  Start(Options(config));
+  ASSERT_EQ(WaitDone(), kExitFailure);
+  EXPECT_EQ(printed(),
+            "ztrace: the tracing service ended the session: EnableTracing: a session "
+            "named \"only-one\" already exists\n");
+  EXPECT_FALSE(out_.Exists()) << "an empty trace file was left behind";
+  EXPECT_EQ(started(), std::vector<bool>{false});
+  other.reset();
+}
+
+TEST_P(RecordCommandTest, NoServiceSaysWhereItLookedAndWhatToDo) {
+  const std::string expected =
+      "ztrace: cannot connect to the tracing service at /run/test.sock: is ztraced "
+      "running? (set PERFETTO_CONSUMER_SOCK_NAME to use another socket)\n";
+  // A client that gives up at once...
+  Start(Options(Config()), [](Consumer*, base::TaskRunner*) { return nullptr; });
+  ASSERT_EQ(WaitDone(), kExitFailure);
+  EXPECT_EQ(printed(), expected);
+  EXPECT_FALSE(out_.Exists());
+  EXPECT_EQ(started(), std::vector<bool>{false});
+
+  // ...and one that reports the failed connection later, as the socket
+  // client does.
+  class UnreachableEndpoint : public ConsumerEndpoint {
+   public:
+    UnreachableEndpoint(Consumer* consumer, base::TaskRunner* runner)
+        : alive_(std::make_shared<bool>(true)) {
+      runner->PostTask([consumer, alive = alive_] {
+        if (*alive)
+          consumer->OnDisconnect();
+      });
+    }
+    ~UnreachableEndpoint() override { *alive_ = false; }
+    void EnableTracing(const TraceConfig&, int) override { ADD_FAILURE(); }
+    void StartTracing() override {}
+    void DisableTracing() override {}
+    void Flush(uint32_t, std::function<void(bool)>) override {}
+    void ReadBuffers() override {}
+    void FreeBuffers() override {}
+    void GetTraceStats() override {}
+
+   private:
+    std::shared_ptr<bool> alive_;
+  };
+  runner_->RunAndWait([&] { command_.reset(); });
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    exit_code_ = -1;
+    printed_.clear();
+  }
+  OutputFile second;
+  RecordCommand::Options options = Options(Config());
+  options.output = second.Open();
+  options.remove_on_failure = second.path();
+  Start(std::move(options), [](Consumer* c, base::TaskRunner* r) {
+    return std::make_unique<UnreachableEndpoint>(c, r);
+  });
+  ASSERT_EQ(WaitDone(), kExitFailure);
+  EXPECT_EQ(printed(), expected);
+  EXPECT_FALSE(second.Exists());
+}
+
+TEST_P(RecordCommandTest, AStopBeforeTracingStartedFails) {
+  RecordCommand::Options options = Options(Config());
+  command_ = std::make_unique<RecordCommand>(runner_->task_runner(), ConnectToService(),
+                                             std::move(options));
+  command_->RequestStop();  // Ctrl-C while still connecting.
+  command_->Start([this](int code) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    exit_code_ = code;
+    cv_.notify_all();
+  });
+  ASSERT_EQ(WaitDone(), kExitFailure);
+  EXPECT_EQ(printed(), "ztrace: interrupted before tracing started\n");
+}
+
+TEST_P(RecordCommandTest, ProgressIsOneLineRewrittenThenCleared) {
+  StartProducer();
+  RecordCommand::Options options = Options(Config(/*duration_ms=*/0));
+  options.progress = true;
+  Start(std::move(options));
+  ASSERT_TRUE(producer_->WaitForStarts(1));
+  WritePackets(20);
+  runner_->AdvanceTime(RecordCommand::kProgressPeriodMs);
+  // On a real thread, wait (bounded) for one period's line.
+  ASSERT_TRUE(runner_->WaitFor(mutex_, cv_, [this] {
+    return printed_.find("\r\033[Kztrace: recording ") != std::string::npos;
+  })) << printed();
+  command_->RequestStop();
+  ASSERT_EQ(WaitDone(), kExitOk);
+  const std::string text = printed();
+  EXPECT_EQ(text.find('\n'), text.rfind('\n')) << "only the summary ends a line: " << text;
+  EXPECT_NE(text.find("(Ctrl-C stops)"), std::string::npos) << text;
+  // The last progress line is cleared before the summary.
+  const size_t summary = text.find("ztrace: wrote ");
+  ASSERT_NE(summary, std::string::npos) << text;
+  EXPECT_EQ(text.substr(summary - 4, 4), "\r\033[K");
+}
+
+TEST_P(RecordCommandTest, ASecondStopWhileStoppingIsHarmless) {
+  StartProducer();
+  Start(Options(Config(/*duration_ms=*/0)));
+  ASSERT_TRUE(producer_->WaitForStarts(1));
+  WritePackets(50);
+  command_->RequestStop();
+  command_->RequestStop();
+  ASSERT_EQ(WaitDone(), kExitOk) << printed();
+  ExpectCompleteTrace(out_.ReadPackets(), 50);
+}
+
+TEST(RecordCommandHelpersTest, CountTracePacketsCountsField1Only) {
+  // Trace { packet: "ab" packet: "" } plus an unknown varint field 2.
+  const uint8_t trace[] = {0x0a, 0x02, 'a', 'b', 0x0a, 0x00, 0x10, 0x05};
+  EXPECT_EQ(CountTracePackets(trace, sizeof(trace)), 2u);
+  EXPECT_EQ(CountTracePackets(trace, 0), 0u);
+  // Cut inside the first packet: nothing complete.
+  EXPECT_EQ(CountTracePackets(trace, 3), 0u);
+}
+
+TEST(RecordCommandHelpersTest, DescribeLossesNamesEachKind) {
+  protos::gen::TraceStats stats;
+  EXPECT_TRUE(DescribeLosses(stats).empty());
+  stats.add_buffer_stats()->set_chunks_written(10);
+  EXPECT_TRUE(DescribeLosses(stats).empty());
+  auto* b = stats.add_buffer_stats();
+  b->set_chunks_overwritten(3);
+  b->set_chunks_discarded(4);
+  b->set_trace_writer_packet_loss(5);
+  stats.set_invalid_packets(6);
+  stats.set_flushes_failed(1);
+  stats.set_final_flush_outcome(protos::gen::TraceStats_FinalFlushOutcome_FINAL_FLUSH_FAILED);
+  const std::vector<std::string> lines = DescribeLosses(stats);
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(lines[0].rfind("buffer 1: 3 chunks overwritten: the ring buffer wrapped", 0), 0u);
+  EXPECT_EQ(lines[1].rfind("buffer 1: 4 chunks discarded: the buffer was full", 0), 0u);
+  EXPECT_EQ(lines[2], "buffer 1: 5 packets lost by producers whose shared memory was full");
+  EXPECT_EQ(lines[3], "6 invalid packets dropped");
+  EXPECT_EQ(lines[4].rfind("1 flushes not completed in time", 0), 0u);
+  EXPECT_EQ(lines[5].rfind("the final flush failed", 0), 0u);
+}
+
+TEST(RecordCommandHelpersTest, OpenOutputCreatesTruncatesOrRefuses) {
+  OutputFile file;
+  std::string error;
+  int code = 0;
+  {
+    base::ScopedFile fd = file.Open();
+    ASSERT_EQ(write(fd.get(), "old", 3), 3);
+  }
+  base::ScopedFile fd = OpenOutput(file.path(), /*no_clobber=*/false, &error, &code);
+  ASSERT_TRUE(fd) << error;
+  EXPECT_EQ(file.Contents(), "") << "not truncated";
+  struct stat st;
+  EXPECT_FALSE(OpenOutput(file.path(), /*no_clobber=*/true, &error, &code));
+  EXPECT_EQ(error, file.path() + " already exists (--no-clobber)");
+  EXPECT_EQ(code, kExitFailure);
+
+  const std::string fresh = file.path() + ".new";
+  fd = OpenOutput(fresh, /*no_clobber=*/true, &error, &code);
+  ASSERT_TRUE(fd) << error;
+  ASSERT_EQ(fstat(fd.get(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0077, 0u) << "traces are private: 0600";
+  unlink(fresh.c_str());
+
+  EXPECT_FALSE(OpenOutput("/nonexistent-dir/x", false, &error, &code));
+  EXPECT_EQ(error, "cannot open /nonexistent-dir/x for writing: No such file or directory");
+}
+
+// RunRecord as main() runs it, on its own runner: the endpoint it connects
+// owns an in-process service on that runner (no producer: the trace holds
+// the service's packets only), and can raise a signal once tracing is on.
+class ServiceOwningEndpoint : public ConsumerEndpoint {
+ public:
+  ServiceOwningEndpoint(Consumer* consumer, base::TaskRunner* runner, int signal)
+      : service_(TracingService::Create(runner)),
+        inner_(service_->ConnectConsumer(consumer, 0)),
+        signal_(signal) {}
+  ~ServiceOwningEndpoint() override {
+    inner_.reset();
+    service_.reset();
+  }
+  void EnableTracing(const TraceConfig& config, int fd) override {
+    inner_->EnableTracing(config, fd);
+    if (signal_)
+      raise(signal_);  // The handler runs here, on the runner's thread.
+  }
+  void StartTracing() override { inner_->StartTracing(); }
+  void DisableTracing() override { inner_->DisableTracing(); }
+  void Flush(uint32_t timeout_ms, std::function<void(bool)> done) override {
+    inner_->Flush(timeout_ms, std::move(done));
+  }
+  void ReadBuffers() override { inner_->ReadBuffers(); }
+  void FreeBuffers() override { inner_->FreeBuffers(); }
+  void GetTraceStats() override { inner_->GetTraceStats(); }
+
+ private:
+  std::unique_ptr<TracingService> service_;
+  std::unique_ptr<ConsumerEndpoint> inner_;
+  const int signal_;
+};
+
+ConnectFn InProcess(int signal) {
+  return [signal](Consumer* consumer, base::TaskRunner* runner) {
+    return std::make_unique<ServiceOwningEndpoint>(consumer, runner, signal);
+  };
+}
+
+void (*CurrentHandler(int signal))(int) {
+  struct sigaction now = {};
+  sigaction(signal, nullptr, &now);
+  return now.sa_handler;
+}
+
+TEST(RunRecordTest, SigintAndSigtermStopTheSessionAndTheTraceIsWritten) {
+  for (int signal : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(signal);
+    OutputFile out;
+    testing::internal::CaptureStderr();
+    const int code = RunRecord({"-t", "0", "-o", out.path()}, InProcess(signal), "x.sock");
+    const std::string err = testing::internal::GetCapturedStderr();
+    ASSERT_EQ(code, kExitOk) << err;
+    ExpectCompleteTrace(out.ReadPackets(), 0);
+    EXPECT_EQ(err.rfind("ztrace: wrote " + std::to_string(out.Contents().size()) + " bytes", 0),
+              0u)
+        << err;
+    // The handlers are the test's again.
+    EXPECT_EQ(CurrentHandler(SIGINT), SIG_DFL);
+    EXPECT_EQ(CurrentHandler(SIGTERM), SIG_DFL);
+    EXPECT_EQ(CurrentHandler(SIGPIPE), SIG_DFL);
+  }
+}
+
+TEST(RunRecordTest, DashWritesTheTraceToStdout) {
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const int code = RunRecord({"-o", "-", "-t", "0", "some_category"}, InProcess(SIGINT),
+                             "x.sock");
+  const std::string trace = testing::internal::GetCapturedStdout();
+  const std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(code, kExitOk) << err;
+  ExpectCompleteTrace(
+      test::SplitTrace(reinterpret_cast<const uint8_t*>(trace.data()), trace.size()), 0);
+  EXPECT_NE(err.find(" to stdout in "), std::string::npos) << err;
+}
+
+TEST(RunRecordTest, FailuresExitWithTheirCodesAndMessages) {
+  OutputFile out;
+  struct {
+    std::vector<std::string> args;
+    int code;
+    std::string err;  // Its start.
+  } cases[] = {
+      {{"-o", out.path(), "--bogus"}, kExitUsage,
+       "ztrace record: unknown option \"--bogus\"\nTry 'ztrace record --help'.\n"},
+      {{}, kExitUsage, "ztrace record: an output file is required"},
+      {{"-o", out.path(), "-t", "5"}, kExitUsage, "ztrace record: -t: bad duration \"5\""},
+      {{"-o", out.path(), "-c", out.path() + ".missing", "--txt"}, kExitFailure,
+       "ztrace: cannot read the config " + out.path() + ".missing: No such file"},
+      {{"-o", "/nonexistent-dir/t", "-t", "1s"}, kExitFailure,
+       "ztrace: cannot open /nonexistent-dir/t for writing"},
+      {{"-o", out.path(), "-t", "1s"}, kExitFailure,
+       "ztrace: cannot connect to the tracing service at /nowhere.sock: is ztraced running?"},
+  };
+  for (const auto& c : cases) {
+    testing::internal::CaptureStderr();
+    const int code = RunRecord(
+        c.args, [](Consumer*, base::TaskRunner*) { return nullptr; }, "/nowhere.sock");
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(code, c.code) << err;
+    EXPECT_EQ(err.rfind(c.err, 0), 0u) << err;
+  }
+  EXPECT_FALSE(out.Exists()) << "the failed recording left an empty file";
+
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(RunRecord({"--help"}, nullptr, ""), kExitOk);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), RecordUsage());
+}
+
+}  // namespace
+}  // namespace ztrace
+}  // namespace zt

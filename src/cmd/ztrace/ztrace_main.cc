@@ -1,0 +1,52 @@
+// ztrace: the command-line consumer of the tracing service (ztraced, or
+// Perfetto's traced). Only the dispatch lives here; each command is a
+// library function its tests can run (record: record_command.h).
+
+#include <stdio.h>
+#include <string.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/cmd/ztrace/record_command.h"
+#include "src/cmd/ztrace/record_config.h"
+#include "src/tracing/ipc/consumer_ipc_client.h"
+#include "src/tracing/ipc/default_socket.h"
+
+namespace {
+
+constexpr char kUsage[] = R"(Usage: ztrace COMMAND [ARGS...]
+
+Commands:
+  record    record a trace into a file (ztrace record --help)
+
+The tracing service's socket is $PERFETTO_CONSUMER_SOCK_NAME if set, else
+/run/perfetto/traced-consumer.sock or /tmp/perfetto-consumer.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fputs(kUsage, stderr);
+    return zt::ztrace::kExitUsage;
+  }
+  const std::string command = argv[1];
+  if (command == "-h" || command == "--help" || command == "help") {
+    fputs(kUsage, stdout);
+    return zt::ztrace::kExitOk;
+  }
+  if (command == "record") {
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    const std::string address = zt::GetConsumerSocket();
+    return zt::ztrace::RunRecord(
+        args,
+        [address](zt::Consumer* consumer, zt::base::TaskRunner* runner) {
+          return zt::ConsumerIpcClient::Connect(address, consumer, runner);
+        },
+        address);
+  }
+  fprintf(stderr, "ztrace: unknown command \"%s\"\n\n%s", command.c_str(), kUsage);
+  return zt::ztrace::kExitUsage;
+}
