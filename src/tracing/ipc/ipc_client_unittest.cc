@@ -3,7 +3,7 @@
 // service does in the v14 transcripts (../shared/docs/transcripts/), over
 // real sockets on one virtual-time runner. What each client sends, how it
 // takes what comes back, and what it does when the host misbehaves or
-// goes away. The default socket addresses at the end.
+// goes away.
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -23,7 +23,6 @@
 #include "src/base/test/test_task_runner.h"
 #include "src/ipc/host.h"
 #include "src/tracing/ipc/consumer_ipc_client.h"
-#include "src/tracing/ipc/default_socket.h"
 #include "src/tracing/ipc/producer_ipc_client.h"
 #include "src/tracing/test/fake_consumer.h"
 #include "zt/ext/tracing/core/commit_data_codec.h"
@@ -277,6 +276,21 @@ TEST_F(ProducerIpcClientTest, ConnectsAsUpstreamsSdkWithItsOwnSmb) {
   EXPECT_THAT(producer_.events,
               ElementsAre("connect smb", "tracing-setup 16384", "setup 1 track_event"));
   EXPECT_EQ(producer_.endpoint->shared_memory(), smb);
+}
+
+TEST_F(ProducerIpcClientTest, OffersTheSdksOwnSmbWhenItCanTravel) {
+  TracingService::ProducerOptions options;
+  options.shm_size_hint_bytes = 32 * 1024;
+  options.provided_shm = base::MemfdSharedMemory::Create(32 * 1024);
+  ASSERT_NE(options.provided_shm, nullptr);
+  producer_.endpoint = ProducerIpcClient::Connect(address_, &producer_, &runner_, options);
+  ASSERT_TRUE(RunUntilEvents(2));
+  EXPECT_EQ(producer_.endpoint->shared_memory(), options.provided_shm.get());
+  ASSERT_TRUE(port_.calls[0].fd);
+  auto theirs = base::MemfdSharedMemory::AttachToFd(std::move(port_.calls[0].fd), 32 * 1024);
+  ASSERT_NE(theirs, nullptr);
+  options.provided_shm->start()[8] = 9;
+  EXPECT_EQ(theirs->start()[8], 9);
 }
 
 TEST_F(ProducerIpcClientTest, TakesTheServicesSmbFromSetupTracingAndRunsCommands) {
@@ -776,23 +790,6 @@ TEST_F(ConsumerIpcClientTest, AFreedSessionsEndIsNotReported) {
   ASSERT_TRUE(RunUntilEvents(2));
   Settle();
   EXPECT_THAT(consumer_.events, ElementsAre("connect", "disabled:"));
-}
-
-// --- Default sockets ---
-
-TEST(DefaultSocketTest, TheEnvironmentWinsElseRunPerfettoIfUsableElseTmp) {
-  setenv("PERFETTO_PRODUCER_SOCK_NAME", "@zt-producer", 1);
-  setenv("PERFETTO_CONSUMER_SOCK_NAME", "/x/consumer.sock", 1);
-  EXPECT_EQ(GetProducerSocket(), "@zt-producer");
-  EXPECT_EQ(GetConsumerSocket(), "/x/consumer.sock");
-  unsetenv("PERFETTO_PRODUCER_SOCK_NAME");
-  setenv("PERFETTO_CONSUMER_SOCK_NAME", "", 1);  // Empty: as if unset.
-  const bool run = access("/run/perfetto/", X_OK) == 0;
-  EXPECT_EQ(GetProducerSocket(),
-            run ? "/run/perfetto/traced-producer.sock" : "/tmp/perfetto-producer");
-  EXPECT_EQ(GetConsumerSocket(),
-            run ? "/run/perfetto/traced-consumer.sock" : "/tmp/perfetto-consumer");
-  unsetenv("PERFETTO_CONSUMER_SOCK_NAME");
 }
 
 }  // namespace

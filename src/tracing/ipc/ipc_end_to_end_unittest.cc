@@ -2,7 +2,9 @@
 // real UNIX sockets, on a real thread (TSan in CI): the fakes of
 // src/tracing/test drive a whole session through ProducerIpcClient and
 // ConsumerIpcClient, with the producer's SMB its own or the service's.
+// The default socket addresses at the end.
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 
 #include "src/base/test/wait.h"
 #include "src/tracing/ipc/consumer_ipc_client.h"
+#include "src/tracing/ipc/default_socket.h"
 #include "src/tracing/ipc/producer_ipc_client.h"
 #include "src/tracing/ipc/service_ipc_host.h"
 #include "src/tracing/test/fake_consumer.h"
@@ -224,6 +227,23 @@ TEST_P(IpcEndToEndTest, TheServiceGoingAwayDisconnectsBothSidesWithoutHanging) {
     w->NewTracePacket()->set_for_testing()->set_str(std::string(500, 'x'));
   w->Flush();
   EXPECT_FALSE(c->Flush(100));
+}
+
+// --- Default sockets ---
+
+TEST(DefaultSocketTest, TheEnvironmentWinsElseRunPerfettoIfUsableElseTmp) {
+  setenv("PERFETTO_PRODUCER_SOCK_NAME", "@zt-producer", 1);
+  setenv("PERFETTO_CONSUMER_SOCK_NAME", "/x/consumer.sock", 1);
+  EXPECT_EQ(GetProducerSocket(), "@zt-producer");
+  EXPECT_EQ(GetConsumerSocket(), "/x/consumer.sock");
+  unsetenv("PERFETTO_PRODUCER_SOCK_NAME");
+  setenv("PERFETTO_CONSUMER_SOCK_NAME", "", 1);  // Empty: as if unset.
+  const bool run = access("/run/perfetto/", X_OK) == 0;
+  EXPECT_EQ(GetProducerSocket(),
+            run ? "/run/perfetto/traced-producer.sock" : "/tmp/perfetto-producer");
+  EXPECT_EQ(GetConsumerSocket(),
+            run ? "/run/perfetto/traced-consumer.sock" : "/tmp/perfetto-consumer");
+  unsetenv("PERFETTO_CONSUMER_SOCK_NAME");
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   // The SMB: ours while offered to the service and if it takes it, else
   // the service's once SetupTracing brings it. Kept, mapped, after a
   // disconnection: the producer's writers may still be writing into it.
-  std::unique_ptr<base::MemfdSharedMemory> smb_;
+  std::shared_ptr<base::SharedMemory> smb_;
   size_t page_size_ = 0;
   bool smb_offered_ = false;  // InitializeConnection carries smb_'s fd.
   bool smb_is_ours_ = false;  // The service took the one we offered.
@@ -150,7 +150,19 @@ ProducerIpcClientImpl::ProducerIpcClientImpl(Producer* producer,
   // checks a provided one against.
   const TracingService::ShmGeometry geometry =
       TracingService::ComputeShmGeometry(size_hint_, page_size_hint_);
-  smb_ = base::MemfdSharedMemory::Create(geometry.size);
+  if (options.provided_shm) {
+    // The SDK's own (its arbiter is already over it): offered as it is if
+    // it can travel (a file) and has that geometry.
+    if (options.provided_shm->fd() >= 0 && options.provided_shm->size() == geometry.size) {
+      smb_ = options.provided_shm;
+    } else {
+      ZT_WLOG("producer \"%s\": its shared memory buffer cannot be sent (fd %d, %zu bytes "
+              "for %zu); another is made", name_.c_str(), options.provided_shm->fd(),
+              options.provided_shm->size(), geometry.size);
+    }
+  }
+  if (!smb_)
+    smb_ = base::MemfdSharedMemory::Create(geometry.size);
   if (!smb_) {
     ZT_WLOG("producer \"%s\": no shared memory buffer of its own (%zu bytes); the "
             "service will provide one", name_.c_str(), geometry.size);

@@ -9,16 +9,17 @@
 // connection ends later. The endpoint is then inert: calls are dropped.
 // Calls made before the port is bound are queued and sent, in order, right
 // after InitializeConnection.
-// The shared memory buffer: with |provide_smb| the client creates a sealed
-// memfd of the geometry the hints give and sends it with
-// InitializeConnection; if the service takes it, shared_memory() is valid
-// from OnConnect() on and OnTracingSetup() follows OnConnect() at once. If
-// the service declines it (an older one), or without |provide_smb|, the
-// service's memfd arrives with its SetupTracing command (mapped then, its
-// geometry checked) and OnTracingSetup() says so. Before that,
-// shared_memory() is null. After a disconnection the SMB stays mapped
-// until the endpoint is destroyed: the producer's writers may still be
-// writing into it.
+// The shared memory buffer: with |provide_smb| the client sends one with
+// InitializeConnection: |options.provided_shm| (ownership shared) if it is
+// a file (fd() valid) of the size ComputeShmGeometry() gives for the hints,
+// else a sealed memfd it creates of that geometry. If the service takes
+// it, shared_memory() is it from OnConnect() on and OnTracingSetup()
+// follows OnConnect() at once. If the service declines it (an older one),
+// or without |provide_smb|, the service's memfd arrives with its
+// SetupTracing command (mapped then, its geometry checked) and
+// OnTracingSetup() says so; before that, shared_memory() is null. After a
+// disconnection the SMB stays mapped until the endpoint is destroyed: the
+// producer's writers may still be writing into it.
 // producer_id() is 0: the service never tells a remote producer its id.
 //
 // Threading: create, use and destroy on |runner|'s thread; the Producer is
@@ -37,8 +38,8 @@ namespace zt {
 
 class ProducerIpcClient {
  public:
-  // |options|: name, SMB size and page-size hints (uid/pid are the
-  // kernel's business on a socket and ignored; provided_shm is ignored).
+  // |options|: name, SMB size and page-size hints, the SMB to offer (uid
+  // and pid are the kernel's business on a socket and ignored).
   static std::unique_ptr<ProducerEndpoint> Connect(
       const std::string& address, Producer* producer, base::TaskRunner* runner,
       const TracingService::ProducerOptions& options, bool provide_smb = true);
