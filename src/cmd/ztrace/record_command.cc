@@ -635,6 +635,15 @@ bool Detach(base::ScopedFile* notify, int* exit_code) {
   return false;
 }
 
+std::string AbsolutePath(const std::string& path) {
+  if (!path.empty() && path[0] == '/')
+    return path;
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof(cwd)))
+    return "";  // Then it is never removed: better than the wrong file.
+  return std::string(cwd) + "/" + path;
+}
+
 }  // namespace
 
 int RunRecord(const std::vector<std::string>& args, const ConnectFn& connect,
@@ -663,7 +672,8 @@ int RunRecord(const std::vector<std::string>& args, const ConnectFn& connect,
   }
   const bool to_stdout = flags.out_path == "-";
   options.output_name = to_stdout ? "stdout" : flags.out_path;
-  options.remove_on_failure = to_stdout ? "" : flags.out_path;
+  // Absolute: --background moves the process to "/" before it may remove it.
+  options.remove_on_failure = to_stdout ? "" : AbsolutePath(flags.out_path);
   options.service_address = service_address;
 
   base::ScopedFile notify;
