@@ -121,8 +121,8 @@ class IpcEndToEndTest : public ::testing::TestWithParam<bool> {
 };
 
 INSTANTIATE_TEST_SUITE_P(Smb, IpcEndToEndTest, ::testing::Values(true, false),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "ProducerProvided" : "ServiceProvided";
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? "ProducerProvided" : "ServiceProvided";
                          });
 
 TEST_P(IpcEndToEndTest, ASessionsPacketsReachTheConsumerIntact) {
@@ -156,8 +156,9 @@ TEST_P(IpcEndToEndTest, ASessionsPacketsReachTheConsumerIntact) {
   EXPECT_EQ(Payloads(packets), sent);
   for (const auto& packet : packets) {
     TracePacket_Decoder d(packet.data(), packet.size());
-    if (d.trusted_packet_sequence_id() != kServicePacketSequenceId)
+    if (d.trusted_packet_sequence_id() != kServicePacketSequenceId) {
       EXPECT_EQ(d.trusted_pid(), getpid());  // The socket's peer, not a claim.
+    }
   }
 
   c->DisableTracing();
