@@ -128,8 +128,7 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   std::shared_ptr<base::SharedMemory> smb_;
   size_t page_size_ = 0;
   bool smb_offered_ = false;  // InitializeConnection carries smb_'s fd.
-  bool smb_is_ours_ = false;  // The service took the one we offered.
-  bool smb_ready_ = false;    // OnTracingSetup() told the producer.
+  bool smb_ready_ = false;    // Ours taken, or the service's mapped.
   // Instances the service set up, so that a StartDataSource without a
   // SetupDataSource (services older than v10 send none) gets one first.
   std::set<DataSourceInstanceId> set_up_;
@@ -239,7 +238,6 @@ void ProducerIpcClientImpl::OnInitialized(ipc::Client::Response response) {
   if (!resp.ParseFromString(response.reply_proto))
     return Drop("undecodable InitializeConnection answer");
   if (smb_offered_ && resp.using_shmem_provided_by_producer()) {
-    smb_is_ours_ = true;
     smb_ready_ = true;
   } else if (smb_offered_) {
     ZT_ILOG("producer \"%s\": the service declined our shared memory buffer; using its own",
