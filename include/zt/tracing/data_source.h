@@ -81,7 +81,9 @@ class DataSourceBase {
 
   // Called on the SDK's thread. They must not throw: the SDK is built
   // without exceptions, so an exception would cross frames that do not
-  // unwind, and the process ends.
+  // unwind, and the process ends. Trace() already writes into the instance
+  // when OnStart runs (what OnStart writes, or threads it wakes write, is
+  // kept), and still does while OnStop runs.
   virtual void OnSetup(const SetupArgs&) {}
   virtual void OnStart(const StartArgs&) {}
   virtual void OnStop(const StopArgs&) {}

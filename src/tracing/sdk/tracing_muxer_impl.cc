@@ -531,14 +531,15 @@ void TracingMuxerImpl::StartDataSource(uint32_t backend_id,
   if (!FindInstance({backend_id, id}, &ref))
     return;
   DataSourceInstanceState& slot = ref.state->instances[ref.index];
-  {
-    std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
-    DataSourceBase::StartArgs args;
-    args.internal_instance_index = ref.index;
-    slot.data_source->OnStart(args);
-  }
+  // Writing is on before OnStart runs, as in upstream's SDK: what OnStart
+  // writes, or threads it wakes write, is kept, not silently dropped.
+  // Writers of other threads wait on the slot's lock until OnStart returns.
+  std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
   ref.state->valid_instances.fetch_or(1u << ref.index, std::memory_order_release);
   slot.epoch.fetch_add(1, std::memory_order_release);
+  DataSourceBase::StartArgs args;
+  args.internal_instance_index = ref.index;
+  slot.data_source->OnStart(args);
 }
 
 void TracingMuxerImpl::StopDataSource(uint32_t backend_id,
