@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <utility>
 
@@ -78,6 +79,16 @@ bool RegularFileSize(int fd, uint64_t* size) {
 }
 
 uint32_t OrDefault(uint32_t value, uint32_t fallback) { return value ? value : fallback; }
+
+// How long after |base_ms| the service may take to end a session before the
+// command gives up: the grace period plus the config's flush and stop
+// timeouts (their defaults when unset); saturated at UINT32_MAX ms.
+uint32_t StopDeadlineMs(const protos::gen::TraceConfig& cfg, uint64_t base_ms) {
+  const uint64_t total = base_ms + RecordCommand::kServiceGraceMs +
+                         OrDefault(cfg.flush_timeout_ms(), 5000) +
+                         OrDefault(cfg.data_source_stop_timeout_ms(), 5000);
+  return static_cast<uint32_t>(std::min<uint64_t>(total, UINT32_MAX));
+}
 
 }  // namespace
 
@@ -225,15 +236,12 @@ void RecordCommand::OnStopSignal() {
         }
         self->endpoint_->DisableTracing();
       });
-      const auto& cfg = options_.config;
-      const uint32_t deadline = kServiceGraceMs + OrDefault(cfg.flush_timeout_ms(), 5000) +
-                                OrDefault(cfg.data_source_stop_timeout_ms(), 5000);
       runner_->PostDelayedTask(
           [weak = weak_factory_.GetWeakPtr()] {
             if (weak && weak->state_ == State::kStopping)
               weak->Fail("the tracing service did not stop the session; giving up");
           },
-          deadline);
+          StopDeadlineMs(options_.config, 0));
       return;
     }
     case State::kStopping:
@@ -270,10 +278,6 @@ void RecordCommand::OnConnect() {
   endpoint_->EnableTracing(options_.config, fd);
   // A failsafe for a service that never ends the session (upstream's too).
   if (const uint32_t duration = options_.config.duration_ms()) {
-    const auto& cfg = options_.config;
-    const uint32_t deadline = duration + kServiceGraceMs +
-                              OrDefault(cfg.flush_timeout_ms(), 5000) +
-                              OrDefault(cfg.data_source_stop_timeout_ms(), 5000);
     runner_->PostDelayedTask(
         [weak = weak_factory_.GetWeakPtr()] {
           if (weak && weak->state_ == State::kTracing) {
@@ -281,7 +285,7 @@ void RecordCommand::OnConnect() {
                        "duration; giving up");
           }
         },
-        deadline);
+        StopDeadlineMs(options_.config, duration));
   }
 }
 
@@ -289,6 +293,10 @@ void RecordCommand::OnDisconnect() {
   switch (state_) {
     case State::kIdle:
     case State::kDone:
+      return;
+    case State::kStats:
+      // The trace is complete; only the stats are lost.
+      OnTraceStats(false, {});
       return;
     case State::kConnecting:
       Fail("cannot connect to the tracing service at " + options_.service_address +
@@ -318,6 +326,7 @@ void RecordCommand::OnTracingDisabled(const std::string& error) {
     }
   }
   ReportStarted(true);
+  WatchService(++service_activity_);
   if (options_.config.write_into_file()) {
     state_ = State::kStats;
     endpoint_->GetTraceStats();
@@ -344,6 +353,7 @@ void RecordCommand::OnTraceData(std::vector<uint8_t> trace, bool has_more) {
   }
   bytes_written_ += trace.size();
   packets_written_ += CountTracePackets(trace.data(), trace.size());
+  service_activity_++;
   if (has_more)
     return;
   state_ = State::kStats;
@@ -359,6 +369,30 @@ void RecordCommand::OnTraceStats(bool success, std::vector<uint8_t> stats) {
   }
   PrintSummary();
   Finish(kExitOk);
+}
+
+void RecordCommand::WatchService(uint64_t seen) {
+  runner_->PostDelayedTask(
+      [weak = weak_factory_.GetWeakPtr(), seen] {
+        RecordCommand* self = weak.get();
+        if (!self || (self->state_ != State::kReading && self->state_ != State::kStats))
+          return;
+        if (self->service_activity_ != seen) {
+          self->WatchService(self->service_activity_);
+          return;
+        }
+        const std::string silence =
+            "the tracing service sent nothing for " +
+            std::to_string(kServiceSilenceMs / 1000) + " s";
+        if (self->state_ == State::kReading) {
+          self->Fail(silence + ": " + self->options_.output_name + " is incomplete");
+          return;
+        }
+        self->Print("ztrace: warning: " + silence + " instead of the session's stats\n");
+        self->PrintSummary();
+        self->Finish(kExitOk);
+      },
+      kServiceSilenceMs);
 }
 
 void RecordCommand::ReportStarted(bool ok) {

@@ -72,6 +72,9 @@ class RecordCommand : public Consumer {
   // the command waits for the service to end the session before it gives
   // up, as upstream's command does.
   static constexpr uint32_t kServiceGraceMs = 60000;
+  // Once the session ended: how long the service may stay silent while the
+  // trace (or its stats) is read before the command gives up on it.
+  static constexpr uint32_t kServiceSilenceMs = 30000;
 
   // |runner| must outlive the command.
   RecordCommand(base::TaskRunner* runner, ConnectFn connect, Options options);
@@ -117,6 +120,8 @@ class RecordCommand : public Consumer {
   void ClearProgress();
   void ScheduleProgress();
   void ReportStarted(bool ok);
+  // Checks every kServiceSilenceMs that reading made progress since |seen|.
+  void WatchService(uint64_t seen);
   void PrintSummary();
   void Fail(const std::string& message);
   void Finish(int exit_code);
@@ -136,6 +141,7 @@ class RecordCommand : public Consumer {
   std::chrono::steady_clock::time_point enabled_at_;
   uint64_t bytes_written_ = 0;
   uint64_t packets_written_ = 0;
+  uint64_t service_activity_ = 0;  // Bumped by each answer while reading.
   protos::gen::TraceStats stats_;
   base::WeakPtrFactory<RecordCommand> weak_factory_{this};  // Last member.
 };

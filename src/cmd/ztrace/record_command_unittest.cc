@@ -51,7 +51,7 @@ class OutputFile {
   }
   ~OutputFile() { unlink(path_.c_str()); }
   base::ScopedFile Open() const {
-    return base::ScopedFile(open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+    return base::ScopedFile(open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   }
   bool Exists() const {
     struct stat st;
@@ -480,6 +480,78 @@ TEST_P(RecordCommandTest, ASecondStopWhileStoppingIsHarmless) {
   command_->RequestStop();
   ASSERT_EQ(WaitDone(), kExitOk) << printed();
   ExpectCompleteTrace(out_.ReadPackets(), 50);
+}
+
+// A service that ends the session at once and then answers nothing more:
+// reads and stats never come.
+class MuteAfterStopEndpoint : public ConsumerEndpoint {
+ public:
+  MuteAfterStopEndpoint(Consumer* consumer, base::TaskRunner* runner)
+      : consumer_(consumer), runner_(runner), alive_(std::make_shared<bool>(true)) {
+    Post([](Consumer* c) { c->OnConnect(); });
+  }
+  ~MuteAfterStopEndpoint() override { *alive_ = false; }
+  void EnableTracing(const TraceConfig&, int fd) override {
+    if (fd >= 0)
+      close(fd);
+    Post([](Consumer* c) { c->OnTracingDisabled(""); });
+  }
+  void StartTracing() override {}
+  void DisableTracing() override {}
+  void Flush(uint32_t, std::function<void(bool)>) override {}
+  void ReadBuffers() override {}
+  void FreeBuffers() override {}
+  void GetTraceStats() override {}
+
+ private:
+  void Post(std::function<void(Consumer*)> call) {
+    runner_->PostTask([consumer = consumer_, alive = alive_, call = std::move(call)] {
+      if (*alive)
+        call(consumer);
+    });
+  }
+  Consumer* const consumer_;
+  base::TaskRunner* const runner_;
+  std::shared_ptr<bool> alive_;
+};
+
+TEST_P(RecordCommandTest, AServiceThatStopsAnsweringIsGivenUpOn) {
+  if (!runner_->virtual_time())
+    GTEST_SKIP() << "waits kServiceSilenceMs: virtual time only";
+  auto mute = [](Consumer* c, base::TaskRunner* r) {
+    return std::make_unique<MuteAfterStopEndpoint>(c, r);
+  };
+  Start(Options(Config()), mute);
+  runner_->RunAndWait([] {});
+  runner_->AdvanceTime(RecordCommand::kServiceSilenceMs - 1);
+  runner_->RunAndWait([] {});
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    EXPECT_EQ(exit_code_, -1) << "gave up early";
+  }
+  runner_->AdvanceTime(1);
+  ASSERT_EQ(WaitDone(), kExitFailure);
+  EXPECT_EQ(printed(), "ztrace: the tracing service sent nothing for 30 s: out.pftrace "
+                       "is incomplete\n");
+
+  // With the file written by the service, only the stats are missing.
+  runner_->RunAndWait([&] { command_.reset(); });
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    exit_code_ = -1;
+    printed_.clear();
+  }
+  TraceConfig config = Config();
+  config.set_write_into_file(true);
+  Start(Options(config), mute);
+  runner_->RunAndWait([] {});
+  runner_->AdvanceTime(RecordCommand::kServiceSilenceMs);
+  ASSERT_EQ(WaitDone(), kExitOk);
+  EXPECT_EQ(printed().rfind("ztrace: warning: the tracing service sent nothing for 30 s "
+                            "instead of the session's stats\nztrace: the service wrote ",
+                            0),
+            0u)
+      << printed();
 }
 
 TEST(RecordCommandHelpersTest, CountTracePacketsCountsField1Only) {
