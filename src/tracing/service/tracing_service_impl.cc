@@ -201,6 +201,13 @@ TracingServiceImpl::DataSourceInstance* TracingServiceImpl::SetUpInstance(
   inst.config = cfg_ds.config();
   inst.config.set_target_buffer(session->buffer_ids[index]);
   inst.config.set_tracing_session_id(session->id);
+  // What upstream's service tells every instance about its session: data
+  // sources arm their own watchdogs and stop deadlines from these.
+  inst.config.set_trace_duration_ms(session->config.duration_ms());
+  inst.config.set_stop_timeout_ms(session->config.data_source_stop_timeout_ms()
+                                      ? session->config.data_source_stop_timeout_ms()
+                                      : kDefaultStopTimeoutMs);
+  inst.config.set_enable_extra_guardrails(session->config.enable_extra_guardrails());
   inst.will_notify_on_start = ds->second.will_notify_on_start();
   inst.will_notify_on_stop = ds->second.will_notify_on_stop();
   producer->allowed_buffers.insert(session->buffer_ids[index]);
