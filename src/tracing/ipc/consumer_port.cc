@@ -210,7 +210,7 @@ struct ConsumerPortState {
 };
 
 template <typename T>
-bool Parse(const ipc::Request& request, const char* method, T* out) {
+bool ParseConsumerRequest(const ipc::Request& request, const char* method, T* out) {
   if (out->ParseFromString(request.args))
     return true;
   ZT_WLOG("consumer pid %d: undecodable %s request (%zu bytes) refused",
@@ -224,7 +224,7 @@ using Handler = void (*)(ConsumerPortState* state, RemoteConsumer* consumer,
 void EnableTracing(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request,
                    ipc::Reply reply) {
   protos::gen::EnableTracingRequest req;
-  if (!Parse(request, "EnableTracing", &req))
+  if (!ParseConsumerRequest(request, "EnableTracing", &req))
     return;
   if (req.attach_notification_only()) {
     ZT_WLOG("consumer pid %d: EnableTracing(attach_notification_only) is not "
@@ -239,7 +239,7 @@ void EnableTracing(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request,
 
 void Flush(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request, ipc::Reply reply) {
   protos::gen::FlushRequest req;
-  if (!Parse(request, "Flush", &req))
+  if (!ParseConsumerRequest(request, "Flush", &req))
     return;
   // std::function needs a copyable callable; the Reply is move-only.
   auto shared = std::make_shared<ipc::Reply>(std::move(reply));
@@ -254,7 +254,7 @@ void Flush(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request, ipc::Re
 void ObserveEvents(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request,
                    ipc::Reply reply) {
   protos::gen::ObserveEventsRequest req;
-  if (!Parse(request, "ObserveEvents", &req))
+  if (!ParseConsumerRequest(request, "ObserveEvents", &req))
     return;
   bool all_started = false;
   for (auto type : req.events_to_observe())

@@ -144,7 +144,7 @@ struct ProducerPortState {
 
 // Parses a request of type T; false (and a log line) if it does not decode.
 template <typename T>
-bool Parse(const ipc::Request& request, const char* method, T* out) {
+bool ParseProducerRequest(const ipc::Request& request, const char* method, T* out) {
   if (out->ParseFromString(request.args))
     return true;
   ZT_WLOG("producer pid %d: undecodable %s request (%zu bytes) refused",
@@ -154,7 +154,7 @@ bool Parse(const ipc::Request& request, const char* method, T* out) {
 
 void InitializeConnection(ProducerPortState* state, ipc::Request& request, ipc::Reply reply) {
   protos::gen::InitializeConnectionRequest req;
-  if (!Parse(request, "InitializeConnection", &req))
+  if (!ParseProducerRequest(request, "InitializeConnection", &req))
     return;
   RemoteProducer* producer = state->GetOrCreate(request.client);
   if (producer->endpoint()) {
@@ -214,7 +214,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
   port->AddMethod("RegisterDataSource", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::RegisterDataSourceRequest req;
     RemoteProducer* p = state->Connected(request);
-    if (!p || !Parse(request, "RegisterDataSource", &req))
+    if (!p || !ParseProducerRequest(request, "RegisterDataSource", &req))
       return;
     if (req.data_source_descriptor().name().empty()) {
       protos::gen::RegisterDataSourceResponse resp;
@@ -227,7 +227,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
   port->AddMethod("UnregisterDataSource", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::UnregisterDataSourceRequest req;
     RemoteProducer* p = state->Connected(request);
-    if (!p || !Parse(request, "UnregisterDataSource", &req))
+    if (!p || !ParseProducerRequest(request, "UnregisterDataSource", &req))
       return;
     p->endpoint()->UnregisterDataSource(req.data_source_name());
     reply.Resolve("");
@@ -254,7 +254,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
   port->AddMethod("RegisterTraceWriter", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::RegisterTraceWriterRequest req;
     RemoteProducer* p = state->Connected(request);
-    if (!p || !Parse(request, "RegisterTraceWriter", &req))
+    if (!p || !ParseProducerRequest(request, "RegisterTraceWriter", &req))
       return;
     p->endpoint()->RegisterTraceWriter(req.trace_writer_id(), req.target_buffer());
     reply.Resolve("");
@@ -262,7 +262,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
   port->AddMethod("UnregisterTraceWriter", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::UnregisterTraceWriterRequest req;
     RemoteProducer* p = state->Connected(request);
-    if (!p || !Parse(request, "UnregisterTraceWriter", &req))
+    if (!p || !ParseProducerRequest(request, "UnregisterTraceWriter", &req))
       return;
     p->endpoint()->UnregisterTraceWriter(req.trace_writer_id());
     reply.Resolve("");
@@ -270,7 +270,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
   port->AddMethod("NotifyDataSourceStarted", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::NotifyDataSourceStartedRequest req;
     RemoteProducer* p = state->Connected(request);
-    if (!p || !Parse(request, "NotifyDataSourceStarted", &req))
+    if (!p || !ParseProducerRequest(request, "NotifyDataSourceStarted", &req))
       return;
     p->endpoint()->NotifyDataSourceStarted(req.data_source_id());
     reply.Resolve("");
@@ -278,7 +278,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
   port->AddMethod("NotifyDataSourceStopped", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::NotifyDataSourceStoppedRequest req;
     RemoteProducer* p = state->Connected(request);
-    if (!p || !Parse(request, "NotifyDataSourceStopped", &req))
+    if (!p || !ParseProducerRequest(request, "NotifyDataSourceStopped", &req))
       return;
     p->endpoint()->NotifyDataSourceStopped(req.data_source_id());
     reply.Resolve("");
