@@ -109,7 +109,8 @@ void ConsumerIpcClientImpl::Connect(const std::string& address) {
 
 void ConsumerIpcClientImpl::OnBound(bool bound) {
   if (!bound) {
-    ZT_ELOG("could not reach the tracing service's consumer port");
+    // Not logged here: the consumer's owner reports it in its own words
+    // (ztrace's message, a session's error callback).
     return OnConnectionLost();
   }
   state_ = State::kConnected;

@@ -185,8 +185,8 @@ void ProducerIpcClientImpl::Connect(const std::string& address, base::TaskRunner
 
 void ProducerIpcClientImpl::OnBound(bool bound) {
   if (!bound) {
-    ZT_ELOG("producer \"%s\": could not reach the tracing service's producer port",
-            name_.c_str());
+    // Not logged here: a producer retries while no daemon runs, and its
+    // owner says so once (OnDisconnect before any OnConnect).
     return OnConnectionLost();
   }
   state_ = State::kInitializing;
