@@ -226,6 +226,12 @@ class TracingSessionImpl : public TracingSession,
   void SetOnErrorCallback(std::function<void(const std::string&)> cb) override {
     std::lock_guard<std::mutex> lock(mutex_);
     on_error_ = std::move(cb);
+    // An error that came before the callback (a daemon that was not there
+    // when the session connected) is told now, on the tracing thread.
+    if (on_error_ && !early_error_.empty()) {
+      runner_->PostTask([cb = on_error_, error = early_error_] { cb(error); });
+      early_error_.clear();
+    }
   }
 
   // MuxedSession (Tracing::Shutdown()).
@@ -254,6 +260,10 @@ class TracingSessionImpl : public TracingSession,
         return;
       on_stop = on_stop_;
       on_error = on_error_;
+      // Kept in the same step as the look for a callback, so that one set
+      // meanwhile either is called here or finds the error.
+      if (!error.empty() && !on_error)
+        early_error_ = error;
     }
     // Callbacks first: StopBlocking() returns after they ran.
     if (!error.empty()) {
@@ -432,6 +442,7 @@ class TracingSessionImpl : public TracingSession,
   bool stopped_ = false;
   std::function<void()> on_stop_;
   std::function<void(const std::string&)> on_error_;
+  std::string early_error_;  // An error no callback heard yet.
 };
 
 }  // namespace

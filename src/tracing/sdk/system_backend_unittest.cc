@@ -1,0 +1,170 @@
+// The SDK's system backend in one process: the "daemon" is a ServiceIpcHost
+// on a thread of its own, listening on sockets in a temporary folder, and
+// the SDK reaches it exactly as it reaches ztraced. Process-wide state
+// (Tracing::Initialize), so its own binary; run under TSan too.
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "src/base/test/wait.h"
+#include "src/base/thread_task_runner.h"
+#include "src/tracing/ipc/service_ipc_host.h"
+#include "zt/common/data_source_descriptor.gen.h"
+#include "zt/config/trace_config.gen.h"
+#include "zt/trace/test_event.pbzero.h"
+#include "zt/trace/trace.pbzero.h"
+#include "zt/trace/trace_packet.pbzero.h"
+#include "zt/tracing/data_source.h"
+#include "zt/tracing/tracing.h"
+
+namespace zt {
+namespace {
+
+std::atomic<int> g_starts{0};
+
+class SystemSource : public DataSource<SystemSource> {
+ public:
+  void OnStart(const StartArgs&) override { g_starts++; }
+};
+
+// A daemon on its own thread; destroying it is the daemon going away.
+class Daemon {
+ public:
+  Daemon(const std::string& producer, const std::string& consumer)
+      : runner_(new base::ThreadTaskRunner("test.daemon")) {
+    runner_->PostTaskAndWait([&] {
+      host_ = ServiceIpcHost::Listen(producer, consumer, runner_.get());
+    });
+  }
+  ~Daemon() {
+    runner_->PostTaskAndWait([&] { host_.reset(); });
+  }
+  bool ok() const { return host_ != nullptr; }
+
+ private:
+  std::unique_ptr<base::ThreadTaskRunner> runner_;
+  std::unique_ptr<ServiceIpcHost> host_;
+};
+
+uint64_t CountTestPackets(const std::vector<char>& trace) {
+  protos::pbzero::Trace_Decoder decoder(reinterpret_cast<const uint8_t*>(trace.data()),
+                                        trace.size());
+  uint64_t n = 0;
+  for (auto it = decoder.packet(); it; ++it) {
+    protos::pbzero::TracePacket_Decoder packet((*it).data, (*it).size);
+    n += packet.has_for_testing();
+  }
+  return n;
+}
+
+protos::gen::TraceConfig Config() {
+  protos::gen::TraceConfig config;
+  config.add_buffers()->set_size_kb(1024);
+  config.add_data_sources()->mutable_config()->set_name("zt.test.system_backend");
+  return config;
+}
+
+// Starts a session on the system backend, writes |packets|, stops it and
+// returns how many of them the trace holds.
+uint64_t RecordOnce(int packets) {
+  const int starts = g_starts.load();
+  std::unique_ptr<TracingSession> session = Tracing::NewTrace(kSystemBackend);
+  if (!session)
+    return 0;
+  session->Setup(Config());
+  session->StartBlocking();
+  // Before the producer (re)connected the session has no instance.
+  if (g_starts.load() == starts)
+    return 0;
+  for (int i = 0; i < packets; i++) {
+    SystemSource::Trace([&](SystemSource::TraceContext ctx) {
+      ctx.NewTracePacket()->set_for_testing()->set_counter(static_cast<uint64_t>(i));
+    });
+  }
+  SystemSource::Trace([](SystemSource::TraceContext ctx) { ctx.Flush(); });
+  session->StopBlocking();
+  return CountTestPackets(session->ReadTraceBlocking());
+}
+
+class SystemBackendTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    char dir[] = "/tmp/zt_system_backend_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    producer_ = dir_ + "/producer.sock";
+    consumer_ = dir_ + "/consumer.sock";
+    setenv("PERFETTO_PRODUCER_SOCK_NAME", producer_.c_str(), 1);
+    setenv("PERFETTO_CONSUMER_SOCK_NAME", consumer_.c_str(), 1);
+  }
+  static void TearDownTestSuite() {
+    unlink(producer_.c_str());
+    unlink(consumer_.c_str());
+    rmdir(dir_.c_str());
+  }
+  static std::string dir_, producer_, consumer_;
+};
+std::string SystemBackendTest::dir_, SystemBackendTest::producer_,
+    SystemBackendTest::consumer_;
+
+// One test: Initialize() is once per process.
+TEST_F(SystemBackendTest, NoDaemonThenADaemonThenARestartedOne) {
+  // No daemon yet: Initialize still succeeds, tracing is off, nothing hangs.
+  TracingInitArgs args;
+  args.backends = kSystemBackend;
+  ASSERT_TRUE(Tracing::Initialize(args));
+  protos::gen::DataSourceDescriptor descriptor;
+  descriptor.set_name("zt.test.system_backend");
+  ASSERT_TRUE(SystemSource::Register(descriptor));
+  SystemSource::Trace([](SystemSource::TraceContext) { ADD_FAILURE() << "no session runs"; });
+
+  // A session without a daemon ends at once with an error, not a hang.
+  {
+    std::unique_ptr<TracingSession> session = Tracing::NewTrace(kSystemBackend);
+    ASSERT_NE(session, nullptr);
+    std::atomic<bool> error{false};
+    session->SetOnErrorCallback([&](const std::string&) { error = true; });
+    session->Setup(Config());
+    session->StartBlocking();  // Returns: the connection failed.
+    EXPECT_TRUE(base::WaitFor([&] { return error.load(); }))
+        << "no error for a session without a daemon";
+  }
+
+  // The daemon starts: the producer connects on its own (it retries).
+  {
+    Daemon daemon(producer_, consumer_);
+    ASSERT_TRUE(daemon.ok());
+    uint64_t recorded = 0;
+    // Until the producer's retry reached the daemon, a session has no
+    // instance of the data source; each try is bounded.
+    ASSERT_TRUE(base::WaitFor([&] {
+      recorded = RecordOnce(100);
+      return recorded == 100;
+    })) << "the producer never connected to the daemon (last session had "
+        << recorded << " packets)";
+  }
+
+  // The daemon went away and comes back: the producer reconnects.
+  {
+    Daemon daemon(producer_, consumer_);
+    ASSERT_TRUE(daemon.ok());
+    uint64_t recorded = 0;
+    ASSERT_TRUE(base::WaitFor([&] {
+      recorded = RecordOnce(50);
+      return recorded == 50;
+    })) << "the producer never reconnected (last session had " << recorded << " packets)";
+  }
+  Tracing::Shutdown();
+}
+
+}  // namespace
+}  // namespace zt
