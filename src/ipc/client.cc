@@ -89,13 +89,13 @@ void Client::OnDataAvailable(base::UnixSocket* socket) {
     const BufferedFrameDeserializer::ReceiveBuffer room = frames_.BeginReceive();
     base::ScopedFile fd;
     const size_t n = socket->Receive(room.data, room.size, &fd, 1);
-    if (fd)
-      received_fd_ = std::move(fd);  // For the frame its bytes begin.
     if (n == 0)
       return;  // Nothing more now; or the host closed (OnDisconnect follows).
-    const bool intact = frames_.EndReceive(n);
-    while (std::unique_ptr<Frame> frame = frames_.PopNextFrame()) {
-      OnFrame(*frame, &received_fd_);  // The first frame completed takes it.
+    const bool intact = frames_.EndReceive(n, std::move(fd));
+    base::ScopedFile frame_fd;
+    while (std::unique_ptr<Frame> frame = frames_.PopNextFrame(&frame_fd)) {
+      OnFrame(*frame, &frame_fd);  // Closed unless the frame's reply takes it.
+      frame_fd.reset();
       if (!weak || state_ == State::kDead)
         return;
     }

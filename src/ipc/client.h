@@ -90,8 +90,6 @@ class Client : public base::UnixSocket::EventListener {
   State state_ = State::kConnecting;
   std::unique_ptr<base::UnixSocket> socket_;
   BufferedFrameDeserializer frames_;
-  // A file descriptor received with bytes of a frame not complete yet.
-  base::ScopedFile received_fd_;
   uint64_t next_request_id_ = 1;
   uint64_t bind_request_id_ = 0;
   uint32_t service_id_ = 0;

@@ -50,12 +50,13 @@ BufferedFrameDeserializer::ReceiveBuffer BufferedFrameDeserializer::BeginReceive
   return ReceiveBuffer{buffer_.get() + size_, capacity_ - size_};
 }
 
-bool BufferedFrameDeserializer::EndReceive(size_t size) {
+bool BufferedFrameDeserializer::EndReceive(size_t size, base::ScopedFile fd) {
   ZT_CHECK(buffer_ && size <= capacity_ - size_);
   if (broken())
     return false;
   size_ += size;
   size_t consumed = 0;
+  const size_t first_new = frames_.size();
   while (size_ - consumed >= kFrameHeaderSize) {
     const char* header = buffer_.get() + consumed;
     const uint64_t frame_size = uint64_t{ReadHeader(header)} + kFrameHeaderSize;
@@ -68,14 +69,34 @@ bool BufferedFrameDeserializer::EndReceive(size_t size) {
     auto frame = std::make_unique<Frame>();
     if (!frame->ParseFromArray(header + kFrameHeaderSize, frame_size - kFrameHeaderSize))
       return Break("a frame of " + std::to_string(frame_size) + " bytes is not an IPCFrame");
-    frames_.push_back(std::move(frame));
+    frames_.push_back(QueuedFrame{std::move(frame), base::ScopedFile()});
     consumed += frame_size;
   }
   // The partial frame, if any, to the front: the next read completes it.
   size_ -= consumed;
   if (consumed > 0 && size_ > 0)
     memmove(buffer_.get(), buffer_.get() + consumed, size_);
+  AttributeFd(first_new, std::move(fd));
   return true;
+}
+
+// Linux ends a read of a stream socket with the message that brought file
+// descriptors: bytes of earlier messages may come before it in the same
+// read, never after. Peers send a frame per message, so the descriptors
+// belong to the frame that ends the read; if the read ends inside a frame,
+// to that frame, completed by a later read.
+void BufferedFrameDeserializer::AttributeFd(size_t first_new, base::ScopedFile fd) {
+  const bool completed = frames_.size() > first_new;
+  if (completed && carried_fd_)
+    frames_[first_new].fd = std::move(carried_fd_);
+  if (!fd)
+    return;
+  if (size_ > 0) {
+    carried_fd_ = std::move(fd);  // Replaces (closes) any unclaimed one.
+  } else if (completed && !frames_.back().fd) {
+    frames_.back().fd = std::move(fd);
+  }
+  // Otherwise a descriptor no frame can own: closed here.
 }
 
 bool BufferedFrameDeserializer::Receive(const void* data, size_t size) {
@@ -86,7 +107,7 @@ bool BufferedFrameDeserializer::Receive(const void* data, size_t size) {
     const ReceiveBuffer room = BeginReceive();
     const size_t n = std::min(size, room.size);
     memcpy(room.data, src, n);
-    if (!EndReceive(n))
+    if (!EndReceive(n, base::ScopedFile()))
       return false;
     src += n;
     size -= n;
@@ -94,10 +115,12 @@ bool BufferedFrameDeserializer::Receive(const void* data, size_t size) {
   return !broken();
 }
 
-std::unique_ptr<Frame> BufferedFrameDeserializer::PopNextFrame() {
+std::unique_ptr<Frame> BufferedFrameDeserializer::PopNextFrame(base::ScopedFile* fd) {
   if (frames_.empty())
     return nullptr;
-  std::unique_ptr<Frame> frame = std::move(frames_.front());
+  std::unique_ptr<Frame> frame = std::move(frames_.front().frame);
+  if (fd)
+    *fd = std::move(frames_.front().fd);
   frames_.pop_front();
   return frame;
 }

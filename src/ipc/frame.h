@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "src/base/scoped_file.h"
 #include "zt/ipc/wire_protocol.gen.h"
 
 namespace zt {
@@ -56,19 +57,21 @@ class BufferedFrameDeserializer {
   // rest of a frame within the limit.
   ReceiveBuffer BeginReceive();
 
-  // |size| bytes were written at BeginReceive()'s data. Decodes every frame
-  // they complete into the queue. False once the stream is broken (a frame
+  // |size| bytes were written at BeginReceive()'s data, and |fd| came with
+  // them (or none). Decodes every frame they complete into the queue; the
+  // descriptor goes with the frame that ends the read (see AttributeFd). False once the stream is broken (a frame
   // over the limit, or bytes that are not an IPCFrame): error() says why,
   // the frames decoded before the break stay poppable, and every later
   // call fails. O(bytes received + bytes of the partial frame moved).
-  bool EndReceive(size_t size);
+  bool EndReceive(size_t size, base::ScopedFile fd = base::ScopedFile());
 
   // Copies |size| bytes in as if received, in as many reads as it takes
   // (tests, fuzzers). Same result as EndReceive().
   bool Receive(const void* data, size_t size);
 
-  // The oldest decoded frame not popped yet, or null.
-  std::unique_ptr<Frame> PopNextFrame();
+  // The oldest decoded frame not popped yet, or null; |fd| (if not null)
+  // gets the descriptor that came with it, if any.
+  std::unique_ptr<Frame> PopNextFrame(base::ScopedFile* fd = nullptr);
 
   bool broken() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
@@ -80,8 +83,15 @@ class BufferedFrameDeserializer {
 
   const size_t capacity_;
   std::unique_ptr<char[]> buffer_;
+  struct QueuedFrame {
+    std::unique_ptr<Frame> frame;
+    base::ScopedFile fd;
+  };
+  void AttributeFd(size_t first_new, base::ScopedFile fd);
+
   size_t size_ = 0;  // Bytes held at the front of buffer_.
-  std::deque<std::unique_ptr<Frame>> frames_;
+  std::deque<QueuedFrame> frames_;
+  base::ScopedFile carried_fd_;  // For the partial frame at the front.
   std::string error_;
 };
 

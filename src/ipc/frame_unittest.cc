@@ -1,5 +1,7 @@
 #include "src/ipc/frame.h"
 
+#include <fcntl.h>
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -158,6 +160,65 @@ TEST(FrameTest, UnknownFieldsAndRedundantVarintsAreAccepted) {
   std::unique_ptr<Frame> frame = deserializer.PopNextFrame();
   ASSERT_NE(frame, nullptr);
   EXPECT_EQ(frame->request_id(), 5u);
+}
+
+}  // namespace
+}  // namespace ipc
+}  // namespace zt
+
+namespace zt {
+namespace ipc {
+namespace {
+
+// Bytes into the deserializer as one read, with |fd| as what came with it.
+bool Read(BufferedFrameDeserializer* d, const std::string& bytes, base::ScopedFile fd) {
+  const BufferedFrameDeserializer::ReceiveBuffer room = d->BeginReceive();
+  if (bytes.size() > room.size)
+    return false;
+  memcpy(room.data, bytes.data(), bytes.size());
+  return d->EndReceive(bytes.size(), std::move(fd));
+}
+
+base::ScopedFile SomeFd() {
+  return base::ScopedFile(open("/dev/null", O_RDONLY | O_CLOEXEC));
+}
+
+// Linux ends a read with the message that brought descriptors: frames
+// before it in the same read came without them.
+TEST(FrameFdTest, ADescriptorGoesWithTheFrameThatEndsTheRead) {
+  BufferedFrameDeserializer d;
+  base::ScopedFile fd = SomeFd();
+  const int raw = fd.get();
+  ASSERT_TRUE(Read(&d,
+                   SerializeFrame(TestFrame(1, 3)) + SerializeFrame(TestFrame(2, 3)) +
+                       SerializeFrame(TestFrame(3, 3)),
+                   std::move(fd)));
+  base::ScopedFile got;
+  ASSERT_NE(d.PopNextFrame(&got), nullptr);
+  EXPECT_FALSE(got);
+  ASSERT_NE(d.PopNextFrame(&got), nullptr);
+  EXPECT_FALSE(got);
+  std::unique_ptr<Frame> third = d.PopNextFrame(&got);
+  ASSERT_NE(third, nullptr);
+  EXPECT_EQ(third->request_id(), 3u);
+  EXPECT_EQ(got.get(), raw);
+}
+
+TEST(FrameFdTest, ADescriptorOfAFrameCutByTheReadWaitsForItsEnd) {
+  BufferedFrameDeserializer d;
+  const std::string second = SerializeFrame(TestFrame(2, 40));
+  base::ScopedFile fd = SomeFd();
+  const int raw = fd.get();
+  ASSERT_TRUE(Read(&d, SerializeFrame(TestFrame(1, 3)) + second.substr(0, 10), std::move(fd)));
+  base::ScopedFile got;
+  ASSERT_NE(d.PopNextFrame(&got), nullptr);
+  EXPECT_FALSE(got) << "the frame before the cut one came without it";
+  EXPECT_EQ(d.PopNextFrame(&got), nullptr);
+  ASSERT_TRUE(Read(&d, second.substr(10), base::ScopedFile()));
+  std::unique_ptr<Frame> frame = d.PopNextFrame(&got);
+  ASSERT_NE(frame, nullptr);
+  EXPECT_EQ(frame->request_id(), 2u);
+  EXPECT_EQ(got.get(), raw);
 }
 
 }  // namespace

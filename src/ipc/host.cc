@@ -129,14 +129,15 @@ void Host::OnDataAvailable(base::UnixSocket* socket) {
     const BufferedFrameDeserializer::ReceiveBuffer room = client->frames.BeginReceive();
     base::ScopedFile fd;
     const size_t n = socket->Receive(room.data, room.size, &fd, 1);
-    if (fd)
-      client->received_fd = std::move(fd);  // For the method it came with.
     if (n == 0)
       return;  // Nothing more now; or the peer closed (OnDisconnect follows).
-    const bool intact = client->frames.EndReceive(n);
+    const bool intact = client->frames.EndReceive(n, std::move(fd));
     // Frames decoded before a break are still served, then the client goes.
-    while (std::unique_ptr<Frame> frame = client->frames.PopNextFrame()) {
+    while (std::unique_ptr<Frame> frame = client->frames.PopNextFrame(&client->received_fd)) {
       OnFrame(client, *frame);
+      // What the method did not take is closed: it came with this frame only.
+      if (weak && clients_.find(id) != clients_.end())
+        client->received_fd.reset();
       // A method may have dropped this client, or destroyed the host.
       if (!weak || clients_.find(id) == clients_.end())
         return;

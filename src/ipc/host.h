@@ -68,7 +68,7 @@ class Host : public base::UnixSocket::EventListener {
     ClientInfo info;
     std::unique_ptr<base::UnixSocket> socket;
     BufferedFrameDeserializer frames;
-    base::ScopedFile received_fd;  // Came with the frames being read.
+    base::ScopedFile received_fd;  // Came with the frame being served.
     std::vector<uint32_t> bound_services;  // Service ids (index + 1).
   };
 
