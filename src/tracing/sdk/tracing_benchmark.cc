@@ -3,6 +3,13 @@
 // beside a memcpy of the same bytes in the same run. Prints a table.
 //
 //   tracing_benchmark [--packets N] [--smb-kb K] [--page-kb P]
+//   tracing_benchmark --system PATH_TO_ZTRACED [...]
+//
+// With --system, the given ztraced runs as a child on private sockets (a
+// temp dir) and every row runs twice in the same process: an in-process
+// session, then a session on the system backend (the same SMB geometry,
+// the commits going over the producer socket to the daemon, which copies
+// the chunks into its own 64 MiB ring); the table sets them side by side.
 //
 // Each row: T threads each write N packets of S bytes (encoded TracePacket
 // size) into a 64 MiB RING_BUFFER session, the same footprint as memcpy's
@@ -13,7 +20,17 @@
 // Afterwards the buffer is read back: per thread the surviving packets must
 // be consecutive; `lost` counts the holes (a writer's drops).
 
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -34,10 +51,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Starts are counted so that a system session proves our producer took
+// part: a session the daemon started before the producer registered would
+// "lose" nothing because it received nothing.
+std::atomic<uint32_t> g_starts{0};
+
 class BenchSource : public zt::DataSource<BenchSource> {
  public:
   static constexpr zt::BufferExhaustedPolicy kBufferExhaustedPolicy =
       zt::BufferExhaustedPolicy::kStallThenDrop;
+  void OnStart(const StartArgs&) override { g_starts++; }
 };
 
 constexpr uint32_t kPayloadField = 900;  // TracePacket.for_testing, as bytes.
@@ -54,6 +77,8 @@ size_t PayloadFor(size_t packet_bytes) {
 struct Result {
   double seconds = 0;
   uint64_t lost = 0;
+  uint64_t kept = 0;     // Timed packets read back (the ring keeps the newest).
+  bool started = false;  // Our data source was started by the session.
 };
 
 constexpr uint64_t kRingBytes = 64ull << 20;
@@ -67,15 +92,23 @@ void WritePacket(BenchSource::TraceContext& ctx, std::vector<uint8_t>* payload,
                                     payload->size());
 }
 
-Result RunTrace(uint32_t threads, uint64_t packets, size_t packet_bytes) {
+zt::protos::gen::TraceConfig BenchConfig(uint64_t ring_bytes) {
   zt::protos::gen::TraceConfig cfg;
   auto* buf = cfg.add_buffers();
-  buf->set_size_kb(static_cast<uint32_t>(kRingBytes / 1024));
+  buf->set_size_kb(static_cast<uint32_t>(ring_bytes / 1024));
   buf->set_fill_policy(zt::protos::gen::TraceConfig_BufferConfig_FillPolicy_RING_BUFFER);
   cfg.add_data_sources()->mutable_config()->set_name("zt.bench");
-  auto session = zt::Tracing::NewTrace();
-  session->Setup(cfg);
+  return cfg;
+}
+
+Result RunTrace(uint32_t threads, uint64_t packets, size_t packet_bytes,
+                zt::BackendType backend = zt::kUnspecifiedBackend) {
+  auto session = zt::Tracing::NewTrace(backend);
+  session->Setup(BenchConfig(kRingBytes));
+  const uint32_t starts_before = g_starts.load();
   session->StartBlocking();
+  Result r;
+  r.started = g_starts.load() != starts_before;
 
   const size_t payload_size = std::max<size_t>(PayloadFor(packet_bytes), 8);
   {  // Warm-up lap, untimed, on a thread of its own (its own sequence).
@@ -114,7 +147,6 @@ Result RunTrace(uint32_t threads, uint64_t packets, size_t packet_bytes) {
   for (auto& t : pool)
     t.join();
   session->StopBlocking();
-  Result r;
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
   // Not timed: what survived must be, per thread, a hole-free run.
@@ -135,6 +167,7 @@ Result RunTrace(uint32_t threads, uint64_t packets, size_t packet_bytes) {
     const uint64_t thread = id >> 40, index = id & ((uint64_t{1} << 40) - 1);
     if (thread >= threads)
       continue;  // The warm-up lap.
+    r.kept++;
     if (last[thread] >= 0 && static_cast<int64_t>(index) != last[thread] + 1)
       r.lost += index - static_cast<uint64_t>(last[thread] + 1);
     last[thread] = static_cast<int64_t>(index);
@@ -164,6 +197,151 @@ double RunMemcpy(uint64_t total_packets, size_t packet_bytes) {
   return s;
 }
 
+// --system: the ztraced child and its private dir (sockets, log). Stopped
+// at exit (atexit, so every return and exit() path); should this process
+// die without exiting, the kernel sends the child SIGTERM
+// (PR_SET_PDEATHSIG), so no run leaves a daemon behind.
+pid_t g_daemon_pid = 0;
+std::string g_daemon_dir;
+
+std::string DaemonPath(const char* name) {
+  return g_daemon_dir + "/" + name;
+}
+
+void StopDaemon() {
+  if (g_daemon_pid > 0) {
+    kill(g_daemon_pid, SIGTERM);
+    int status = 0;
+    bool reaped = false;
+    for (int i = 0; i < 300 && !reaped; i++) {  // 3 s, then SIGKILL.
+      reaped = waitpid(g_daemon_pid, &status, WNOHANG) == g_daemon_pid;
+      if (!reaped)
+        usleep(10000);
+    }
+    if (!reaped) {
+      kill(g_daemon_pid, SIGKILL);
+      waitpid(g_daemon_pid, &status, 0);
+    }
+    g_daemon_pid = 0;
+  }
+  if (!g_daemon_dir.empty()) {
+    for (const char* f : {"producer.sock", "consumer.sock", "ztraced.log"})
+      unlink(DaemonPath(f).c_str());
+    rmdir(g_daemon_dir.c_str());
+    g_daemon_dir.clear();
+  }
+}
+
+// Ctrl-C or a kill while rows run: the child is stopped and its dir
+// removed here (async-signal-safe calls only, on paths copied beforehand),
+// then the signal takes its default course.
+char g_signal_paths[2][128];  // Log file, sockets' dir; set by StartDaemon.
+
+void OnSignal(int sig) {
+  if (g_daemon_pid > 0) {
+    kill(g_daemon_pid, SIGTERM);  // It removes its sockets.
+    waitpid(g_daemon_pid, nullptr, 0);
+  }
+  unlink(g_signal_paths[0]);
+  rmdir(g_signal_paths[1]);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void PrintDaemonLog() {
+  FILE* log = fopen(DaemonPath("ztraced.log").c_str(), "r");
+  if (!log)
+    return;
+  char line[512];
+  while (fgets(line, sizeof(line), log))
+    fprintf(stderr, "  ztraced: %s", line);
+  fclose(log);
+}
+
+bool Accepts(const std::string& path) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return false;
+  sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return ok;
+}
+
+// Starts |ztraced| on sockets of its own and waits (10 s at most) until
+// both accept connections. Before Tracing::Initialize: no other thread yet,
+// so fork() is safe, and the SDK reads the socket variables from here.
+bool StartDaemon(const char* ztraced) {
+  char dir[] = "/tmp/zt-bench-XXXXXX";
+  if (!mkdtemp(dir)) {
+    perror("tracing_benchmark: mkdtemp");
+    return false;
+  }
+  g_daemon_dir = dir;
+  atexit(StopDaemon);
+  const std::string producer = DaemonPath("producer.sock"), consumer = DaemonPath("consumer.sock");
+  const std::string log = DaemonPath("ztraced.log");
+  setenv("PERFETTO_PRODUCER_SOCK_NAME", producer.c_str(), 1);
+  setenv("PERFETTO_CONSUMER_SOCK_NAME", consumer.c_str(), 1);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    perror("tracing_benchmark: fork");
+    return false;
+  }
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+      _exit(1);  // The parent died before prctl took effect.
+    execl(ztraced, ztraced, "--producer-socket", producer.c_str(), "--consumer-socket",
+          consumer.c_str(), "--log-file", log.c_str(), static_cast<char*>(nullptr));
+    fprintf(stderr, "tracing_benchmark: cannot run %s: %s\n", ztraced, strerror(errno));
+    _exit(127);
+  }
+  g_daemon_pid = pid;
+  snprintf(g_signal_paths[0], sizeof(g_signal_paths[0]), "%s", log.c_str());
+  snprintf(g_signal_paths[1], sizeof(g_signal_paths[1]), "%s", g_daemon_dir.c_str());
+  signal(SIGINT, OnSignal);
+  signal(SIGTERM, OnSignal);
+  for (int i = 0; i < 1000; i++) {  // 10 ms steps.
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      g_daemon_pid = 0;
+      fprintf(stderr, "tracing_benchmark: %s exited (status 0x%x) before listening\n",
+              ztraced, status);
+      PrintDaemonLog();
+      return false;
+    }
+    if (Accepts(producer) && Accepts(consumer))
+      return true;
+    usleep(10000);
+  }
+  fprintf(stderr, "tracing_benchmark: %s did not listen within 10 s\n", ztraced);
+  PrintDaemonLog();
+  return false;
+}
+
+// The producer connects to the daemon on its own, asynchronously: probe
+// with small sessions until one starts our data source (10 s at most).
+bool WaitForSystemProducer() {
+  for (int i = 0; i < 200; i++) {
+    auto session = zt::Tracing::NewTrace(zt::kSystemBackend);
+    if (!session)
+      return false;
+    session->Setup(BenchConfig(1 << 20));
+    const uint32_t before = g_starts.load();
+    session->StartBlocking();
+    const bool started = g_starts.load() != before;
+    session->StopBlocking();
+    if (started)
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 void Usage() {
   fprintf(stderr,
           "usage: tracing_benchmark [--packets N] [--smb-kb K] [--page-kb P]\n"
@@ -172,7 +350,59 @@ void Usage() {
           "  --smb-kb K   shared memory buffer size (default 4096)\n"
           "  --page-kb P  SMB page size, 4..32 (default 32)\n"
           "  --threads T  only the rows with T threads (1 or 2)\n"
-          "  --bytes S    only the rows with S-byte packets (64 or 4096)\n");
+          "  --bytes S    only the rows with S-byte packets (64 or 4096)\n"
+          "  --system Z   also run every row through the ztraced binary Z (a child\n"
+          "               on private sockets) and compare with in-process\n");
+}
+
+uint64_t PerThread(uint64_t packets, size_t bytes) {
+  return bytes == 64 ? packets : std::max<uint64_t>(1, packets / 64);
+}
+
+// Each row twice in this process, in-process then system; both must lose
+// nothing, and the system session must have started our data source and
+// kept some of its packets.
+int RunSystemTable(uint64_t packets, uint32_t smb_kb, uint32_t page_kb, uint32_t only_threads,
+                   uint32_t only_bytes) {
+  if (!WaitForSystemProducer()) {
+    fprintf(stderr, "tracing_benchmark: the producer never reached ztraced\n");
+    PrintDaemonLog();
+    return 1;
+  }
+  printf("SMB %u KiB, %u KiB pages; 64 MiB ring buffer, warmed; %u cores; in-process vs "
+         "system (ztraced)\n",
+         smb_kb, page_kb, std::thread::hardware_concurrency());
+  printf("%-7s %-6s %10s | %10s %7s %5s | %10s %7s %5s | %6s\n", "threads", "packet", "packets",
+         "in-proc/s", "MB/s", "lost", "system/s", "MB/s", "lost", "ratio");
+  int failures = 0;
+  for (size_t bytes : {size_t{64}, size_t{4096}}) {
+    for (uint32_t threads : {1u, 2u}) {
+      if ((only_threads && threads != only_threads) || (only_bytes && bytes != only_bytes))
+        continue;
+      const uint64_t per_thread = PerThread(packets, bytes);
+      const uint64_t total = per_thread * threads;
+      const double mb = static_cast<double>(total * bytes) / 1e6;
+      const Result in = RunTrace(threads, per_thread, bytes, zt::kInProcessBackend);
+      const Result sys = RunTrace(threads, per_thread, bytes, zt::kSystemBackend);
+      printf("%-7u %-6zu %10llu | %9.2fM %7.0f %5llu | %9.2fM %7.0f %5llu | %5.1f%%\n", threads,
+             bytes, static_cast<unsigned long long>(total),
+             static_cast<double>(total) / in.seconds / 1e6, mb / in.seconds,
+             static_cast<unsigned long long>(in.lost),
+             static_cast<double>(total) / sys.seconds / 1e6, mb / sys.seconds,
+             static_cast<unsigned long long>(sys.lost), 100.0 * in.seconds / sys.seconds);
+      for (const Result* r : {&in, &sys}) {
+        if (r->lost != 0 || !r->started || r->kept == 0) {
+          fprintf(stderr, "tracing_benchmark: %s session: lost %llu, started %d, kept %llu\n",
+                  r == &in ? "in-process" : "system", static_cast<unsigned long long>(r->lost),
+                  r->started, static_cast<unsigned long long>(r->kept));
+          failures++;
+        }
+      }
+    }
+  }
+  if (failures)
+    PrintDaemonLog();
+  return failures ? 1 : 0;
 }
 
 }  // namespace
@@ -181,6 +411,7 @@ int main(int argc, char** argv) {
   uint64_t packets = 5000000;
   uint32_t smb_kb = 4096, page_kb = 32;
   uint32_t only_threads = 0, only_bytes = 0;  // 0: every row.
+  const char* ztraced = nullptr;
   for (int i = 1; i < argc; i++) {
     const std::string arg = argv[i];
     auto value = [&]() -> unsigned long long {
@@ -200,6 +431,8 @@ int main(int argc, char** argv) {
       only_threads = static_cast<uint32_t>(value());
     } else if (arg == "--bytes") {
       only_bytes = static_cast<uint32_t>(value());
+    } else if (arg == "--system" && i + 1 < argc) {
+      ztraced = argv[++i];
     } else {
       Usage();
       return arg == "--help" || arg == "-h" ? 0 : 2;
@@ -209,13 +442,21 @@ int main(int argc, char** argv) {
     Usage();
     return 2;
   }
+  if (ztraced && !StartDaemon(ztraced))
+    return 1;
   zt::TracingInitArgs args;
+  // Both backends get the same SMB geometry (each producer has its own).
   args.shmem_size_hint_kb = smb_kb;
   args.shmem_page_size_hint_kb = page_kb;
-  zt::Tracing::Initialize(args);
+  if (ztraced)
+    args.backends = zt::kInProcessBackend | zt::kSystemBackend;
+  if (!zt::Tracing::Initialize(args))
+    return 1;
   zt::protos::gen::DataSourceDescriptor desc;
   desc.set_name("zt.bench");
   BenchSource::Register(desc);
+  if (ztraced)
+    return RunSystemTable(packets, smb_kb, page_kb, only_threads, only_bytes);
 
   printf("SMB %u KiB, %u KiB pages; 64 MiB ring buffer, warmed; %u cores\n", smb_kb,
          page_kb, std::thread::hardware_concurrency());
@@ -228,7 +469,7 @@ int main(int argc, char** argv) {
           (only_bytes && bytes != only_bytes)) {
         continue;
       }
-      const uint64_t per_thread = bytes == 64 ? packets : std::max<uint64_t>(1, packets / 64);
+      const uint64_t per_thread = PerThread(packets, bytes);
       const Result r = RunTrace(threads, per_thread, bytes);
       const uint64_t total = per_thread * threads;
       const double mcpy = RunMemcpy(total, bytes);
