@@ -120,6 +120,36 @@ int Main(int argc, char** argv) {
   // A consumer that vanishes mid-reply must not kill the service.
   signal(SIGPIPE, SIG_IGN);
 
+  // --background forks first (a task runner and its sockets do not survive
+  // a fork), then the parent waits until the child listens or fails, so
+  // that the command returning means the service is ready.
+  base::ScopedFile ready_pipe;
+  if (background) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      ZT_PLOG("ztraced: pipe2");
+      return 1;
+    }
+    const pid_t pid = fork();
+    if (pid < 0) {
+      ZT_PLOG("ztraced: fork");
+      return 1;
+    }
+    if (pid > 0) {
+      close(fds[1]);
+      char ready = 1;
+      const bool ok = read(fds[0], &ready, 1) == 1 && ready == 0;
+      close(fds[0]);
+      if (!ok)
+        return 1;  // The child said why on stderr, and exited.
+      printf("%d\n", static_cast<int>(pid));
+      return 0;
+    }
+    close(fds[0]);
+    ready_pipe.reset(fds[1]);
+    setsid();
+  }
+
   int quit_pipe[2];
   if (pipe2(quit_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
     ZT_PLOG("ztraced: pipe2");
@@ -153,17 +183,8 @@ int Main(int argc, char** argv) {
   });
 
   if (background) {
-    // Forked after listening: when the parent exits, clients can connect.
-    const pid_t pid = fork();
-    if (pid < 0) {
-      ZT_PLOG("ztraced: fork");
-      return 1;
-    }
-    if (pid > 0) {
-      printf("%d\n", static_cast<int>(pid));
-      return 0;
-    }
-    setsid();
+    // Ready: the parent, waiting on the pipe, returns now. Output from here
+    // on goes to the log file, or nowhere.
     base::ScopedFile null(open("/dev/null", O_RDWR | O_CLOEXEC));
     if (null) {
       dup2(null.get(), STDIN_FILENO);
@@ -171,6 +192,10 @@ int Main(int argc, char** argv) {
       if (log_file.empty())
         dup2(null.get(), STDERR_FILENO);
     }
+    const char ready = 0;
+    ssize_t ignored = write(ready_pipe.get(), &ready, 1);
+    (void)ignored;
+    ready_pipe.reset();
   }
   ZT_ILOG("ztraced %s (pid %d): producers on %s, consumers on %s", ZT_VERSION,
           static_cast<int>(getpid()), producer_socket.c_str(), consumer_socket.c_str());
