@@ -271,6 +271,34 @@ TEST_F(SystemModeTest, ProducersReconnectToARestartedDaemon) {
   EXPECT_EQ(r.duplicates, 0u);
 }
 
+// --background returns once the daemon serves; SIGTERM stops it cleanly.
+TEST_F(SystemModeTest, ABackgroundDaemonServesOnceTheCommandReturns) {
+  std::unique_ptr<Subprocess> start = Subprocess::Start(
+      {ZT_ZTRACED_BIN, "--background", "--log-file", dir_ + "/ztraced.log"}, Env());
+  ASSERT_TRUE(start);
+  int status = -1;
+  ASSERT_TRUE(start->WaitExit(kProcessTimeoutMs, &status));
+  ASSERT_EQ(status, 0) << start->ReadAllStderr();
+  ASSERT_TRUE(CanConnect(consumer_socket_)) << "not serving when --background returned";
+  const std::string out = dir_ + "/short.pftrace";
+  recorder_ = Subprocess::Start({ZT_ZTRACE_BIN, "record", "-t", "100ms", "-o", out}, Env());
+  ASSERT_TRUE(recorder_);
+  ASSERT_TRUE(recorder_->WaitExit(kProcessTimeoutMs, &status));
+  EXPECT_EQ(status, 0) << recorder_->ReadAllStderr();
+  // The pid it printed is the daemon's: SIGTERM removes its sockets.
+  std::ifstream log(dir_ + "/ztraced.log");
+  std::string line;
+  ASSERT_TRUE(std::getline(log, line)) << "nothing logged";
+  const std::string marker = "(pid ";
+  const size_t at = line.find(marker);
+  ASSERT_NE(at, std::string::npos) << line;
+  const pid_t pid = static_cast<pid_t>(std::stol(line.substr(at + marker.size())));
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  EXPECT_TRUE(base::WaitFor([&] { return access(consumer_socket_.c_str(), F_OK) != 0; },
+                            kProcessTimeoutMs))
+      << "the daemon did not stop on SIGTERM";
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace zt
