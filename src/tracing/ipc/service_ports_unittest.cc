@@ -1,0 +1,805 @@
+// The service's ports (ServiceIpcHost: "ProducerPort" and "ConsumerPort")
+// at the protocol level: hand-built frames over real socketpairs, on a
+// virtual-time runner (nothing runs unless the test pumps it), as a broken
+// or hostile client would send them. Also writes the seed corpus of
+// service_ports_fuzzer (SeedCorpus, at the end).
+
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "src/base/memfd_shared_memory.h"
+#include "src/base/scoped_file.h"
+#include "src/base/test/test_task_runner.h"
+#include "src/base/unix_socket.h"
+#include "src/ipc/frame.h"
+#include "src/ipc/host.h"
+#include "src/tracing/ipc/service_ipc_host.h"
+#include "zt/base/logging.h"
+#include "zt/config/trace_config.gen.h"
+#include "zt/ext/tracing/core/commit_data_codec.h"
+#include "zt/ext/tracing/core/shared_memory_abi.h"
+#include "zt/ipc/consumer_port.gen.h"
+#include "zt/ipc/producer_port.gen.h"
+
+namespace zt {
+namespace {
+
+using ipc::Frame;
+using protos::gen::GetAsyncCommandResponse;
+
+// What a client sent, as service_ports_fuzzer reads its input (see its
+// header): the seed corpus is the recording of real sessions.
+struct Record {
+  enum Flags : uint8_t {
+    kToConsumer = 1 << 0,
+    kWithSmb = 1 << 1,
+    kAdvanceTime = 1 << 3,
+    kIntoSmb = 1 << 4,
+  };
+  uint8_t flags;
+  std::string bytes;
+};
+
+std::string Serialize(const std::vector<Record>& records) {
+  std::string out;
+  for (const Record& r : records) {
+    ZT_CHECK(r.bytes.size() <= 0xffff);
+    out.push_back(static_cast<char>(r.flags));
+    out.push_back(static_cast<char>(r.bytes.size() & 0xff));
+    out.push_back(static_cast<char>(r.bytes.size() >> 8));
+    out += r.bytes;
+  }
+  return out;
+}
+
+class Wire;
+
+// One client connection: the test's end of a socketpair whose other end a
+// port's host adopted, served by the same runner. Sends what the test
+// builds, collects every frame the host sends (with its descriptor).
+class RawClient : public base::UnixSocket::EventListener {
+ public:
+  struct Received {
+    std::unique_ptr<Frame> frame;
+    base::ScopedFile fd;
+  };
+
+  RawClient(Wire* wire, bool consumer);
+
+  bool consumer() const { return consumer_; }
+  bool closed() const { return closed_; }
+  uint64_t next_request_id() const { return next_request_id_; }
+
+  // Sends |bytes| in one sendmsg (with |fd| if not -1).
+  void Send(const std::string& bytes, int fd = -1);
+  // Binds the port's service and learns its method ids (pumps).
+  void Bind();
+  // The frame of a call to |method| (by name) with a new request id.
+  std::string CallFrame(const std::string& method, const std::string& args,
+                        uint64_t* request_id = nullptr);
+  uint64_t Call(const std::string& method, const std::string& args = "", int fd = -1) {
+    uint64_t id = 0;
+    Send(CallFrame(method, args, &id), fd);
+    return id;
+  }
+  void Close() { sock_.reset(); }
+
+  // UnixSocket::EventListener.
+  void OnDataAvailable(base::UnixSocket* socket) override;
+  void OnDisconnect(base::UnixSocket*) override { closed_ = true; }
+
+  // The replies received for |request_id|, in order.
+  std::vector<const Received*> Replies(uint64_t request_id) const {
+    std::vector<const Received*> out;
+    for (const Received& r : received_) {
+      if (r.frame->request_id() == request_id && r.frame->has_msg_invoke_method_reply())
+        out.push_back(&r);
+    }
+    return out;
+  }
+  // The one final reply to |request_id|: its success, and its reply_proto.
+  bool Answered(uint64_t request_id, bool* success, std::string* reply = nullptr) const {
+    for (const Received* r : Replies(request_id)) {
+      const auto& m = r->frame->msg_invoke_method_reply();
+      if (!m.has_more()) {
+        *success = m.success();
+        if (reply)
+          *reply = m.reply_proto();
+        return true;
+      }
+    }
+    return false;
+  }
+  const std::vector<Received>& received() const { return received_; }
+
+ private:
+  Wire* const wire_;
+  const bool consumer_;
+  std::unique_ptr<base::UnixSocket> sock_;
+  ipc::BufferedFrameDeserializer frames_;
+  std::vector<Received> received_;
+  bool closed_ = false;
+  uint64_t next_request_id_ = 1;
+  uint32_t service_id_ = 0;
+  std::map<std::string, uint32_t> method_ids_;
+};
+
+// A ServiceIpcHost on a virtual-time runner, and the raw clients of its
+// two ports. Optionally records what the clients send (the seed corpus).
+class Wire {
+ public:
+  Wire() : host_(ServiceIpcHost::CreateUnbound(&runner_)) { ZT_CHECK(host_ != nullptr); }
+  ~Wire() {
+    clients_.clear();
+    runner_.RunUntilIdle();
+    host_.reset();  // Before the runner its endpoints post to.
+  }
+
+  RawClient* NewClient(bool consumer) {
+    clients_.push_back(std::make_unique<RawClient>(this, consumer));
+    return clients_.back().get();
+  }
+  RawClient* NewProducer() { return NewClient(false); }
+  RawClient* NewConsumer() { return NewClient(true); }
+
+  // Runs the service and the clients until nothing is left to do (bounded:
+  // the runner aborts a test that never becomes idle).
+  void Pump() { runner_.RunUntilIdle(); }
+  // Virtual time forward (timeouts), running what falls due on the way.
+  void Advance(uint32_t ms) {
+    runner_.AdvanceTimeAndRunUntilIdle(ms);
+    if (recording_ && !recording_->empty())
+      recording_->back().flags |= Record::kAdvanceTime;
+  }
+
+  base::TestTaskRunner* runner() { return &runner_; }
+  ServiceIpcHost* host() { return host_.get(); }
+  std::vector<Record>* recording() { return recording_; }
+  void set_recording(std::vector<Record>* recording) { recording_ = recording; }
+
+ private:
+  base::TestTaskRunner runner_;
+  std::unique_ptr<ServiceIpcHost> host_;
+  std::vector<std::unique_ptr<RawClient>> clients_;
+  std::vector<Record>* recording_ = nullptr;
+};
+
+RawClient::RawClient(Wire* wire, bool consumer) : wire_(wire), consumer_(consumer) {
+  int fds[2];
+  ZT_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+  ipc::Host* host = consumer ? wire->host()->consumer_host() : wire->host()->producer_host();
+  host->AdoptClient(
+      base::UnixSocket::AdoptConnected(base::ScopedFile(fds[1]), nullptr, wire->runner()));
+  sock_ = base::UnixSocket::AdoptConnected(base::ScopedFile(fds[0]), this, wire->runner());
+}
+
+void RawClient::Send(const std::string& bytes, int fd) {
+  if (std::vector<Record>* rec = wire_->recording()) {
+    uint8_t flags = consumer_ ? Record::kToConsumer : 0;
+    if (fd >= 0)
+      flags |= Record::kWithSmb;
+    rec->push_back(Record{flags, bytes});
+  }
+  ASSERT_TRUE(sock_->Send(bytes.data(), bytes.size(), fd >= 0 ? &fd : nullptr, fd >= 0 ? 1 : 0));
+}
+
+void RawClient::Bind() {
+  Frame bind;
+  const uint64_t id = next_request_id_++;
+  bind.set_request_id(id);
+  bind.mutable_msg_bind_service()->set_service_name(consumer_ ? "ConsumerPort" : "ProducerPort");
+  Send(ipc::SerializeFrame(bind));
+  wire_->Pump();
+  for (const Received& r : received_) {
+    if (r.frame->request_id() != id || !r.frame->has_msg_bind_service_reply())
+      continue;
+    ASSERT_TRUE(r.frame->msg_bind_service_reply().success());
+    service_id_ = r.frame->msg_bind_service_reply().service_id();
+    for (const auto& m : r.frame->msg_bind_service_reply().methods())
+      method_ids_[m.name()] = m.id();
+  }
+  ASSERT_NE(service_id_, 0u) << "no bind reply";
+}
+
+std::string RawClient::CallFrame(const std::string& method, const std::string& args,
+                                 uint64_t* request_id) {
+  Frame call;
+  const uint64_t id = next_request_id_++;
+  if (request_id)
+    *request_id = id;
+  call.set_request_id(id);
+  auto* invoke = call.mutable_msg_invoke_method();
+  invoke->set_service_id(service_id_);
+  // An unknown name gets an id no port has (the host must refuse it).
+  invoke->set_method_id(method_ids_.count(method) ? method_ids_[method] : 999);
+  invoke->set_args_proto(args);
+  return ipc::SerializeFrame(call);
+}
+
+void RawClient::OnDataAvailable(base::UnixSocket* socket) {
+  for (;;) {
+    const ipc::BufferedFrameDeserializer::ReceiveBuffer room = frames_.BeginReceive();
+    base::ScopedFile fd;
+    const size_t n = socket->Receive(room.data, room.size, &fd, 1);
+    if (n == 0)
+      return;  // Nothing more now, or the host closed it (OnDisconnect).
+    ASSERT_TRUE(frames_.EndReceive(n, std::move(fd))) << frames_.error();
+    for (;;) {
+      Received r;
+      r.frame = frames_.PopNextFrame(&r.fd);
+      if (!r.frame)
+        break;
+      received_.push_back(std::move(r));
+    }
+  }
+}
+
+// --- Sessions -------------------------------------------------------------
+
+protos::gen::TraceConfig Config(uint32_t size_kb = 4096) {
+  protos::gen::TraceConfig cfg;
+  cfg.add_buffers()->set_size_kb(size_kb);
+  cfg.add_data_sources()->mutable_config()->set_name("ds");
+  return cfg;
+}
+
+std::string EnableTracingArgs(const protos::gen::TraceConfig& cfg) {
+  protos::gen::EnableTracingRequest req;
+  *req.mutable_trace_config() = cfg;
+  return req.SerializeAsString();
+}
+
+std::string InitializeConnectionArgs(bool provided_shmem) {
+  protos::gen::InitializeConnectionRequest req;
+  req.set_producer_name("raw");
+  if (provided_shmem)
+    req.set_producer_provided_shmem(true);
+  return req.SerializeAsString();
+}
+
+std::string RegisterDataSourceArgs(const std::string& name) {
+  protos::gen::RegisterDataSourceRequest req;
+  req.mutable_data_source_descriptor()->set_name(name);
+  return req.SerializeAsString();
+}
+
+// A producer speaking the port by hand: its SMB (its own memfd, the default
+// geometry) written with SharedMemoryABI as a writer thread would.
+class RawProducer {
+ public:
+  explicit RawProducer(Wire* wire, bool provide_smb = true) : wire_(wire) {
+    client_ = wire->NewProducer();
+    client_->Bind();
+    const TracingService::ShmGeometry g = TracingService::ComputeShmGeometry(0, 0);
+    if (provide_smb) {
+      smb_ = base::MemfdSharedMemory::Create(g.size);
+      ZT_CHECK(smb_ != nullptr);
+      abi_.Initialize(smb_->start(), smb_->size(), g.page_size);
+    }
+    init_id_ = client_->Call("InitializeConnection", InitializeConnectionArgs(provide_smb),
+                             smb_ ? smb_->fd() : -1);
+    commands_id_ = client_->Call("GetAsyncCommand");
+    client_->Call("RegisterDataSource", RegisterDataSourceArgs("ds"));
+    wire->Pump();
+  }
+
+  RawClient* client() { return client_; }
+  uint64_t init_id() const { return init_id_; }
+
+  // The buffer of the last instance set up; 0 if none.
+  uint32_t TargetBuffer() const {
+    uint32_t target = 0;
+    for (const RawClient::Received* r : client_->Replies(commands_id_)) {
+      GetAsyncCommandResponse cmd;
+      EXPECT_TRUE(cmd.ParseFromString(r->frame->msg_invoke_method_reply().reply_proto()));
+      if (cmd.has_setup_data_source())
+        target = cmd.setup_data_source().config().target_buffer();
+    }
+    return target;
+  }
+
+  // Writes |packets| (TracePacket { for_testing { str } }) into one chunk,
+  // the whole of page |page|, as writer 1 with the next chunk id; returns
+  // the CommitData that moves it. Recorded as the producer's own SMB write
+  // when the wire records.
+  CommitData::ChunkToMove WriteChunk(uint32_t page, const std::vector<std::string>& packets,
+                                     uint32_t target_buffer) {
+    SharedMemoryABI::ChunkHeaderValues header;
+    header.chunk_id = next_chunk_id_++;
+    header.writer_id = 1;
+    header.packet_count = static_cast<uint16_t>(packets.size());
+    SharedMemoryABI::Chunk chunk =
+        abi_.TryPartitionPageAndAcquireFirstChunk(page, SharedMemoryABI::kPageDiv1, header);
+    ZT_CHECK(chunk.is_valid());
+    uint8_t* p = chunk.payload_begin();
+    for (const std::string& str : packets) {
+      // TestEvent { str = 1 } inside TracePacket { for_testing = 900 }.
+      std::string event = "\x0a" + Varint(str.size()) + str;
+      std::string packet = "\xa2\x38" + Varint(event.size()) + event;
+      ZT_CHECK(p + 4 + packet.size() <= chunk.end());
+      // The writers' redundant 4-byte size header.
+      for (int i = 0; i < 4; i++)
+        *p++ = static_cast<uint8_t>(((packet.size() >> (7 * i)) & 0x7f) | (i < 3 ? 0x80 : 0));
+      memcpy(p, packet.data(), packet.size());
+      p += packet.size();
+    }
+    const size_t used = static_cast<size_t>(p - abi_.start()) - page * abi_.page_size();
+    ZT_CHECK(abi_.ReleaseChunkAsComplete(std::move(chunk)));
+    if (std::vector<Record>* rec = wire_->recording()) {
+      // u16 offset in 4-byte units, then the page's bytes.
+      const uint32_t offset = page * static_cast<uint32_t>(abi_.page_size()) / 4;
+      std::string bytes = {static_cast<char>(offset & 0xff), static_cast<char>(offset >> 8)};
+      bytes.append(reinterpret_cast<const char*>(abi_.start() + page * abi_.page_size()), used);
+      rec->push_back(Record{Record::kIntoSmb, bytes});
+    }
+    return CommitData::ChunkToMove{page, 0, target_buffer};
+  }
+
+  uint64_t Commit(const CommitData& data) {
+    return client_->Call("CommitData", SerializeCommitData(data));
+  }
+
+ private:
+  static std::string Varint(uint64_t v) {
+    std::string out;
+    for (; v >= 0x80; v >>= 7)
+      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    out.push_back(static_cast<char>(v));
+    return out;
+  }
+
+  Wire* wire_;
+  RawClient* client_;
+  std::unique_ptr<base::MemfdSharedMemory> smb_;
+  SharedMemoryABI abi_;
+  uint64_t init_id_ = 0;
+  uint64_t commands_id_ = 0;
+  uint32_t next_chunk_id_ = 0;
+};
+
+// The packet bytes of a consumer's ReadBuffers replies to |request_id|,
+// slices concatenated; |*complete| if the last reply (has_more false) came.
+std::string ReadData(const RawClient& c, uint64_t request_id, bool* complete) {
+  std::string data;
+  *complete = false;
+  for (const RawClient::Received* r : c.Replies(request_id)) {
+    const auto& m = r->frame->msg_invoke_method_reply();
+    EXPECT_TRUE(m.success());
+    protos::gen::ReadBuffersResponse resp;
+    EXPECT_TRUE(resp.ParseFromString(m.reply_proto()));
+    for (const auto& slice : resp.slices())
+      data += slice.data();
+    *complete |= !m.has_more();
+  }
+  return data;
+}
+
+protos::gen::TraceStats Stats(Wire* wire, RawClient* consumer) {
+  const uint64_t id = consumer->Call("GetTraceStats");
+  wire->Pump();
+  bool success = false;
+  std::string reply;
+  protos::gen::GetTraceStatsResponse resp;
+  EXPECT_TRUE(consumer->Answered(id, &success, &reply) && success);
+  EXPECT_TRUE(resp.ParseFromString(reply));
+  return resp.trace_stats();
+}
+
+// Whether |c| is still served: a call answered with success.
+bool Served(Wire* wire, RawClient* c) {
+  const uint64_t id = c->Call(c->consumer() ? "QueryCapabilities" : "Sync");
+  wire->Pump();
+  bool success = false;
+  return !c->closed() && c->Answered(id, &success) && success;
+}
+
+class ServicePortsTest : public ::testing::Test {
+ protected:
+  Wire wire_;
+};
+
+// --- Framing at the ports -------------------------------------------------
+
+// Every answer of a producer's session (request id, success, has_more,
+// reply, whether an fd came), for bytes written in the given pieces.
+std::vector<std::string> ProducerAnswers(const std::vector<size_t>& cuts,
+                                         const std::string& stream) {
+  Wire wire;
+  RawClient* p = wire.NewProducer();
+  size_t at = 0;
+  for (size_t i = 0; i <= cuts.size(); i++) {
+    const size_t end = i < cuts.size() ? cuts[i] : stream.size();
+    p->Send(stream.substr(at, end - at));
+    wire.Pump();
+    at = end;
+  }
+  std::vector<std::string> out;
+  for (const RawClient::Received& r : p->received()) {
+    std::string line = std::to_string(r.frame->request_id()) + " ";
+    if (r.frame->has_msg_bind_service_reply())
+      line += "bind " + std::to_string(r.frame->msg_bind_service_reply().success());
+    const auto& m = r.frame->msg_invoke_method_reply();
+    line += std::to_string(m.success()) + std::to_string(m.has_more()) + m.reply_proto() +
+            (r.fd ? " fd" : "");
+    out.push_back(line);
+  }
+  return out;
+}
+
+TEST(ServicePortsFramingTest, FramesSplitAtEveryByteBoundaryGetTheSameAnswers) {
+  // The bytes of a producer's session, ids as the port numbers them.
+  std::string stream;
+  {
+    Wire wire;
+    RawClient* p = wire.NewProducer();
+    p->Bind();
+    Frame bind;
+    bind.set_request_id(1);
+    bind.mutable_msg_bind_service()->set_service_name("ProducerPort");
+    stream = ipc::SerializeFrame(bind);
+    stream += p->CallFrame("InitializeConnection", InitializeConnectionArgs(false));
+    stream += p->CallFrame("GetAsyncCommand", "");
+    stream += p->CallFrame("RegisterDataSource", RegisterDataSourceArgs("ds"));
+    stream += p->CallFrame("RegisterTraceWriter", "");
+    stream += p->CallFrame("Sync", "");
+  }
+  const std::vector<std::string> whole = ProducerAnswers({}, stream);
+  ASSERT_EQ(whole.size(), 5u);  // Bind and every call but GetAsyncCommand.
+  std::vector<size_t> every_byte;
+  for (size_t cut = 1; cut < stream.size(); cut++) {
+    ASSERT_EQ(ProducerAnswers({cut}, stream), whole) << "cut at byte " << cut;
+    every_byte.push_back(cut);
+  }
+  EXPECT_EQ(ProducerAnswers(every_byte, stream), whole);
+}
+
+TEST_F(ServicePortsTest, ThousandCoalescedSyncsAreAllAnsweredInOrder) {
+  RawClient* p = wire_.NewProducer();
+  p->Bind();
+  const uint64_t first = p->next_request_id();
+  std::string bytes;
+  for (int i = 0; i < 1000; i++)
+    bytes += p->CallFrame("Sync", "");
+  p->Send(bytes);
+  wire_.Pump();
+  std::vector<uint64_t> ids;
+  for (const RawClient::Received& r : p->received()) {
+    if (!r.frame->has_msg_invoke_method_reply())
+      continue;
+    EXPECT_TRUE(r.frame->msg_invoke_method_reply().success());
+    ids.push_back(r.frame->request_id());
+  }
+  ASSERT_EQ(ids.size(), 1000u);
+  for (size_t i = 0; i < ids.size(); i++)
+    ASSERT_EQ(ids[i], first + i);
+  EXPECT_FALSE(p->closed());
+}
+
+// Bytes that break a connection's stream: it is closed, and no one else's.
+class BadBytesTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BadBytesTest, CloseThatConnectionOnly) {
+  Wire wire;
+  RawProducer good(&wire);
+  RawClient* consumer = wire.NewConsumer();
+  consumer->Bind();
+  const uint64_t enable = consumer->Call("EnableTracing", EnableTracingArgs(Config()));
+  wire.Pump();
+  ASSERT_NE(good.TargetBuffer(), 0u);
+
+  RawClient* bad = wire.NewProducer();
+  bad->Bind();
+  bad->Send(GetParam());
+  wire.Pump();
+  EXPECT_TRUE(bad->closed());
+  EXPECT_EQ(wire.host()->producer_host()->stats().clients_dropped_for_bad_frames, 1u);
+  EXPECT_EQ(wire.host()->producer_host()->num_clients(), 1u);
+
+  EXPECT_TRUE(Served(&wire, good.client()));
+  EXPECT_TRUE(Served(&wire, consumer));
+  bool success = false;
+  EXPECT_FALSE(consumer->Answered(enable, &success)) << "the session went on";
+  EXPECT_EQ(Stats(&wire, consumer).producers_connected(), 1u);
+}
+
+std::string OversizeFrame() {
+  // A header announcing 1 MiB, and the first bytes of it.
+  std::string bytes = {0, 0, 0x10, 0};
+  bytes += std::string(4096, 'x');
+  return bytes;
+}
+std::string GarbageFrame() {
+  // Within the limit, but not an IPCFrame (a field with wire type 7).
+  std::string bytes = {16, 0, 0, 0};
+  bytes += std::string(16, '\xff');
+  return bytes;
+}
+INSTANTIATE_TEST_SUITE_P(ServicePorts, BadBytesTest,
+                         ::testing::Values(OversizeFrame(), GarbageFrame()));
+
+TEST_F(ServicePortsTest, UnknownMethodIdFailsAndTheConnectionStays) {
+  RawProducer p(&wire_);
+  const uint64_t id = p.client()->Call("NoSuchMethod");
+  wire_.Pump();
+  bool success = true;
+  ASSERT_TRUE(p.client()->Answered(id, &success));
+  EXPECT_FALSE(success);
+  EXPECT_TRUE(Served(&wire_, p.client()));
+
+  RawClient* c = wire_.NewConsumer();
+  c->Bind();
+  const uint64_t cid = c->Call("NoSuchMethod");
+  wire_.Pump();
+  ASSERT_TRUE(c->Answered(cid, &success));
+  EXPECT_FALSE(success);
+  EXPECT_TRUE(Served(&wire_, c));
+}
+
+// --- Producers ------------------------------------------------------------
+
+TEST_F(ServicePortsTest, InitializeConnectionTwiceIsRefused) {
+  RawProducer p(&wire_);
+  bool success = false;
+  std::string reply;
+  ASSERT_TRUE(p.client()->Answered(p.init_id(), &success, &reply));
+  EXPECT_TRUE(success);
+  protos::gen::InitializeConnectionResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(reply));
+  EXPECT_TRUE(resp.using_shmem_provided_by_producer());
+
+  const uint64_t again = p.client()->Call("InitializeConnection", InitializeConnectionArgs(false));
+  wire_.Pump();
+  ASSERT_TRUE(p.client()->Answered(again, &success));
+  EXPECT_FALSE(success);
+  EXPECT_TRUE(Served(&wire_, p.client()));
+  // Still the one producer, with its data source.
+  RawClient* c = wire_.NewConsumer();
+  c->Bind();
+  c->Call("EnableTracing", EnableTracingArgs(Config()));
+  wire_.Pump();
+  EXPECT_EQ(Stats(&wire_, c).producers_connected(), 1u);
+  EXPECT_NE(p.TargetBuffer(), 0u);
+}
+
+TEST_F(ServicePortsTest, ProvidedSmbOfTheWrongSizeFallsBackToTheServices) {
+  RawClient* p = wire_.NewProducer();
+  p->Bind();
+  // Half the size the (default) hints give.
+  std::unique_ptr<base::MemfdSharedMemory> wrong = base::MemfdSharedMemory::Create(128 * 1024);
+  ASSERT_NE(wrong, nullptr);
+  const uint64_t init =
+      p->Call("InitializeConnection", InitializeConnectionArgs(true), wrong->fd());
+  const uint64_t commands = p->Call("GetAsyncCommand");
+  p->Call("RegisterDataSource", RegisterDataSourceArgs("ds"));
+  wire_.Pump();
+  bool success = false;
+  std::string reply;
+  ASSERT_TRUE(p->Answered(init, &success, &reply) && success);
+  protos::gen::InitializeConnectionResponse resp;
+  ASSERT_TRUE(resp.ParseFromString(reply));
+  EXPECT_FALSE(resp.using_shmem_provided_by_producer());
+
+  RawClient* c = wire_.NewConsumer();
+  c->Bind();
+  c->Call("EnableTracing", EnableTracingArgs(Config()));
+  wire_.Pump();
+  // SetupTracing comes first and carries the service's SMB.
+  const std::vector<const RawClient::Received*> replies = p->Replies(commands);
+  ASSERT_FALSE(replies.empty());
+  GetAsyncCommandResponse cmd;
+  ASSERT_TRUE(cmd.ParseFromString(replies[0]->frame->msg_invoke_method_reply().reply_proto()));
+  EXPECT_TRUE(cmd.has_setup_tracing());
+  ASSERT_TRUE(replies[0]->fd);
+  struct stat st = {};
+  ASSERT_EQ(fstat(replies[0]->fd.get(), &st), 0);
+  EXPECT_EQ(static_cast<size_t>(st.st_size), TracingService::ComputeShmGeometry(0, 0).size);
+}
+
+TEST_F(ServicePortsTest, CommitsOfChunksNeverWrittenOrOutOfRangeAreCountedAndIgnored) {
+  RawProducer p(&wire_);
+  RawClient* c = wire_.NewConsumer();
+  c->Bind();
+  c->Call("EnableTracing", EnableTracingArgs(Config()));
+  wire_.Pump();
+  const uint32_t target = p.TargetBuffer();
+  ASSERT_NE(target, 0u);
+
+  CommitData bad;
+  bad.chunks_to_move = {
+      {3, 0, target},            // A free page: never written.
+      {64, 0, target},           // One past the last page of 256 KiB / 4 KiB.
+      {0xffffffff, 13, target},  // Far out, and beyond any layout's chunks.
+  };
+  // A patch for a buffer not of the producer's.
+  bad.chunks_to_patch = {{target + 1000, 1, 7, {CommitData::Patch{}}, false}};
+  const uint64_t id = p.Commit(bad);
+  wire_.Pump();
+  bool success = false;
+  EXPECT_TRUE(p.client()->Answered(id, &success) && success);
+
+  // A real chunk after them still arrives.
+  CommitData good;
+  good.chunks_to_move.push_back(p.WriteChunk(5, {"after-the-bad-ones"}, target));
+  p.Commit(good);
+  wire_.Pump();
+  const protos::gen::TraceStats stats = Stats(&wire_, c);
+  EXPECT_EQ(stats.chunks_discarded(), 3u);
+  EXPECT_EQ(stats.patches_discarded(), 1u);
+  ASSERT_EQ(stats.buffer_stats_size(), 1);
+  EXPECT_EQ(stats.buffer_stats()[0].chunks_written(), 1u);
+  EXPECT_TRUE(Served(&wire_, p.client()));
+}
+
+// --- Consumers ------------------------------------------------------------
+
+TEST_F(ServicePortsTest, ConsumerGoneMidReadBuffersLeavesOtherSessionsServed) {
+  RawProducer p(&wire_);
+  RawClient* reader = wire_.NewConsumer();
+  reader->Bind();
+  reader->Call("EnableTracing", EnableTracingArgs(Config()));
+  wire_.Pump();
+  const uint32_t reader_buffer = p.TargetBuffer();
+  ASSERT_NE(reader_buffer, 0u);
+  RawClient* other = wire_.NewConsumer();
+  other->Bind();
+  const uint64_t other_enable = other->Call("EnableTracing", EnableTracingArgs(Config(256)));
+  wire_.Pump();
+
+  // 1.5 MiB into the reader's buffer: more than one of the service's
+  // ~1 MiB read batches, so that its read is a chain of tasks.
+  const std::string payload(900, 'p');
+  for (int round = 0; round < 6; round++) {
+    CommitData commit;
+    for (uint32_t page = 0; page < 64; page++)
+      commit.chunks_to_move.push_back(
+          p.WriteChunk(page, {payload, payload, payload, payload}, reader_buffer));
+    p.Commit(commit);
+    wire_.Pump();
+  }
+  ASSERT_EQ(Stats(&wire_, reader).buffer_stats()[0].chunks_written(), 6u * 64);
+
+  // The first reply came; the reader goes before the stream ends.
+  const uint64_t read = reader->Call("ReadBuffers");
+  ASSERT_TRUE(wire_.runner()->RunUntil([&] { return !reader->Replies(read).empty(); }))
+      << "no ReadBuffers reply";
+  bool complete = true;
+  EXPECT_FALSE(ReadData(*reader, read, &complete).empty());
+  EXPECT_FALSE(complete);
+  reader->Close();
+  wire_.Pump();
+  EXPECT_EQ(wire_.host()->consumer_host()->num_clients(), 1u);
+
+  // The other session goes on, ends and is read to its end.
+  EXPECT_TRUE(Served(&wire_, other));
+  other->Call("DisableTracing");
+  wire_.Pump();
+  bool success = false;
+  std::string reply;
+  ASSERT_TRUE(other->Answered(other_enable, &success, &reply));
+  protos::gen::EnableTracingResponse disabled;
+  ASSERT_TRUE(disabled.ParseFromString(reply));
+  EXPECT_TRUE(disabled.disabled());
+  const uint64_t other_read = other->Call("ReadBuffers");
+  wire_.Pump();
+  EXPECT_FALSE(ReadData(*other, other_read, &complete).empty());  // The service's packets.
+  EXPECT_TRUE(complete);
+  EXPECT_TRUE(Served(&wire_, p.client()));
+}
+
+// --- The fuzzer's seed corpus ---------------------------------------------
+
+// Valid sessions, recorded as service_ports_fuzzer reads its input, each
+// checked here against the real ports. With ZT_WRITE_SERVICE_PORTS_CORPUS
+// set to a directory, each is written there (how
+// src/tracing/ipc/service_ports_fuzzer_corpus/ was made).
+void WriteSeed(const char* dir, const char* name, const std::vector<Record>& records) {
+  const std::string path = std::string(dir) + "/" + name;
+  FILE* f = fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr) << path;
+  const std::string bytes = Serialize(records);
+  EXPECT_EQ(fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+  fclose(f);
+}
+
+struct Seed {
+  const char* name;
+  bool producer;
+  bool consumer;
+  bool provide_smb;
+};
+
+TEST(ServicePortsSeedCorpus, SessionsAreServedAndWritten) {
+  const Seed kSeeds[] = {
+      {"producer_session", true, false, true},
+      {"consumer_session", false, true, false},
+      {"full_session", true, true, true},
+      {"full_session_service_smb", true, true, false},
+  };
+  const char* dir = getenv("ZT_WRITE_SERVICE_PORTS_CORPUS");
+  for (const Seed& seed : kSeeds) {
+    SCOPED_TRACE(seed.name);
+    std::vector<Record> records;
+    Wire wire;
+    wire.set_recording(&records);
+    std::unique_ptr<RawProducer> p;
+    if (seed.producer)
+      p = std::make_unique<RawProducer>(&wire, seed.provide_smb);
+    RawClient* c = nullptr;
+    uint64_t enable = 0;
+    if (seed.consumer) {
+      c = wire.NewConsumer();
+      c->Bind();
+      protos::gen::TraceConfig cfg = Config(256);
+      enable = c->Call("EnableTracing", EnableTracingArgs(cfg));
+      wire.Pump();
+    }
+    const uint32_t target = seed.consumer && seed.producer ? p->TargetBuffer() : 1;
+    if (p) {
+      EXPECT_NE(target, 0u);
+      CommitData commit;
+      if (seed.provide_smb)
+        commit.chunks_to_move.push_back(p->WriteChunk(0, {"seed-packet"}, target));
+      const uint64_t id = p->Commit(commit);
+      wire.Pump();
+      bool success = false;
+      EXPECT_TRUE(p->client()->Answered(id, &success) && success);
+    }
+    if (c) {
+      c->Call("DisableTracing");
+      wire.Advance(1000);  // Into the recording: time moves in the fuzzer too.
+      bool success = false;
+      EXPECT_TRUE(c->Answered(enable, &success) && success);
+      const uint64_t read = c->Call("ReadBuffers");
+      wire.Pump();
+      bool complete = false;
+      const std::string data = ReadData(*c, read, &complete);
+      EXPECT_TRUE(complete);
+      if (p && seed.provide_smb) {
+        EXPECT_NE(data.find("seed-packet"), std::string::npos);
+      }
+      const uint64_t free_id = c->Call("FreeBuffers");
+      wire.Pump();
+      EXPECT_TRUE(c->Answered(free_id, &success) && success);
+    }
+    if (!dir)
+      continue;
+    WriteSeed(dir, seed.name, records);
+    if (std::string(seed.name) != "full_session")
+      continue;
+    // Again with every send cut into 5-byte writes (the descriptor with the
+    // first, the time step after the last): reads that end mid-frame.
+    std::vector<Record> pieces;
+    for (const Record& r : records) {
+      if (r.flags & Record::kIntoSmb) {
+        pieces.push_back(r);
+        continue;
+      }
+      for (size_t at = 0; at < r.bytes.size(); at += 5) {
+        uint8_t flags = r.flags & ~(Record::kWithSmb | Record::kAdvanceTime);
+        if (at == 0)
+          flags |= r.flags & Record::kWithSmb;
+        if (at + 5 >= r.bytes.size())
+          flags |= r.flags & Record::kAdvanceTime;
+        pieces.push_back(Record{flags, r.bytes.substr(at, 5)});
+      }
+    }
+    WriteSeed(dir, "full_session_in_pieces", pieces);
+  }
+}
+
+}  // namespace
+}  // namespace zt
