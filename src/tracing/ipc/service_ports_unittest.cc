@@ -529,7 +529,10 @@ std::string GarbageFrame() {
   return bytes;
 }
 INSTANTIATE_TEST_SUITE_P(ServicePorts, BadBytesTest,
-                         ::testing::Values(OversizeFrame(), GarbageFrame()));
+                         ::testing::Values(OversizeFrame(), GarbageFrame()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           return param.index == 0 ? "Oversize" : "Garbage";
+                         });
 
 TEST_F(ServicePortsTest, UnknownMethodIdFailsAndTheConnectionStays) {
   RawProducer p(&wire_);
@@ -715,14 +718,11 @@ void WriteSeed(const char* dir, const char* name, const std::vector<Record>& rec
   fclose(f);
 }
 
-struct Seed {
-  const char* name;
-  bool producer;
-  bool consumer;
-  bool provide_smb;
-};
-
 TEST(ServicePortsSeedCorpus, SessionsAreServedAndWritten) {
+  struct Seed {
+    const char* name;
+    bool producer, consumer, provide_smb;
+  };
   const Seed kSeeds[] = {
       {"producer_session", true, false, true},
       {"consumer_session", false, true, false},
@@ -743,8 +743,7 @@ TEST(ServicePortsSeedCorpus, SessionsAreServedAndWritten) {
     if (seed.consumer) {
       c = wire.NewConsumer();
       c->Bind();
-      protos::gen::TraceConfig cfg = Config(256);
-      enable = c->Call("EnableTracing", EnableTracingArgs(cfg));
+      enable = c->Call("EnableTracing", EnableTracingArgs(Config(256)));
       wire.Pump();
     }
     const uint32_t target = seed.consumer && seed.producer ? p->TargetBuffer() : 1;
