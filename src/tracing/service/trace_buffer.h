@@ -187,6 +187,15 @@ class TraceBuffer {
                                      const std::vector<CommitData::Patch>& patches,
                                      bool other_patches_pending) = 0;
 
+  // |producer_id| is gone (disconnected): its writers will never finish,
+  // patch or continue what they were writing. Its scraped chunks become
+  // readable to their end; a packet left unfinished in them (or waiting for
+  // patches or a continuation that will not come) is dropped and counted
+  // in trace_writer_packet_loss, as a writer's abandoned packet is. A last
+  // packet of size 0 counts too: it cannot be told from a torn one. O(the
+  // buffer's sequences).
+  virtual void OnProducerGone(uint32_t producer_id) = 0;
+
   // Starts a read pass, then returns packets one at a time until false. Per
   // (producer, writer) sequence packets come in write order; across
   // sequences, older chunks first. Read packets are consumed: their space

@@ -152,6 +152,8 @@ struct SeqState {
   bool read_started = false;
   bool has_lost = false;
   bool has_overwritten = false;
+  // Its producer disconnected: nothing more will come for it.
+  bool writer_gone = false;
   Orphan orphan = Orphan::kUnexpected;
   // TracePacket.DataLossReason bits for the next packet returned (0: no
   // loss since the previous one).
@@ -185,6 +187,7 @@ class TraceBufferImpl : public TraceBuffer {
                              uint32_t chunk_id,
                              const std::vector<CommitData::Patch>& patches,
                              bool other_patches_pending) override;
+  void OnProducerGone(uint32_t producer_id) override;
   void BeginRead() override;
   bool ReadNextTracePacket(TraceBufferPacket* packet) override;
   const TraceBufferStats& stats() const override { return stats_; }
@@ -245,6 +248,7 @@ class TraceBufferImpl : public TraceBuffer {
   // front of its sequence's list.
   FragStatus ParseFragment(const ChunkMeta& m, Fragment* f) const;
   bool MaybeFinishFront(SeqState* s);
+  bool LastFragmentFinished(const ChunkMeta& m) const;
   void AbandonFront(SeqState* s, uint32_t cause);
   void SkipGap(SeqState* s, uint32_t id, uint32_t cause);
   bool ReadFromSequence(SeqState* s, TraceBufferPacket* out);

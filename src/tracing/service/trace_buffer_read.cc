@@ -42,8 +42,8 @@ bool TraceBufferImpl::MaybeFinishFront(SeqState* s) {
   if (m.fragments_read < m.packet_count)
     return false;
   // A scraped copy may still be replaced by a longer one, unless the writer
-  // has visibly moved on to a later chunk.
-  if (!m.complete && s->chunks.size() == 1)
+  // has visibly moved on to a later chunk, or is gone.
+  if (!m.complete && s->chunks.size() == 1 && !s->writer_gone)
     return false;
   stats_.chunks_read++;
   stats_.bytes_read += m.payload_size;
@@ -109,6 +109,29 @@ void TraceBufferImpl::RecordChunkUse(SeqState* s, uint32_t used) {
   s->histogram->Add(used);
 }
 
+void TraceBufferImpl::OnProducerGone(uint32_t producer_id) {
+  for (auto& entry : seqs_) {
+    if (ProducerOf(entry.first) == producer_id)
+      entry.second.writer_gone = true;
+  }
+}
+
+// Whether the last fragment of the front chunk was finished by its writer:
+// in a complete chunk, unless it waits for patches; in a scraped one, if it
+// goes on in a later chunk (the writer moved on: the read-ahead decides
+// about the rest) or its size was written (a fragment's size is written
+// when it ends). An empty packet at the end of a scraped chunk waits too:
+// it cannot be told from one being written.
+bool TraceBufferImpl::LastFragmentFinished(const ChunkMeta& m) const {
+  if (m.flags & ABI::kChunkNeedsPatching)
+    return false;
+  if (m.complete || (m.flags & ABI::kLastPacketContinuesOnNextChunk))
+    return true;
+  // Malformed: not waited for; the reader's own checks give it up.
+  Fragment f;
+  return ParseFragment(m, &f) != FragStatus::kOk || f.size > 0;
+}
+
 void TraceBufferImpl::BeginRead() {
   read_order_.clear();
   read_idx_ = 0;
@@ -165,8 +188,18 @@ bool TraceBufferImpl::ReadFromSequence(SeqState* s, TraceBufferPacket* out) {
       continue;
     }
     const bool last = m.fragments_read + 1 == m.packet_count;
-    if (last && (m.flags & ABI::kChunkNeedsPatching))
-      return false;  // Its bytes may still change.
+    if (last && !LastFragmentFinished(m)) {
+      // Its bytes may still change: patches to come, or a writer still in
+      // it (a scraped chunk's packet whose size is not written yet; read
+      // as empty now, it would be skipped when the finished copy comes).
+      if (!s->writer_gone)
+        return false;
+      // Torn by its writer's end (a producer killed mid-packet): dropped,
+      // and counted as the writer's loss.
+      stats_.trace_writer_packet_loss++;
+      AbandonFront(s, Packet::DATA_LOSS_WRITER_ABORT);
+      continue;
+    }
     Fragment f;
     const FragStatus st = ParseFragment(m, &f);
     if (st == FragStatus::kMalformed) {
@@ -204,6 +237,12 @@ bool TraceBufferImpl::ReadFromSequence(SeqState* s, TraceBufferPacket* out) {
         case ReadAheadResult::kPacket:
           return true;
         case ReadAheadResult::kWait:
+          if (s->writer_gone) {
+            // The rest of the packet will never come.
+            stats_.trace_writer_packet_loss++;
+            AbandonFront(s, Packet::DATA_LOSS_WRITER_ABORT);
+            continue;
+          }
           stats_.readaheads_failed++;
           return false;
         case ReadAheadResult::kEmpty:

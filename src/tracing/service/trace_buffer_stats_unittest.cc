@@ -9,6 +9,7 @@
 namespace zt {
 namespace {
 
+using test::Bytes;
 using test::Pattern;
 using test::ReadAll;
 using test::TestChunk;
@@ -125,6 +126,56 @@ TEST(TraceBufferStatsTest, ACompleteChunkCopiedAgainIsAccountedForNotLost) {
   EXPECT_EQ(st.chunks_written, 2u);
   EXPECT_EQ(st.chunks_discarded, 0u);
   EXPECT_EQ(st.abi_violations, 0u);
+}
+
+// A scraped chunk whose writer is still in its last packet (size not
+// written yet): that packet waits; finished by a later copy, it is read.
+TEST(TraceBufferGoneTest, APacketBeingWrittenWaitsForItsFinishedCopy) {
+  auto tb = Make(64 * 1024);
+  TestChunk scraped(0);
+  scraped.Frag(Pattern(10, 1)).Frag(Bytes()).Raw(Pattern(6, 2)).Scraped();
+  scraped.AddTo(tb.get());
+  EXPECT_EQ(ReadAll(tb.get()).size(), 1u);
+  // The same chunk, complete: the second packet, 6 bytes, finished.
+  TestChunk done(0);
+  done.Frag(Pattern(10, 1)).Frag(Pattern(6, 2));
+  done.AddTo(tb.get());
+  const auto packets = ReadAll(tb.get());
+  ASSERT_EQ(packets.size(), 1u);
+  EXPECT_EQ(packets[0].data, Pattern(6, 2));
+  EXPECT_EQ(tb->stats().trace_writer_packet_loss, 0u);
+}
+
+// Its producer killed: the packets it finished are read, the one it was
+// writing is dropped and counted; another producer's wait is untouched.
+TEST(TraceBufferGoneTest, AGoneProducersTornPacketIsDroppedAndCounted) {
+  auto tb = Make(64 * 1024);
+  TestChunk torn(0);
+  torn.Frag(Pattern(10, 1)).Frag(Pattern(12, 2)).Frag(Bytes()).Raw(Pattern(7, 3)).Scraped();
+  torn.AddTo(tb.get());
+  TestChunk other(0);
+  other.Producer(2).Frag(Pattern(5, 4)).Frag(Bytes()).Scraped();
+  other.AddTo(tb.get());
+  EXPECT_EQ(ReadAll(tb.get()).size(), 3u);
+  EXPECT_EQ(tb->stats().trace_writer_packet_loss, 0u);
+
+  tb->OnProducerGone(1);
+  EXPECT_TRUE(ReadAll(tb.get()).empty());
+  EXPECT_EQ(tb->stats().trace_writer_packet_loss, 1u);
+  EXPECT_EQ(tb->stats().chunks_read, 1u) << "the gone producer's chunk is read to its end";
+}
+
+// Gone while a packet waited for its continuation in a chunk that will
+// never come: dropped and counted.
+TEST(TraceBufferGoneTest, AGoneProducersUnfinishedFragmentedPacketIsCounted) {
+  auto tb = Make(64 * 1024);
+  TestChunk first(0);
+  first.Frag(Pattern(8, 1)).Frag(Pattern(20, 2)).Flags(SharedMemoryABI::kLastPacketContinuesOnNextChunk);
+  first.AddTo(tb.get());
+  EXPECT_EQ(ReadAll(tb.get()).size(), 1u);
+  tb->OnProducerGone(1);
+  EXPECT_TRUE(ReadAll(tb.get()).empty());
+  EXPECT_EQ(tb->stats().trace_writer_packet_loss, 1u);
 }
 
 }  // namespace

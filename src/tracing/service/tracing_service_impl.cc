@@ -135,6 +135,10 @@ void TracingServiceImpl::DisconnectProducer(uint32_t producer_id) {
     for (FlushRequestId f : answered)
       CompleteFlush(s->id, f, true);
   }
+  // Nothing of what its writers were writing will be finished now: the
+  // buffers read their scraped chunks to the end and count torn packets.
+  for (auto& buffer : buffers_)
+    buffer.second->OnProducerGone(producer_id);
   producers_.erase(producer_id);
   PruneGoneProducers();
 }
