@@ -1,5 +1,6 @@
 #include "zt/ext/tracing/core/trace_writer.h"
 
+#include <cstring>
 #include <utility>
 
 #include "zt/ext/tracing/core/patch_list.h"
@@ -199,6 +200,9 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
         PendingPatch patch;
         patch.chunk_id = next_chunk_id_ - 1;
         patch.offset = static_cast<uint16_t>(f - cur_chunk_.payload_begin());
+        // What a patch overwrites is zero, as upstream's service checks in
+        // its debug builds (its writers zero reserved size fields).
+        memset(f, 0, kMessageLengthFieldSize);
         if (!patch_list_)
           patch_list_.reset(new PatchList());
         patch_list_->push_back(patch);
