@@ -104,6 +104,11 @@ void Client::OnDataAvailable(base::UnixSocket* socket) {
               service_name_.c_str(), frames_.error().c_str());
       return Fail();
     }
+    // A short read most likely emptied the socket: another recvmsg would
+    // only say EAGAIN (a system call per message). The watch is
+    // level-triggered: bytes still there, or coming, call back again.
+    if (n < room.size)
+      return;
   }
 }
 

@@ -146,6 +146,11 @@ void Host::OnDataAvailable(base::UnixSocket* socket) {
       DropClient(client, /*bad_frames=*/true);
       return;
     }
+    // A short read most likely emptied the socket: another recvmsg would
+    // only say EAGAIN (a system call per message). The watch is
+    // level-triggered: bytes still there, or coming, call back again.
+    if (n < room.size)
+      return;
   }
 }
 
