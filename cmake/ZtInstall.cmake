@@ -13,7 +13,8 @@
 #   lib/cmake/zerotrace/            zerotraceConfig.cmake, version file,
 #                                   exported targets, ZtProtozero.cmake,
 #                                   ZtCppgen.cmake
-#   lib/pkgconfig/zerotrace.pc      for pkg-config users
+#   lib/pkgconfig/zerotrace.pc      for pkg-config users (zerotrace-system.pc
+#                                   adds the system backend)
 
 include(CMakePackageConfigHelpers)
 
@@ -87,5 +88,7 @@ install(FILES
 # pkg-config: the SDK's libraries in link order (each before what it uses).
 configure_file("${CMAKE_CURRENT_LIST_DIR}/zerotrace.pc.in"
                "${PROJECT_BINARY_DIR}/zerotrace.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/zerotrace.pc"
+configure_file("${CMAKE_CURRENT_LIST_DIR}/zerotrace-system.pc.in"
+               "${PROJECT_BINARY_DIR}/zerotrace-system.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/zerotrace.pc" "${PROJECT_BINARY_DIR}/zerotrace-system.pc"
         DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

@@ -38,7 +38,7 @@ if [ $# -eq 2 ]; then
   work="$2"
   mkdir -p "$work"
   work="$(cd "$work" && pwd)"
-  rm -rf "$work/prefix" "$work/build" "$work/sdk" "$work/pc" "$work/embedded" "$work/example"
+  rm -rf "$work/prefix" "$work/build" "$work/sdk" "$work/system" "$work/pc" "$work/embedded" "$work/example"
 else
   work="$(mktemp -d "${TMPDIR:-/tmp}/zt-downstream.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
@@ -121,6 +121,16 @@ mkdir -p "$work/pc"
 # shellcheck disable=SC2086 # flag lists on purpose.
 "$cxx" -O2 $extra_flags "$example" $pc_flags -o "$work/pc/custom_data_source"
 check_example_run "$work/pc/custom_data_source"
+
+echo "=== system backend with find_package + zerotrace::tracing_system"
+build_against_install system "$here/system"
+"$work/system/system_app"
+
+echo "=== system backend with pkg-config zerotrace-system"
+pc_flags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs zerotrace-system)
+# shellcheck disable=SC2086 # flag lists on purpose.
+"$cxx" -O2 $extra_flags "$here/system/main.cc" $pc_flags -o "$work/pc/system_app"
+"$work/pc/system_app"
 
 if [ -z "$sanitize" ]; then
   echo "=== zerotrace embedded with FetchContent (add_subdirectory)"

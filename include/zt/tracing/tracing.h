@@ -45,9 +45,12 @@ enum BackendType : uint32_t {
   // A tracing daemon (ztraced, or Perfetto's traced) reached over its UNIX
   // sockets ($PERFETTO_PRODUCER_SOCK_NAME / $PERFETTO_CONSUMER_SOCK_NAME,
   // else /run/perfetto/traced-{producer,consumer}.sock or
-  // /tmp/perfetto-{producer,consumer}). If none runs, Initialize() still
-  // succeeds: one line on stderr says so, and the process connects when a
-  // daemon starts (and again if it restarts).
+  // /tmp/perfetto-{producer,consumer}). Needs the program to link the
+  // system backend's library, zerotrace::tracing_system (pkg-config:
+  // zerotrace-system); without it, Initialize() says so and ignores this
+  // bit. If no daemon runs, Initialize() still succeeds: one line on
+  // stderr says so, and the process connects when a daemon starts (and
+  // again if it restarts).
   kSystemBackend = 1u << 1,
 };
 

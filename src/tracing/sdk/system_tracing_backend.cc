@@ -13,7 +13,6 @@
 
 namespace zt {
 namespace internal {
-namespace {
 
 class SystemTracingBackend : public TracingBackend {
  public:
@@ -34,11 +33,9 @@ class SystemTracingBackend : public TracingBackend {
   std::string producer_socket_;
 };
 
-}  // namespace
-
-std::unique_ptr<TracingBackend> CreateSystemTracingBackend() {
-  return std::make_unique<SystemTracingBackend>();
-}
-
 }  // namespace internal
 }  // namespace zt
+
+zt::internal::TracingBackend* zt_create_system_tracing_backend() {
+  return new zt::internal::SystemTracingBackend();
+}

@@ -49,9 +49,7 @@ class TracingBackend {
   virtual std::string Describe() const = 0;
 };
 
-// The system backend: a daemon (ztraced, or upstream's traced) on the
-// producer and consumer sockets (src/tracing/ipc/default_socket.h).
-std::unique_ptr<TracingBackend> CreateSystemTracingBackend();
+
 
 // The tracing service inside this process, on the task runner the muxer
 // gives it (where every endpoint is used too). Destroying the backend
@@ -76,5 +74,12 @@ class InProcessTracingBackend : public TracingBackend {
 
 }  // namespace internal
 }  // namespace zt
+
+// The system backend: a daemon (ztraced, or upstream's traced) on the
+// producer and consumer sockets (src/tracing/ipc/default_socket.h), in its
+// own library (zt_tracing_system, system_tracing_backend.cc). Weak: null
+// unless that library is linked. The caller owns the result.
+extern "C" zt::internal::TracingBackend* zt_create_system_tracing_backend()
+    __attribute__((weak));
 
 #endif  // ZT_SRC_TRACING_SDK_TRACING_BACKEND_H_

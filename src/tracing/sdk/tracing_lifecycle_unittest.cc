@@ -155,6 +155,13 @@ TEST_F(TracingLifecycleTest, InitializeNeedsAnAvailableBackend) {
   EXPECT_FALSE(Tracing::IsInitialized());
   EXPECT_EQ(Tracing::NewTrace(), nullptr);
 
+  // This binary does not link zerotrace::tracing_system: asking only for
+  // the system backend is refused with a message naming the library.
+  TracingInitArgs system_only;
+  system_only.backends = kSystemBackend;
+  EXPECT_FALSE(Tracing::Initialize(system_only));
+  EXPECT_FALSE(Tracing::IsInitialized());
+
   TracingInitArgs in_process_only;
   in_process_only.backends = kInProcessBackend;
   EXPECT_TRUE(Tracing::Initialize(in_process_only));

@@ -280,14 +280,22 @@ bool TracingMuxerImpl::InitializeInstance(const TracingInitArgs& args) {
     ZT_WLOG("Tracing::Initialize: unknown backend bits 0x%x ignored",
             args.backends & ~kKnown);
   }
-  if (!(args.backends & kKnown)) {
-    ZT_ELOG("Tracing::Initialize: no backend requested (backends = 0x%x); "
-            "tracing stays off. Set TracingInitArgs::backends to "
+  TracingInitArgs available = args;
+  if ((args.backends & kSystemBackend) && !zt_create_system_tracing_backend) {
+    ZT_ELOG("Tracing::Initialize: kSystemBackend needs the system backend "
+            "library, which this program does not link: link "
+            "zerotrace::tracing_system (CMake) or use `pkg-config "
+            "zerotrace-system`. kSystemBackend is ignored.");
+    available.backends &= ~uint32_t{kSystemBackend};
+  }
+  if (!(available.backends & kKnown)) {
+    ZT_ELOG("Tracing::Initialize: no available backend requested (backends = "
+            "0x%x); tracing stays off. Set TracingInitArgs::backends to "
             "zt::kInProcessBackend and/or zt::kSystemBackend.",
             args.backends);
     return false;
   }
-  SetInstance(new TracingMuxerImpl(args));  // Never deleted, on purpose.
+  SetInstance(new TracingMuxerImpl(available));  // Never deleted, on purpose.
   return true;
 }
 
@@ -335,7 +343,7 @@ TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
       if (b.type == kInProcessBackend)
         b.backend.reset(new InProcessTracingBackend(task_runner_.get()));
       else
-        b.backend = CreateSystemTracingBackend();
+        b.backend.reset(zt_create_system_tracing_backend());
       b.producer->Connect(b.backend.get());
     }
   });
