@@ -129,7 +129,9 @@ class TracingSession {
   // Called when the session stops, by Stop(), duration_ms or an error.
   virtual void SetOnStopCallback(std::function<void()> cb) = 0;
   // Called with the reason when the service refuses or ends the session on
-  // an error (a bad config, a failed file write).
+  // an error (a bad config, a failed file write, a daemon not reachable).
+  // An error that came before the callback was set is told to it at once,
+  // from within this call.
   virtual void SetOnErrorCallback(std::function<void(const std::string&)> cb) = 0;
 };
 

@@ -3,6 +3,7 @@
 // asynchronous; a daemon that is not running, or goes away, is the
 // producer's business (it reconnects, see TracingMuxerImpl::ProducerImpl).
 
+#include <algorithm>
 #include <utility>
 
 #include "src/base/memfd_shared_memory.h"
@@ -10,6 +11,7 @@
 #include "src/tracing/ipc/default_socket.h"
 #include "src/tracing/ipc/producer_ipc_client.h"
 #include "src/tracing/sdk/tracing_backend.h"
+#include "zt/base/logging.h"
 
 namespace zt {
 namespace internal {
@@ -27,10 +29,30 @@ class SystemTracingBackend : public TracingBackend {
   std::shared_ptr<base::SharedMemory> CreateSharedMemory(size_t size) override {
     return base::MemfdSharedMemory::Create(size);
   }
-  std::string Describe() const override { return "producer socket " + producer_socket_; }
+  // Says once that no daemon runs, or that it went, and retries with
+  // backoff: 100 ms doubling to 5 s, back to 100 ms once connected.
+  bool OnProducerDisconnected(bool was_connected, base::TaskRunner* runner,
+                              std::function<void()> reconnect) override {
+    if (was_connected) {
+      ZT_WLOG("zerotrace: the tracing service went away; reconnecting");
+      told_no_service_ = false;
+      delay_ms_ = kFirstDelayMs;
+    } else if (!told_no_service_) {
+      ZT_ILOG("zerotrace: no tracing service is running (producer socket %s); "
+              "system tracing starts when one does", producer_socket_.c_str());
+      told_no_service_ = true;
+    }
+    runner->PostDelayedTask(std::move(reconnect), delay_ms_);
+    delay_ms_ = std::min(delay_ms_ * 2, kMaxDelayMs);
+    return true;
+  }
 
  private:
+  static constexpr uint32_t kFirstDelayMs = 100;
+  static constexpr uint32_t kMaxDelayMs = 5000;
   std::string producer_socket_;
+  bool told_no_service_ = false;
+  uint32_t delay_ms_ = kFirstDelayMs;
 };
 
 }  // namespace internal

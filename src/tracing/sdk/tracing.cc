@@ -224,14 +224,18 @@ class TracingSessionImpl : public TracingSession,
     on_stop_ = std::move(cb);
   }
   void SetOnErrorCallback(std::function<void(const std::string&)> cb) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    on_error_ = std::move(cb);
-    // An error that came before the callback (a daemon that was not there
-    // when the session connected) is told now, on the tracing thread.
-    if (on_error_ && !early_error_.empty()) {
-      runner_->PostTask([cb = on_error_, error = early_error_] { cb(error); });
-      early_error_.clear();
+    std::string early;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      on_error_ = std::move(cb);
+      if (on_error_)
+        early.swap(early_error_);
+      cb = on_error_;
     }
+    // An error that came before the callback (a daemon that was not there
+    // when the session connected) is told at once.
+    if (!early.empty())
+      cb(early);
   }
 
   // MuxedSession (Tracing::Shutdown()).

@@ -8,6 +8,11 @@ namespace internal {
 
 TracingBackend::~TracingBackend() = default;
 
+bool TracingBackend::OnProducerDisconnected(bool, base::TaskRunner*,
+                                            std::function<void()>) {
+  return false;
+}
+
 InProcessTracingBackend::InProcessTracingBackend(base::TaskRunner* task_runner)
     : task_runner_(task_runner), service_(TracingService::Create(task_runner)) {}
 

@@ -9,8 +9,8 @@
 #ifndef ZT_SRC_TRACING_SDK_TRACING_BACKEND_H_
 #define ZT_SRC_TRACING_SDK_TRACING_BACKEND_H_
 
+#include <functional>
 #include <memory>
-#include <string>
 
 #include "zt/base/task_runner.h"
 #include "zt/ext/tracing/core/tracing_service.h"
@@ -45,8 +45,12 @@ class TracingBackend {
   // a log line) if it cannot be made.
   virtual std::shared_ptr<base::SharedMemory> CreateSharedMemory(size_t size) = 0;
 
-  // Where the service is, for log lines ("in process", a socket path).
-  virtual std::string Describe() const = 0;
+  // A producer's connection ended, or never came (|was_connected| false).
+  // A backend whose service can come back (a daemon) says so once and
+  // runs |reconnect| later, on the producer's runner; true then. The
+  // in-process service goes only with its backend: false.
+  virtual bool OnProducerDisconnected(bool was_connected, base::TaskRunner* runner,
+                                      std::function<void()> reconnect);
 };
 
 
@@ -65,7 +69,6 @@ class InProcessTracingBackend : public TracingBackend {
   std::unique_ptr<ConsumerEndpoint> ConnectConsumer(
       const ConnectConsumerArgs& args) override;
   std::shared_ptr<base::SharedMemory> CreateSharedMemory(size_t size) override;
-  std::string Describe() const override { return "in process"; }
 
  private:
   base::TaskRunner* const task_runner_;

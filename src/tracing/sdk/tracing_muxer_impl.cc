@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "zt/base/logging.h"
-#include "zt/ext/base/weak_ptr.h"
 #include "zt/tracing/data_source.h"
 
 namespace zt {
@@ -59,12 +58,11 @@ class StopArgsImpl : public DataSourceBase::StopArgs {
 // per connection, an SMB and its arbiter. Those are never freed while the
 // muxer lives: threads may hold writers into them for ever. A system
 // backend's connection can end (the daemon exits); the producer then
-// retires that connection's SMB and arbiter and connects again, backing off.
+// retires that connection and connects again, backing off.
 class TracingMuxerImpl::ProducerImpl : public Producer {
  public:
-  ProducerImpl(TracingMuxerImpl* muxer, uint32_t backend_id, BackendType type,
-               const TracingInitArgs& args)
-      : muxer_(muxer), backend_id_(backend_id), type_(type) {
+  ProducerImpl(TracingMuxerImpl* muxer, uint32_t backend_id, const TracingInitArgs& args)
+      : muxer_(muxer), backend_id_(backend_id) {
     options_.name = "zt.process." + std::to_string(getpid());
     options_.uid = static_cast<int32_t>(getuid());
     options_.pid = static_cast<int32_t>(getpid());
@@ -82,7 +80,12 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
     options_.provided_shm = backend->CreateSharedMemory(geometry.size);
     if (!options_.provided_shm)
       ZT_FATAL("cannot allocate a %zu-byte shared memory buffer", geometry.size);
-    connection_ = std::make_shared<Connection>(this, next_generation_++);
+    // The previous connection's objects stay reachable from the new one.
+    std::unique_ptr<Connection> previous = std::move(connection_);
+    const uint64_t generation = previous ? previous->generation + 1 : 1;
+    connection_.reset(new Connection(this, generation));
+    connection_->previous = std::move(previous);
+    connection_->smb = options_.provided_shm;
     TracingBackend::ConnectProducerArgs connect_args;
     connect_args.producer = this;
     connect_args.task_runner = muxer_->task_runner();
@@ -91,10 +94,7 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
     ZT_CHECK(endpoint_);  // Backends connect asynchronously, never refuse here.
     // The arbiter over our SMB exists from now on; a service that declines
     // the SMB (an older daemon) gets an arbiter over its own at setup.
-    SetArbiter(options_.provided_shm.get(),
-               TracingService::ComputeShmGeometry(options_.shm_size_hint_bytes,
-                                                  options_.shm_page_size_hint_bytes)
-                   .page_size);
+    SetArbiter(options_.provided_shm.get(), geometry.page_size);
   }
 
   // Muxer thread: after this, commits and calls go nowhere.
@@ -120,38 +120,21 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
   // Producer (muxer thread).
   void OnConnect() override {
     connected_ = true;
-    if (reconnect_delay_ms_ != kFirstReconnectDelayMs || told_no_service_)
-      ZT_ILOG("zerotrace: connected to the tracing service");
-    reconnect_delay_ms_ = kFirstReconnectDelayMs;
-    told_no_service_ = false;
-    // Everything registered so far (later registrations go directly).
-    for (const protos::gen::DataSourceDescriptor& d : muxer_->RegisteredDescriptors())
-      endpoint_->RegisterDataSource(d);
+    muxer_->RegisterAllWith(endpoint_.get());
   }
   void OnDisconnect() override {
     const bool was_connected = connected_;
     connected_ = false;
-    if (type_ != kSystemBackend)
+    // The producer is never freed; the task is dropped with the runner.
+    if (!backend_->OnProducerDisconnected(was_connected, muxer_->task_runner(), [this] {
+          if (!muxer_->retired_for_posts())
+            Connect(backend_);
+        })) {
       return;
-    if (was_connected) {
-      ZT_WLOG("zerotrace: the tracing service went away; its sessions lost "
-              "this process's data from now on; reconnecting");
-    } else if (!told_no_service_) {
-      ZT_ILOG("zerotrace: no tracing service is running (%s); system tracing "
-              "starts when one does", backend_->Describe().c_str());
-      told_no_service_ = true;
     }
     // Instances of that service's sessions end here: their writers stop.
     muxer_->EndInstancesOf(backend_id_);
     RetireEndpoint();
-    const uint32_t delay = reconnect_delay_ms_;
-    reconnect_delay_ms_ = std::min(reconnect_delay_ms_ * 2, kMaxReconnectDelayMs);
-    muxer_->task_runner()->PostDelayedTask(
-        [weak = weak_factory_.GetWeakPtr()] {
-          if (weak && !weak->muxer_->retired_for_posts())
-            weak->Connect(weak->backend_);
-        },
-        delay);
   }
   void OnTracingSetup() override {
     // A service that declined our SMB sent its own: writers use that one.
@@ -185,33 +168,33 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
   }
 
  private:
-  static constexpr uint32_t kFirstReconnectDelayMs = 100;
-  static constexpr uint32_t kMaxReconnectDelayMs = 5000;
-
-  // The commit sink of one connection's arbiter: commits of an earlier
-  // connection's writers are dropped, never sent to the next service (its
-  // buffers are another session's).
-  class Connection : public CommitSink {
-   public:
-    Connection(ProducerImpl* producer, uint64_t generation)
-        : producer_(producer), generation_(generation) {}
+  // One connection's SMB, arbiters and, if the SMB is the endpoint's, the
+  // endpoint: what writers may still touch once it ended. Also the
+  // arbiters' commit sink: commits of an earlier connection's writers are
+  // dropped, never sent to the next service (its buffers are another
+  // session's). Connections chain to the ones before and are never freed.
+  struct Connection : public CommitSink {
+    Connection(ProducerImpl* p, uint64_t g) : producer(p), generation(g) {}
     // Any writer thread: posted to the muxer thread.
     void OnCommit(CommitData data) override {
-      ProducerImpl* producer = producer_;
-      const uint64_t generation = generation_;
+      ProducerImpl* const p = producer;
+      const uint64_t g = generation;
       // After Shutdown(), a writer some thread still held returns its
       // chunk: no session can read it any more, and the post is dropped.
-      producer->muxer_->PostUnlessRetired([producer, generation, data = std::move(data)] {
-        if (producer->connection_->generation_ == generation)
-          if (ProducerEndpoint* e = producer->endpoint())
-            e->CommitData(data);
+      p->muxer_->PostUnlessRetired([p, g, data = std::move(data)] {
+        ProducerEndpoint* e = p->endpoint();
+        if (e && p->connection_->generation == g)
+          e->CommitData(data);
       });
     }
 
-   private:
-    friend class ProducerImpl;
-    ProducerImpl* const producer_;
-    const uint64_t generation_;
+    ProducerImpl* const producer;
+    const uint64_t generation;
+    std::shared_ptr<base::SharedMemory> smb;
+    std::unique_ptr<SharedMemoryArbiter> arbiter;
+    std::unique_ptr<SharedMemoryArbiter> service_smb_arbiter;
+    std::unique_ptr<ProducerEndpoint> endpoint;  // If it owns the SMB.
+    std::unique_ptr<Connection> previous;
   };
 
   void SetArbiter(base::SharedMemory* shm, size_t page_size) {
@@ -220,45 +203,30 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
     // dropping: long enough to ride out a busy machine, short enough that a
     // stuck service cannot hang the program.
     arbiter_options.stall_timeout = std::chrono::milliseconds(kStallTimeoutMs);
-    auto arbiter = std::make_unique<SharedMemoryArbiter>(
-        shm->start(), shm->size(), page_size, connection_.get(), arbiter_options);
-    arbiter_.store(arbiter.get(), std::memory_order_release);
-    arbiters_.push_back(std::move(arbiter));
+    std::unique_ptr<SharedMemoryArbiter>& slot =
+        connection_->arbiter ? connection_->service_smb_arbiter : connection_->arbiter;
+    slot.reset(new SharedMemoryArbiter(shm->start(), shm->size(), page_size,
+                                       connection_.get(), arbiter_options));
+    arbiter_.store(slot.get(), std::memory_order_release);
   }
 
-  // The endpoint goes; what writers may still touch stays: the SMBs (ours,
-  // or one the endpoint mapped, in which case the endpoint is kept too),
-  // the arbiters and their commit sinks.
+  // The endpoint goes, unless the SMB writers may still touch is its own.
   void RetireEndpoint() {
-    if (!endpoint_)
-      return;
-    smbs_.push_back(options_.provided_shm);
-    sinks_.push_back(connection_);
     if (endpoint_owns_smb_)
-      retired_endpoints_.push_back(std::move(endpoint_));
+      connection_->endpoint = std::move(endpoint_);
     endpoint_.reset();
     endpoint_owns_smb_ = false;
   }
 
   TracingMuxerImpl* const muxer_;
   const uint32_t backend_id_;
-  const BackendType type_;
   TracingBackend* backend_ = nullptr;
   TracingService::ProducerOptions options_;
   std::unique_ptr<ProducerEndpoint> endpoint_;  // Muxer thread.
   bool connected_ = false;
   bool endpoint_owns_smb_ = false;
-  bool told_no_service_ = false;
-  uint32_t reconnect_delay_ms_ = kFirstReconnectDelayMs;
-  uint64_t next_generation_ = 1;
-  std::shared_ptr<Connection> connection_;  // The current one.
+  std::unique_ptr<Connection> connection_;  // The current one (muxer thread).
   std::atomic<SharedMemoryArbiter*> arbiter_{nullptr};  // Any thread.
-  // Kept for writers other threads hold (see the class comment).
-  std::vector<std::unique_ptr<SharedMemoryArbiter>> arbiters_;
-  std::vector<std::shared_ptr<base::SharedMemory>> smbs_;
-  std::vector<std::shared_ptr<Connection>> sinks_;
-  std::vector<std::unique_ptr<ProducerEndpoint>> retired_endpoints_;
-  base::WeakPtrFactory<ProducerImpl> weak_factory_{this};  // Last member.
 };
 
 TracingMuxer::~TracingMuxer() = default;
@@ -337,7 +305,7 @@ TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
     backends_.push_back(std::move(connection));
   }
   for (uint32_t id = 0; id < backends_.size(); id++)
-    backends_[id].producer.reset(new ProducerImpl(this, id, backends_[id].type, args));
+    backends_[id].producer.reset(new ProducerImpl(this, id, args));
   task_runner_->PostTaskAndWait([this] {
     for (BackendConnection& b : backends_) {
       if (b.type == kInProcessBackend)
@@ -356,25 +324,31 @@ bool TracingMuxerImpl::retired_for_posts() {
   return retired_;
 }
 
-std::vector<protos::gen::DataSourceDescriptor> TracingMuxerImpl::RegisteredDescriptors() {
-  std::vector<protos::gen::DataSourceDescriptor> descriptors;
+void TracingMuxerImpl::RegisterAllWith(ProducerEndpoint* endpoint) {
+  // Under the lock: registrations racing with this one either come before
+  // (and are sent here) or after (and are sent by RegisterDataSource).
+  // Endpoints never call back from inside a call, so holding it is safe.
   std::lock_guard<std::mutex> guard(mutex_);
   for (const Registered& r : registry_)
-    descriptors.push_back(r.descriptor);
-  return descriptors;
+    endpoint->RegisterDataSource(r.descriptor);
 }
 
 void TracingMuxerImpl::EndInstancesOf(uint32_t backend_id) {
-  std::vector<DataSourceInstanceId> ids;
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    for (const auto& entry : instances_) {
-      if (entry.first.first == backend_id)
-        ids.push_back(entry.first.second);
+  // By key order, one at a time: a stop may end its instance at once or
+  // later (a deferred stop), so the map is not walked while stops run.
+  DataSourceInstanceId next = 0;
+  for (;;) {
+    DataSourceInstanceId id;
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      auto it = instances_.lower_bound({backend_id, next});
+      if (it == instances_.end() || it->first.first != backend_id)
+        return;
+      id = it->first.second;
     }
-  }
-  for (DataSourceInstanceId id : ids)
+    next = id + 1;
     StopDataSource(backend_id, id);
+  }
 }
 
 bool TracingMuxerImpl::PostUnlessRetired(std::function<void()> task) {

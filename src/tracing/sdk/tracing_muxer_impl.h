@@ -119,8 +119,9 @@ class TracingMuxerImpl : public TracingMuxer {
   // A backend's connection ended: its data source instances stop (their
   // sessions are gone with the service). Muxer thread.
   void EndInstancesOf(uint32_t backend_id);
-  // What a (re)connected producer registers. Any thread.
-  std::vector<protos::gen::DataSourceDescriptor> RegisteredDescriptors();
+  // Registers every registered data source with a (re)connected producer's
+  // endpoint. Muxer thread.
+  void RegisterAllWith(ProducerEndpoint* endpoint);
 
   // Stops every session, tears down every data source instance, destroys
   // the backends (and an in-process service) on the muxer thread and joins

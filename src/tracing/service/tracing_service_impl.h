@@ -59,7 +59,8 @@ class TracingServiceImpl : public TracingService {
       Producer* producer, const ProducerOptions& options) override;
   std::unique_ptr<ConsumerEndpoint> ConnectConsumer(Consumer* consumer,
                                                     int32_t uid) override;
-  std::vector<uint8_t> QueryServiceState() const override;
+  // TracingService::QueryServiceState (tracing_service_state.cc).
+  std::vector<uint8_t> ComputeServiceState() const;
 
  private:
   class ProducerEndpointImpl;

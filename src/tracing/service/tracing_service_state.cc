@@ -10,7 +10,12 @@
 
 namespace zt {
 
-std::vector<uint8_t> TracingServiceImpl::QueryServiceState() const {
+// TracingService has one implementation (TracingService::Create makes it).
+std::vector<uint8_t> TracingService::QueryServiceState() const {
+  return static_cast<const TracingServiceImpl*>(this)->ComputeServiceState();
+}
+
+std::vector<uint8_t> TracingServiceImpl::ComputeServiceState() const {
   protozero::HeapBuffered<protos::pbzero::TracingServiceState> state;
   for (const auto& entry : producers_) {
     const ProducerState& p = *entry.second;

@@ -183,8 +183,10 @@ class TracingService {
   // What a consumer's QueryServiceState sees, as an encoded
   // TracingServiceState (protos/zt/common/tracing_service_state.proto): the
   // producers connected, the data sources they registered, how many
-  // sessions exist and run, the service's version.
-  virtual std::vector<uint8_t> QueryServiceState() const = 0;
+  // sessions exist and run, the service's version. Not virtual: defined
+  // with the one implementation, in a file of its own, so that only the
+  // programs that ask (the daemon's consumer port) link it.
+  std::vector<uint8_t> QueryServiceState() const;
 };
 
 }  // namespace zt
