@@ -57,11 +57,25 @@ class RemoteConsumer : public Consumer {
   void OnConnect() override {}
   void OnDisconnect() override {}
   void OnTracingDisabled(const std::string& error) override {
-    protos::gen::EnableTracingResponse resp;
-    resp.set_disabled(true);
-    if (!error.empty())
-      resp.set_error(error);
-    enable_tracing_.Resolve(resp.SerializeAsString());
+    if (!enable_tracing_.pending()) {
+      // An attached session that stopped before the client asked to hear
+      // of it (EnableTracing with attach_notification_only): kept for it.
+      disabled_before_asked_ = true;
+      disabled_error_ = error;
+      return;
+    }
+    AnswerDisabled(&enable_tracing_, error);
+  }
+  // Attaching: an end seen before belonged to a session of before.
+  void ForgetEarlierEnd() { disabled_before_asked_ = false; }
+  // EnableTracing(attach_notification_only): the end of the session this
+  // client attached to, now if it came already.
+  void SetAttachNotificationReply(ipc::Reply reply) {
+    enable_tracing_ = std::move(reply);
+    if (disabled_before_asked_) {
+      disabled_before_asked_ = false;
+      AnswerDisabled(&enable_tracing_, disabled_error_);
+    }
   }
   void OnAllDataSourcesStarted() override {
     if (!observe_all_started_)
@@ -102,6 +116,14 @@ class RemoteConsumer : public Consumer {
         return true;
     }
     return false;
+  }
+
+  static void AnswerDisabled(ipc::Reply* reply, const std::string& error) {
+    protos::gen::EnableTracingResponse resp;
+    resp.set_disabled(true);
+    if (!error.empty())
+      resp.set_error(error);
+    reply->Resolve(resp.SerializeAsString());
   }
 
   // Cuts a batch (a `Trace`: field 1 per packet) into ReadBuffersResponse
@@ -180,6 +202,8 @@ class RemoteConsumer : public Consumer {
   base::TaskRunner* const runner_;
   std::unique_ptr<ConsumerEndpoint> endpoint_;
   ipc::Reply enable_tracing_;
+  bool disabled_before_asked_ = false;
+  std::string disabled_error_;
   ipc::Reply observe_;
   bool observe_all_started_ = false;
   std::deque<ipc::Reply> reads_;
@@ -226,11 +250,8 @@ void EnableTracing(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request,
   protos::gen::EnableTracingRequest req;
   if (!ParseConsumerRequest(request, "EnableTracing", &req))
     return;
-  if (req.attach_notification_only()) {
-    ZT_WLOG("consumer pid %d: EnableTracing(attach_notification_only) is not "
-            "supported; refused", static_cast<int>(request.client.pid));
-    return;
-  }
+  if (req.attach_notification_only())
+    return c->SetAttachNotificationReply(std::move(reply));
   // The fd of write_into_file comes with the request.
   const int fd = static_cast<bool>(*request.received_fd) ? request.received_fd->release() : -1;
   c->SetEnableTracingReply(std::move(reply));
@@ -264,6 +285,26 @@ void ObserveEvents(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request,
   if (req.events_to_observe().empty())
     return reply.Resolve("");
   c->SetObserveEvents(std::move(reply), all_started);
+}
+
+void Detach(ConsumerPortState* state, RemoteConsumer* c, ipc::Request& request,
+            ipc::Reply reply) {
+  protos::gen::DetachRequest req;
+  if (!ParseConsumerRequest(request, "Detach", &req))
+    return;
+  if (state->service->DetachConsumer(c->endpoint(), req.key()))
+    reply.Resolve("");
+}
+
+void Attach(ConsumerPortState* state, RemoteConsumer* c, ipc::Request& request,
+            ipc::Reply reply) {
+  protos::gen::AttachRequest req;
+  if (!ParseConsumerRequest(request, "Attach", &req))
+    return;
+  protos::gen::AttachResponse resp;
+  c->ForgetEarlierEnd();
+  if (state->service->AttachConsumer(c->endpoint(), req.key(), resp.mutable_trace_config()))
+    reply.Resolve(resp.SerializeAsString());
 }
 
 void QueryCapabilities(ConsumerPortState*, RemoteConsumer*, ipc::Request&, ipc::Reply reply) {
@@ -327,8 +368,8 @@ std::unique_ptr<ipc::Service> CreateConsumerPort(TracingService* service,
   AddMethod(port.get(), state, "Flush", &Flush);
   AddMethod(port.get(), state, "StartTracing", &Simple<&ConsumerEndpoint::StartTracing>);
   AddMethod(port.get(), state, "ChangeTraceConfig", &NotSupported);
-  AddMethod(port.get(), state, "Detach", &NotSupported);
-  AddMethod(port.get(), state, "Attach", &NotSupported);
+  AddMethod(port.get(), state, "Detach", &Detach);
+  AddMethod(port.get(), state, "Attach", &Attach);
   AddMethod(port.get(), state, "GetTraceStats",
             [](ConsumerPortState*, RemoteConsumer* c, ipc::Request&, ipc::Reply reply) {
               c->AddTraceStatsReply(std::move(reply));

@@ -1,7 +1,8 @@
 // The service side of the "ConsumerPort": each client that binds it is a
 // consumer of |service|; EnableTracing's reply is held until the session
 // ends, ReadBuffers streams the trace in slices, ObserveEvents streams the
-// events asked for (docs/wire.md, docs/design/ipc.md). Methods not
+// events asked for; Detach and Attach move a session between consumers by
+// key (docs/wire.md, docs/design/ipc.md). Methods not
 // supported yet answer success = false at once.
 //
 // Threading: the returned Service's handlers run on the host's runner,

@@ -337,6 +337,7 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
   auto session = std::make_unique<Session>();
   session->id = next_session_id_++;
   session->consumer = consumer;
+  session->consumer_uid = consumer->uid();
   session->config = config;
   session->service_packets.reset(new SessionServicePackets(config, service_uid_));
   std::vector<std::unique_ptr<TraceBuffer>> buffers;
@@ -516,7 +517,7 @@ void TracingServiceImpl::FinishStop(Session* s) {
     CloseFile(s);
   }
   NotifyDisabled(s);
-  if (!s->consumer) {
+  if (!s->consumer && s->detach_key.empty()) {
     // Nobody will read or free it: it ends here, in a task of its own, so
     // that no caller up the stack holds it any more.
     const uint64_t session_id = s->id;

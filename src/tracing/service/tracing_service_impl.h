@@ -59,8 +59,12 @@ class TracingServiceImpl : public TracingService {
       Producer* producer, const ProducerOptions& options) override;
   std::unique_ptr<ConsumerEndpoint> ConnectConsumer(Consumer* consumer,
                                                     int32_t uid) override;
-  // TracingService::QueryServiceState (tracing_service_state.cc).
+  // TracingService::QueryServiceState, DetachConsumer, AttachConsumer
+  // (tracing_service_state.cc).
   std::vector<uint8_t> ComputeServiceState() const;
+  bool Detach(ConsumerEndpoint* endpoint, const std::string& key);
+  bool Attach(ConsumerEndpoint* endpoint, const std::string& key,
+              protos::gen::TraceConfig* config);
 
  private:
   class ProducerEndpointImpl;
@@ -104,8 +108,12 @@ class TracingServiceImpl : public TracingService {
   struct Session {
     enum class State { kConfigured, kStarted, kStopping, kStopped };
     uint64_t id = 0;
-    // Null once the consumer is gone (the session then ends by itself).
+    // Null once the consumer is gone (the session then ends by itself,
+    // unless it is detached).
     ConsumerEndpointImpl* consumer = nullptr;
+    int32_t consumer_uid = -1;  // Who may attach to it once detached.
+    std::string detach_key;     // Non-empty while detached.
+
     protos::gen::TraceConfig config;
     State state = State::kConfigured;
     std::vector<uint32_t> buffer_ids;  // Index in config.buffers -> id.

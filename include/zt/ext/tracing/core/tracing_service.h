@@ -187,6 +187,19 @@ class TracingService {
   // with the one implementation, in a file of its own, so that only the
   // programs that ask (the daemon's consumer port) link it.
   std::vector<uint8_t> QueryServiceState() const;
+
+  // Detaches |consumer|'s session under |key|: the session goes on without
+  // a consumer (stopping by itself at its duration) and keeps its buffers
+  // for a consumer of the same uid that attaches with the key. False (and
+  // nothing changes) without a session, with an empty key, or a key a
+  // detached session holds already. |consumer| must be one of this
+  // service's endpoints. Like QueryServiceState, linked only by callers.
+  bool DetachConsumer(ConsumerEndpoint* consumer, const std::string& key);
+  // Gives |consumer|, which has no session, the session detached under
+  // |key| by a consumer of the same uid, and its config. If that session
+  // stopped meanwhile, OnTracingDisabled follows. False otherwise.
+  bool AttachConsumer(ConsumerEndpoint* consumer, const std::string& key,
+                      protos::gen::TraceConfig* config);
 };
 
 }  // namespace zt
