@@ -23,6 +23,7 @@
 #include "zt/base/logging.h"
 #include "zt/ext/base/weak_ptr.h"
 #include "zt/ipc/consumer_port.gen.h"
+#include "zt/protozero/proto_utils.h"
 #include "zt/protozero/proto_decoder.h"
 
 namespace zt {
@@ -31,11 +32,8 @@ namespace {
 constexpr char kConnectionLost[] = "the connection to the tracing service was lost";
 
 void AppendVarint(uint64_t value, std::vector<uint8_t>* out) {
-  while (value >= 0x80) {
-    out->push_back(static_cast<uint8_t>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out->push_back(static_cast<uint8_t>(value));
+  uint8_t buf[protozero::proto_utils::kMaxVarIntEncodedSize];
+  out->insert(out->end(), buf, protozero::proto_utils::WriteVarInt(value, buf));
 }
 
 class ConsumerIpcClientImpl : public ConsumerEndpoint {

@@ -10,6 +10,7 @@
 #include "zt/base/logging.h"
 #include "zt/base/task_runner.h"
 #include "zt/ipc/consumer_port.gen.h"
+#include "zt/protozero/proto_utils.h"
 
 namespace zt {
 namespace {
@@ -25,12 +26,15 @@ constexpr size_t kReadReplyBytes = 32 * 1024;
 constexpr size_t kMaxQueuedReadBytes = 4u << 20;
 constexpr uint32_t kReadPacingDelayMs = 1;
 
-void AppendVarint(uint64_t value, std::string* out) {
-  while (value >= 0x80) {
-    out->push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out->push_back(static_cast<char>(value));
+// A length-delimited field 1 around |bytes| already encoded (what the
+// service hands out): cheaper than parsing them into a message to wrap.
+std::string WrapAsField1(const std::vector<uint8_t>& bytes) {
+  uint8_t header[1 + protozero::proto_utils::kMaxVarIntEncodedSize];
+  header[0] = 0x0a;
+  const uint8_t* end = protozero::proto_utils::WriteVarInt(bytes.size(), header + 1);
+  std::string out(reinterpret_cast<const char*>(header), static_cast<size_t>(end - header));
+  out.append(bytes.begin(), bytes.end());
+  return out;
 }
 
 // One connected consumer: the service's Consumer callbacks become replies
@@ -97,25 +101,17 @@ class RemoteConsumer : public Consumer {
     stats_.pop_front();
     if (!success)
       return;  // Dropped: answers success = false.
-    // GetTraceStatsResponse { trace_stats = 1 }: the stats are already
-    // encoded; wrap them rather than parse and re-encode.
-    std::string resp;
-    resp.push_back(0x0a);
-    AppendVarint(stats.size(), &resp);
-    resp.append(stats.begin(), stats.end());
-    reply.Resolve(resp);
+    // GetTraceStatsResponse { trace_stats = 1 }.
+    reply.Resolve(WrapAsField1(stats));
   }
 
  private:
   static bool ReadVarint(const uint8_t** p, const uint8_t* end, uint64_t* value) {
-    *value = 0;
-    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
-      const uint8_t byte = *(*p)++;
-      *value |= uint64_t{byte & 0x7fu} << shift;
-      if (!(byte & 0x80))
-        return true;
-    }
-    return false;
+    const uint8_t* next = protozero::proto_utils::ParseVarInt(*p, end, value);
+    if (next == *p)
+      return false;
+    *p = next;
+    return true;
   }
 
   static void AnswerDisabled(ipc::Reply* reply, const std::string& error) {
@@ -318,14 +314,8 @@ void QueryCapabilities(ConsumerPortState*, RemoteConsumer*, ipc::Request&, ipc::
 
 void QueryServiceState(ConsumerPortState* state, RemoteConsumer*, ipc::Request&,
                        ipc::Reply reply) {
-  // QueryServiceStateResponse { service_state = 1 }, around the service's
-  // encoding.
-  const std::vector<uint8_t> service_state = state->service->QueryServiceState();
-  std::string resp;
-  resp.push_back(0x0a);
-  AppendVarint(service_state.size(), &resp);
-  resp.append(service_state.begin(), service_state.end());
-  reply.Resolve(resp);
+  // QueryServiceStateResponse { service_state = 1 }.
+  reply.Resolve(WrapAsField1(state->service->QueryServiceState()));
 }
 
 void AddMethod(ipc::Service* port, const std::shared_ptr<ConsumerPortState>& state,
