@@ -47,6 +47,15 @@ bool ParseCommitData(const uint8_t* data, size_t size, CommitData* out) {
   CommitDataRequest_Decoder req(data, size);
   if (req.parse_error())
     return false;
+  // Counted first (a scan of the field tags): one allocation per vector,
+  // not a regrowth every few entries.
+  size_t moves = 0, patched = 0;
+  for (auto it = req.chunks_to_move(); it; ++it)
+    moves++;
+  for (auto it = req.chunks_to_patch(); it; ++it)
+    patched++;
+  out->chunks_to_move.reserve(moves);
+  out->chunks_to_patch.reserve(patched);
   for (auto it = req.chunks_to_move(); it; ++it) {
     CommitDataRequest_ChunksToMove_Decoder m(*it);
     if (m.parse_error() || m.has_data())
