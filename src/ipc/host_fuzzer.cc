@@ -19,6 +19,7 @@
 #include "src/base/test/test_task_runner.h"
 #include "src/base/unix_socket.h"
 #include "src/ipc/host.h"
+#include "src/ipc/test/fuzz_connection.h"
 
 namespace {
 
@@ -27,11 +28,9 @@ using zt::base::TestTaskRunner;
 using zt::base::UnixSocket;
 using zt::ipc::Frame;
 using zt::ipc::Host;
-
-void Check(bool cond) {
-  if (!cond)
-    abort();
-}
+using zt::ipc::fuzz::Check;
+using zt::ipc::fuzz::Connect;
+using zt::ipc::fuzz::DrainAndSeeClosed;
 
 std::unique_ptr<zt::ipc::Service> MakeService() {
   auto service = std::make_unique<zt::ipc::Service>("ProducerPort");
@@ -46,27 +45,6 @@ std::unique_ptr<zt::ipc::Service> MakeService() {
     request.received_fd->reset();  // Takes what came with the call, if anything.
   });
   return service;
-}
-
-// One end for the host, one for the test; the test's end non-blocking.
-ScopedFile Connect(Host* host, TestTaskRunner* runner) {
-  int fds[2];
-  Check(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  fcntl(fds[0], F_SETFL, O_NONBLOCK);
-  host->AdoptClient(UnixSocket::AdoptConnected(ScopedFile(fds[1]), nullptr, runner));
-  return ScopedFile(fds[0]);
-}
-
-// Reads what the host sent; true if it closed the connection.
-bool DrainAndSeeClosed(int fd) {
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = read(fd, buf, sizeof(buf));
-    if (n == 0)
-      return true;
-    if (n < 0)
-      return false;
-  }
 }
 
 }  // namespace

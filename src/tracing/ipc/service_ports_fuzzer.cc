@@ -41,6 +41,7 @@
 #include "src/base/unix_socket.h"
 #include "src/ipc/frame.h"
 #include "src/ipc/host.h"
+#include "src/ipc/test/fuzz_connection.h"
 #include "src/tracing/ipc/service_ipc_host.h"
 #include "zt/base/logging.h"
 #include "zt/ext/tracing/core/tracing_service.h"
@@ -53,6 +54,9 @@ using zt::base::TestTaskRunner;
 using zt::base::UnixSocket;
 using zt::ipc::Frame;
 using zt::ipc::Host;
+using zt::ipc::fuzz::Check;
+using zt::ipc::fuzz::Connect;
+using zt::ipc::fuzz::DrainAndSeeClosed;
 
 enum RecordFlags : uint8_t {
   kToConsumer = 1 << 0,
@@ -61,32 +65,6 @@ enum RecordFlags : uint8_t {
   kAdvanceTime = 1 << 3,
   kIntoSmb = 1 << 4,
 };
-
-void Check(bool cond) {
-  if (!cond)
-    abort();
-}
-
-// One end for |host|, one (non-blocking) for the fuzzer.
-ScopedFile Connect(Host* host, TestTaskRunner* runner) {
-  int fds[2];
-  Check(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-  Check(fcntl(fds[0], F_SETFL, O_NONBLOCK) == 0);
-  host->AdoptClient(UnixSocket::AdoptConnected(ScopedFile(fds[1]), nullptr, runner));
-  return ScopedFile(fds[0]);
-}
-
-// Reads (and drops) what the host sent; true if it closed the connection.
-bool DrainAndSeeClosed(int fd) {
-  char buf[16384];
-  for (;;) {
-    const ssize_t n = read(fd, buf, sizeof(buf));
-    if (n == 0)
-      return true;
-    if (n < 0)
-      return false;
-  }
-}
 
 // Sends |size| bytes (the first sendmsg with |send_fd|, if not -1), pumping
 // the runner whenever the socket is full so that the host reads. Stops if
