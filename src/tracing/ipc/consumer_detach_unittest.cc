@@ -1,7 +1,8 @@
 // Detach and Attach on the consumer port, as upstream's `perfetto --detach`
 // and `--attach` use them: a session outlives its consumer under a key and
 // another consumer (same uid) takes it over, reads it, and hears its end.
-// Real sockets (socketpairs) into ServiceIpcHost, on virtual time.
+// Also ChangeTraceConfig, the other call on a session that a consumer makes
+// mid-way. Real sockets (socketpairs) into ServiceIpcHost, on virtual time.
 
 #include <sys/socket.h>
 
@@ -160,6 +161,23 @@ TEST_F(ConsumerDetachTest, ASessionThatStoppedWhileDetachedIsToldAtOnce) {
   protos::gen::EnableTracingResponse end_resp;
   ASSERT_TRUE(end_resp.ParseFromString(end->reply));
   EXPECT_TRUE(end_resp.disabled());
+}
+
+// ChangeTraceConfig is answered: a failure without a session (the reason is
+// logged), a success on a running one (what changes is the service's
+// tracing_service_impl_unittest.cc).
+TEST_F(ConsumerDetachTest, ChangeTraceConfigAnswersOnARunningSession) {
+  ipc::Client* consumer = NewConsumer();
+  protos::gen::ChangeTraceConfigRequest change;
+  change.mutable_trace_config()->add_buffers()->set_size_kb(64);
+  auto without_session = Call(consumer, "ChangeTraceConfig", change.SerializeAsString());
+  ASSERT_TRUE(Wait(without_session));
+  EXPECT_FALSE(without_session->success);
+
+  Call(consumer, "EnableTracing", EnableArgs(/*duration_ms=*/0));
+  auto changed = Call(consumer, "ChangeTraceConfig", change.SerializeAsString());
+  ASSERT_TRUE(Wait(changed));
+  EXPECT_TRUE(changed->success);
 }
 
 }  // namespace

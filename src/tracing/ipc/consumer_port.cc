@@ -303,6 +303,17 @@ void Attach(ConsumerPortState* state, RemoteConsumer* c, ipc::Request& request,
     reply.Resolve(resp.SerializeAsString());
 }
 
+void ChangeTraceConfig(ConsumerPortState* state, RemoteConsumer* c, ipc::Request& request,
+                       ipc::Reply reply) {
+  protos::gen::ChangeTraceConfigRequest req;
+  if (!ParseConsumerRequest(request, "ChangeTraceConfig", &req))
+    return;
+  std::string error;
+  if (state->service->ChangeTraceConfig(c->endpoint(), req.trace_config(), &error))
+    return reply.Resolve("");
+  ZT_WLOG("consumer pid %d: %s", static_cast<int>(request.client.pid), error.c_str());
+}
+
 void QueryCapabilities(ConsumerPortState*, RemoteConsumer*, ipc::Request&, ipc::Reply reply) {
   protos::gen::QueryCapabilitiesResponse resp;
   auto* caps = resp.mutable_capabilities();
@@ -357,7 +368,7 @@ std::unique_ptr<ipc::Service> CreateConsumerPort(TracingService* service,
   AddMethod(port.get(), state, "FreeBuffers", &Simple<&ConsumerEndpoint::FreeBuffers>);
   AddMethod(port.get(), state, "Flush", &Flush);
   AddMethod(port.get(), state, "StartTracing", &Simple<&ConsumerEndpoint::StartTracing>);
-  AddMethod(port.get(), state, "ChangeTraceConfig", &NotSupported);
+  AddMethod(port.get(), state, "ChangeTraceConfig", &ChangeTraceConfig);
   AddMethod(port.get(), state, "Detach", &Detach);
   AddMethod(port.get(), state, "Attach", &Attach);
   AddMethod(port.get(), state, "GetTraceStats",

@@ -318,6 +318,13 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
   if (config.buffers().empty())
     return refuse("EnableTracing: no buffers in the config");
   for (const auto& ds : config.data_sources()) {
+    // Refused rather than ignored: ignoring it would enable the data source
+    // on every producer, which is not what was asked.
+    if (!ds.producer_name_regex_filter().empty()) {
+      return refuse("EnableTracing: data source \"" + ds.config().name() +
+                    "\" has a producer_name_regex_filter, which this service does not "
+                    "support; list the names in producer_name_filter");
+    }
     if (ds.config().target_buffer() >= config.buffers().size()) {
       return refuse("EnableTracing: data source \"" + ds.config().name() +
                     "\" targets buffer " +

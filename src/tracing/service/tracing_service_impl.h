@@ -65,6 +65,9 @@ class TracingServiceImpl : public TracingService {
   bool Detach(ConsumerEndpoint* endpoint, const std::string& key);
   bool Attach(ConsumerEndpoint* endpoint, const std::string& key,
               protos::gen::TraceConfig* config);
+  // TracingService::ChangeTraceConfig (tracing_service_change_config.cc).
+  bool ChangeConfig(ConsumerEndpoint* endpoint, const protos::gen::TraceConfig& config,
+                    std::string* error);
 
  private:
   class ProducerEndpointImpl;

@@ -65,6 +65,69 @@ TEST_P(TracingServiceTest, InstancesFollowNamesAndProducerFilters) {
             b->config(b->setups()[1]).target_buffer());
 }
 
+// ChangeTraceConfig widens a running session's producer filter: the newly
+// named producers get the data source, started at once; instances already
+// running stay, even where the new filter leaves them out.
+TEST_P(TracingServiceTest, ChangeTraceConfigStartsNewlyNamedProducers) {
+  auto a = NewProducer("proc.a");
+  auto b = NewProducer("proc.b");
+  auto c = NewProducer("proc.c");
+  for (auto* p : {a.get(), b.get(), c.get()})
+    p->RegisterDataSource("ds1");
+  auto consumer = NewConsumer();
+  auto cfg = Config("ds1");
+  cfg.mutable_data_sources()->at(0).add_producer_name_filter("proc.a");
+  consumer->EnableTracing(cfg);
+  ASSERT_TRUE(a->WaitForStarts(1));
+
+  auto change = [&](const protos::gen::TraceConfig& next, std::string* error) {
+    bool ok = false;
+    consumer->Call([&](ConsumerEndpoint* e) { ok = service_->ChangeTraceConfig(e, next, error); });
+    return ok;
+  };
+  auto next = Config("ds1");
+  next.mutable_data_sources()->at(0).add_producer_name_filter("proc.b");
+  std::string error;
+  ASSERT_TRUE(change(next, &error)) << error;
+  ASSERT_TRUE(b->WaitForStarts(1));
+  runner_->RunAndWait([] {});  // Anything more would have come by now.
+  EXPECT_EQ(a->setups().size(), 1u);  // Still running, set up once.
+  EXPECT_TRUE(a->stops().empty());
+  EXPECT_TRUE(c->setups().empty());
+  EXPECT_EQ(b->config(b->setups()[0]).target_buffer(),
+            a->config(a->setups()[0]).target_buffer());
+
+  // A regex filter is refused with a reason, and nothing changes.
+  auto regex = Config("ds1");
+  regex.mutable_data_sources()->at(0).add_producer_name_regex_filter("proc\\..*");
+  EXPECT_FALSE(change(regex, &error));
+  EXPECT_NE(error.find("producer_name_regex_filter"), std::string::npos) << error;
+  runner_->RunAndWait([] {});
+  EXPECT_TRUE(c->setups().empty());
+
+  // Once stopped, a change is refused.
+  consumer->DisableTracing();
+  consumer->WaitForDisabled();
+  next.mutable_data_sources()->at(0).add_producer_name_filter("proc.c");
+  EXPECT_FALSE(change(next, &error));
+  EXPECT_NE(error.find("no longer running"), std::string::npos) << error;
+  EXPECT_TRUE(c->setups().empty());
+}
+
+// EnableTracing refuses a regex producer filter instead of ignoring it
+// (which would enable the data source on every producer).
+TEST_P(TracingServiceTest, ARegexProducerFilterIsRefused) {
+  auto a = NewProducer("proc.a");
+  a->RegisterDataSource("ds1");
+  auto consumer = NewConsumer();
+  auto cfg = Config("ds1");
+  cfg.mutable_data_sources()->at(0).add_producer_name_regex_filter("proc\\..*");
+  consumer->EnableTracing(cfg);
+  EXPECT_NE(consumer->WaitForDisabled().find("producer_name_regex_filter"), std::string::npos);
+  runner_->RunAndWait([] {});
+  EXPECT_TRUE(a->setups().empty());
+}
+
 // A client may call its endpoint from any callback, and no callback ever
 // runs inside an endpoint call (calls to clients are posted).
 class ReentrantProducer : public Producer {

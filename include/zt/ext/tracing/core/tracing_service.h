@@ -200,6 +200,16 @@ class TracingService {
   // stopped meanwhile, OnTracingDisabled follows. False otherwise.
   bool AttachConsumer(ConsumerEndpoint* consumer, const std::string& key,
                       protos::gen::TraceConfig* config);
+  // Changes the producer_name_filter of |consumer|'s session's data sources
+  // to those of the same names in |config|, and sets up (and, if the
+  // session runs, starts) each data source on the producers that match now
+  // and had no instance of it. Instances already running go on, even on a
+  // producer the new filter leaves out. Every other difference in |config|
+  // is ignored, with a log line (as upstream's service does). False, with
+  // |error|, if the session is stopping or stopped, there is none, or
+  // |config| has a producer_name_regex_filter. Linked only by callers.
+  bool ChangeTraceConfig(ConsumerEndpoint* consumer, const protos::gen::TraceConfig& config,
+                         std::string* error);
 };
 
 }  // namespace zt
