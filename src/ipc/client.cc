@@ -57,29 +57,31 @@ void Client::SendBind() {
   socket_->Send(SerializeFrame(frame));  // A failure posts OnDisconnect.
 }
 
-bool Client::Invoke(const std::string& method, const std::string& args,
-                    ResponseCallback callback, bool drop_reply, int fd) {
+bool Client::Invoke(std::string_view method, std::string_view args, ResponseCallback callback,
+                    bool drop_reply, int fd) {
   auto it = method_ids_.find(method);
   if (state_ != State::kBound || it == method_ids_.end()) {
-    if (state_ == State::kBound)
-      ZT_DLOG("IPC: the host's %s has no method %s", service_name_.c_str(), method.c_str());
+    if (state_ == State::kBound) {
+      ZT_DLOG("IPC: the host's %s has no method %.*s", service_name_.c_str(),
+              static_cast<int>(method.size()), method.data());
+    }
     if (!drop_reply)
       PostFailure(std::move(callback));
     return false;
   }
-  const uint64_t request_id = next_request_id_++;
-  Frame frame;
-  frame.set_request_id(request_id);
-  auto* invoke = frame.mutable_msg_invoke_method();
-  invoke->set_service_id(service_id_);
-  invoke->set_method_id(it->second);
-  invoke->set_args_proto(args);
-  if (drop_reply)
-    invoke->set_drop_reply(true);
-  else
-    pending_[request_id] = std::move(callback);
-  const std::string bytes = SerializeFrame(frame);
-  socket_->Send(bytes.data(), bytes.size(), fd >= 0 ? &fd : nullptr, fd >= 0 ? 1 : 0);
+  InvokeRequest invoke;
+  invoke.request_id = next_request_id_++;
+  invoke.service_id = service_id_;
+  invoke.method_id = it->second;
+  invoke.args = args;
+  invoke.drop_reply = drop_reply;
+  if (!drop_reply)
+    pending_[invoke.request_id] = std::move(callback);
+  // Straight into a buffer kept for it: no IPCFrame object, no copy of the
+  // args but the one into the frame.
+  SerializeInvokeFrame(invoke, &send_buffer_);
+  socket_->Send(send_buffer_.data(), send_buffer_.size(), fd >= 0 ? &fd : nullptr,
+                fd >= 0 ? 1 : 0);
   return true;
 }
 

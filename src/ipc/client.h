@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "src/base/scoped_file.h"
 #include "src/base/unix_socket.h"
@@ -54,7 +55,7 @@ class Client : public base::UnixSocket::EventListener {
   ~Client() override;
 
   bool bound() const { return state_ == State::kBound; }
-  bool HasMethod(const std::string& name) const { return method_ids_.count(name) != 0; }
+  bool HasMethod(std::string_view name) const { return method_ids_.count(name) != 0; }
 
   // Invokes |method| with the serialized request |args| (and |fd|, if not
   // -1; it stays the caller's). Each reply reaches |callback|, the last with
@@ -62,7 +63,7 @@ class Client : public base::UnixSocket::EventListener {
   // |callback| is not called. False, with a failure posted to |callback|,
   // if the client is not bound or the host lacks the method: nothing is
   // sent then.
-  bool Invoke(const std::string& method, const std::string& args, ResponseCallback callback,
+  bool Invoke(std::string_view method, std::string_view args, ResponseCallback callback,
               bool drop_reply = false, int fd = -1);
 
   // The peer's credentials (SO_PEERCRED).
@@ -93,7 +94,16 @@ class Client : public base::UnixSocket::EventListener {
   uint64_t next_request_id_ = 1;
   uint64_t bind_request_id_ = 0;
   uint32_t service_id_ = 0;
-  std::map<std::string, uint32_t> method_ids_;
+  // Method names order by length first: a lookup (one per call) mostly
+  // compares sizes, not bytes; found by string_view, no string made.
+  struct ShorterFirst {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const {
+      return a.size() != b.size() ? a.size() < b.size() : a < b;
+    }
+  };
+  std::map<std::string, uint32_t, ShorterFirst> method_ids_;
+  std::string send_buffer_;  // Each call's frame, encoded in place (reused).
   std::map<uint64_t, ResponseCallback> pending_;  // By request id.
   base::WeakPtrFactory<Client> weak_factory_{this};  // Last member.
 };

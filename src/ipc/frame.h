@@ -8,6 +8,12 @@
 // limit, so every peer sizes its replies to fit) or one that does not
 // decode breaks the stream: the caller closes that connection.
 //
+// Method calls, most of what a host receives (a producer's CommitData per
+// batch), take a path of their own both ways: SerializeInvokeFrame() writes
+// one straight into a reused buffer, and the deserializer decodes a plain
+// one in place, its arguments left in the receive buffer; the bytes and the
+// accepted inputs are those of the generic IPCFrame path.
+//
 // Not thread-safe: one per connection, used on its task runner's thread.
 // Memory: the frame-size limit, allocated at the first receive.
 
@@ -16,9 +22,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "src/base/scoped_file.h"
 #include "zt/ipc/wire_protocol.gen.h"
@@ -40,6 +47,22 @@ constexpr int kMaxReadsPerCallback = 16;
 // longer than kMaxFrameSize is a bug of the sender (replies are sized to
 // fit): CHECKed.
 std::string SerializeFrame(const Frame& frame);
+
+// A method call: the IPCFrame fields a host serves one by.
+struct InvokeRequest {
+  uint64_t request_id = 0;
+  uint32_t service_id = 0;
+  uint32_t method_id = 0;
+  std::string_view args;  // The serialized request (args_proto).
+  bool drop_reply = false;
+};
+
+// The frame of |invoke|, header included, into |out| (its contents
+// replaced, its capacity reused): byte for byte what SerializeFrame() gives
+// for an IPCFrame with request_id and msg_invoke_method {service_id,
+// method_id, args_proto, drop_reply only if true}, as upstream's clients
+// send it. Args that make the frame longer than kMaxFrameSize: CHECKed.
+void SerializeInvokeFrame(const InvokeRequest& invoke, std::string* out);
 
 class BufferedFrameDeserializer {
  public:
@@ -69,29 +92,59 @@ class BufferedFrameDeserializer {
   // (tests, fuzzers). Same result as EndReceive().
   bool Receive(const void* data, size_t size);
 
-  // The oldest decoded frame not popped yet, or null; |fd| (if not null)
-  // gets the descriptor that came with it, if any.
+  // A popped frame. A plain method call (a request id and an InvokeMethod
+  // of the fields it defines, each kind of field once) comes decoded in
+  // place: |frame| is null and |invoke| is the call, its args pointing into
+  // the receive buffer, valid until the next BeginReceive() or Receive().
+  // Any other frame is |frame|.
+  struct ReceivedFrame {
+    std::unique_ptr<Frame> frame;
+    InvokeRequest invoke;
+    base::ScopedFile fd;  // The descriptor that came with it, if any.
+  };
+
+  // The oldest frame not popped yet into |out|; false if there is none.
+  // What a host serves from: no allocation for a plain method call.
+  bool PopNext(ReceivedFrame* out);
+
+  // The oldest frame not popped yet, every kind decoded as a Frame, or
+  // null; |fd| (if not null) gets the descriptor that came with it, if any.
   std::unique_ptr<Frame> PopNextFrame(base::ScopedFile* fd = nullptr);
 
   bool broken() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
   // Bytes of a frame not complete yet.
-  size_t pending_bytes() const { return size_; }
+  size_t pending_bytes() const { return size_ - consumed_; }
 
  private:
+  struct QueuedFrame {
+    std::unique_ptr<Frame> frame;  // Null for a call decoded in place.
+    InvokeRequest invoke;
+    // Where an in-place call's IPCFrame is in buffer_, to decode it as a
+    // Frame if it is still queued when the buffer's bytes move.
+    size_t offset = 0;
+    size_t size = 0;
+    base::ScopedFile fd;
+  };
+
   bool Break(std::string error);
+  void AttributeFd(size_t first_new, base::ScopedFile fd);
+  // The frames still queued that point into buffer_, decoded as Frames.
+  void DetachQueuedFrames();
+  void PopFront();
 
   const size_t capacity_;
   std::unique_ptr<char[]> buffer_;
-  struct QueuedFrame {
-    std::unique_ptr<Frame> frame;
-    base::ScopedFile fd;
-  };
-  void AttributeFd(size_t first_new, base::ScopedFile fd);
-
   size_t size_ = 0;  // Bytes held at the front of buffer_.
-  std::deque<QueuedFrame> frames_;
-  base::ScopedFile carried_fd_;  // For the partial frame at the front.
+  // Of those, the bytes of complete frames (queued or popped): the partial
+  // frame after them moves to the front at the next BeginReceive(), not
+  // before, so that calls decoded in place stay valid until then.
+  size_t consumed_ = 0;
+  // Queued frames are [next_frame_, size()); the vector is emptied, its
+  // capacity kept, once every frame is popped.
+  std::vector<QueuedFrame> frames_;
+  size_t next_frame_ = 0;
+  base::ScopedFile carried_fd_;  // For the partial frame.
   std::string error_;
 };
 

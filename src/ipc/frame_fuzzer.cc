@@ -5,7 +5,10 @@
 // arrive); the rest is the stream. Beyond "no crash, no out-of-bounds"
 // (ASan/UBSan), it checks that every frame decoded re-encodes into a frame
 // that decodes to the same bytes, and that a stream cut into reads gives
-// the same frames as the same stream in one piece.
+// the same frames as the same stream in one piece. The host's way of
+// popping (plain method calls decoded in place) must agree with the
+// generic decoding frame by frame, and a call re-encoded by
+// SerializeInvokeFrame() must decode to the same call.
 
 #include <cstdint>
 #include <cstdlib>
@@ -44,6 +47,46 @@ std::vector<std::string> Decode(const uint8_t* data, size_t size, size_t max_rea
   return frames;
 }
 
+// The stream in reads of |max_read| bytes, popped as a host pops them;
+// each frame must be what the generic decoding made of it (|generic|).
+void CheckHostView(const uint8_t* data, size_t size, size_t max_read,
+                   const std::vector<std::string>& generic) {
+  zt::ipc::BufferedFrameDeserializer deserializer;
+  zt::ipc::BufferedFrameDeserializer::ReceivedFrame got;
+  size_t popped = 0;
+  std::string reencoded;
+  while (size > 0 && !deserializer.broken()) {
+    const size_t n = size < max_read ? size : max_read;
+    deserializer.Receive(data, n);
+    data += n;
+    size -= n;
+    // Popped between reads, as a host does, so calls stay in place.
+    while (deserializer.PopNext(&got)) {
+      Check(popped < generic.size());
+      zt::ipc::Frame expected;
+      Check(expected.ParseFromString(generic[popped++]));
+      if (got.frame) {
+        Check(got.frame->SerializeAsString() == generic[popped - 1]);
+        continue;
+      }
+      const auto& invoke = expected.msg_invoke_method();
+      Check(expected.has_msg_invoke_method() && !expected.has_msg_bind_service() &&
+            !expected.has_set_peer_identity());
+      Check(got.invoke.request_id == expected.request_id() &&
+            got.invoke.service_id == invoke.service_id() &&
+            got.invoke.method_id == invoke.method_id() && got.invoke.args == invoke.args_proto() &&
+            got.invoke.drop_reply == invoke.drop_reply());
+      zt::ipc::SerializeInvokeFrame(got.invoke, &reencoded);
+      zt::ipc::BufferedFrameDeserializer again;
+      zt::ipc::BufferedFrameDeserializer::ReceivedFrame call;
+      Check(again.Receive(reencoded.data(), reencoded.size()) && again.PopNext(&call));
+      Check(!call.frame && call.invoke.request_id == got.invoke.request_id &&
+            call.invoke.args == got.invoke.args && call.invoke.drop_reply == got.invoke.drop_reply);
+    }
+  }
+  Check(popped == generic.size());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -54,5 +97,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<std::string> in_reads = Decode(data + 1, size - 1, max_read, &broken_in_reads);
   const std::vector<std::string> whole = Decode(data + 1, size - 1, size, &broken_whole);
   Check(in_reads == whole && broken_in_reads == broken_whole);
+  CheckHostView(data + 1, size - 1, max_read, whole);
   return 0;
 }

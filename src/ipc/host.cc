@@ -133,14 +133,18 @@ void Host::OnDataAvailable(base::UnixSocket* socket) {
       return;  // Nothing more now; or the peer closed (OnDisconnect follows).
     const bool intact = client->frames.EndReceive(n, std::move(fd));
     // Frames decoded before a break are still served, then the client goes.
-    while (std::unique_ptr<Frame> frame = client->frames.PopNextFrame(&client->received_fd)) {
-      OnFrame(client, *frame);
-      // What the method did not take is closed: it came with this frame only.
-      if (weak && clients_.find(id) != clients_.end())
-        client->received_fd.reset();
+    BufferedFrameDeserializer::ReceivedFrame frame;
+    while (client->frames.PopNext(&frame)) {
+      client->received_fd = std::move(frame.fd);
+      if (frame.frame)
+        OnFrame(client, *frame.frame, weak);
+      else
+        OnInvokeMethod(client, frame.invoke, weak);  // A plain call, decoded in place.
       // A method may have dropped this client, or destroyed the host.
       if (!weak || clients_.find(id) == clients_.end())
         return;
+      // What the method did not take is closed: it came with this frame only.
+      client->received_fd.reset();
     }
     if (!intact) {
       DropClient(client, /*bad_frames=*/true);
@@ -154,11 +158,19 @@ void Host::OnDataAvailable(base::UnixSocket* socket) {
   }
 }
 
-void Host::OnFrame(Client* client, const Frame& frame) {
+void Host::OnFrame(Client* client, const Frame& frame, const base::WeakPtr<Host>& weak) {
   if (frame.has_msg_bind_service())
     return OnBindService(client, frame);
-  if (frame.has_msg_invoke_method())
-    return OnInvokeMethod(client, frame);
+  if (frame.has_msg_invoke_method()) {
+    const Frame::InvokeMethod& invoke = frame.msg_invoke_method();
+    InvokeRequest request;
+    request.request_id = frame.request_id();
+    request.service_id = invoke.service_id();
+    request.method_id = invoke.method_id();
+    request.args = invoke.args_proto();
+    request.drop_reply = invoke.drop_reply();
+    return OnInvokeMethod(client, request, weak);
+  }
   if (frame.has_set_peer_identity())
     return;  // Only relays on other machines send it; a local peer's is the kernel's.
   stats_.requests_refused++;
@@ -197,23 +209,28 @@ void Host::OnBindService(Client* client, const Frame& frame) {
   SendFrame(client, reply);
 }
 
-void Host::OnInvokeMethod(Client* client, const Frame& frame) {
-  const Frame::InvokeMethod& invoke = frame.msg_invoke_method();
-  const uint32_t service_id = invoke.service_id();
-  const uint32_t method_id = invoke.method_id();
+void Host::OnInvokeMethod(Client* client, const InvokeRequest& invoke,
+                          const base::WeakPtr<Host>& weak) {
+  const uint32_t service_id = invoke.service_id;
+  const uint32_t method_id = invoke.method_id;
   if (service_id == 0 || service_id > services_.size() || method_id == 0 ||
       method_id > services_[service_id - 1]->methods().size()) {
     // Answered even with drop_reply: the caller should learn of it.
     stats_.requests_refused++;
-    return SendReply(client->info.id, frame.request_id(), /*success=*/false,
+    return SendReply(client->info.id, invoke.request_id, /*success=*/false,
                      /*has_more=*/false, "", -1);
   }
   const Method& method = services_[service_id - 1]->methods()[method_id - 1];
-  Reply reply = invoke.drop_reply()
-                    ? Reply()
-                    : Reply(weak_factory_.GetWeakPtr(), client->info.id, frame.request_id());
-  Request request{client->info, invoke.args_proto(), &client->received_fd};
+  Reply reply = invoke.drop_reply ? Reply() : Reply(weak, client->info.id, invoke.request_id);
+  // Handlers take the args as a std::string: copied into the host's buffer
+  // (no allocation once it is big enough), which this call owns while the
+  // handler runs, as a handler may destroy the host.
+  std::string args = std::move(args_buffer_);
+  args.assign(invoke.args.data(), invoke.args.size());
+  Request request{client->info, args, &client->received_fd};
   method.handler(request, std::move(reply));
+  if (weak)
+    args_buffer_ = std::move(args);
 }
 
 void Host::SendReply(ClientId client_id, uint64_t request_id, bool success, bool has_more,

@@ -75,9 +75,12 @@ class Host : public base::UnixSocket::EventListener {
   Host() = default;
   Client* FindClient(base::UnixSocket* socket);
   void DropClient(Client* client, bool bad_frames);
-  void OnFrame(Client* client, const Frame& frame);
+  // |weak| is this host's, held by the caller: it tells whether a method
+  // destroyed the host.
+  void OnFrame(Client* client, const Frame& frame, const base::WeakPtr<Host>& weak);
   void OnBindService(Client* client, const Frame& frame);
-  void OnInvokeMethod(Client* client, const Frame& frame);
+  void OnInvokeMethod(Client* client, const InvokeRequest& invoke,
+                      const base::WeakPtr<Host>& weak);
   // Reply's sender: one InvokeMethodReply frame to |client_id|, if there.
   void SendReply(ClientId client_id, uint64_t request_id, bool success, bool has_more,
                  const std::string& reply_proto, int fd);
@@ -89,6 +92,7 @@ class Host : public base::UnixSocket::EventListener {
   std::map<base::UnixSocket*, ClientId> client_by_socket_;
   ClientId next_client_id_ = 1;
   Stats stats_;
+  std::string args_buffer_;  // Lent to each call's Request (OnInvokeMethod).
   base::WeakPtrFactory<Host> weak_factory_{this};  // Last member.
 };
 
