@@ -97,7 +97,7 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   void Dispatch(const GetAsyncCommandResponse& command, base::ScopedFile fd);
   // Maps the service's SMB and says so, or ends the connection.
   void SetupTracing(const GetAsyncCommandResponse::SetupTracing& setup, base::ScopedFile fd);
-  void Send(const char* method, std::string args, bool drop_reply,
+  void Send(const char* method, const std::string& args, bool drop_reply,
             ipc::Client::ResponseCallback callback = nullptr);
   // Ends the connection for a reason of ours (the service broke the
   // protocol): closes the socket and tells the producer.
@@ -121,6 +121,7 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   // until something takes it, any fd a reply brings is kept here for the
   // SetupTracing that needs it.
   base::ScopedFile received_fd_;
+  std::string commit_bytes_;  // CommitData()'s encoding buffer, reused.
 
   // The SMB: ours while offered to the service and if it takes it, else
   // the service's once SetupTracing brings it. Kept, mapped, after a
@@ -360,11 +361,11 @@ void ProducerIpcClientImpl::SetupTracing(const GetAsyncCommandResponse::SetupTra
   producer_->OnTracingSetup();
 }
 
-void ProducerIpcClientImpl::Send(const char* method, std::string args, bool drop_reply,
+void ProducerIpcClientImpl::Send(const char* method, const std::string& args, bool drop_reply,
                                  ipc::Client::ResponseCallback callback) {
   switch (state_) {
     case State::kBinding:
-      queued_.push_back(QueuedCall{method, std::move(args), drop_reply, std::move(callback)});
+      queued_.push_back(QueuedCall{method, args, drop_reply, std::move(callback)});
       return;
     case State::kInitializing:
     case State::kConnected:
@@ -402,7 +403,10 @@ void ProducerIpcClientImpl::UnregisterDataSource(const std::string& name) {
 void ProducerIpcClientImpl::CommitData(const zt::CommitData& data) {
   if (data.empty())
     return;
-  Send("CommitData", SerializeCommitData(data), /*drop_reply=*/true);
+  // Encoded into a buffer kept for it: one commit per SMB flush, and the
+  // client copies the bytes into its frame at once.
+  SerializeCommitData(data, &commit_bytes_);
+  Send("CommitData", commit_bytes_, /*drop_reply=*/true);
 }
 
 void ProducerIpcClientImpl::NotifyDataSourceStarted(DataSourceInstanceId id) {

@@ -24,6 +24,9 @@ class RemoteProducer : public Producer {
 
   const ipc::ClientInfo& client() const { return client_; }
   ProducerEndpoint* endpoint() const { return endpoint_.get(); }
+  // Where this producer's CommitData requests are parsed, one after the
+  // other: its vectors keep their capacity, so a batch allocates nothing.
+  CommitData* commit_buffer() { return &commit_buffer_; }
 
   void set_endpoint(std::unique_ptr<ProducerEndpoint> endpoint, bool provided_smb) {
     endpoint_ = std::move(endpoint);
@@ -119,6 +122,7 @@ class RemoteProducer : public Producer {
   bool setup_tracing_sent_ = false;
   ipc::Reply command_stream_;
   std::deque<QueuedCommand> queued_;
+  CommitData commit_buffer_;
 };
 
 // The port's state, shared by its method handlers. Destroying it (with the
@@ -236,7 +240,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
     RemoteProducer* p = state->Connected(request);
     if (!p)
       return;
-    CommitData data;
+    CommitData& data = *p->commit_buffer();
     if (!ParseCommitData(reinterpret_cast<const uint8_t*>(request.args.data()),
                          request.args.size(), &data)) {
       ZT_WLOG("producer pid %d: malformed CommitData (%zu bytes) ignored",
@@ -246,7 +250,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
     // Synchronous: by the time the reply goes, the chunks are in their
     // buffers (what TraceWriter::Flush(callback) waits for).
     p->endpoint()->CommitData(data);
-    reply.Resolve("");
+    reply.Resolve(std::string());  // Nothing to say; nothing sent for drop_reply.
   });
   port->AddMethod("GetAsyncCommand", [state](ipc::Request& request, ipc::Reply reply) {
     state->GetOrCreate(request.client)->SetCommandStream(std::move(reply));
