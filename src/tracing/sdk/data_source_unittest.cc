@@ -453,6 +453,14 @@ TEST_F(DataSourceTest, RefusedConfigsReportAnError) {
   session->StartBlocking();
   session->StopBlocking();
   EXPECT_NE(error.find("no buffers"), std::string::npos);
+
+  // Started without a config at all: said so.
+  auto unset = Tracing::NewTrace();
+  error.clear();
+  unset->SetOnErrorCallback([&](const std::string& e) { error = e; });
+  unset->StartBlocking();
+  unset->StopBlocking();
+  EXPECT_NE(error.find("without Setup()"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -88,14 +88,16 @@ class TracingSessionImpl : public TracingSession,
           close(own_fd);
         return;
       }
-      config_ = config;
+      // Copies, never assigns, a TraceConfig: its operator= would add ~2 KB
+      // of code to every program (docs/benchmarks.md, build cost).
+      config_.reset(new protos::gen::TraceConfig(config));
       if (fd >= 0)
-        config_.set_write_into_file(true);
+        config_->set_write_into_file(true);
       if (fd_ >= 0)
         close(fd_);  // Setup() again: the new file replaces the old one.
       fd_ = own_fd;
       setup_error_ = error;
-      deferred = config_.deferred_start();
+      deferred = config_->deferred_start();
     }
     // With deferred_start the session is created (buffers, data sources set
     // up) now and only started by Start().
@@ -370,7 +372,7 @@ class TracingSessionImpl : public TracingSession,
 
   // Creates the session on the service (once). Muxer thread.
   void Enable() {
-    protos::gen::TraceConfig config;
+    std::unique_ptr<protos::gen::TraceConfig> config;
     int fd;
     std::string error;
     {
@@ -378,18 +380,20 @@ class TracingSessionImpl : public TracingSession,
       if (enabled_)
         return;
       enabled_ = true;
-      config = config_;
+      config = std::move(config_);
       fd = fd_;
       fd_ = -1;  // The service owns our duplicate now.
       error = setup_error_;
     }
+    if (error.empty() && !config)
+      error = "TracingSession: started without Setup()";
     if (!error.empty() || !endpoint_) {
       if (fd >= 0)
         close(fd);
       OnTracingDisabled(error);  // The session ends before it begins.
       return;
     }
-    endpoint_->EnableTracing(config, fd);
+    endpoint_->EnableTracing(*config, fd);
   }
 
   void StartOnRunner() {
@@ -437,7 +441,7 @@ class TracingSessionImpl : public TracingSession,
 
   std::mutex mutex_;
   std::condition_variable cv_;
-  protos::gen::TraceConfig config_;
+  std::unique_ptr<protos::gen::TraceConfig> config_;  // Set by Setup().
   int fd_ = -1;  // Our duplicate of Setup()'s fd, until the service takes it.
   std::string setup_error_;
   bool enabled_ = false;  // EnableTracing sent.

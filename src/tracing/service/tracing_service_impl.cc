@@ -341,11 +341,12 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
       }
     }
   }
-  auto session = std::make_unique<Session>();
+  // Copy-constructed: a TraceConfig assignment would link ~2 KB more code
+  // into every program (docs/benchmarks.md, build cost).
+  auto session = std::make_unique<Session>(config);
   session->id = next_session_id_++;
   session->consumer = consumer;
   session->consumer_uid = consumer->uid();
-  session->config = config;
   session->service_packets.reset(new SessionServicePackets(config, service_uid_));
   std::vector<std::unique_ptr<TraceBuffer>> buffers;
   for (const auto& buffer_cfg : config.buffers()) {

@@ -109,6 +109,7 @@ class TracingServiceImpl : public TracingService {
   };
 
   struct Session {
+    explicit Session(const protos::gen::TraceConfig& c) : config(c) {}
     enum class State { kConfigured, kStarted, kStopping, kStopped };
     uint64_t id = 0;
     // Null once the consumer is gone (the session then ends by itself,
