@@ -287,8 +287,14 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
     p->endpoint()->NotifyDataSourceStopped(req.data_source_id());
     reply.Resolve("");
   });
-  // Triggers are not supported yet: a clean failure.
-  port->AddMethod("ActivateTriggers", [](ipc::Request&, ipc::Reply) {});
+  port->AddMethod("ActivateTriggers", [state](ipc::Request& request, ipc::Reply reply) {
+    protos::gen::ActivateTriggersRequest req;
+    RemoteProducer* p = state->Connected(request);
+    if (!p || !ParseProducerRequest(request, "ActivateTriggers", &req))
+      return;
+    state->service->ActivateTriggers(p->endpoint(), req.trigger_names());
+    reply.Resolve("");
+  });
   // Requests are handled in the order they arrive, each completely: when
   // Sync is handled, everything sent before it has been.
   port->AddMethod("Sync", [](ipc::Request&, ipc::Reply reply) { reply.Resolve(""); });

@@ -146,6 +146,11 @@ bool SessionServicePackets::EmitBeforeData(const Sink& sink) {
       return false;
     events_.erase(events_.begin());
   }
+  while (!extra_.empty()) {
+    if (!sink(extra_.front()))
+      return false;
+    extra_.erase(extra_.begin());
+  }
   return true;
 }
 

@@ -58,6 +58,9 @@ class SessionServicePackets {
   void OnDisabled();
   // The periodic task: a snapshot, a sync marker and stats become due.
   void OnPeriodicTask();
+  // An encoded packet made elsewhere (a trigger's), emitted with the next
+  // read's service packets.
+  void AddPacket(std::vector<uint8_t> packet) { extra_.push_back(std::move(packet)); }
   uint32_t snapshot_interval_ms() const;
 
   // The packets due before the data of a read, in order. False if |sink|
@@ -99,6 +102,7 @@ class SessionServicePackets {
   bool system_info_emitted_ = false;
   // (timestamp, event field), recorded since the last read.
   std::vector<std::pair<uint64_t, uint32_t>> events_;
+  std::vector<std::vector<uint8_t>> extra_;  // AddPacket(), oldest first.
   bool stats_due_ = false;
   bool final_stats_emitted_ = false;
 };

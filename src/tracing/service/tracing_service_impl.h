@@ -65,6 +65,8 @@ class TracingServiceImpl : public TracingService {
   bool Detach(ConsumerEndpoint* endpoint, const std::string& key);
   bool Attach(ConsumerEndpoint* endpoint, const std::string& key,
               protos::gen::TraceConfig* config);
+  // TracingService::ActivateTriggers (tracing_service_triggers.cc).
+  void ActivateTriggersFrom(ProducerEndpoint* endpoint, const std::vector<std::string>& names);
   // TracingService::ChangeTraceConfig (tracing_service_change_config.cc).
   bool ChangeConfig(ConsumerEndpoint* endpoint, const protos::gen::TraceConfig& config,
                     std::string* error);
@@ -108,8 +110,30 @@ class TracingServiceImpl : public TracingService {
     std::function<void(bool)> then;
   };
 
+  // TraceConfig.trigger_config (a lazy field: kept as bytes in the config
+  // class), decoded once at EnableTracing.
+  struct TriggerSpec {
+    enum Mode { kNone = 0, kStartTracing = 1, kStopTracing = 2 };
+    struct Trigger {
+      std::string name;
+      uint32_t stop_delay_ms = 0;
+      uint32_t max_per_24_h = 0;
+      double skip_probability = 0;
+    };
+    Mode mode = kNone;
+    uint32_t timeout_ms = 0;
+    std::vector<Trigger> list;
+  };
+
   struct Session {
     explicit Session(const protos::gen::TraceConfig& c) : config(c) {}
+    // A session with a trigger mode yields no data, not even the service's
+    // packets, until a trigger arrives (upstream's rule).
+    bool waits_for_trigger() const {
+      return triggers.mode != TriggerSpec::kNone && triggers_received == 0;
+    }
+    TriggerSpec triggers;  // The config's trigger_config, decoded.
+    uint32_t triggers_received = 0;
     enum class State { kConfigured, kStarted, kStopping, kStopped };
     uint64_t id = 0;
     // Null once the consumer is gone (the session then ends by itself,
@@ -180,6 +204,10 @@ class TracingServiceImpl : public TracingService {
   // run to their end).
   Session* SessionOf(ConsumerEndpointImpl* consumer);
   Session* SessionById(uint64_t session_id);
+  // Decodes |config|'s trigger_config into |spec|; an error (empty if none)
+  // for what upstream's service also refuses and what ours does not support.
+  static std::string DecodeTriggerConfig(const protos::gen::TraceConfig& config,
+                                         TriggerSpec* spec);
   // Sets up an instance on |producer| if it matches |cfg_ds|; null if not.
   DataSourceInstance* SetUpInstance(Session* session, ProducerState* producer,
                                     const protos::gen::TraceConfig_DataSource& cfg_ds);
@@ -270,6 +298,11 @@ class TracingServiceImpl : public TracingService {
   FlushRequestId next_flush_id_ = 1;
   uint32_t next_sequence_id_ = kServicePacketSequenceId + 1;
   const int32_t service_uid_;
+  // Triggers applied (boot time ns, name), for max_per_24_h; and the state
+  // of the generator that draws against skip_probability
+  // (tracing_service_triggers.cc).
+  std::vector<std::pair<uint64_t, std::string>> trigger_history_;
+  uint64_t trigger_random_state_ = 0;
   uint64_t producers_seen_ = 0;
   uint64_t data_sources_seen_ = 0;
   uint64_t chunks_discarded_ = 0;   // Bad moves: indices, states, buffers.

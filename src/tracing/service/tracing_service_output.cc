@@ -80,6 +80,8 @@ int WriteFully(int fd, const uint8_t* data, size_t size) {
 
 bool TracingServiceImpl::CollectPackets(Session* s, size_t max_bytes,
                                         const PacketSink& sink) {
+  if (s->waits_for_trigger())
+    return false;  // Nothing at all until a trigger, as upstream.
   size_t emitted = 0;
   auto emit = [&](const std::vector<uint8_t>& packet, bool closing_stats = false) {
     const size_t framed = FramedSize(packet.size());

@@ -200,6 +200,13 @@ class TracingService {
   // stopped meanwhile, OnTracingDisabled follows. False otherwise.
   bool AttachConsumer(ConsumerEndpoint* consumer, const std::string& key,
                       protos::gen::TraceConfig* config);
+  // |producer| (one of this service's endpoints) activates the triggers
+  // named: each session whose trigger_config lists one (and does not skip
+  // it by skip_probability or max_per_24_h) records it in its trace, then
+  // starts (START_TRACING; its duration is the trigger's stop_delay_ms) or
+  // stops after the trigger's stop_delay_ms (STOP_TRACING, first trigger
+  // only). Unknown names do nothing. Linked only by callers.
+  void ActivateTriggers(ProducerEndpoint* producer, const std::vector<std::string>& names);
   // Changes the producer_name_filter of |consumer|'s session's data sources
   // to those of the same names in |config|, and sets up (and, if the
   // session runs, starts) each data source on the producers that match now

@@ -1,0 +1,119 @@
+// Triggers a producer activates (ActivateTriggers): they start or stop the
+// sessions whose trigger_config names them, and are recorded in their
+// traces. The config side (refusals, a session waiting for its trigger, the
+// timeouts) is in tracing_service_impl.cc; this object is linked only by
+// the callers of TracingService::ActivateTriggers (the daemon's producer
+// port).
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "src/tracing/service/service_packets.h"
+#include "src/tracing/service/tracing_service_endpoints.h"
+#include "src/tracing/service/tracing_service_impl.h"
+#include "zt/base/logging.h"
+#include "zt/protozero/scattered_heap_buffer.h"
+#include "zt/trace/trace_packet.pbzero.h"
+#include "zt/trace/trigger.pbzero.h"
+
+namespace zt {
+namespace {
+
+constexpr uint64_t kDayNs = 24ull * 3600 * 1000 * 1000 * 1000;
+
+// The trace's record of a trigger, on the service's sequence (as upstream
+// writes it: TracePacket.trigger, at the time it arrived).
+std::vector<uint8_t> MakeTriggerPacket(const std::string& name, const std::string& producer,
+                                       int32_t producer_uid, uint32_t stop_delay_ms,
+                                       uint64_t boottime_ns, int32_t service_uid) {
+  protozero::HeapBuffered<protos::pbzero::TracePacket> packet;
+  packet->set_timestamp(boottime_ns);
+  auto* trigger = packet->set_trigger();
+  trigger->set_trigger_name(name);
+  trigger->set_producer_name(producer);
+  trigger->set_trusted_producer_uid(producer_uid);
+  if (stop_delay_ms)
+    trigger->set_stop_delay_ms(stop_delay_ms);
+  packet->set_trusted_uid(service_uid);
+  packet->set_trusted_packet_sequence_id(kServicePacketSequenceId);
+  packet->set_timestamp_clock_id(kClockBoottime);
+  return packet.SerializeAsArray();
+}
+
+// A draw in [0, 1) (xorshift64*; seeded from the clock on first use).
+double NextUnit(uint64_t* state) {
+  if (*state == 0)
+    *state = BoottimeNs() | 1;
+  *state ^= *state >> 12;
+  *state ^= *state << 25;
+  *state ^= *state >> 27;
+  return static_cast<double>((*state * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0;
+}
+
+}  // namespace
+
+void TracingService::ActivateTriggers(ProducerEndpoint* producer,
+                                      const std::vector<std::string>& names) {
+  static_cast<TracingServiceImpl*>(this)->ActivateTriggersFrom(producer, names);
+}
+
+void TracingServiceImpl::ActivateTriggersFrom(ProducerEndpoint* endpoint,
+                                              const std::vector<std::string>& names) {
+  auto producer_it = producers_.find(endpoint->producer_id());
+  if (producer_it == producers_.end())
+    return;
+  const ProducerState& producer = *producer_it->second;
+  for (const std::string& name : names) {
+    const uint64_t now = BoottimeNs();
+    // The window of max_per_24_h: what was applied in the last day.
+    trigger_history_.erase(
+        std::remove_if(trigger_history_.begin(), trigger_history_.end(),
+                       [now](const auto& h) { return now - h.first > kDayNs; }),
+        trigger_history_.end());
+    const size_t in_window = static_cast<size_t>(
+        std::count_if(trigger_history_.begin(), trigger_history_.end(),
+                      [&name](const auto& h) { return h.second == name; }));
+    bool applied = false;
+    for (auto& entry : sessions_) {
+      Session* s = entry.second.get();
+      const auto& triggers = s->triggers.list;
+      auto trigger = std::find_if(triggers.begin(), triggers.end(),
+                                  [&name](const TriggerSpec::Trigger& t) { return t.name == name; });
+      const TriggerSpec::Mode mode = s->triggers.mode;
+      if (trigger == triggers.end() || mode == TriggerSpec::kNone || s->stopping_or_stopped())
+        continue;
+      if (trigger->skip_probability > 0 &&
+          NextUnit(&trigger_random_state_) < trigger->skip_probability) {
+        continue;
+      }
+      if (trigger->max_per_24_h > 0 && in_window >= trigger->max_per_24_h)
+        continue;
+      applied = true;
+      const bool first = s->triggers_received == 0;
+      s->triggers_received++;
+      s->service_packets->AddPacket(MakeTriggerPacket(name, producer.options.name,
+                                                      producer.options.uid,
+                                                      trigger->stop_delay_ms, now,
+                                                      service_uid_));
+      if (mode == TriggerSpec::kStartTracing) {
+        if (s->state != SessionState::kConfigured)
+          continue;
+        // The trace lasts the trigger's stop delay from here (0: until the
+        // consumer stops it).
+        s->config.set_duration_ms(trigger->stop_delay_ms);
+        StartSession(s);
+      } else if (first) {  // STOP_TRACING: the first trigger sets the stop.
+        const uint64_t session_id = s->id;
+        PostDelayedIfAlive(trigger->stop_delay_ms, [session_id](TracingServiceImpl* self) {
+          if (Session* session = self->SessionById(session_id))
+            self->FlushAndStopSession(session);
+        });
+      }
+    }
+    if (applied)
+      trigger_history_.emplace_back(now, name);
+  }
+}
+
+}  // namespace zt
