@@ -181,15 +181,16 @@ bool BufferedFrameDeserializer::EndReceive(size_t size, base::ScopedFile fd) {
     }
     if (size_ - consumed_ < frame_size)
       break;  // The rest of it comes with a later read.
-    QueuedFrame queued;
+    QueuedFrame& queued = frames_.emplace_back();
     queued.offset = consumed_ + kFrameHeaderSize;
     queued.size = frame_size - kFrameHeaderSize;
     if (!DecodePlainInvoke(header + kFrameHeaderSize, queued.size, &queued.invoke)) {
       queued.frame = std::make_unique<Frame>();
-      if (!queued.frame->ParseFromArray(header + kFrameHeaderSize, queued.size))
+      if (!queued.frame->ParseFromArray(header + kFrameHeaderSize, queued.size)) {
+        frames_.pop_back();
         return Break("a frame of " + std::to_string(frame_size) + " bytes is not an IPCFrame");
+      }
     }
-    frames_.push_back(std::move(queued));
     consumed_ += frame_size;
   }
   AttributeFd(first_new, std::move(fd));

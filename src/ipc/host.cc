@@ -221,14 +221,14 @@ void Host::OnInvokeMethod(Client* client, const InvokeRequest& invoke,
                      /*has_more=*/false, "", -1);
   }
   const Method& method = services_[service_id - 1]->methods()[method_id - 1];
-  Reply reply = invoke.drop_reply ? Reply() : Reply(weak, client->info.id, invoke.request_id);
   // Handlers take the args as a std::string: copied into the host's buffer
   // (no allocation once it is big enough), which this call owns while the
   // handler runs, as a handler may destroy the host.
   std::string args = std::move(args_buffer_);
   args.assign(invoke.args.data(), invoke.args.size());
   Request request{client->info, args, &client->received_fd};
-  method.handler(request, std::move(reply));
+  method.handler(request, invoke.drop_reply ? Reply()
+                                            : Reply(weak, client->info.id, invoke.request_id));
   if (weak)
     args_buffer_ = std::move(args);
 }
