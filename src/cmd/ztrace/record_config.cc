@@ -125,6 +125,7 @@ bool BuildShorthandConfig(const ShorthandOptions& options,
   buffer->set_fill_policy(protos::gen::TraceConfig_BufferConfig_FillPolicy_RING_BUFFER);
   cfg.set_duration_ms(duration_ms);
   cfg.set_flush_period_ms(kShorthandFlushPeriodMs);
+  cfg.mutable_incremental_state_config()->set_clear_period_ms(kShorthandClearPeriodMs);
   if (max_file_kb) {
     cfg.set_write_into_file(true);
     cfg.set_max_file_size_bytes(uint64_t{max_file_kb} * 1024);
@@ -410,7 +411,9 @@ Ctrl-C aborts at once.
 Without -c, a config is built from (defaults in brackets):
   -t, --time TIME        how long to trace: 500ms, 10s, 2m, 1h; 0 traces
                          until stopped [10s]
-  -b, --buffer SIZE      the ring buffer's size: 512kb, 32mb, 1gb [32mb]
+  -b, --buffer SIZE      the ring buffer's size: 512kb, 32mb, 1gb [32mb];
+                         data sources write their interned state again every
+                         5 s, so that a ring that wrapped stays readable
   -s, --size SIZE        stream the trace into FILE while recording and stop
                          when it reaches SIZE (kb, mb, gb) [off: the buffer is
                          read at the end]

@@ -34,6 +34,12 @@ inline constexpr char kDefaultBufferSize[] = "32mb";
 // How often a shorthand session asks its producers to commit, so that a long
 // ring-buffer trace does not hold minutes of data in producers' memory.
 inline constexpr uint32_t kShorthandFlushPeriodMs = 30000;
+// How often a shorthand session asks data sources to write their
+// incremental state (interned names, track descriptors) again: once the ring
+// buffer wraps, the packets after the overwritten state are readable again
+// from the next clear on. Not upstream's default (it sets none); the cost is
+// re-interning once per period per thread.
+inline constexpr uint32_t kShorthandClearPeriodMs = 5000;
 
 // "500ms", "10s", "2m", "1h" (units case-insensitive) -> milliseconds; "0"
 // (no unit) is 0. False (and |*error| says why) for anything else,

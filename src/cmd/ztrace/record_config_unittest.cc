@@ -83,6 +83,8 @@ TEST(RecordConfigTest, ShorthandDefaultsAreUpstreams) {
             protos::gen::TraceConfig_BufferConfig_FillPolicy_RING_BUFFER);
   EXPECT_EQ(cfg.duration_ms(), 10000u);
   EXPECT_EQ(cfg.flush_period_ms(), 30000u);
+  // Ours, not upstream's: a wrapped ring stays readable.
+  EXPECT_EQ(cfg.incremental_state_config().clear_period_ms(), 5000u);
   EXPECT_FALSE(cfg.write_into_file());
   EXPECT_FALSE(cfg.has_max_file_size_bytes());
   ASSERT_EQ(cfg.data_sources().size(), 1u);
