@@ -58,8 +58,10 @@ struct TracingInitArgs {
   // A bitwise or of BackendType values; at least one must be available.
   uint32_t backends = kInProcessBackend;
   // The shared memory buffer between the process's writers and the service.
-  // 0 picks the defaults: 256 KiB of 4 KiB pages. Larger pages (up to 32
-  // KiB) suit data sources that write packets of tens of KiB.
+  // 0 picks the defaults: 1 MiB of 4 KiB pages (upstream's SDK takes 256
+  // KiB; measured, that stalls busy writers: docs/benchmarks.md). Larger
+  // pages (up to 32 KiB) suit data sources that write packets of tens of
+  // KiB.
   uint32_t shmem_size_hint_kb = 0;
   uint32_t shmem_page_size_hint_kb = 0;
 };
@@ -157,7 +159,7 @@ class Tracing {
   // registered again after the next Initialize(). No other thread may call
   // into the SDK (Trace() included) while Shutdown() runs; writers that
   // threads still hold from before are retired safely on their next use.
-  // Costs: the old shared memory buffer (256 KiB by default) stays
+  // Costs: the old shared memory buffer (1 MiB by default) stays
   // allocated, so that such writers never touch freed memory. Not from a
   // tracing callback (aborts with a message).
   static void Shutdown();

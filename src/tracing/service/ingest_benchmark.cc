@@ -10,7 +10,7 @@
 //
 // Timed mode. Each row: T threads (1, 2 and the machine's cores minus one)
 // each write N packets of S bytes (encoded TracePacket size) with the stall
-// policy, through the SDK's default SMB (256 KiB of 4 KiB pages, one chunk
+// policy, through upstream's default SMB (256 KiB of 4 KiB pages, one chunk
 // each) unless told otherwise, into a RING_BUFFER session whose ring was
 // filled once beforehand
 // (untimed), so the service writes into mapped memory and overwrites as in
@@ -532,7 +532,7 @@ void Usage() {
 int main(int argc, char** argv) {
   using namespace zt;
   uint64_t packets = 4000000, chunks = 4000;
-  // The SDK's defaults: a 256 KiB SMB of 4 KiB pages.
+  // Upstream's default SMB: 256 KiB of 4 KiB pages (the SDK's was too).
   size_t smb_kb = 256, page_kb = 4, ring_mb = 64;
   uint32_t only_threads = 0, repeat = 1;
   size_t only_bytes = 0;

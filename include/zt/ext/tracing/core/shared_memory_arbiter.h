@@ -42,7 +42,7 @@ class SharedMemoryArbiter {
     // when the buffer is found full). Every delivery may wake the service
     // thread, and a sleeping thread's wake-up costs it microseconds (5 us on
     // a 2-core VM; docs/benchmarks.md), so the default (0) is a quarter of
-    // the SMB's chunks: 16 in the SDK's 256 KiB. Larger batches hold more of
+    // the SMB's chunks: 64 in the SDK's 1 MiB of 4 KiB pages. Larger batches hold more of
     // the SMB back from the writers. Clamped to [1, chunks in the SMB / 2].
     size_t commit_batch_chunks = 0;
     // Upper bound of one kStallThenDrop wait.
