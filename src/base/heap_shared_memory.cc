@@ -1,10 +1,9 @@
 #include "src/base/heap_shared_memory.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 
 #include "zt/base/logging.h"
 
@@ -30,20 +29,18 @@ std::unique_ptr<HeapSharedMemory> HeapSharedMemory::Create(size_t size) {
     ZT_ELOG("cannot create %zu bytes of shared memory: bad size", size);
     return nullptr;
   }
-  // aligned_alloc wants a multiple of the alignment.
   const size_t rounded = (size + page - 1) / page * page;
-  void* memory = aligned_alloc(page, rounded);
-  if (!memory) {
-    ZT_ELOG("cannot allocate %zu bytes of shared memory", size);
+  void* memory = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) {
+    ZT_ELOG("cannot map %zu bytes of shared memory", size);
     return nullptr;
   }
-  std::memset(memory, 0, rounded);
   return std::unique_ptr<HeapSharedMemory>(
-      new HeapSharedMemory(static_cast<uint8_t*>(memory), size));
+      new HeapSharedMemory(static_cast<uint8_t*>(memory), size, rounded));
 }
 
 HeapSharedMemory::~HeapSharedMemory() {
-  std::free(start_);
+  munmap(start_, mapped_);
 }
 
 }  // namespace base

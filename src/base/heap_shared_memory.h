@@ -1,6 +1,7 @@
 // HeapSharedMemory: SharedMemory for in-process tracing, where service and
-// producer share an address space: one aligned_alloc, zero-filled. No fd.
-// Cost: allocating and zeroing |size| bytes (every page is touched once).
+// producer share an address space: one private anonymous mapping, which the
+// kernel hands out zero-filled, page by page as it is first touched (a 1 MiB
+// SMB costs a program only the pages its writers reach). No fd.
 // Thread-safe accessors (see SharedMemory).
 
 #ifndef ZT_SRC_BASE_HEAP_SHARED_MEMORY_H_
@@ -33,10 +34,12 @@ class HeapSharedMemory : public SharedMemory {
   int fd() const override { return -1; }
 
  private:
-  HeapSharedMemory(uint8_t* start, size_t size) : start_(start), size_(size) {}
+  HeapSharedMemory(uint8_t* start, size_t size, size_t mapped)
+      : start_(start), size_(size), mapped_(mapped) {}
 
   uint8_t* const start_;
   const size_t size_;
+  const size_t mapped_;  // |size_| rounded up to pages.
 };
 
 }  // namespace base
