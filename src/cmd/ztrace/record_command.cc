@@ -20,6 +20,7 @@
 #include "src/base/unix_task_runner.h"
 #include "src/cmd/ztrace/record_config.h"
 #include "zt/base/logging.h"
+#include "zt/config/trace_config.pbzero.h"
 #include "zt/protozero/proto_decoder.h"
 
 namespace zt {
@@ -229,7 +230,9 @@ void RecordCommand::OnStopSignal() {
         RecordCommand* self = weak.get();
         if (!self || self->state_ != State::kStopping)
           return;
-        if (!ok) {
+        // A session still waiting for its start trigger has nothing to
+        // flush (the service says no).
+        if (!ok && !self->waiting_for_start_trigger_) {
           self->Print(
               "ztrace: warning: the final flush did not complete: data "
               "producers still held may be missing\n");
@@ -276,6 +279,12 @@ void RecordCommand::OnConnect() {
   state_ = State::kTracing;
   enabled_at_ = std::chrono::steady_clock::now();
   endpoint_->EnableTracing(options_.config, fd);
+  // A session waiting for a start trigger reports no start until the
+  // trigger: it is set up now, which is what --background waits for (the
+  // trigger usually comes from another command run after this one).
+  waiting_for_start_trigger_ = WaitsForStartTrigger(options_.config);
+  if (waiting_for_start_trigger_)
+    ReportStarted(true);
   // A failsafe for a service that never ends the session (upstream's too).
   if (const uint32_t duration = options_.config.duration_ms()) {
     runner_->PostDelayedTask(
@@ -287,6 +296,24 @@ void RecordCommand::OnConnect() {
         },
         StopDeadlineMs(options_.config, duration));
   }
+}
+
+bool RecordCommand::HasTriggers(const protos::gen::TraceConfig& config) {
+  if (!config.has_trigger_config())
+    return false;
+  const std::string& raw = config.trigger_config_raw();
+  protos::pbzero::TraceConfig_TriggerConfig_Decoder triggers(
+      reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  return triggers.trigger_mode() != 0;
+}
+
+bool RecordCommand::WaitsForStartTrigger(const protos::gen::TraceConfig& config) {
+  if (!config.has_trigger_config())
+    return false;
+  const std::string& raw = config.trigger_config_raw();
+  protos::pbzero::TraceConfig_TriggerConfig_Decoder triggers(
+      reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  return triggers.trigger_mode() == protos::pbzero::TraceConfig_TriggerConfig::START_TRACING;
 }
 
 void RecordCommand::OnDisconnect() {
@@ -339,6 +366,7 @@ void RecordCommand::OnTracingDisabled(const std::string& error) {
 }
 
 void RecordCommand::OnAllDataSourcesStarted() {
+  waiting_for_start_trigger_ = false;
   if (state_ == State::kTracing || state_ == State::kStopping)
     ReportStarted(true);
 }
@@ -479,7 +507,11 @@ void RecordCommand::PrintSummary() {
   uint64_t chunks = 0;
   for (const auto& b : stats_.buffer_stats())
     chunks += b.chunks_written();
-  if (!stats_.buffer_stats().empty() && chunks == 0) {
+  if (HasTriggers(options_.config) && packets_written_ == 0 &&
+      !options_.config.write_into_file()) {
+    // The service keeps a trace with triggers only once one arrives.
+    Print("ztrace: no trigger of the config came, so the session kept nothing\n");
+  } else if (!stats_.buffer_stats().empty() && chunks == 0) {
     Print("ztrace: warning: no data source wrote anything: is the traced "
           "program running, and does it provide the config's data sources?\n");
   }

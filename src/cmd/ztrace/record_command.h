@@ -112,6 +112,8 @@ class RecordCommand : public Consumer {
   void OnTraceStats(bool success, std::vector<uint8_t> stats) override;
 
  private:
+  static bool WaitsForStartTrigger(const protos::gen::TraceConfig& config);
+  static bool HasTriggers(const protos::gen::TraceConfig& config);
   enum class State { kIdle, kConnecting, kTracing, kStopping, kReading, kStats, kDone };
 
   void OnStopSignal();
@@ -136,6 +138,8 @@ class RecordCommand : public Consumer {
   State state_ = State::kIdle;
   bool stop_watched_ = false;
   bool started_reported_ = false;
+  // EnableTracing sent for a START_TRACING session, not started yet.
+  bool waiting_for_start_trigger_ = false;
   bool progress_shown_ = false;
   std::string session_note_;  // Why the service ended the session, if it said.
   std::chrono::steady_clock::time_point enabled_at_;

@@ -22,6 +22,9 @@
 
 #include <gtest/gtest.h>
 
+#include "zt/config/trace_config.pbzero.h"
+#include "zt/protozero/scattered_heap_buffer.h"
+
 #include "src/cmd/ztrace/record_config.h"
 #include "src/tracing/test/fake_consumer.h"
 #include "src/tracing/test/fake_producer.h"
@@ -246,6 +249,28 @@ TEST_P(RecordCommandTest, StopRequestFlushesStopsAndWritesEveryPacket) {
   EXPECT_EQ(printed().rfind(summary, 0), 0u) << printed();
   EXPECT_EQ(printed().find("WARNING"), std::string::npos) << printed();
   EXPECT_EQ(started(), std::vector<bool>{true});
+}
+
+// A session waiting for a start trigger counts as started once it is set
+// up (what --background waits for): its data sources start only with the
+// trigger, which usually comes from a command run after this one returns.
+TEST_P(RecordCommandTest, ASessionWaitingForItsStartTriggerCountsAsStarted) {
+  StartProducer();
+  TraceConfig config = Config(/*duration_ms=*/0);
+  protozero::HeapBuffered<protos::pbzero::TraceConfig_TriggerConfig> triggers;
+  triggers->set_trigger_mode(protos::pbzero::TraceConfig_TriggerConfig::START_TRACING);
+  triggers->set_trigger_timeout_ms(600000);
+  triggers->add_triggers()->set_name("go");
+  config.set_trigger_config_raw(triggers.SerializeAsString());
+  Start(Options(config));
+  ASSERT_TRUE(WaitStarted());
+  EXPECT_EQ(started(), std::vector<bool>{true});
+  EXPECT_TRUE(producer_->starts().empty());  // Only set up.
+  command_->RequestStop();
+  ASSERT_EQ(WaitDone(), kExitOk) << printed();
+  // Said plainly, without the warnings of a session that should have data.
+  EXPECT_NE(printed().find("no trigger of the config came"), std::string::npos) << printed();
+  EXPECT_EQ(printed().find("warning"), std::string::npos) << printed();
 }
 
 TEST_P(RecordCommandTest, TheSessionsDurationEndsIt) {

@@ -11,8 +11,10 @@
 
 #include "src/cmd/ztrace/record_command.h"
 #include "src/cmd/ztrace/record_config.h"
+#include "src/cmd/ztrace/trigger_command.h"
 #include "src/tracing/ipc/consumer_ipc_client.h"
 #include "src/tracing/ipc/default_socket.h"
+#include "src/tracing/ipc/producer_ipc_client.h"
 
 namespace {
 
@@ -20,9 +22,11 @@ constexpr char kUsage[] = R"(Usage: ztrace COMMAND [ARGS...]
 
 Commands:
   record    record a trace into a file (ztrace record --help)
+  trigger   activate triggers that start or stop sessions (ztrace trigger --help)
 
-The tracing service's socket is $PERFETTO_CONSUMER_SOCK_NAME if set, else
-/run/perfetto/traced-consumer.sock or /tmp/perfetto-consumer.
+The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record) and
+$PERFETTO_PRODUCER_SOCK_NAME (trigger) if set, else
+/run/perfetto/traced-{consumer,producer}.sock or /tmp/perfetto-{consumer,producer}.
 )";
 
 }  // namespace
@@ -44,6 +48,19 @@ int main(int argc, char** argv) {
         args,
         [address](zt::Consumer* consumer, zt::base::TaskRunner* runner) {
           return zt::ConsumerIpcClient::Connect(address, consumer, runner);
+        },
+        address);
+  }
+  if (command == "trigger") {
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    const std::string address = zt::GetProducerSocket();
+    return zt::ztrace::RunTrigger(
+        args,
+        [address](zt::Producer* producer, zt::base::TaskRunner* runner,
+                  const zt::TracingService::ProducerOptions& options) {
+          // No shared memory: the command writes nothing.
+          return zt::ProducerIpcClient::Connect(address, producer, runner, options,
+                                                /*provide_smb=*/false);
         },
         address);
   }

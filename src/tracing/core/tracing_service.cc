@@ -10,6 +10,11 @@ namespace zt {
 Producer::~Producer() = default;
 Consumer::~Consumer() = default;
 ProducerEndpoint::~ProducerEndpoint() = default;
+
+void ProducerEndpoint::ActivateTriggers(const std::vector<std::string>&,
+                                        std::function<void(bool)> done) {
+  done(false);
+}
 ConsumerEndpoint::~ConsumerEndpoint() = default;
 TracingService::~TracingService() = default;
 

@@ -56,6 +56,8 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   void NotifyFlushComplete(FlushRequestId id) override;
   void RegisterTraceWriter(uint32_t writer_id, uint32_t target_buffer) override;
   void UnregisterTraceWriter(uint32_t writer_id) override;
+  void ActivateTriggers(const std::vector<std::string>& names,
+                        std::function<void(bool)> done) override;
   base::SharedMemory* shared_memory() const override {
     return smb_ready_ ? smb_.get() : nullptr;
   }
@@ -440,6 +442,20 @@ void ProducerIpcClientImpl::UnregisterTraceWriter(uint32_t writer_id) {
   protos::gen::UnregisterTraceWriterRequest req;
   req.set_trace_writer_id(writer_id);
   Send("UnregisterTraceWriter", req.SerializeAsString(), /*drop_reply=*/true);
+}
+
+void ProducerIpcClientImpl::ActivateTriggers(const std::vector<std::string>& names,
+                                             std::function<void(bool)> done) {
+  if (state_ == State::kDisconnected) {
+    done(false);
+    return;
+  }
+  protos::gen::ActivateTriggersRequest req;
+  for (const std::string& name : names)
+    req.add_trigger_names(name);
+  // Answered (a connection lost first answers it unsuccessful).
+  Send("ActivateTriggers", req.SerializeAsString(), /*drop_reply=*/false,
+       [done = std::move(done)](ipc::Client::Response response) { done(response.success); });
 }
 
 void ProducerIpcClientImpl::Drop(const char* why) {

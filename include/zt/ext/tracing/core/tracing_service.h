@@ -101,6 +101,13 @@ class ProducerEndpoint {
   virtual void RegisterTraceWriter(uint32_t writer_id,
                                    uint32_t target_buffer) = 0;
   virtual void UnregisterTraceWriter(uint32_t writer_id) = 0;
+  // Activates the triggers named (TraceConfig.trigger_config) in the
+  // service; |done| says whether the service took them (not whether a
+  // session listed them). Only the socket client supports it: the default,
+  // the in-process endpoint's, answers false (in process, the service's own
+  // TracingService::ActivateTriggers is the way).
+  virtual void ActivateTriggers(const std::vector<std::string>& names,
+                                std::function<void(bool)> done);
   // The producer's SMB (valid from the connection on; a socket transport
   // sends its fd) and its page size.
   virtual base::SharedMemory* shared_memory() const = 0;

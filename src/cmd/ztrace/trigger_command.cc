@@ -1,0 +1,134 @@
+#include "src/cmd/ztrace/trigger_command.h"
+
+#include <stdio.h>
+
+#include <utility>
+
+#include "src/base/unix_task_runner.h"
+#include "src/cmd/ztrace/record_config.h"
+
+namespace zt {
+namespace ztrace {
+namespace {
+
+// How long the service has to take the triggers, connection included.
+constexpr uint32_t kTriggerTimeoutMs = 10000;
+
+// Connects, sends the triggers once connected, and reports the outcome
+// once (|finish|): the service's answer, a lost connection, or the timeout.
+class TriggerProducer : public Producer {
+ public:
+  TriggerProducer(base::TaskRunner* runner, std::vector<std::string> names,
+                  std::string address, std::function<void(int)> finish)
+      : runner_(runner),
+        names_(std::move(names)),
+        address_(std::move(address)),
+        finish_(std::move(finish)) {}
+
+  void Start(const ConnectProducerFn& connect) {
+    TracingService::ProducerOptions options;
+    options.name = "ztrace";
+    endpoint_ = connect(this, runner_, options);
+    if (!endpoint_)
+      return Fail("cannot connect to the tracing service at " + address_ +
+                  " (is ztraced running?)");
+    runner_->PostDelayedTask(
+        [this] {
+          Fail("the tracing service at " + address_ + " did not answer within " +
+               std::to_string(kTriggerTimeoutMs / 1000) + " s");
+        },
+        kTriggerTimeoutMs);
+  }
+
+  void OnConnect() override {
+    endpoint_->ActivateTriggers(names_, [this](bool ok) {
+      if (!ok)
+        return Fail("the tracing service at " + address_ + " did not take the triggers");
+      Finish(kExitOk);
+    });
+  }
+  void OnDisconnect() override {
+    Fail("lost the tracing service at " + address_ + " (is ztraced running?)");
+  }
+  void OnTracingSetup() override {}
+  void SetupDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
+  void StartDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
+  void StopDataSource(DataSourceInstanceId) override {}
+  void Flush(FlushRequestId, const std::vector<DataSourceInstanceId>&) override {}
+  void ClearIncrementalState(const std::vector<DataSourceInstanceId>&) override {}
+
+ private:
+  void Fail(const std::string& message) {
+    if (done_)
+      return;
+    fprintf(stderr, "ztrace trigger: %s\n", message.c_str());
+    Finish(kExitFailure);
+  }
+  void Finish(int code) {
+    if (done_)
+      return;
+    done_ = true;
+    finish_(code);
+  }
+
+  base::TaskRunner* const runner_;
+  const std::vector<std::string> names_;
+  const std::string address_;
+  std::function<void(int)> finish_;
+  std::unique_ptr<ProducerEndpoint> endpoint_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::string TriggerUsage() {
+  return R"(Usage: ztrace trigger NAME...
+
+Activates the triggers NAME... in the tracing service (ztraced, or Perfetto's
+traced), as Perfetto's trigger_perfetto does: a session whose config lists
+one of them in trigger_config starts (START_TRACING) or stops after the
+trigger's stop_delay_ms (STOP_TRACING), and its trace records the trigger.
+Names no session lists are ignored by the service.
+
+Exit status: 0 once the service has taken the triggers, 1 if it is not
+running or does not answer within 10 s, 2 on a bad command line. The
+service's socket is $PERFETTO_PRODUCER_SOCK_NAME if set.
+
+Example: ztrace trigger slow_frame
+)";
+}
+
+int RunTrigger(const std::vector<std::string>& args, const ConnectProducerFn& connect,
+               const std::string& address) {
+  std::vector<std::string> names;
+  for (const std::string& arg : args) {
+    if (arg == "-h" || arg == "--help") {
+      fputs(TriggerUsage().c_str(), stdout);
+      return kExitOk;
+    }
+    if (arg.empty() || arg[0] == '-') {
+      fprintf(stderr, "ztrace trigger: unknown option \"%s\"\n\n%s", arg.c_str(),
+              TriggerUsage().c_str());
+      return kExitUsage;
+    }
+    names.push_back(arg);
+  }
+  if (names.empty()) {
+    fprintf(stderr, "ztrace trigger: name at least one trigger\n\n%s", TriggerUsage().c_str());
+    return kExitUsage;
+  }
+  base::UnixTaskRunner runner;
+  int result = kExitFailure;
+  {
+    TriggerProducer producer(&runner, std::move(names), address, [&runner, &result](int code) {
+      result = code;
+      runner.Quit();
+    });
+    runner.PostTask([&producer, &connect] { producer.Start(connect); });
+    runner.Run();
+  }
+  return result;
+}
+
+}  // namespace ztrace
+}  // namespace zt
