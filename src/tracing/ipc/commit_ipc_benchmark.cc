@@ -21,7 +21,9 @@
 // own per-chunk work (docs/benchmarks.md "Ingest", ~940 instructions per
 // 4 KiB chunk) is the same in both cases and kept out of the difference.
 
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -183,6 +185,41 @@ class IdlePumpCase : public IpcCase {
   void Run() override { runner_.RunUntilIdle(); }
 };
 
+// The speed of light of the transport on this machine: the frame's bytes
+// (a typical batch's ~150) sent on one end of a socketpair, the readiness
+// seen with one epoll_wait, read on the other end; no user-space work at
+// all. The system calls every batch needs whatever the code around them.
+class SocketFloorCase : public Case {
+ public:
+  SocketFloorCase() {
+    ZT_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds_) == 0);
+    epoll_ = epoll_create1(EPOLL_CLOEXEC);
+    ZT_CHECK(epoll_ >= 0);
+    epoll_event ev = {};
+    ev.events = EPOLLIN;
+    ZT_CHECK(epoll_ctl(epoll_, EPOLL_CTL_ADD, fds_[1], &ev) == 0);
+  }
+  ~SocketFloorCase() override {
+    close(fds_[0]);
+    close(fds_[1]);
+    close(epoll_);
+  }
+  void Run() override {
+    char out[150] = {};
+    char in[4096];
+    ok_ &= send(fds_[0], out, sizeof(out), MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof(out));
+    epoll_event ev;
+    ok_ &= epoll_wait(epoll_, &ev, 1, 0) == 1;
+    ok_ &= recv(fds_[1], in, sizeof(in), 0) == static_cast<ssize_t>(sizeof(out));
+  }
+  bool Check() override { return ok_; }
+
+ private:
+  int fds_[2] = {-1, -1};
+  int epoll_ = -1;
+  bool ok_ = true;
+};
+
 // The codec alone, both directions (client encode + port parse), into the
 // reused string and CommitData the client and the port keep.
 class CodecCase : public Case {
@@ -209,6 +246,7 @@ const std::map<std::string, std::function<std::unique_ptr<Case>()>>& Cases() {
       {"IpcPreEncoded", [] { return std::make_unique<IpcCase>(/*encode=*/false); }},
       {"Codec", [] { return std::make_unique<CodecCase>(); }},
       {"IdlePump", [] { return std::make_unique<IdlePumpCase>(); }},
+      {"SocketFloor", [] { return std::make_unique<SocketFloorCase>(); }},
   };
   return *cases;
 }
