@@ -151,6 +151,17 @@ class Tracing {
   static std::unique_ptr<TracingSession> NewTrace(
       BackendType backend = kUnspecifiedBackend);
 
+  // Activates |triggers| in every service this process is connected to:
+  // sessions whose TraceConfig.trigger_config lists one start
+  // (START_TRACING) or stop after the trigger's stop_delay_ms
+  // (STOP_TRACING), and record it in their trace. Asynchronous: returns at
+  // once; names no session lists are ignored. A backend not connected at
+  // the time (a daemon not running yet) does not get them: there is no
+  // queue (upstream's ttl_ms). Thread-safe; does nothing before
+  // Initialize(). Costs: the service's trigger matching (~4 KB of code) is
+  // linked only into programs that call this.
+  static void ActivateTriggers(const std::vector<std::string>& triggers);
+
   // Tears the SDK down so that Initialize() can start it again (tests do
   // this between cases). Every session still tracing is stopped first, as
   // StopBlocking() would (its file is complete); sessions the caller still

@@ -19,8 +19,11 @@
 #include "zt/common/trace_stats.gen.h"
 #include "zt/config/data_source_config.gen.h"
 #include "zt/config/trace_config.gen.h"
+#include "zt/config/trace_config.pbzero.h"
+#include "zt/protozero/scattered_heap_buffer.h"
 #include "zt/trace/trace.pbzero.h"
 #include "zt/trace/trace_packet.pbzero.h"
+#include "zt/trace/trigger.pbzero.h"
 #include "zt/tracing/tracing.h"
 
 namespace zt {
@@ -442,6 +445,41 @@ TEST_F(DataSourceTest, AtMostEightInstancesAtOnce) {
   TlsSource::Trace([&](TlsSource::TraceContext) { calls++; });
   EXPECT_EQ(calls, 1);
   again->StopBlocking();
+}
+
+// A session waiting for a start trigger sets its data sources up and starts
+// them on Tracing::ActivateTriggers; the trace records the trigger.
+TEST_F(DataSourceTest, ATriggerStartsASessionWaitingForIt) {
+  auto session = Tracing::NewTrace();
+  auto cfg = ConfigFor("test.source");
+  protozero::HeapBuffered<protos::pbzero::TraceConfig_TriggerConfig> triggers;
+  triggers->set_trigger_mode(protos::pbzero::TraceConfig_TriggerConfig::START_TRACING);
+  triggers->set_trigger_timeout_ms(600000);
+  triggers->add_triggers()->set_name("go");
+  cfg.set_trigger_config_raw(triggers.SerializeAsString());
+  const size_t before = g_events.Get().size();
+  session->Setup(cfg);
+  session->Start();
+  ASSERT_TRUE(g_events.WaitForSize(before + 1)) << "never set up";
+  EXPECT_EQ(g_events.Get().back(), "setup:test.source");
+  Tracing::ActivateTriggers({"go"});
+  ASSERT_TRUE(g_events.WaitForSize(before + 2)) << "the trigger did not start it";
+  EXPECT_EQ(g_events.Get().back(), "start");
+  TestSource::Trace([](TestSource::TraceContext ctx) {
+    ctx.NewTracePacket()->set_timestamp(42);
+    ctx.Flush();  // Committed whole (a scrape keeps a last packet back).
+  });
+  session->StopBlocking();
+  const std::vector<char> trace = session->ReadTraceBlocking();
+  EXPECT_EQ(Timestamps(trace), std::vector<uint64_t>{42});
+  std::vector<std::string> names;
+  protos::pbzero::Trace_Decoder d(reinterpret_cast<const uint8_t*>(trace.data()), trace.size());
+  for (auto it = d.packet(); it; ++it) {
+    TracePacket_Decoder p((*it).data, (*it).size);
+    if (p.has_trigger())
+      names.emplace_back(protos::pbzero::Trigger_Decoder(p.trigger()).trigger_name());
+  }
+  EXPECT_EQ(names, std::vector<std::string>{"go"});
 }
 
 TEST_F(DataSourceTest, RefusedConfigsReportAnError) {

@@ -69,6 +69,7 @@ class InProcessTracingBackend : public TracingBackend {
   std::unique_ptr<ConsumerEndpoint> ConnectConsumer(
       const ConnectConsumerArgs& args) override;
   std::shared_ptr<base::SharedMemory> CreateSharedMemory(size_t size) override;
+  TracingService* service() const { return service_.get(); }
 
  private:
   base::TaskRunner* const task_runner_;

@@ -303,6 +303,16 @@ TracingMuxerImpl* TracingMuxerImpl::instance() {
   return static_cast<TracingMuxerImpl*>(Get());
 }
 
+void TracingMuxerImpl::ForEachConnectedProducer(
+    const std::function<void(BackendType, TracingBackend*, ProducerEndpoint*)>& call) {
+  for (BackendConnection& b : backends_) {
+    if (!b.backend || !b.producer)
+      continue;
+    if (ProducerEndpoint* e = b.producer->endpoint())
+      call(b.type, b.backend.get(), e);
+  }
+}
+
 TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
     : task_runner_(new base::ThreadTaskRunner("zt.tracing")) {
   for (BackendType type : {kInProcessBackend, kSystemBackend}) {

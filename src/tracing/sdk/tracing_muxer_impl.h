@@ -62,6 +62,13 @@ class TracingMuxerImpl : public TracingMuxer {
                                                     Consumer* consumer);
   bool HasBackend(BackendType backend) const;
 
+  // Calls |call| with each backend whose producer is connected now, and its
+  // endpoint. Muxer thread.
+  void ForEachConnectedProducer(
+      const std::function<void(BackendType, TracingBackend*, ProducerEndpoint*)>& call);
+  // Tracing::ActivateTriggers (tracing_triggers.cc, linked only by callers).
+  void ActivateTriggers(const std::vector<std::string>& triggers);
+
   // Sessions register themselves so that Shutdown can stop them. Any thread.
   void AddSession(MuxedSession* session);
   void RemoveSession(MuxedSession* session);
