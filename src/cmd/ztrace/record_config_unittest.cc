@@ -73,7 +73,8 @@ TEST(RecordConfigTest, SizesAreInKibibytes) {
   }
 }
 
-TEST(RecordConfigTest, ShorthandDefaultsAreUpstreams) {
+// Upstream's defaults, and one of ours (the incremental state clear period).
+TEST(RecordConfigTest, ShorthandDefaults) {
   TraceConfig cfg;
   std::string error;
   ASSERT_TRUE(BuildShorthandConfig(ShorthandOptions(), &cfg, &error)) << error;

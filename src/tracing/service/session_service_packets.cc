@@ -146,11 +146,12 @@ bool SessionServicePackets::EmitBeforeData(const Sink& sink) {
       return false;
     events_.erase(events_.begin());
   }
-  while (!extra_.empty()) {
-    if (!sink(extra_.front()))
+  for (; extra_emitted_ < extra_.size(); extra_emitted_++) {
+    if (!sink(extra_[extra_emitted_]))
       return false;
-    extra_.erase(extra_.begin());
   }
+  extra_.clear();
+  extra_emitted_ = 0;
   return true;
 }
 

@@ -61,6 +61,7 @@ class SessionServicePackets {
   // An encoded packet made elsewhere (a trigger's), emitted with the next
   // read's service packets.
   void AddPacket(std::vector<uint8_t> packet) { extra_.push_back(std::move(packet)); }
+  size_t pending_packets() const { return extra_.size() - extra_emitted_; }
   uint32_t snapshot_interval_ms() const;
 
   // The packets due before the data of a read, in order. False if |sink|
@@ -103,6 +104,7 @@ class SessionServicePackets {
   // (timestamp, event field), recorded since the last read.
   std::vector<std::pair<uint64_t, uint32_t>> events_;
   std::vector<std::vector<uint8_t>> extra_;  // AddPacket(), oldest first.
+  size_t extra_emitted_ = 0;                  // Of extra_, taken by a sink.
   bool stats_due_ = false;
   bool final_stats_emitted_ = false;
 };

@@ -13,10 +13,12 @@ namespace zt {
 namespace {
 
 // |config| without what ChangeTraceConfig may change, serialized: two
-// configs that differ only in their filters give the same bytes.
+// configs that differ only in their filters give the same bytes. The
+// duration too: the service rewrites it in a trigger session's config.
 std::string WithoutFilters(protos::gen::TraceConfig config) {
   for (auto& ds : *config.mutable_data_sources())
     ds.clear_producer_name_filter();
+  config.clear_duration_ms();
   return config.SerializeAsString();
 }
 

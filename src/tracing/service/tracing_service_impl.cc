@@ -486,8 +486,7 @@ void TracingServiceImpl::StartSession(Session* s) {
     PostDelayedIfAlive(s->config.duration_ms(), [session_id](TracingServiceImpl* self) {
       Session* session = self->SessionById(session_id);
       // A STOP_TRACING trigger received meanwhile set its own stop.
-      if (session && !(session->triggers.mode == TriggerSpec::kStopTracing &&
-                       session->triggers_received > 0)) {
+      if (session && !session->stop_trigger_scheduled) {
         self->FlushAndStopSession(session);
       }
     });
@@ -518,6 +517,10 @@ void TracingServiceImpl::DisableTracing(ConsumerEndpointImpl* consumer) {
 void TracingServiceImpl::StopSession(Session* s) {
   if (s->stopping_or_stopped())
     return;
+  // Never started (a start trigger that did not come, a deferred start
+  // never given): its instances are told to stop, but nothing they could
+  // write would be kept, so their acknowledgements are not waited for.
+  const bool never_started = s->state == SessionState::kConfigured;
   s->state = SessionState::kStopping;
   bool waiting = false;
   for (DataSourceInstance& inst : s->instances) {
@@ -527,7 +530,7 @@ void TracingServiceImpl::StopSession(Session* s) {
       continue;
     }
     p->second->endpoint->Post([id = inst.id](Producer* pr) { pr->StopDataSource(id); });
-    if (inst.will_notify_on_stop) {
+    if (inst.will_notify_on_stop && !never_started) {
       inst.state = InstanceState::kStopping;
       waiting = true;
     } else {

@@ -129,11 +129,16 @@ class TracingServiceImpl : public TracingService {
     explicit Session(const protos::gen::TraceConfig& c) : config(c) {}
     // A session with a trigger mode yields no data, not even the service's
     // packets, until a trigger arrives (upstream's rule).
+    // (With no trigger listed there is nothing to wait for, as upstream.)
     bool waits_for_trigger() const {
-      return triggers.mode != TriggerSpec::kNone && triggers_received == 0;
+      return triggers.mode != TriggerSpec::kNone && !triggers.list.empty() &&
+             triggers_received == 0;
     }
     TriggerSpec triggers;  // The config's trigger_config, decoded.
     uint32_t triggers_received = 0;
+    // A STOP_TRACING trigger posted the stop (the timeout then yields).
+    bool stop_trigger_scheduled = false;
+    bool trigger_records_capped = false;  // Logged once.
     enum class State { kConfigured, kStarted, kStopping, kStopped };
     uint64_t id = 0;
     // Null once the consumer is gone (the session then ends by itself,

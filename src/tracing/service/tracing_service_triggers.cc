@@ -21,6 +21,10 @@ namespace zt {
 namespace {
 
 constexpr uint64_t kDayNs = 24ull * 3600 * 1000 * 1000 * 1000;
+// Trigger packets a session keeps between two reads, and triggers the
+// max_per_24_h window remembers: bounds against a producer in a loop.
+constexpr size_t kMaxUnreadTriggerPackets = 1024;
+constexpr size_t kMaxTriggerHistory = 4096;
 
 // The trace's record of a trigger, on the service's sequence (as upstream
 // writes it: TracePacket.trigger, at the time it arrived).
@@ -90,12 +94,20 @@ void TracingServiceImpl::ActivateTriggersFrom(ProducerEndpoint* endpoint,
       if (trigger->max_per_24_h > 0 && in_window >= trigger->max_per_24_h)
         continue;
       applied = true;
-      const bool first = s->triggers_received == 0;
       s->triggers_received++;
-      s->service_packets->AddPacket(MakeTriggerPacket(name, producer.options.name,
-                                                      producer.options.uid,
-                                                      trigger->stop_delay_ms, now,
-                                                      service_uid_));
+      // Recorded, up to a bound per read: a producer firing in a loop must
+      // not grow the service without limit (the trigger still acts).
+      if (s->service_packets->pending_packets() < kMaxUnreadTriggerPackets) {
+        s->service_packets->AddPacket(MakeTriggerPacket(name, producer.options.name,
+                                                        producer.options.uid,
+                                                        trigger->stop_delay_ms, now,
+                                                        service_uid_));
+      } else if (!s->trigger_records_capped) {
+        s->trigger_records_capped = true;
+        ZT_WLOG("session %llu: more than %zu triggers between two reads; later ones act "
+                "but are not recorded in the trace",
+                static_cast<unsigned long long>(s->id), kMaxUnreadTriggerPackets);
+      }
       if (mode == TriggerSpec::kStartTracing) {
         if (s->state != SessionState::kConfigured)
           continue;
@@ -103,7 +115,10 @@ void TracingServiceImpl::ActivateTriggersFrom(ProducerEndpoint* endpoint,
         // consumer stops it).
         s->config.set_duration_ms(trigger->stop_delay_ms);
         StartSession(s);
-      } else if (first) {  // STOP_TRACING: the first trigger sets the stop.
+      } else if (!s->stop_trigger_scheduled && s->state == SessionState::kStarted) {
+        // STOP_TRACING: the first trigger while tracing sets the stop (one
+        // before a deferred start only counts as received).
+        s->stop_trigger_scheduled = true;
         const uint64_t session_id = s->id;
         PostDelayedIfAlive(trigger->stop_delay_ms, [session_id](TracingServiceImpl* self) {
           if (Session* session = self->SessionById(session_id))
@@ -111,8 +126,11 @@ void TracingServiceImpl::ActivateTriggersFrom(ProducerEndpoint* endpoint,
         });
       }
     }
-    if (applied)
+    if (applied) {
+      if (trigger_history_.size() == kMaxTriggerHistory)
+        trigger_history_.erase(trigger_history_.begin());
       trigger_history_.emplace_back(now, name);
+    }
   }
 }
 

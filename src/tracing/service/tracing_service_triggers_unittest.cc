@@ -150,6 +150,67 @@ TEST_P(TracingServiceTriggersTest, AStopTriggerThatNeverComesEndsTheSessionEmpty
   EXPECT_TRUE(consumer->ReadAll().empty());
 }
 
+TEST_P(TracingServiceTriggersTest, AStartTriggersStopDelayEndsTheTrace) {
+  auto producer = NewProducer("proc.a");
+  producer->RegisterDataSource("ds1");
+  auto consumer = NewConsumer();
+  consumer->EnableTracing(TriggerConfig(1, 600000, {{"go", /*stop_delay_ms=*/30}}));
+  ASSERT_TRUE(producer->WaitForSetups(1));
+  Activate(producer.get(), service_.get(), {"go"});
+  ASSERT_TRUE(producer->WaitForStarts(1));
+  runner_->AdvanceTime(30);
+  EXPECT_EQ(consumer->WaitForDisabled(), "");
+  EXPECT_EQ(Triggers(consumer->ReadAll(), "proc.a"), std::vector<std::string>{"go"});
+}
+
+// With deferred_start, a STOP_TRACING trigger before the start is recorded
+// but stops nothing; the timeout still ends the session once started.
+TEST_P(TracingServiceTriggersTest, AStopTriggerBeforeADeferredStartKeepsTheTimeout) {
+  auto producer = NewProducer("proc.a");
+  producer->RegisterDataSource("ds1");
+  auto consumer = NewConsumer();
+  auto cfg = TriggerConfig(2, /*timeout_ms=*/50, {{"stop", /*delay=*/0}});
+  cfg.set_deferred_start(true);
+  consumer->EnableTracing(cfg);
+  ASSERT_TRUE(producer->WaitForSetups(1));
+  Activate(producer.get(), service_.get(), {"stop"});
+  runner_->RunAndWait([] {});
+  EXPECT_FALSE(consumer->disabled());
+  consumer->StartTracing();
+  ASSERT_TRUE(producer->WaitForStarts(1));
+  runner_->AdvanceTime(50);
+  EXPECT_EQ(consumer->WaitForDisabled(), "");
+  EXPECT_EQ(Triggers(consumer->ReadAll(), "proc.a"), std::vector<std::string>{"stop"});
+}
+
+// A mode with no trigger listed waits for nothing (upstream's rule): a
+// STOP_TRACING session keeps its data at the timeout.
+TEST_P(TracingServiceTriggersTest, AModeWithoutTriggersKeepsItsData) {
+  auto producer = NewProducer("proc.a");
+  producer->RegisterDataSource("ds1");
+  auto consumer = NewConsumer();
+  consumer->EnableTracing(TriggerConfig(2, /*timeout_ms=*/50, {}));
+  ASSERT_TRUE(producer->WaitForStarts(1));
+  runner_->AdvanceTime(50);
+  EXPECT_EQ(consumer->WaitForDisabled(), "");
+  protos::gen::TraceStats stats;
+  EXPECT_TRUE(LastPacketStats(consumer->ReadAll(), &stats));
+}
+
+// A producer firing in a loop: every trigger acts, the records between two
+// reads are bounded.
+TEST_P(TracingServiceTriggersTest, TriggerRecordsAreBoundedBetweenReads) {
+  auto producer = NewProducer("proc.a");
+  producer->RegisterDataSource("ds1");
+  auto consumer = NewConsumer();
+  consumer->EnableTracing(TriggerConfig(2, 600000, {{"stop", /*delay=*/600000}}));
+  ASSERT_TRUE(producer->WaitForStarts(1));
+  Activate(producer.get(), service_.get(), std::vector<std::string>(1500, "stop"));
+  consumer->DisableTracing();
+  EXPECT_EQ(consumer->WaitForDisabled(), "");
+  EXPECT_EQ(Triggers(consumer->ReadAll(), "proc.a").size(), 1024u);
+}
+
 TEST_P(TracingServiceTriggersTest, SkipProbabilityAndMaxPerDayHoldTriggersBack) {
   auto producer = NewProducer("proc.a");
   producer->RegisterDataSource("ds1");

@@ -1,6 +1,6 @@
 // SharedMemory: a region of memory that the tracing service and a producer
 // both see: the shared memory buffer (SMB) whose layout SharedMemoryABI
-// defines. In process it is plain heap memory (HeapSharedMemory); across
+// defines. In process it is an anonymous mapping (HeapSharedMemory); across
 // processes a memfd that the service creates, maps, and passes to the
 // producer over the socket (MemfdSharedMemory, fd sent with SCM_RIGHTS).
 // Whoever needs one asks a Factory, so the service does not care which.
