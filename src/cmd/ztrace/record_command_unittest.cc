@@ -273,6 +273,28 @@ TEST_P(RecordCommandTest, ASessionWaitingForItsStartTriggerCountsAsStarted) {
   EXPECT_EQ(printed().find("warning"), std::string::npos) << printed();
 }
 
+// The trigger then starts the session's data sources and what they write
+// is recorded. (Activating one also links the service's trigger support
+// into this test program; without it trigger configs are refused.)
+TEST_P(RecordCommandTest, ATriggeredSessionRecordsItsData) {
+  StartProducer();
+  TraceConfig config = Config(/*duration_ms=*/0);
+  protozero::HeapBuffered<protos::pbzero::TraceConfig_TriggerConfig> triggers;
+  triggers->set_trigger_mode(protos::pbzero::TraceConfig_TriggerConfig::START_TRACING);
+  triggers->set_trigger_timeout_ms(600000);
+  triggers->add_triggers()->set_name("go");
+  config.set_trigger_config_raw(triggers.SerializeAsString());
+  Start(Options(config));
+  ASSERT_TRUE(WaitStarted());
+  producer_->Call([this](ProducerEndpoint* e) { service_->ActivateTriggers(e, {"go"}); });
+  ASSERT_TRUE(producer_->WaitForStarts(1));
+  WritePackets(100);
+  command_->RequestStop();
+  ASSERT_EQ(WaitDone(), kExitOk) << printed();
+  EXPECT_EQ(printed().find("no trigger"), std::string::npos) << printed();
+  EXPECT_GT(command_->packets_written(), 100u);
+}
+
 TEST_P(RecordCommandTest, TheSessionsDurationEndsIt) {
   StartProducer();
   Start(Options(Config(/*duration_ms=*/1000)));

@@ -173,6 +173,22 @@ TEST_F(TracingLifecycleTest, InitializeNeedsAnAvailableBackend) {
   EXPECT_TRUE(Tracing::Initialize(none));
 }
 
+// This binary never calls Tracing::ActivateTriggers, so nothing could fire
+// a trigger: a trigger config is refused with the reason, not left waiting.
+TEST_F(TracingLifecycleTest, TriggerConfigsNeedAProgramThatCanActivateTriggers) {
+  ASSERT_TRUE(Tracing::Initialize(TracingInitArgs()));
+  protos::gen::TraceConfig config;
+  config.add_buffers()->set_size_kb(64);
+  config.set_trigger_config_raw(std::string("\x08\x01\x18\xe8\x07", 5));  // START, 1 s.
+  std::string error;
+  auto session = Tracing::NewTrace();
+  session->SetOnErrorCallback([&error](const std::string& e) { error = e; });
+  session->Setup(config);
+  session->StartBlocking();
+  session->StopBlocking();
+  EXPECT_NE(error.find("cannot activate triggers"), std::string::npos) << error;
+}
+
 TEST_F(TracingLifecycleTest, SetupKeepsTheCallersFdOpen) {
   ASSERT_TRUE(Tracing::Initialize(TracingInitArgs()));
   ASSERT_TRUE(RegisterSource());

@@ -14,7 +14,6 @@
 #include "src/base/heap_shared_memory.h"
 #include "src/tracing/service/tracing_service_endpoints.h"
 #include "zt/base/logging.h"
-#include "zt/config/trace_config.pbzero.h"
 
 namespace zt {
 
@@ -298,51 +297,7 @@ TracingServiceImpl::Session* TracingServiceImpl::SessionById(uint64_t session_id
   return it == sessions_.end() ? nullptr : it->second.get();
 }
 
-std::string TracingServiceImpl::DecodeTriggerConfig(const protos::gen::TraceConfig& config,
-                                                    TriggerSpec* spec) {
-  *spec = TriggerSpec();
-  if (!config.has_trigger_config())
-    return "";
-  const std::string& raw = config.trigger_config_raw();
-  protos::pbzero::TraceConfig_TriggerConfig_Decoder decoder(
-      reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
-  const int mode = static_cast<int>(decoder.trigger_mode());
-  if (mode == TriggerSpec::kNone)
-    return "";  // Upstream too ignores triggers without a mode.
-  if (mode != TriggerSpec::kStartTracing && mode != TriggerSpec::kStopTracing) {
-    return "trigger_mode " + std::to_string(mode) +
-           " is not supported (START_TRACING and STOP_TRACING are)";
-  }
-  spec->mode = static_cast<TriggerSpec::Mode>(mode);
-  spec->timeout_ms = decoder.trigger_timeout_ms();
-  constexpr uint32_t kMaxTriggerTimeoutMs = 7 * 24 * 3600 * 1000u;
-  if (spec->timeout_ms == 0 || spec->timeout_ms > kMaxTriggerTimeoutMs)
-    return "a trigger config needs a trigger_timeout_ms between 1 ms and 7 days";
-  if (config.duration_ms() != 0) {
-    return "duration_ms must not be set with triggers (trigger_timeout_ms and each "
-           "trigger's stop_delay_ms decide)";
-  }
-  if (mode == TriggerSpec::kStopTracing && config.write_into_file())
-    return "STOP_TRACING triggers cannot be used with write_into_file";
-  for (auto it = decoder.triggers(); it; ++it) {
-    protos::pbzero::TraceConfig_TriggerConfig_Trigger_Decoder t(*it);
-    TriggerSpec::Trigger trigger;
-    trigger.name = std::string(t.name());
-    if (t.has_producer_name_regex() && !t.producer_name_regex().empty()) {
-      return "trigger \"" + trigger.name +
-             "\" has a producer_name_regex, which this service does not support";
-    }
-    for (const TriggerSpec::Trigger& earlier : spec->list) {
-      if (earlier.name == trigger.name)
-        return "trigger \"" + trigger.name + "\" is listed twice";
-    }
-    trigger.stop_delay_ms = t.stop_delay_ms();
-    trigger.max_per_24_h = t.max_per_24_h();
-    trigger.skip_probability = t.skip_probability();
-    spec->list.push_back(std::move(trigger));
-  }
-  return "";
-}
+TracingServiceImpl::TriggerConfigDecoder TracingServiceImpl::trigger_config_decoder = nullptr;
 
 void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
                                        const protos::gen::TraceConfig& config,
@@ -381,8 +336,13 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
     }
   }
   TriggerSpec triggers;
-  {
-    std::string trigger_error = DecodeTriggerConfig(config, &triggers);
+  if (config.has_trigger_config()) {
+    // Decoded by the object that also matches triggers, which a program
+    // links only if it can activate any (tracing_service_triggers.cc).
+    if (!trigger_config_decoder)
+      return refuse("EnableTracing: the config has a trigger_config, but this program "
+                    "cannot activate triggers (it never calls Tracing::ActivateTriggers)");
+    std::string trigger_error = trigger_config_decoder(config, &triggers);
     if (!trigger_error.empty())
       return refuse("EnableTracing: " + trigger_error);
   }

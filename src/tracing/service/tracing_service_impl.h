@@ -210,7 +210,19 @@ class TracingServiceImpl : public TracingService {
   Session* SessionOf(ConsumerEndpointImpl* consumer);
   Session* SessionById(uint64_t session_id);
   // Decodes |config|'s trigger_config into |spec|; an error (empty if none)
-  // for what upstream's service also refuses and what ours does not support.
+  // for what upstream's service also refuses and what ours does not support
+  // (tracing_service_triggers.cc). Null unless that object is linked: a
+  // program that can activate no trigger refuses trigger configs, which
+  // would never fire.
+  using TriggerConfigDecoder = std::string (*)(const protos::gen::TraceConfig& config,
+                                               TriggerSpec* spec);
+  static TriggerConfigDecoder trigger_config_decoder;
+ public:
+  // Sets trigger_config_decoder; run by tracing_service_triggers.cc's static
+  // initializer, i.e. in every program that links trigger matching.
+  static bool InstallTriggerConfigDecoder();
+
+ private:
   static std::string DecodeTriggerConfig(const protos::gen::TraceConfig& config,
                                          TriggerSpec* spec);
   // Sets up an instance on |producer| if it matches |cfg_ds|; null if not.

@@ -1,9 +1,11 @@
 // Triggers a producer activates (ActivateTriggers): they start or stop the
 // sessions whose trigger_config names them, and are recorded in their
-// traces. The config side (refusals, a session waiting for its trigger, the
-// timeouts) is in tracing_service_impl.cc; this object is linked only by
-// the callers of TracingService::ActivateTriggers (the daemon's producer
-// port).
+// traces; and the decoding of trigger configs, with upstream's refusals and
+// ours. What a session does while it waits (no data, the timeouts) is in
+// tracing_service_impl.cc. This object is linked only by the callers of
+// TracingService::ActivateTriggers (the daemon's producer port, the SDK's
+// Tracing::ActivateTriggers): a program that cannot activate triggers
+// refuses trigger configs instead of carrying this code.
 
 #include <algorithm>
 #include <string>
@@ -13,6 +15,7 @@
 #include "src/tracing/service/tracing_service_endpoints.h"
 #include "src/tracing/service/tracing_service_impl.h"
 #include "zt/base/logging.h"
+#include "zt/config/trace_config.pbzero.h"
 #include "zt/protozero/scattered_heap_buffer.h"
 #include "zt/trace/trace_packet.pbzero.h"
 #include "zt/trace/trigger.pbzero.h"
@@ -55,7 +58,62 @@ double NextUnit(uint64_t* state) {
   return static_cast<double>((*state * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0;
 }
 
+// Linked with the matching: where triggers can be activated, trigger
+// configs are accepted (tracing_service_impl.cc refuses them otherwise).
+const bool g_trigger_config_decoder_installed = TracingServiceImpl::InstallTriggerConfigDecoder();
+
 }  // namespace
+
+bool TracingServiceImpl::InstallTriggerConfigDecoder() {
+  trigger_config_decoder = &TracingServiceImpl::DecodeTriggerConfig;
+  return true;
+}
+
+std::string TracingServiceImpl::DecodeTriggerConfig(const protos::gen::TraceConfig& config,
+                                                    TriggerSpec* spec) {
+  *spec = TriggerSpec();
+  if (!config.has_trigger_config())
+    return "";
+  const std::string& raw = config.trigger_config_raw();
+  protos::pbzero::TraceConfig_TriggerConfig_Decoder decoder(
+      reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+  const int mode = static_cast<int>(decoder.trigger_mode());
+  if (mode == TriggerSpec::kNone)
+    return "";  // Upstream too ignores triggers without a mode.
+  if (mode != TriggerSpec::kStartTracing && mode != TriggerSpec::kStopTracing) {
+    return "trigger_mode " + std::to_string(mode) +
+           " is not supported (START_TRACING and STOP_TRACING are)";
+  }
+  spec->mode = static_cast<TriggerSpec::Mode>(mode);
+  spec->timeout_ms = decoder.trigger_timeout_ms();
+  constexpr uint32_t kMaxTriggerTimeoutMs = 7 * 24 * 3600 * 1000u;
+  if (spec->timeout_ms == 0 || spec->timeout_ms > kMaxTriggerTimeoutMs)
+    return "a trigger config needs a trigger_timeout_ms between 1 ms and 7 days";
+  if (config.duration_ms() != 0) {
+    return "duration_ms must not be set with triggers (trigger_timeout_ms and each "
+           "trigger's stop_delay_ms decide)";
+  }
+  if (mode == TriggerSpec::kStopTracing && config.write_into_file())
+    return "STOP_TRACING triggers cannot be used with write_into_file";
+  for (auto it = decoder.triggers(); it; ++it) {
+    protos::pbzero::TraceConfig_TriggerConfig_Trigger_Decoder t(*it);
+    TriggerSpec::Trigger trigger;
+    trigger.name = std::string(t.name());
+    if (t.has_producer_name_regex() && !t.producer_name_regex().empty()) {
+      return "trigger \"" + trigger.name +
+             "\" has a producer_name_regex, which this service does not support";
+    }
+    for (const TriggerSpec::Trigger& earlier : spec->list) {
+      if (earlier.name == trigger.name)
+        return "trigger \"" + trigger.name + "\" is listed twice";
+    }
+    trigger.stop_delay_ms = t.stop_delay_ms();
+    trigger.max_per_24_h = t.max_per_24_h();
+    trigger.skip_probability = t.skip_probability();
+    spec->list.push_back(std::move(trigger));
+  }
+  return "";
+}
 
 void TracingService::ActivateTriggers(ProducerEndpoint* producer,
                                       const std::vector<std::string>& names) {
