@@ -282,7 +282,8 @@ void RecordCommand::OnConnect() {
   // A session waiting for a start trigger reports no start until the
   // trigger: it is set up now, which is what --background waits for (the
   // trigger usually comes from another command run after this one).
-  waiting_for_start_trigger_ = WaitsForStartTrigger(options_.config);
+  waiting_for_start_trigger_ =
+      TriggerMode(options_.config) == protos::pbzero::TraceConfig_TriggerConfig::START_TRACING;
   if (waiting_for_start_trigger_)
     ReportStarted(true);
   // A failsafe for a service that never ends the session (upstream's too).
@@ -298,22 +299,13 @@ void RecordCommand::OnConnect() {
   }
 }
 
-bool RecordCommand::HasTriggers(const protos::gen::TraceConfig& config) {
+int RecordCommand::TriggerMode(const protos::gen::TraceConfig& config) {
   if (!config.has_trigger_config())
-    return false;
+    return 0;
   const std::string& raw = config.trigger_config_raw();
   protos::pbzero::TraceConfig_TriggerConfig_Decoder triggers(
       reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
-  return triggers.trigger_mode() != 0;
-}
-
-bool RecordCommand::WaitsForStartTrigger(const protos::gen::TraceConfig& config) {
-  if (!config.has_trigger_config())
-    return false;
-  const std::string& raw = config.trigger_config_raw();
-  protos::pbzero::TraceConfig_TriggerConfig_Decoder triggers(
-      reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
-  return triggers.trigger_mode() == protos::pbzero::TraceConfig_TriggerConfig::START_TRACING;
+  return static_cast<int>(triggers.trigger_mode());
 }
 
 void RecordCommand::OnDisconnect() {
@@ -507,7 +499,7 @@ void RecordCommand::PrintSummary() {
   uint64_t chunks = 0;
   for (const auto& b : stats_.buffer_stats())
     chunks += b.chunks_written();
-  if (HasTriggers(options_.config) && packets_written_ == 0 &&
+  if (TriggerMode(options_.config) != 0 && packets_written_ == 0 &&
       !options_.config.write_into_file()) {
     // The service keeps a trace with triggers only once one arrives.
     Print("ztrace: no trigger of the config came, so the session kept nothing\n");

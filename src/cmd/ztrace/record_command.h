@@ -112,8 +112,8 @@ class RecordCommand : public Consumer {
   void OnTraceStats(bool success, std::vector<uint8_t> stats) override;
 
  private:
-  static bool WaitsForStartTrigger(const protos::gen::TraceConfig& config);
-  static bool HasTriggers(const protos::gen::TraceConfig& config);
+  // The config's trigger_config.trigger_mode (0: none).
+  static int TriggerMode(const protos::gen::TraceConfig& config);
   enum class State { kIdle, kConnecting, kTracing, kStopping, kReading, kStats, kDone };
 
   void OnStopSignal();

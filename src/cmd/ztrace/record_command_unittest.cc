@@ -251,18 +251,23 @@ TEST_P(RecordCommandTest, StopRequestFlushesStopsAndWritesEveryPacket) {
   EXPECT_EQ(started(), std::vector<bool>{true});
 }
 
+// Config(0) whose session waits for the START_TRACING trigger |name|.
+TraceConfig StartTriggerConfig(const std::string& name) {
+  TraceConfig config = Config(/*duration_ms=*/0);
+  protozero::HeapBuffered<protos::pbzero::TraceConfig_TriggerConfig> triggers;
+  triggers->set_trigger_mode(protos::pbzero::TraceConfig_TriggerConfig::START_TRACING);
+  triggers->set_trigger_timeout_ms(600000);
+  triggers->add_triggers()->set_name(name);
+  config.set_trigger_config_raw(triggers.SerializeAsString());
+  return config;
+}
+
 // A session waiting for a start trigger counts as started once it is set
 // up (what --background waits for): its data sources start only with the
 // trigger, which usually comes from a command run after this one returns.
 TEST_P(RecordCommandTest, ASessionWaitingForItsStartTriggerCountsAsStarted) {
   StartProducer();
-  TraceConfig config = Config(/*duration_ms=*/0);
-  protozero::HeapBuffered<protos::pbzero::TraceConfig_TriggerConfig> triggers;
-  triggers->set_trigger_mode(protos::pbzero::TraceConfig_TriggerConfig::START_TRACING);
-  triggers->set_trigger_timeout_ms(600000);
-  triggers->add_triggers()->set_name("go");
-  config.set_trigger_config_raw(triggers.SerializeAsString());
-  Start(Options(config));
+  Start(Options(StartTriggerConfig("go")));
   ASSERT_TRUE(WaitStarted());
   EXPECT_EQ(started(), std::vector<bool>{true});
   EXPECT_TRUE(producer_->starts().empty());  // Only set up.
@@ -278,13 +283,7 @@ TEST_P(RecordCommandTest, ASessionWaitingForItsStartTriggerCountsAsStarted) {
 // into this test program; without it trigger configs are refused.)
 TEST_P(RecordCommandTest, ATriggeredSessionRecordsItsData) {
   StartProducer();
-  TraceConfig config = Config(/*duration_ms=*/0);
-  protozero::HeapBuffered<protos::pbzero::TraceConfig_TriggerConfig> triggers;
-  triggers->set_trigger_mode(protos::pbzero::TraceConfig_TriggerConfig::START_TRACING);
-  triggers->set_trigger_timeout_ms(600000);
-  triggers->add_triggers()->set_name("go");
-  config.set_trigger_config_raw(triggers.SerializeAsString());
-  Start(Options(config));
+  Start(Options(StartTriggerConfig("go")));
   ASSERT_TRUE(WaitStarted());
   producer_->Call([this](ProducerEndpoint* e) { service_->ActivateTriggers(e, {"go"}); });
   ASSERT_TRUE(producer_->WaitForStarts(1));
