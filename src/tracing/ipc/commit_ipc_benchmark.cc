@@ -22,6 +22,8 @@
 // 4 KiB chunk) is the same in both cases and kept out of the difference.
 
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,9 +37,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include "src/base/memfd_shared_memory.h"
+#include "src/base/scoped_file.h"
 #include "src/base/test/test_task_runner.h"
 #include "src/base/unix_socket.h"
 #include "src/ipc/client.h"
+#include "src/tracing/ipc/commit_queue.h"
 #include "src/tracing/ipc/service_ipc_host.h"
 #include "zt/base/logging.h"
 #include "zt/ext/tracing/core/commit_data.h"
@@ -113,10 +118,14 @@ class InProcessCase : public Case {
 };
 
 // The same batch through ipc::Client -> socketpair -> ipc::Host ->
-// ProducerPort -> the service, on one runner pumped until idle.
+// ProducerPort -> the service, on one runner pumped until idle; or, with
+// |queue|, through the commit queue's ring and doorbell instead of a
+// message (docs/design/commit_queue.md), as ProducerIpcClient commits to
+// a zerotrace service.
 class IpcCase : public Case {
  public:
-  explicit IpcCase(bool encode = true) : encode_(encode), data_(TypicalBatch()) {
+  explicit IpcCase(bool encode = true, bool queue = false)
+      : encode_(encode), data_(TypicalBatch()) {
     host_ = ServiceIpcHost::CreateUnbound(&runner_);
     int fds[2];
     ZT_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
@@ -136,6 +145,8 @@ class IpcCase : public Case {
                     [&initialized](ipc::Client::Response r) { initialized = r.success; });
     ZT_CHECK(runner_.RunUntil([&] { return initialized; }));
     encoded_ = SerializeCommitData(data_);
+    if (queue)
+      SetUpQueue();
   }
   ~IpcCase() override {
     client_.reset();
@@ -147,6 +158,12 @@ class IpcCase : public Case {
     // keeps), then the service's side.
     if (encode_)
       SerializeCommitData(data_, &commit_bytes_);
+    if (queue_) {
+      // Two socket messages before: InitializeConnection and the setup.
+      unsent_ += !queue_->Write(commit_bytes_.data(), commit_bytes_.size(), 2);
+      runner_.RunUntilIdle();
+      return;
+    }
     const bool sent = client_->Invoke("CommitData", encode_ ? commit_bytes_ : encoded_, nullptr,
                                       /*drop_reply=*/true);
     unsent_ += !sent;
@@ -160,7 +177,7 @@ class IpcCase : public Case {
                     [&answered](ipc::Client::Response r) { answered = r.success; });
     runner_.RunUntilIdle();
     return answered && unsent_ == 0 && client_->bound() &&
-           host_->producer_host()->num_clients() == 1;
+           host_->producer_host()->num_clients() == 1 && (!queue_ || queue_->Drained());
   }
 
  protected:
@@ -174,6 +191,27 @@ class IpcCase : public Case {
   std::string encoded_;
   std::string commit_bytes_;
   uint64_t unsent_ = 0;
+  std::unique_ptr<base::MemfdSharedMemory> queue_shm_;
+  base::ScopedFile doorbell_;
+  std::unique_ptr<CommitQueueWriter> queue_;
+
+  void SetUpQueue() {
+    queue_shm_ = base::MemfdSharedMemory::Create(kCommitQueueBytes);
+    ZT_CHECK(queue_shm_);
+    protos::gen::ZtSetupCommitQueueRequest req;
+    req.set_size_bytes(kCommitQueueBytes);
+    bool done = false;
+    client_->Invoke(
+        "ZtSetupCommitQueue", req.SerializeAsString(),
+        [&](ipc::Client::Response r) {
+          done = true;
+          doorbell_ = std::move(r.fd);
+        },
+        /*drop_reply=*/false, queue_shm_->fd());
+    ZT_CHECK(runner_.RunUntil([&] { return done; }));
+    ZT_CHECK(doorbell_);
+    queue_.reset(new CommitQueueWriter(queue_shm_->start(), queue_shm_->size(), doorbell_.get()));
+  }
 };
 
 // The harness's own floor: one RunUntilIdle() of the Ipc case's runner
@@ -220,6 +258,52 @@ class SocketFloorCase : public Case {
   bool ok_ = true;
 };
 
+// The cheapest wake-up any design could give a daemon per batch, for the
+// "fewer system calls" question: a commit queue in shared memory would
+// still ring a doorbell when the daemon sleeps. The cheapest doorbell is an
+// eventfd written by the producer and seen by an edge-triggered epoll_wait
+// (each write is a new edge, so nothing has to be read back): two system
+// calls, no bytes copied.
+class DoorbellFloorCase : public Case {
+ public:
+  DoorbellFloorCase() {
+    event_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    ZT_CHECK(event_ >= 0);
+    epoll_ = epoll_create1(EPOLL_CLOEXEC);
+    ZT_CHECK(epoll_ >= 0);
+    epoll_event ev = {};
+    ev.events = EPOLLIN | EPOLLET;
+    ZT_CHECK(epoll_ctl(epoll_, EPOLL_CTL_ADD, event_, &ev) == 0);
+  }
+  ~DoorbellFloorCase() override {
+    close(event_);
+    close(epoll_);
+  }
+  void Run() override {
+    const uint64_t one = 1;
+    ok_ &= write(event_, &one, sizeof(one)) == static_cast<ssize_t>(sizeof(one));
+    epoll_event ev;
+    ok_ &= epoll_wait(epoll_, &ev, 1, 0) == 1;
+  }
+  bool Check() override { return ok_; }
+
+ private:
+  int event_ = -1;
+  int epoll_ = -1;
+  bool ok_ = true;
+};
+
+// What entering the kernel costs here at all (getppid does nothing else):
+// the unit the floors above are made of on this VM.
+class NullSyscallCase : public Case {
+ public:
+  void Run() override { ok_ &= syscall(SYS_getppid) > 0; }
+  bool Check() override { return ok_; }
+
+ private:
+  bool ok_ = true;
+};
+
 // The codec alone, both directions (client encode + port parse), into the
 // reused string and CommitData the client and the port keep.
 class CodecCase : public Case {
@@ -244,9 +328,12 @@ const std::map<std::string, std::function<std::unique_ptr<Case>()>>& Cases() {
       {"InProcess", [] { return std::make_unique<InProcessCase>(); }},
       {"Ipc", [] { return std::make_unique<IpcCase>(); }},
       {"IpcPreEncoded", [] { return std::make_unique<IpcCase>(/*encode=*/false); }},
+      {"Queue", [] { return std::make_unique<IpcCase>(/*encode=*/true, /*queue=*/true); }},
       {"Codec", [] { return std::make_unique<CodecCase>(); }},
       {"IdlePump", [] { return std::make_unique<IdlePumpCase>(); }},
       {"SocketFloor", [] { return std::make_unique<SocketFloorCase>(); }},
+      {"DoorbellFloor", [] { return std::make_unique<DoorbellFloorCase>(); }},
+      {"NullSyscall", [] { return std::make_unique<NullSyscallCase>(); }},
   };
   return *cases;
 }

@@ -82,12 +82,14 @@ class IpcEndToEndTest : public ::testing::TestWithParam<bool> {
     runner_.RunAndWait([&] { host_.reset(); });
   }
 
-  FakeProducer* NewProducer(const std::string& name, FakeProducer::Options options = {}) {
+  FakeProducer* NewProducer(const std::string& name, FakeProducer::Options options = {},
+                            bool commit_queue = true) {
     producers_.push_back(std::make_unique<FakeProducer>(
         &runner_,
-        [this, name](Producer* p) {
+        [this, name, commit_queue](Producer* p) {
           TracingService::ProducerOptions opt;
           opt.name = name;
+          opt.commit_queue = commit_queue;
           opt.shm_size_hint_bytes = 64 * 1024;
           opt.shm_page_size_hint_bytes = 8 * 1024;
           return ProducerIpcClient::Connect(producer_address_, p, runner_.task_runner(), opt,
@@ -101,6 +103,11 @@ class IpcEndToEndTest : public ::testing::TestWithParam<bool> {
       return ConsumerIpcClient::Connect(consumer_address_, c, runner_.task_runner());
     }));
     return consumers_.back().get();
+  }
+  ProducerPortStats PortStats() {
+    ProducerPortStats stats;
+    runner_.RunAndWait([&] { stats = host_->producer_port_stats(); });
+    return stats;
   }
   // The SMB geometry the producer's endpoint has.
   std::pair<size_t, size_t> SmbOf(FakeProducer* p) {
@@ -170,6 +177,31 @@ TEST_P(IpcEndToEndTest, ASessionsPacketsReachTheConsumerIntact) {
   protos::gen::TraceStats stats = c->GetStats();
   EXPECT_EQ(stats.producers_connected(), 1u);
   EXPECT_EQ(stats.flushes_succeeded(), 1u);
+  // Our producer and our service: every commit went through the ring.
+  EXPECT_EQ(PortStats().queues_set_up, 1u);
+  EXPECT_GT(PortStats().commits_by_queue, 0u);
+}
+
+TEST_P(IpcEndToEndTest, WithoutTheCommitQueueEveryCommitIsAMessage) {
+  // As against upstream's traced, which lists no ZtSetupCommitQueue.
+  FakeProducer* p = NewProducer("prod", {}, /*commit_queue=*/false);
+  p->RegisterDataSource("ds");
+  FakeConsumer* c = NewConsumer();
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(1));
+  std::vector<std::string> sent;
+  TraceWriter* w = p->Writer(p->setups()[0]);
+  for (size_t i = 0; i < 200; i++) {
+    sent.push_back(std::string(i * 97 % 5000, 'm') + std::to_string(i));
+    w->NewTracePacket()->set_for_testing()->set_str(sent.back());
+  }
+  w->Flush();
+  ASSERT_TRUE(c->Flush(5000));
+  EXPECT_EQ(Payloads(c->ReadAll()), sent);
+  const ProducerPortStats stats = PortStats();
+  EXPECT_EQ(stats.queues_set_up, 0u);
+  EXPECT_EQ(stats.commits_by_queue, 0u);
+  EXPECT_GT(stats.commits_by_message, 0u);
 }
 
 TEST_P(IpcEndToEndTest, AFlushAProducerNeverAnswersFails) {

@@ -20,6 +20,7 @@
 #include "src/base/memfd_shared_memory.h"
 #include "src/base/scoped_file.h"
 #include "src/ipc/client.h"
+#include "src/tracing/ipc/commit_queue.h"
 #include "zt/base/logging.h"
 #include "zt/ext/base/weak_ptr.h"
 #include "zt/ext/tracing/core/commit_data_codec.h"
@@ -90,8 +91,16 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   };
 
   void OnBound(bool bound);
-  // Keeps |fd| for the SetupTracing it came for (see received_fd_).
+  // Keeps |fd| for the reply it came for (see received_fd_).
   void KeepFd(base::ScopedFile fd);
+  // Every message to the service goes through here: it counts them, which
+  // orders ring records against them (docs/design/commit_queue.md).
+  void Invoke(const std::string& method, const std::string& args,
+              ipc::Client::ResponseCallback callback, bool drop_reply, int fd = -1);
+  // Offers the service a commit queue if it has the method (ours does,
+  // upstream's does not).
+  void MaybeSetUpCommitQueue();
+  void OnCommitQueueReply(ipc::Client::Response response);
   void OnInitialized(ipc::Client::Response response);
   void OnCommandReply(ipc::Client::Response response);
   // One command to the producer, which may destroy the endpoint or end
@@ -121,9 +130,19 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   // the first frame that read completes: the SMB's fd can come with the
   // answer to another call. So, as upstream's clients keep a received fd
   // until something takes it, any fd a reply brings is kept here for the
-  // SetupTracing that needs it.
+  // SetupTracing that needs it. A doorbell (an eventfd, not a regular
+  // file) is kept apart, for the commit queue's answer.
   base::ScopedFile received_fd_;
+  base::ScopedFile received_doorbell_;
   std::string commit_bytes_;  // CommitData()'s encoding buffer, reused.
+
+  // The commit queue, once the service took it: commits go into its ring
+  // and only go as messages when it is full or closed.
+  const bool want_commit_queue_;
+  std::unique_ptr<base::MemfdSharedMemory> queue_shm_;
+  base::ScopedFile queue_doorbell_;
+  std::unique_ptr<CommitQueueWriter> queue_;
+  uint32_t messages_sent_ = 0;  // Through Invoke(); wraps, as the service's count.
 
   // The SMB: ours while offered to the service and if it takes it, else
   // the service's once SetupTracing brings it. Kept, mapped, after a
@@ -145,7 +164,8 @@ ProducerIpcClientImpl::ProducerIpcClientImpl(Producer* producer,
     : producer_(producer),
       name_(options.name),
       size_hint_(options.shm_size_hint_bytes),
-      page_size_hint_(options.shm_page_size_hint_bytes) {
+      page_size_hint_(options.shm_page_size_hint_bytes),
+      want_commit_queue_(options.commit_queue) {
   if (!provide_smb)
     return;
   // Sized as the service sizes an SMB for these hints, which is what it
@@ -210,22 +230,64 @@ void ProducerIpcClientImpl::OnBound(bool bound) {
     req.set_shared_memory_size_hint_bytes(static_cast<uint32_t>(size_hint_));
     req.set_shared_memory_page_size_hint_bytes(static_cast<uint32_t>(page_size_hint_));
   }
-  client_->Invoke("InitializeConnection", req.SerializeAsString(),
-                  [this](ipc::Client::Response r) { OnInitialized(std::move(r)); },
-                  /*drop_reply=*/false, fd);
+  Invoke("InitializeConnection", req.SerializeAsString(),
+         [this](ipc::Client::Response r) { OnInitialized(std::move(r)); },
+         /*drop_reply=*/false, fd);
   // Pipelined, as upstream's SDK does: commands may come as soon as the
   // service has the producer.
-  client_->Invoke("GetAsyncCommand", protos::gen::GetAsyncCommandRequest().SerializeAsString(),
-                  [this](ipc::Client::Response r) { OnCommandReply(std::move(r)); });
+  Invoke("GetAsyncCommand", protos::gen::GetAsyncCommandRequest().SerializeAsString(),
+         [this](ipc::Client::Response r) { OnCommandReply(std::move(r)); },
+         /*drop_reply=*/false);
   std::vector<QueuedCall> queued = std::move(queued_);
   queued_.clear();
   for (QueuedCall& call : queued)
-    client_->Invoke(call.method, call.args, std::move(call.callback), call.drop_reply);
+    Invoke(call.method, call.args, std::move(call.callback), call.drop_reply);
+}
+
+void ProducerIpcClientImpl::Invoke(const std::string& method, const std::string& args,
+                                   ipc::Client::ResponseCallback callback, bool drop_reply,
+                                   int fd) {
+  // A call the client refuses (no such method) sends nothing: not counted.
+  if (client_->Invoke(method, args, std::move(callback), drop_reply, fd))
+    messages_sent_++;
 }
 
 void ProducerIpcClientImpl::KeepFd(base::ScopedFile fd) {
-  if (fd)
-    received_fd_ = std::move(fd);  // A newer one replaces (closes) an older.
+  if (!fd)
+    return;
+  // A newer one replaces (closes) an older. The SMB is a file; the
+  // commit queue's doorbell is an eventfd, which is not.
+  struct stat st {};
+  if (fstat(fd.get(), &st) == 0 && !S_ISREG(st.st_mode))
+    received_doorbell_ = std::move(fd);
+  else
+    received_fd_ = std::move(fd);
+}
+
+void ProducerIpcClientImpl::MaybeSetUpCommitQueue() {
+  if (!want_commit_queue_ || !client_->HasMethod("ZtSetupCommitQueue"))
+    return;
+  queue_shm_ = base::MemfdSharedMemory::Create(kCommitQueueBytes);
+  if (!queue_shm_)
+    return;  // Logged; CommitData messages it is.
+  protos::gen::ZtSetupCommitQueueRequest req;
+  req.set_size_bytes(static_cast<uint32_t>(kCommitQueueBytes));
+  Invoke("ZtSetupCommitQueue", req.SerializeAsString(),
+         [this](ipc::Client::Response r) { OnCommitQueueReply(std::move(r)); },
+         /*drop_reply=*/false, queue_shm_->fd());
+}
+
+void ProducerIpcClientImpl::OnCommitQueueReply(ipc::Client::Response response) {
+  KeepFd(std::move(response.fd));
+  base::ScopedFile doorbell = std::move(received_doorbell_);
+  if (!response.success || !doorbell || state_ != State::kConnected) {
+    // Refused (logged by the service) or the connection is going.
+    queue_shm_.reset();
+    return;
+  }
+  queue_doorbell_ = std::move(doorbell);
+  queue_.reset(new CommitQueueWriter(queue_shm_->start(), queue_shm_->size(),
+                                     queue_doorbell_.get()));
 }
 
 void ProducerIpcClientImpl::OnInitialized(ipc::Client::Response response) {
@@ -249,6 +311,7 @@ void ProducerIpcClientImpl::OnInitialized(ipc::Client::Response response) {
     page_size_ = 0;
   }
   state_ = State::kConnected;
+  MaybeSetUpCommitQueue();
   base::WeakPtr<ProducerIpcClientImpl> weak = weak_factory_.GetWeakPtr();
   producer_->OnConnect();
   if (!weak || state_ != State::kConnected)
@@ -371,7 +434,7 @@ void ProducerIpcClientImpl::Send(const char* method, const std::string& args, bo
       return;
     case State::kInitializing:
     case State::kConnected:
-      client_->Invoke(method, args, std::move(callback), drop_reply);
+      Invoke(method, args, std::move(callback), drop_reply);
       return;
     case State::kDisconnected:
       ZT_DLOG("producer \"%s\": %s dropped: not connected", name_.c_str(), method);
@@ -408,6 +471,16 @@ void ProducerIpcClientImpl::CommitData(const zt::CommitData& data) {
   // Encoded into a buffer kept for it: one commit per SMB flush, and the
   // client copies the bytes into its frame at once.
   SerializeCommitData(data, &commit_bytes_);
+  // Into the ring when there is one with room; otherwise (full, closed by
+  // the service, not set up) a message, which the service orders with the
+  // ring's records all the same.
+  if (queue_ && queue_->Write(commit_bytes_.data(), commit_bytes_.size(), messages_sent_))
+    return;
+  if (queue_ && queue_->closed()) {
+    ZT_WLOG("producer \"%s\": the service closed the commit queue; committing by messages",
+            name_.c_str());
+    queue_.reset();
+  }
   Send("CommitData", commit_bytes_, /*drop_reply=*/true);
 }
 
@@ -473,6 +546,10 @@ void ProducerIpcClientImpl::OnConnectionLost() {
     return;
   state_ = State::kDisconnected;
   queued_.clear();
+  // Nobody reads the ring any more; a reconnection sets up another.
+  queue_.reset();
+  queue_doorbell_.reset();
+  queue_shm_.reset();
   early_commands_.clear();
   set_up_.clear();
   producer_->OnDisconnect();  // May destroy |this|.

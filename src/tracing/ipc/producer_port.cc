@@ -1,5 +1,9 @@
 #include "src/tracing/ipc/producer_port.h"
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <deque>
 #include <map>
 #include <string>
@@ -7,7 +11,10 @@
 #include <vector>
 
 #include "src/base/memfd_shared_memory.h"
+#include "src/base/scoped_file.h"
+#include "src/tracing/ipc/commit_queue.h"
 #include "zt/base/logging.h"
+#include "zt/ext/base/weak_ptr.h"
 #include "zt/ext/tracing/core/commit_data_codec.h"
 #include "zt/ipc/producer_port.gen.h"
 
@@ -16,17 +23,108 @@ namespace {
 
 using protos::gen::GetAsyncCommandResponse;
 
+// At most this many ring records are applied in one go; then the rest
+// waits for a task of its own, so that a producer committing flat out
+// cannot keep the service from everyone else.
+constexpr int kMaxRecordsPerDrain = 256;
+
 // One connected producer: the service's Producer callbacks become commands
 // on the client's GetAsyncCommand stream.
 class RemoteProducer : public Producer {
  public:
-  explicit RemoteProducer(const ipc::ClientInfo& client) : client_(client) {}
+  RemoteProducer(const ipc::ClientInfo& client, base::TaskRunner* runner,
+                 ProducerPortStats* stats)
+      : client_(client), runner_(runner), stats_(stats) {}
+  ~RemoteProducer() override {
+    if (queue_)
+      runner_->RemoveFileDescriptorWatch(queue_->doorbell.get());
+  }
 
   const ipc::ClientInfo& client() const { return client_; }
   ProducerEndpoint* endpoint() const { return endpoint_.get(); }
-  // Where this producer's CommitData requests are parsed, one after the
-  // other: its vectors keep their capacity, so a batch allocates nothing.
-  CommitData* commit_buffer() { return &commit_buffer_; }
+
+  // Applies one CommitData, from a message or a ring record.
+  void ApplyCommit(const void* bytes, size_t size) {
+    if (!ParseCommitData(static_cast<const uint8_t*>(bytes), size, &commit_buffer_)) {
+      ZT_WLOG("producer pid %d: malformed CommitData (%zu bytes) ignored",
+              static_cast<int>(client_.pid), size);
+      return;
+    }
+    endpoint_->CommitData(commit_buffer_);
+  }
+
+  // The commit queue (docs/design/commit_queue.md): maps the producer's
+  // ring and makes its doorbell; false (logged) if it cannot.
+  bool SetUpCommitQueue(std::unique_ptr<base::MemfdSharedMemory> shm) {
+    if (queue_) {
+      ZT_WLOG("producer pid %d: a second commit queue refused", static_cast<int>(client_.pid));
+      return false;
+    }
+    base::ScopedFile doorbell(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!doorbell) {
+      ZT_PLOG("producer pid %d: no eventfd for a commit queue", static_cast<int>(client_.pid));
+      return false;
+    }
+    queue_.reset(new Queue{std::move(shm), nullptr, std::move(doorbell)});
+    queue_->reader.reset(new CommitQueueReader(queue_->shm->start(), queue_->shm->size()));
+    base::WeakPtr<RemoteProducer> weak = weak_factory_.GetWeakPtr();
+    runner_->AddFileDescriptorWatch(queue_->doorbell.get(), [weak] {
+      if (weak)
+        weak->OnDoorbell();
+    });
+    stats_->queues_set_up++;
+    // Idle from the start: the first record rings.
+    DrainCommitQueue(/*any_order=*/false);
+    return true;
+  }
+  int commit_queue_doorbell() const { return queue_ ? queue_->doorbell.get() : -1; }
+
+  // A socket message of this producer was handled: ring records made
+  // after it may now be applied.
+  void CountSocketMessage() { socket_messages_++; }
+
+  // Applies the ring's records that the socket has caught up with (all of
+  // them if the connection is over), then marks the ring idle if empty.
+  void DrainCommitQueue(bool any_order) {
+    if (!queue_ || !endpoint_)
+      return;
+    for (int applied = 0;;) {
+      switch (queue_->reader->Next(socket_messages_, any_order, &record_)) {
+        case CommitQueueReader::Status::kRecord:
+          stats_->commits_by_queue++;
+          ApplyCommit(record_.data(), record_.size());
+          if (++applied < kMaxRecordsPerDrain || any_order)
+            continue;
+          // Still busy (the writer rings nobody): the rest in a task.
+          if (!drain_posted_) {
+            drain_posted_ = true;
+            base::WeakPtr<RemoteProducer> weak = weak_factory_.GetWeakPtr();
+            runner_->PostTask([weak] {
+              if (!weak)
+                return;
+              weak->drain_posted_ = false;
+              weak->DrainCommitQueue(/*any_order=*/false);
+            });
+          }
+          return;
+        case CommitQueueReader::Status::kWaiting:
+          return;  // Busy: the socket message it waits for drains it.
+        case CommitQueueReader::Status::kEmpty:
+          if (queue_->reader->GoIdle())
+            return;
+          continue;
+        case CommitQueueReader::Status::kCorrupt:
+          // Closed: the producer's next batch goes as a CommitData message.
+          ZT_ELOG("producer pid %d: commit queue closed: %s", static_cast<int>(client_.pid),
+                  queue_->reader->error().c_str());
+          runner_->RemoveFileDescriptorWatch(queue_->doorbell.get());
+          queue_->reader->Close();
+          closed_queue_ = std::move(queue_);
+          stats_->queues_closed++;
+          return;
+      }
+    }
+  }
 
   void set_endpoint(std::unique_ptr<ProducerEndpoint> endpoint, bool provided_smb) {
     endpoint_ = std::move(endpoint);
@@ -90,6 +188,21 @@ class RemoteProducer : public Producer {
     bool with_smb_fd;
   };
 
+  // A ring the producer commits through, mapped from its memfd.
+  struct Queue {
+    std::unique_ptr<base::MemfdSharedMemory> shm;
+    std::unique_ptr<CommitQueueReader> reader;
+    base::ScopedFile doorbell;  // Written by the producer, watched here.
+  };
+
+  void OnDoorbell() {
+    uint64_t rings = 0;
+    // Resets the eventfd (level-triggered watch); EAGAIN if already read.
+    if (read(queue_->doorbell.get(), &rings, sizeof(rings)) < 0 && errno != EAGAIN)
+      ZT_PLOG("producer pid %d: commit queue doorbell", static_cast<int>(client_.pid));
+    DrainCommitQueue(/*any_order=*/false);
+  }
+
   int smb_fd() const {
     return endpoint_ && endpoint_->shared_memory() ? endpoint_->shared_memory()->fd() : -1;
   }
@@ -122,13 +235,27 @@ class RemoteProducer : public Producer {
   bool setup_tracing_sent_ = false;
   ipc::Reply command_stream_;
   std::deque<QueuedCommand> queued_;
+  // Where this producer's commits are parsed, one after the other: its
+  // vectors keep their capacity, so a batch allocates nothing.
   CommitData commit_buffer_;
+  base::TaskRunner* const runner_;
+  ProducerPortStats* const stats_;
+  std::unique_ptr<Queue> queue_;
+  // A queue closed for corruption: kept mapped (the producer may still be
+  // writing into it until it sees the state) but never read again.
+  std::unique_ptr<Queue> closed_queue_;
+  uint32_t socket_messages_ = 0;  // Handled so far (wraps, as the records').
+  std::string record_;            // A ring record, copied out; reused.
+  bool drain_posted_ = false;
+  base::WeakPtrFactory<RemoteProducer> weak_factory_{this};  // Last member.
 };
 
 // The port's state, shared by its method handlers. Destroying it (with the
 // Service) disconnects every producer from the service.
 struct ProducerPortState {
   TracingService* service;
+  base::TaskRunner* runner;
+  std::shared_ptr<ProducerPortStats> stats;
   std::map<ipc::ClientId, std::unique_ptr<RemoteProducer>> producers;
 
   // The producer of an initialized connection, or null (the request is
@@ -141,7 +268,7 @@ struct ProducerPortState {
   RemoteProducer* GetOrCreate(const ipc::ClientInfo& client) {
     std::unique_ptr<RemoteProducer>& p = producers[client.id];
     if (!p)
-      p.reset(new RemoteProducer(client));
+      p.reset(new RemoteProducer(client, runner, stats.get()));
     return p.get();
   }
 };
@@ -206,16 +333,33 @@ void InitializeConnection(ProducerPortState* state, ipc::Request& request, ipc::
 
 }  // namespace
 
-std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
+std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service,
+                                                base::TaskRunner* runner,
+                                                std::shared_ptr<ProducerPortStats> stats) {
   auto state = std::make_shared<ProducerPortState>();
   state->service = service;
+  state->runner = runner;
+  state->stats = stats ? std::move(stats) : std::make_shared<ProducerPortStats>();
   auto port = std::make_unique<ipc::Service>("ProducerPort");
+  // Every method keeps the producer's ring records in order with its socket
+  // messages (docs/design/commit_queue.md): the records made before this
+  // message are applied before it, those made after it once it is counted.
+  auto add = [&port, state](const char* name, ipc::Method::Handler handler) {
+    port->AddMethod(name, [state, handler = std::move(handler)](ipc::Request& request,
+                                                                ipc::Reply reply) {
+      RemoteProducer* producer = state->GetOrCreate(request.client);
+      producer->DrainCommitQueue(/*any_order=*/false);
+      handler(request, std::move(reply));
+      producer->CountSocketMessage();
+      producer->DrainCommitQueue(/*any_order=*/false);
+    });
+  };
   // Declaration order of upstream's ProducerPort: clients look methods up
   // by name, but upstream's own numbering is what tools expect to see.
-  port->AddMethod("InitializeConnection", [state](ipc::Request& request, ipc::Reply reply) {
+  add("InitializeConnection", [state](ipc::Request& request, ipc::Reply reply) {
     InitializeConnection(state.get(), request, std::move(reply));
   });
-  port->AddMethod("RegisterDataSource", [state](ipc::Request& request, ipc::Reply reply) {
+  add("RegisterDataSource", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::RegisterDataSourceRequest req;
     RemoteProducer* p = state->Connected(request);
     if (!p || !ParseProducerRequest(request, "RegisterDataSource", &req))
@@ -228,7 +372,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
     p->endpoint()->RegisterDataSource(req.data_source_descriptor());
     reply.Resolve(protos::gen::RegisterDataSourceResponse().SerializeAsString());
   });
-  port->AddMethod("UnregisterDataSource", [state](ipc::Request& request, ipc::Reply reply) {
+  add("UnregisterDataSource", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::UnregisterDataSourceRequest req;
     RemoteProducer* p = state->Connected(request);
     if (!p || !ParseProducerRequest(request, "UnregisterDataSource", &req))
@@ -236,26 +380,20 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
     p->endpoint()->UnregisterDataSource(req.data_source_name());
     reply.Resolve("");
   });
-  port->AddMethod("CommitData", [state](ipc::Request& request, ipc::Reply reply) {
+  add("CommitData", [state](ipc::Request& request, ipc::Reply reply) {
     RemoteProducer* p = state->Connected(request);
     if (!p)
       return;
-    CommitData& data = *p->commit_buffer();
-    if (!ParseCommitData(reinterpret_cast<const uint8_t*>(request.args.data()),
-                         request.args.size(), &data)) {
-      ZT_WLOG("producer pid %d: malformed CommitData (%zu bytes) ignored",
-              static_cast<int>(request.client.pid), request.args.size());
-      return;
-    }
     // Synchronous: by the time the reply goes, the chunks are in their
     // buffers (what TraceWriter::Flush(callback) waits for).
-    p->endpoint()->CommitData(data);
+    state->stats->commits_by_message++;
+    p->ApplyCommit(request.args.data(), request.args.size());
     reply.Resolve(std::string());  // Nothing to say; nothing sent for drop_reply.
   });
-  port->AddMethod("GetAsyncCommand", [state](ipc::Request& request, ipc::Reply reply) {
+  add("GetAsyncCommand", [state](ipc::Request& request, ipc::Reply reply) {
     state->GetOrCreate(request.client)->SetCommandStream(std::move(reply));
   });
-  port->AddMethod("RegisterTraceWriter", [state](ipc::Request& request, ipc::Reply reply) {
+  add("RegisterTraceWriter", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::RegisterTraceWriterRequest req;
     RemoteProducer* p = state->Connected(request);
     if (!p || !ParseProducerRequest(request, "RegisterTraceWriter", &req))
@@ -263,7 +401,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
     p->endpoint()->RegisterTraceWriter(req.trace_writer_id(), req.target_buffer());
     reply.Resolve("");
   });
-  port->AddMethod("UnregisterTraceWriter", [state](ipc::Request& request, ipc::Reply reply) {
+  add("UnregisterTraceWriter", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::UnregisterTraceWriterRequest req;
     RemoteProducer* p = state->Connected(request);
     if (!p || !ParseProducerRequest(request, "UnregisterTraceWriter", &req))
@@ -271,7 +409,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
     p->endpoint()->UnregisterTraceWriter(req.trace_writer_id());
     reply.Resolve("");
   });
-  port->AddMethod("NotifyDataSourceStarted", [state](ipc::Request& request, ipc::Reply reply) {
+  add("NotifyDataSourceStarted", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::NotifyDataSourceStartedRequest req;
     RemoteProducer* p = state->Connected(request);
     if (!p || !ParseProducerRequest(request, "NotifyDataSourceStarted", &req))
@@ -279,7 +417,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
     p->endpoint()->NotifyDataSourceStarted(req.data_source_id());
     reply.Resolve("");
   });
-  port->AddMethod("NotifyDataSourceStopped", [state](ipc::Request& request, ipc::Reply reply) {
+  add("NotifyDataSourceStopped", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::NotifyDataSourceStoppedRequest req;
     RemoteProducer* p = state->Connected(request);
     if (!p || !ParseProducerRequest(request, "NotifyDataSourceStopped", &req))
@@ -287,7 +425,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
     p->endpoint()->NotifyDataSourceStopped(req.data_source_id());
     reply.Resolve("");
   });
-  port->AddMethod("ActivateTriggers", [state](ipc::Request& request, ipc::Reply reply) {
+  add("ActivateTriggers", [state](ipc::Request& request, ipc::Reply reply) {
     protos::gen::ActivateTriggersRequest req;
     RemoteProducer* p = state->Connected(request);
     if (!p || !ParseProducerRequest(request, "ActivateTriggers", &req))
@@ -297,13 +435,40 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service) {
   });
   // Requests are handled in the order they arrive, each completely: when
   // Sync is handled, everything sent before it has been.
-  port->AddMethod("Sync", [](ipc::Request&, ipc::Reply reply) { reply.Resolve(""); });
+  add("Sync", [](ipc::Request&, ipc::Reply reply) { reply.Resolve(""); });
   // Updating a registered descriptor is not supported yet: a clean failure.
-  port->AddMethod("UpdateDataSource", [](ipc::Request&, ipc::Reply) {});
+  add("UpdateDataSource", [](ipc::Request&, ipc::Reply) {});
+  // zerotrace's own, listed last (docs/design/commit_queue.md): a sealed
+  // memfd of exactly the size asked for (so the producer cannot make us
+  // fault by shrinking it), answered with the doorbell's eventfd.
+  add("ZtSetupCommitQueue", [state](ipc::Request& request, ipc::Reply reply) {
+    protos::gen::ZtSetupCommitQueueRequest req;
+    RemoteProducer* p = state->Connected(request);
+    if (!p || !ParseProducerRequest(request, "ZtSetupCommitQueue", &req))
+      return;
+    if (!IsValidCommitQueueSize(req.size_bytes()) || !*request.received_fd) {
+      ZT_WLOG("producer pid %d: a commit queue of %u bytes%s refused",
+              static_cast<int>(request.client.pid), req.size_bytes(),
+              *request.received_fd ? "" : " without its memfd");
+      return;
+    }
+    std::unique_ptr<base::MemfdSharedMemory> shm = base::MemfdSharedMemory::AttachToFd(
+        std::move(*request.received_fd), req.size_bytes(), /*require_seals=*/true);
+    if (!shm || !p->SetUpCommitQueue(std::move(shm)))
+      return;  // Logged; the producer keeps to CommitData.
+    reply.Resolve(protos::gen::ZtSetupCommitQueueResponse().SerializeAsString(),
+                  /*has_more=*/false, p->commit_queue_doorbell());
+  });
   port->on_client_disconnected = [state](const ipc::ClientInfo& client) {
     // Destroying the endpoint disconnects the producer: its SMB is scraped
-    // one last time and its instances count as stopped.
-    state->producers.erase(client.id);
+    // one last time and its instances count as stopped. Its ring first:
+    // what it committed before it went is applied, as its last messages
+    // were.
+    auto it = state->producers.find(client.id);
+    if (it == state->producers.end())
+      return;
+    it->second->DrainCommitQueue(/*any_order=*/true);
+    state->producers.erase(it);
   };
   return port;
 }

@@ -3,8 +3,12 @@
 // the service's calls to it commands streamed back through its
 // GetAsyncCommand request (docs/wire.md, docs/design/ipc.md).
 //
+// A zerotrace producer may also commit through a ring in shared memory
+// (docs/design/commit_queue.md), whose doorbell is watched on |runner|.
+//
 // Threading: the returned Service's handlers run on the host's runner,
-// which must be |service|'s. |service| must outlive the returned Service.
+// which must be |runner|, |service|'s. Both must outlive the returned
+// Service.
 #ifndef ZT_SRC_TRACING_IPC_PRODUCER_PORT_H_
 #define ZT_SRC_TRACING_IPC_PRODUCER_PORT_H_
 
@@ -15,7 +19,18 @@
 
 namespace zt {
 
-std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service);
+// How the port's producers commit, for tests and the daemon's log.
+struct ProducerPortStats {
+  uint64_t commits_by_message = 0;  // CommitData requests.
+  uint64_t commits_by_queue = 0;    // Ring records applied.
+  uint64_t queues_set_up = 0;
+  uint64_t queues_closed = 0;  // For corruption.
+};
+
+// |stats|, if not null, is kept up to date while the port lives.
+std::unique_ptr<ipc::Service> CreateProducerPort(
+    TracingService* service, base::TaskRunner* runner,
+    std::shared_ptr<ProducerPortStats> stats = nullptr);
 
 }  // namespace zt
 

@@ -4,19 +4,14 @@
 // (socketpairs) into ServiceIpcHost, on virtual time. What triggers do to a
 // session is the service's tracing_service_triggers_unittest.cc.
 
-#include <sys/socket.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "src/base/scoped_file.h"
-#include "src/base/test/test_task_runner.h"
-#include "src/base/unix_socket.h"
 #include "src/ipc/client.h"
-#include "src/tracing/ipc/service_ipc_host.h"
+#include "src/tracing/ipc/port_test_fixture.h"
 #include "zt/config/trace_config.pbzero.h"
 #include "zt/ipc/consumer_port.gen.h"
 #include "zt/ipc/producer_port.gen.h"
@@ -27,51 +22,7 @@
 namespace zt {
 namespace {
 
-class ProducerTriggersTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    host_ = ServiceIpcHost::CreateUnbound(&runner_);
-    ASSERT_TRUE(host_);
-  }
-  void TearDown() override {
-    clients_.clear();
-    host_.reset();
-    runner_.RunUntilIdle();
-  }
-
-  ipc::Client* Bind(ipc::Host* host, const char* service) {
-    int fds[2];
-    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-    host->AdoptClient(
-        base::UnixSocket::AdoptConnected(base::ScopedFile(fds[0]), nullptr, &runner_));
-    bool bound = false;
-    clients_.push_back(ipc::Client::Adopt(
-        base::UnixSocket::AdoptConnected(base::ScopedFile(fds[1]), nullptr, &runner_), service,
-        &runner_, [&bound](bool ok) { bound = ok; }, [] {}));
-    EXPECT_TRUE(runner_.RunUntil([&] { return bound; })) << service << " was never bound";
-    return clients_.back().get();
-  }
-
-  // Invokes |method| and waits (bounded) for its last reply.
-  bool CallAndWait(ipc::Client* client, const std::string& method, const std::string& args,
-                   std::vector<std::string>* replies = nullptr) {
-    bool done = false, success = false;
-    client->Invoke(method, args, [&](ipc::Client::Response r) {
-      if (replies)
-        replies->push_back(r.reply_proto);
-      if (r.has_more)
-        return;
-      done = true;
-      success = r.success;
-    });
-    EXPECT_TRUE(runner_.RunUntil([&] { return done; })) << method << " never answered";
-    return success;
-  }
-
-  base::TestTaskRunner runner_;
-  std::unique_ptr<ServiceIpcHost> host_;
-  std::vector<std::unique_ptr<ipc::Client>> clients_;
-};
+using ProducerTriggersTest = PortTest;
 
 TEST_F(ProducerTriggersTest, AProducersTriggerStartsASessionAndIsRecorded) {
   ipc::Client* producer = Bind(host_->producer_host(), "ProducerPort");

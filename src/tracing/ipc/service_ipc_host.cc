@@ -43,7 +43,7 @@ bool ServiceIpcHost::Init(base::TaskRunner* runner, std::unique_ptr<ipc::Host> p
   service_ = TracingService::Create(runner, std::make_unique<base::MemfdSharedMemory::Factory>());
   producer_host_ = std::move(producer_host);
   consumer_host_ = std::move(consumer_host);
-  return producer_host_->ExposeService(CreateProducerPort(service_.get())) &&
+  return producer_host_->ExposeService(CreateProducerPort(service_.get(), runner, producer_port_stats_)) &&
          consumer_host_->ExposeService(CreateConsumerPort(service_.get(), runner));
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "src/ipc/host.h"
+#include "src/tracing/ipc/producer_port.h"
 #include "zt/base/task_runner.h"
 #include "zt/ext/tracing/core/tracing_service.h"
 
@@ -29,6 +30,7 @@ class ServiceIpcHost {
   ipc::Host* producer_host() { return producer_host_.get(); }
   ipc::Host* consumer_host() { return consumer_host_.get(); }
   TracingService* service() { return service_.get(); }
+  const ProducerPortStats& producer_port_stats() const { return *producer_port_stats_; }
 
  private:
   ServiceIpcHost() = default;
@@ -38,6 +40,7 @@ class ServiceIpcHost {
   // Destroyed in reverse: the hosts (and with them the ports' endpoints)
   // before the service.
   std::unique_ptr<TracingService> service_;
+  std::shared_ptr<ProducerPortStats> producer_port_stats_ = std::make_shared<ProducerPortStats>();
   std::unique_ptr<ipc::Host> producer_host_;
   std::unique_ptr<ipc::Host> consumer_host_;
 };

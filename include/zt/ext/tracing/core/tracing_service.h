@@ -160,6 +160,11 @@ class TracingService {
     // can keep the memory beyond the service's life. Null: the service
     // creates it with its factory.
     std::shared_ptr<base::SharedMemory> provided_shm;
+    // For a producer over a socket (ProducerIpcClient): commit through a
+    // ring in shared memory when the service offers one
+    // (docs/design/commit_queue.md); false sends every commit as a
+    // CommitData message, as upstream's SDK does. The service ignores it.
+    bool commit_queue = true;
   };
 
   // The shared memory buffer the service sets up for the given hints:
