@@ -55,7 +55,8 @@ void Poller::RegisterLocked(int fd, Watch* watch, bool is_new,
   // EPOLLHUP and EPOLLERR are always reported; EPOLLRDHUP for a socket
   // whose peer shut down its writing side only.
   ev.events = (watch->on_readable ? EPOLLIN | EPOLLRDHUP : 0u) |
-              (watch->on_writable ? EPOLLOUT : 0u);
+              (watch->on_writable ? EPOLLOUT : 0u) |
+              (watch->edge_triggered ? EPOLLET : 0u);
   ev.data.u64 = Tag(watch->id, fd);
   if (epoll_ctl(epoll_fd_.get(), is_new ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd,
                 &ev) != 0) {
@@ -65,14 +66,17 @@ void Poller::RegisterLocked(int fd, Watch* watch, bool is_new,
   }
 }
 
-void Poller::Add(int fd, std::function<void()> callback) {
+void Poller::Add(int fd, std::function<void()> callback, bool edge_triggered) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = fd < 0 ? watches_.end() : watches_.find(fd);
   if (fd < 0 || (it != watches_.end() && it->second.on_readable))
     ZT_FATAL("AddFileDescriptorWatch(%d): invalid or already watched", fd);
+  if (edge_triggered && it != watches_.end())
+    ZT_FATAL("AddFileDescriptorWatch(%d): edge-triggered beside a writable watch", fd);
   const bool is_new = it == watches_.end();
   if (is_new)
     it = watches_.emplace(fd, Watch{NewIdLocked(), nullptr, nullptr}).first;
+  it->second.edge_triggered = edge_triggered;
   it->second.on_readable =
       std::make_shared<std::function<void()>>(std::move(callback));
   RegisterLocked(fd, &it->second, is_new, "AddFileDescriptorWatch");
@@ -88,6 +92,8 @@ void Poller::AddWritable(int fd, std::function<void()> callback) {
         "is pending already",
         fd);
   }
+  if (it != watches_.end() && it->second.edge_triggered)
+    ZT_FATAL("AddFileDescriptorWritableWatch(%d): the fd's read watch is edge-triggered", fd);
   const bool is_new = it == watches_.end();
   if (is_new)
     it = watches_.emplace(fd, Watch{NewIdLocked(), nullptr, nullptr}).first;
@@ -150,6 +156,10 @@ void Poller::Wake() {
 
 size_t Poller::Poll(int timeout_ms) {
   ready_.clear();
+  // Edges left over from the last round first, and no sleeping on them.
+  ready_.swap(carried_);
+  if (!ready_.empty())
+    timeout_ms = 0;
   const int n = epoll_wait(epoll_fd_.get(), events_.data(),
                            static_cast<int>(events_.size()), timeout_ms);
   if (n < 0) {
@@ -175,7 +185,19 @@ size_t Poller::RunReady(const std::function<bool()>& stop) {
   constexpr uint32_t kReadable = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
   constexpr uint32_t kWritable = EPOLLOUT | EPOLLHUP | EPOLLERR;
   size_t ran = 0;
-  for (const Ready& ready : ready_) {
+  // Stopped before |from|: the edges from there on are kept (Poll()).
+  auto carry_edges = [this](size_t from) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = from; i < ready_.size(); i++) {
+      const int fd = static_cast<int>(ready_[i].tag & 0xffffffffu);
+      auto it = watches_.find(fd);
+      if (it != watches_.end() && it->second.edge_triggered &&
+          Tag(it->second.id, fd) == ready_[i].tag)
+        carried_.push_back(ready_[i]);
+    }
+  };
+  for (size_t index = 0; index < ready_.size(); index++) {
+    const Ready& ready = ready_[index];
     const int fd = static_cast<int>(ready.tag & 0xffffffffu);
     // The fd's registration now, if it is the one Poll() saw: one removed
     // (or replaced) since then had its readiness with it.
@@ -186,8 +208,10 @@ size_t Poller::RunReady(const std::function<bool()>& stop) {
                  : watches_.end();
     };
     if (ready.events & kReadable) {
-      if (stop && stop())
+      if (stop && stop()) {
+        carry_edges(index);
         break;
+      }
       std::shared_ptr<std::function<void()>> on_readable;
       {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -201,8 +225,10 @@ size_t Poller::RunReady(const std::function<bool()>& stop) {
       }
     }
     if (ready.events & kWritable) {
-      if (stop && stop())
+      if (stop && stop()) {
+        carry_edges(index + 1);
         break;  // Still pending: the next Poll() reports it again.
+      }
       std::function<void()> on_writable;
       {
         std::lock_guard<std::mutex> lock(mutex_);

@@ -50,7 +50,12 @@ class Poller {
   // Watches |fd| for readable / hung up / error (level-triggered). Aborts if
   // |fd| is already watched for reading or cannot be watched (epoll refuses
   // regular files): a watch that never fires would hang its user silently.
-  void Add(int fd, std::function<void()> callback);
+  // |edge_triggered|: the callback runs once per time |fd| becomes readable
+  // (for an eventfd, once per write), so its owner need not read it; an
+  // edge found by Poll() whose callback RunReady() did not reach (stopped
+  // early) is kept for the next round, never lost. Such an fd cannot also
+  // have a writable watch.
+  void Add(int fd, std::function<void()> callback, bool edge_triggered = false);
 
   // Runs |callback| once when |fd| is writable / hung up / in error, then
   // drops the write interest (before running it, so it may add itself
@@ -90,6 +95,7 @@ class Poller {
     std::shared_ptr<std::function<void()>> on_readable;
     // One-shot: moved out before it runs. Empty: none pending.
     std::function<void()> on_writable;
+    bool edge_triggered = false;  // Of the read watch (EPOLLET).
   };
   struct Ready {
     uint64_t tag;     // epoll data: id << 32 | fd.
@@ -120,6 +126,10 @@ class Poller {
   // The runner's thread only.
   std::array<epoll_event, kMaxEventsPerPoll> events_{};
   std::vector<Ready> ready_;
+  // Edges of edge-triggered watches that RunReady() stopped before: the
+  // kernel will not report them again, so the next Poll() starts with them
+  // (and does not block).
+  std::vector<Ready> carried_;
 };
 
 }  // namespace base

@@ -7,6 +7,11 @@ namespace base {
 
 TaskRunner::~TaskRunner() = default;
 
+bool TaskRunner::AddEdgeTriggeredFileDescriptorWatch(int fd, std::function<void()> callback) {
+  AddFileDescriptorWatch(fd, std::move(callback));
+  return false;  // Level-triggered: the caller consumes the readiness.
+}
+
 void TaskRunner::AddFileDescriptorWritableWatch(
     int /*fd*/, std::function<void()> callback) {
   // The fallback: poll. 1 ms keeps a stalled sender's latency low without

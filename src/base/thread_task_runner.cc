@@ -45,6 +45,11 @@ void ThreadTaskRunner::AddFileDescriptorWatch(int fd,
   runner_.AddFileDescriptorWatch(fd, std::move(callback));
 }
 
+bool ThreadTaskRunner::AddEdgeTriggeredFileDescriptorWatch(int fd,
+                                                           std::function<void()> callback) {
+  return runner_.AddEdgeTriggeredFileDescriptorWatch(fd, std::move(callback));
+}
+
 void ThreadTaskRunner::AddFileDescriptorWritableWatch(
     int fd, std::function<void()> callback) {
   runner_.AddFileDescriptorWritableWatch(fd, std::move(callback));

@@ -92,6 +92,12 @@ void UnixTaskRunner::AddFileDescriptorWatch(int fd,
   poller_.Add(fd, std::move(callback));
 }
 
+bool UnixTaskRunner::AddEdgeTriggeredFileDescriptorWatch(int fd,
+                                                         std::function<void()> callback) {
+  poller_.Add(fd, std::move(callback), /*edge_triggered=*/true);
+  return true;
+}
+
 void UnixTaskRunner::AddFileDescriptorWritableWatch(
     int fd, std::function<void()> callback) {
   // As for a new fd, epoll_wait sees a changed interest while it blocks.

@@ -62,6 +62,7 @@ class UnixTaskRunner : public TaskRunner {
   void PostTask(std::function<void()> task) override;
   void PostDelayedTask(std::function<void()> task, uint32_t delay_ms) override;
   void AddFileDescriptorWatch(int fd, std::function<void()> callback) override;
+  bool AddEdgeTriggeredFileDescriptorWatch(int fd, std::function<void()> callback) override;
   void AddFileDescriptorWritableWatch(int fd,
                                       std::function<void()> callback) override;
   void RemoveFileDescriptorWatch(int fd) override;

@@ -45,6 +45,19 @@ class TaskRunner {
   virtual void AddFileDescriptorWatch(int fd,
                                       std::function<void()> callback) = 0;
 
+  // As AddFileDescriptorWatch, but edge-triggered if the runner can: then
+  // |callback| runs once each time |fd| becomes readable (for an eventfd,
+  // once per write(), which nobody then needs to read() back: a system
+  // call saved per wake-up), and true is returned. An edge is never lost,
+  // even if the runner stops between noticing it and running |callback|.
+  // |fd| cannot have a writable watch as well. Not pure virtual, so that
+  // runners written by users keep compiling: this default adds a
+  // level-triggered watch and returns false, and the caller must then
+  // consume |fd|'s readiness in |callback| as with AddFileDescriptorWatch.
+  // UnixTaskRunner, ThreadTaskRunner and TestTaskRunner are edge-triggered.
+  // Thread-safe; as AddFileDescriptorWatch.
+  virtual bool AddEdgeTriggeredFileDescriptorWatch(int fd, std::function<void()> callback);
+
   // Runs |callback| ONCE on the runner's thread when |fd| is writable (or
   // hung up, or in error), then forgets it: to wait again, add it again
   // (from the callback itself if need be). For a non-blocking socket whose

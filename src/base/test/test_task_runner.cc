@@ -140,6 +140,12 @@ void TestTaskRunner::AddFileDescriptorWatch(int fd,
   poller_.Add(fd, std::move(callback));
 }
 
+bool TestTaskRunner::AddEdgeTriggeredFileDescriptorWatch(int fd,
+                                                         std::function<void()> callback) {
+  poller_.Add(fd, std::move(callback), /*edge_triggered=*/true);
+  return true;
+}
+
 void TestTaskRunner::AddFileDescriptorWritableWatch(
     int fd, std::function<void()> callback) {
   poller_.AddWritable(fd, std::move(callback));
