@@ -200,6 +200,14 @@ int Main(int argc, char** argv) {
   ZT_ILOG("ztraced %s (pid %d): producers on %s, consumers on %s", ZT_VERSION,
           static_cast<int>(getpid()), producer_socket.c_str(), consumer_socket.c_str());
   runner.Run();
+  const ProducerPortStats& commits = host->producer_port_stats();
+  ZT_ILOG("ztraced: commits: %llu through commit queues (%llu wake-ups, %llu queues, %llu "
+          "closed as corrupt), %llu as CommitData messages",
+          static_cast<unsigned long long>(commits.commits_by_queue),
+          static_cast<unsigned long long>(commits.queue_wakeups),
+          static_cast<unsigned long long>(commits.queues_set_up),
+          static_cast<unsigned long long>(commits.queues_closed),
+          static_cast<unsigned long long>(commits.commits_by_message));
   host.reset();  // Sessions end; producers and consumers see the sockets close.
   for (const std::string& address : {producer_socket, consumer_socket}) {
     if (!address.empty() && address[0] != '@')

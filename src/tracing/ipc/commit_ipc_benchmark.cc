@@ -43,6 +43,7 @@
 #include "src/base/unix_socket.h"
 #include "src/ipc/client.h"
 #include "src/tracing/ipc/commit_queue.h"
+#include "src/tracing/ipc/commit_record.h"
 #include "src/tracing/ipc/service_ipc_host.h"
 #include "zt/base/logging.h"
 #include "zt/ext/tracing/core/commit_data.h"
@@ -156,14 +157,16 @@ class IpcCase : public Case {
   void Run() override {
     // What ProducerIpcClient::CommitData does (encoding into a string it
     // keeps), then the service's side.
-    if (encode_)
-      SerializeCommitData(data_, &commit_bytes_);
     if (queue_) {
-      // Two socket messages before: InitializeConnection and the setup.
+      // What ProducerIpcClient::CommitData does with a queue. Two socket
+      // messages came before: InitializeConnection and the setup.
+      EncodeCommitRecord(data_, &commit_bytes_);
       unsent_ += !queue_->Write(commit_bytes_.data(), commit_bytes_.size(), 2);
       runner_.RunUntilIdle();
       return;
     }
+    if (encode_)
+      SerializeCommitData(data_, &commit_bytes_);
     const bool sent = client_->Invoke("CommitData", encode_ ? commit_bytes_ : encoded_, nullptr,
                                       /*drop_reply=*/true);
     unsent_ += !sent;
@@ -200,6 +203,7 @@ class IpcCase : public Case {
     ZT_CHECK(queue_shm_);
     protos::gen::ZtSetupCommitQueueRequest req;
     req.set_size_bytes(kCommitQueueBytes);
+    req.set_record_version(kCommitRecordVersion);
     bool done = false;
     client_->Invoke(
         "ZtSetupCommitQueue", req.SerializeAsString(),

@@ -2,7 +2,8 @@
 // can put in the shared region: the input is the header and the ring's
 // first bytes (the rest stays zero), read until the reader stops. It must
 // never read outside the region, hang, or hand out a record larger than
-// what the header published.
+// what the header published; each record then goes through the record
+// decoder, which must refuse or decode it without reading past it.
 
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "src/tracing/ipc/commit_queue.h"
+#include "src/tracing/ipc/commit_record.h"
 #include "zt/base/logging.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -21,11 +23,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The producer writes after the reader attached, as in the service.
   memcpy(region.data(), data, size < kRegion ? size : kRegion);
   std::string record;
+  zt::CommitData commit;
   uint32_t seen = 0;
   for (int i = 0; i < 10000; i++) {
     const auto status = reader.Next(seen, /*any_order=*/(i & 1) != 0, &record);
     if (status == zt::CommitQueueReader::Status::kRecord) {
       ZT_CHECK(record.size() <= 4096);
+      zt::DecodeCommitRecord(reinterpret_cast<const uint8_t*>(record.data()), record.size(),
+                             &commit);
       continue;
     }
     if (status == zt::CommitQueueReader::Status::kWaiting) {

@@ -19,6 +19,7 @@
 #include "src/base/scoped_file.h"
 #include "src/ipc/client.h"
 #include "src/tracing/ipc/commit_queue.h"
+#include "src/tracing/ipc/commit_record.h"
 #include "src/tracing/ipc/port_test_fixture.h"
 #include "zt/ext/tracing/core/commit_data.h"
 #include "zt/ext/tracing/core/commit_data_codec.h"
@@ -64,9 +65,11 @@ class CommitQueuePortTest : public PortTest {
   }
 
   // Sends ZtSetupCommitQueue with |shm| (if any) asking for |size| bytes.
-  bool SetUpQueue(base::MemfdSharedMemory* shm, uint32_t size) {
+  bool SetUpQueue(base::MemfdSharedMemory* shm, uint32_t size,
+                  uint32_t version = kCommitRecordVersion) {
     protos::gen::ZtSetupCommitQueueRequest req;
     req.set_size_bytes(size);
+    req.set_record_version(version);
     base::ScopedFile doorbell;
     const bool ok = CallAndWait(producer_, "ZtSetupCommitQueue", req.SerializeAsString(),
                                 nullptr, shm ? shm->fd() : -1, &doorbell);
@@ -98,10 +101,13 @@ class CommitQueuePortTest : public PortTest {
     return id;
   }
 
+  // A ring record acknowledging flush |id|.
   std::string FlushAck(uint64_t id) {
     CommitData ack;
     ack.flush_request_id = id;
-    return SerializeCommitData(ack);
+    std::string record;
+    EncodeCommitRecord(ack, &record);
+    return record;
   }
 
   ipc::Client* producer_ = nullptr;
@@ -155,6 +161,38 @@ TEST_F(CommitQueuePortTest, AMessageAppliesTheRecordsMadeBeforeIt) {
   EXPECT_TRUE(writer_->Drained());
 }
 
+TEST_F(CommitQueuePortTest, WhatAFullRingCannotTakeGoesAsAMessageAfterItsRecords) {
+  ASSERT_TRUE(SetUpQueue(shm_.get(), kCommitQueueBytes));
+  const uint64_t id = StartFlush();
+  // Filled without the service running, as a producer outpacing it would.
+  std::string empty;
+  EncodeCommitRecord(CommitData(), &empty);
+  uint64_t records = 0;
+  while (writer_->Write(empty.data(), empty.size(), messages_sent_))
+    records++;
+  ASSERT_GT(records, 1000u);
+  CommitData ack;
+  ack.flush_request_id = id;
+  producer_->Invoke("CommitData", SerializeCommitData(ack), nullptr, /*drop_reply=*/true);
+  ASSERT_TRUE(runner_.RunUntil([&] { return flush_answered_; }));
+  EXPECT_TRUE(flush_succeeded_);
+  // The message came after every record, and found them applied.
+  EXPECT_TRUE(writer_->Drained());
+  EXPECT_EQ(host_->producer_port_stats().commits_by_queue, records);
+  EXPECT_EQ(host_->producer_port_stats().commits_by_message, 1u);
+}
+
+TEST_F(CommitQueuePortTest, AMalformedRecordIsSkippedAndTheNextApplied) {
+  ASSERT_TRUE(SetUpQueue(shm_.get(), kCommitQueueBytes));
+  const uint64_t id = StartFlush();
+  ASSERT_TRUE(writer_->Write("not a record", 12, messages_sent_));
+  const std::string ack = FlushAck(id);
+  ASSERT_TRUE(writer_->Write(ack.data(), ack.size(), messages_sent_));
+  ASSERT_TRUE(runner_.RunUntil([&] { return flush_answered_; }));
+  EXPECT_TRUE(flush_succeeded_);
+  EXPECT_EQ(host_->producer_port_stats().queues_closed, 0u);
+}
+
 TEST_F(CommitQueuePortTest, ACorruptRingIsClosedAndTheProducerKeepsItsConnection) {
   ASSERT_TRUE(SetUpQueue(shm_.get(), kCommitQueueBytes));
   const std::string ack = FlushAck(1);
@@ -168,8 +206,9 @@ TEST_F(CommitQueuePortTest, ACorruptRingIsClosedAndTheProducerKeepsItsConnection
   EXPECT_TRUE(writer_->closed());
   // Messages still work: the flush is answered through CommitData.
   const uint64_t id = StartFlush();
-  const std::string real_ack = FlushAck(id);
-  producer_->Invoke("CommitData", real_ack, nullptr, /*drop_reply=*/true);
+  CommitData real_ack;
+  real_ack.flush_request_id = id;
+  producer_->Invoke("CommitData", SerializeCommitData(real_ack), nullptr, /*drop_reply=*/true);
   ASSERT_TRUE(runner_.RunUntil([&] { return flush_answered_; }));
   EXPECT_TRUE(flush_succeeded_);
   EXPECT_EQ(host_->producer_host()->num_clients(), 1u);
@@ -182,12 +221,15 @@ TEST_F(CommitQueuePortTest, RefusedWithoutASealedMemfdOfTheSizeAskedFor) {
       base::MemfdSharedMemory::Create(kCommitQueueHeaderBytes + 3000);
   ASSERT_TRUE(odd);
   EXPECT_FALSE(SetUpQueue(odd.get(), kCommitQueueHeaderBytes + 3000)) << "not a ring size";
+  EXPECT_FALSE(SetUpQueue(shm_.get(), kCommitQueueBytes, kCommitRecordVersion + 1))
+      << "records of a version this service does not know";
   // Unsealed: the producer could shrink it under the service's reads.
   base::ScopedFile unsealed(memfd_create("unsealed", MFD_CLOEXEC));
   ASSERT_TRUE(unsealed);
   ASSERT_EQ(ftruncate(unsealed.get(), kCommitQueueBytes), 0);
   protos::gen::ZtSetupCommitQueueRequest req;
   req.set_size_bytes(kCommitQueueBytes);
+  req.set_record_version(kCommitRecordVersion);
   EXPECT_FALSE(CallAndWait(producer_, "ZtSetupCommitQueue", req.SerializeAsString(), nullptr,
                            unsealed.get()))
       << "unsealed";

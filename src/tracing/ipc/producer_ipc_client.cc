@@ -21,6 +21,7 @@
 #include "src/base/scoped_file.h"
 #include "src/ipc/client.h"
 #include "src/tracing/ipc/commit_queue.h"
+#include "src/tracing/ipc/commit_record.h"
 #include "zt/base/logging.h"
 #include "zt/ext/base/weak_ptr.h"
 #include "zt/ext/tracing/core/commit_data_codec.h"
@@ -134,7 +135,7 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   // file) is kept apart, for the commit queue's answer.
   base::ScopedFile received_fd_;
   base::ScopedFile received_doorbell_;
-  std::string commit_bytes_;  // CommitData()'s encoding buffer, reused.
+  std::string commit_bytes_;  // CommitData()'s encoding buffer (either form), reused.
 
   // The commit queue, once the service took it: commits go into its ring
   // and only go as messages when it is full or closed.
@@ -272,6 +273,7 @@ void ProducerIpcClientImpl::MaybeSetUpCommitQueue() {
     return;  // Logged; CommitData messages it is.
   protos::gen::ZtSetupCommitQueueRequest req;
   req.set_size_bytes(static_cast<uint32_t>(kCommitQueueBytes));
+  req.set_record_version(kCommitRecordVersion);
   Invoke("ZtSetupCommitQueue", req.SerializeAsString(),
          [this](ipc::Client::Response r) { OnCommitQueueReply(std::move(r)); },
          /*drop_reply=*/false, queue_shm_->fd());
@@ -470,17 +472,20 @@ void ProducerIpcClientImpl::CommitData(const zt::CommitData& data) {
     return;
   // Encoded into a buffer kept for it: one commit per SMB flush, and the
   // client copies the bytes into its frame at once.
-  SerializeCommitData(data, &commit_bytes_);
   // Into the ring when there is one with room; otherwise (full, closed by
   // the service, not set up) a message, which the service orders with the
   // ring's records all the same.
-  if (queue_ && queue_->Write(commit_bytes_.data(), commit_bytes_.size(), messages_sent_))
-    return;
+  if (queue_) {
+    EncodeCommitRecord(data, &commit_bytes_);
+    if (queue_->Write(commit_bytes_.data(), commit_bytes_.size(), messages_sent_))
+      return;
+  }
   if (queue_ && queue_->closed()) {
     ZT_WLOG("producer \"%s\": the service closed the commit queue; committing by messages",
             name_.c_str());
     queue_.reset();
   }
+  SerializeCommitData(data, &commit_bytes_);
   Send("CommitData", commit_bytes_, /*drop_reply=*/true);
 }
 

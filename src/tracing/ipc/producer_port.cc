@@ -13,6 +13,7 @@
 #include "src/base/memfd_shared_memory.h"
 #include "src/base/scoped_file.h"
 #include "src/tracing/ipc/commit_queue.h"
+#include "src/tracing/ipc/commit_record.h"
 #include "zt/base/logging.h"
 #include "zt/ext/base/weak_ptr.h"
 #include "zt/ext/tracing/core/commit_data_codec.h"
@@ -23,10 +24,15 @@ namespace {
 
 using protos::gen::GetAsyncCommandResponse;
 
-// At most this many ring records are applied in one go; then the rest
-// waits for a task of its own, so that a producer committing flat out
-// cannot keep the service from everyone else.
+// On a doorbell at most this many ring records are applied in one go; then
+// the rest waits for a task of its own, so that a producer committing flat
+// out cannot keep the service from everyone else.
 constexpr int kMaxRecordsPerDrain = 256;
+// Before a message, every record made before it must be applied first
+// (order), so the bound is what a ring can hold at once: it only stops a
+// producer that keeps writing while it is read, which is hostile, and whose
+// order then no longer matters.
+constexpr int kMaxRecordsInRing = static_cast<int>(kCommitQueueRingBytes / kCommitRecordHeaderBytes);
 
 // One connected producer: the service's Producer callbacks become commands
 // on the client's GetAsyncCommand stream.
@@ -68,13 +74,16 @@ class RemoteProducer : public Producer {
     queue_.reset(new Queue{std::move(shm), nullptr, std::move(doorbell)});
     queue_->reader.reset(new CommitQueueReader(queue_->shm->start(), queue_->shm->size()));
     base::WeakPtr<RemoteProducer> weak = weak_factory_.GetWeakPtr();
-    runner_->AddFileDescriptorWatch(queue_->doorbell.get(), [weak] {
-      if (weak)
-        weak->OnDoorbell();
-    });
+    // Edge-triggered where the runner can: each ring wakes us once and
+    // the eventfd is never read back (one system call fewer per wake-up).
+    queue_->edge_triggered =
+        runner_->AddEdgeTriggeredFileDescriptorWatch(queue_->doorbell.get(), [weak] {
+          if (weak)
+            weak->OnDoorbell();
+        });
     stats_->queues_set_up++;
     // Idle from the start: the first record rings.
-    DrainCommitQueue(/*any_order=*/false);
+    DrainCommitQueue(/*any_order=*/false, kMaxRecordsPerDrain);
     return true;
   }
   int commit_queue_doorbell() const { return queue_ ? queue_->doorbell.get() : -1; }
@@ -83,27 +92,35 @@ class RemoteProducer : public Producer {
   // after it may now be applied.
   void CountSocketMessage() { socket_messages_++; }
 
-  // Applies the ring's records that the socket has caught up with (all of
-  // them if the connection is over), then marks the ring idle if empty.
-  void DrainCommitQueue(bool any_order) {
+  // Applies up to |limit| of the ring's records that the socket has caught
+  // up with (all of them if the connection is over: |any_order|), then
+  // marks the ring idle if it is empty; if |limit| stopped it (and the
+  // connection goes on), the rest in a task.
+  void DrainCommitQueue(bool any_order, int limit) {
     if (!queue_ || !endpoint_)
       return;
     for (int applied = 0;;) {
       switch (queue_->reader->Next(socket_messages_, any_order, &record_)) {
         case CommitQueueReader::Status::kRecord:
           stats_->commits_by_queue++;
-          ApplyCommit(record_.data(), record_.size());
-          if (++applied < kMaxRecordsPerDrain || any_order)
+          if (DecodeCommitRecord(reinterpret_cast<const uint8_t*>(record_.data()),
+                                 record_.size(), &commit_buffer_)) {
+            endpoint_->CommitData(commit_buffer_);
+          } else {
+            ZT_WLOG("producer pid %d: malformed commit record (%zu bytes) ignored",
+                    static_cast<int>(client_.pid), record_.size());
+          }
+          if (++applied < limit)
             continue;
           // Still busy (the writer rings nobody): the rest in a task.
-          if (!drain_posted_) {
+          if (!drain_posted_ && !any_order) {
             drain_posted_ = true;
             base::WeakPtr<RemoteProducer> weak = weak_factory_.GetWeakPtr();
             runner_->PostTask([weak] {
               if (!weak)
                 return;
               weak->drain_posted_ = false;
-              weak->DrainCommitQueue(/*any_order=*/false);
+              weak->DrainCommitQueue(/*any_order=*/false, kMaxRecordsPerDrain);
             });
           }
           return;
@@ -193,14 +210,18 @@ class RemoteProducer : public Producer {
     std::unique_ptr<base::MemfdSharedMemory> shm;
     std::unique_ptr<CommitQueueReader> reader;
     base::ScopedFile doorbell;  // Written by the producer, watched here.
+    bool edge_triggered = false;  // Else the doorbell must be read back.
   };
 
   void OnDoorbell() {
+    stats_->queue_wakeups++;
     uint64_t rings = 0;
-    // Resets the eventfd (level-triggered watch); EAGAIN if already read.
-    if (read(queue_->doorbell.get(), &rings, sizeof(rings)) < 0 && errno != EAGAIN)
+    // A level-triggered watch fires until the eventfd is reset; EAGAIN if
+    // it already was.
+    if (!queue_->edge_triggered && read(queue_->doorbell.get(), &rings, sizeof(rings)) < 0 &&
+        errno != EAGAIN)
       ZT_PLOG("producer pid %d: commit queue doorbell", static_cast<int>(client_.pid));
-    DrainCommitQueue(/*any_order=*/false);
+    DrainCommitQueue(/*any_order=*/false, kMaxRecordsPerDrain);
   }
 
   int smb_fd() const {
@@ -348,10 +369,10 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service,
     port->AddMethod(name, [state, handler = std::move(handler)](ipc::Request& request,
                                                                 ipc::Reply reply) {
       RemoteProducer* producer = state->GetOrCreate(request.client);
-      producer->DrainCommitQueue(/*any_order=*/false);
+      producer->DrainCommitQueue(/*any_order=*/false, kMaxRecordsInRing);
       handler(request, std::move(reply));
       producer->CountSocketMessage();
-      producer->DrainCommitQueue(/*any_order=*/false);
+      producer->DrainCommitQueue(/*any_order=*/false, kMaxRecordsPerDrain);
     });
   };
   // Declaration order of upstream's ProducerPort: clients look methods up
@@ -446,10 +467,12 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service,
     RemoteProducer* p = state->Connected(request);
     if (!p || !ParseProducerRequest(request, "ZtSetupCommitQueue", &req))
       return;
-    if (!IsValidCommitQueueSize(req.size_bytes()) || !*request.received_fd) {
-      ZT_WLOG("producer pid %d: a commit queue of %u bytes%s refused",
-              static_cast<int>(request.client.pid), req.size_bytes(),
-              *request.received_fd ? "" : " without its memfd");
+    if (!IsValidCommitQueueSize(req.size_bytes()) || !*request.received_fd ||
+        req.record_version() != kCommitRecordVersion) {
+      ZT_WLOG("producer pid %d: a commit queue of %u bytes, records of version %u%s refused "
+              "(this service knows version %u)",
+              static_cast<int>(request.client.pid), req.size_bytes(), req.record_version(),
+              *request.received_fd ? "" : ", without its memfd", kCommitRecordVersion);
       return;
     }
     std::unique_ptr<base::MemfdSharedMemory> shm = base::MemfdSharedMemory::AttachToFd(
@@ -467,7 +490,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service,
     auto it = state->producers.find(client.id);
     if (it == state->producers.end())
       return;
-    it->second->DrainCommitQueue(/*any_order=*/true);
+    it->second->DrainCommitQueue(/*any_order=*/true, kMaxRecordsInRing);
     state->producers.erase(it);
   };
   return port;

@@ -23,6 +23,7 @@ namespace zt {
 struct ProducerPortStats {
   uint64_t commits_by_message = 0;  // CommitData requests.
   uint64_t commits_by_queue = 0;    // Ring records applied.
+  uint64_t queue_wakeups = 0;       // Doorbells the service was woken by.
   uint64_t queues_set_up = 0;
   uint64_t queues_closed = 0;  // For corruption.
 };

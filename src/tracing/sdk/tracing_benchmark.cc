@@ -208,6 +208,8 @@ std::string DaemonPath(const char* name) {
   return g_daemon_dir + "/" + name;
 }
 
+void PrintDaemonLog(const char* only_containing = nullptr);
+
 void StopDaemon() {
   if (g_daemon_pid > 0) {
     kill(g_daemon_pid, SIGTERM);
@@ -223,6 +225,9 @@ void StopDaemon() {
       waitpid(g_daemon_pid, &status, 0);
     }
     g_daemon_pid = 0;
+    // How the commits came: through the commit queue (and how many of them
+    // had to wake the daemon) or as messages.
+    PrintDaemonLog("commits:");
   }
   if (!g_daemon_dir.empty()) {
     for (const char* f : {"producer.sock", "consumer.sock", "ztraced.log"})
@@ -248,13 +253,15 @@ void OnSignal(int sig) {
   raise(sig);
 }
 
-void PrintDaemonLog() {
+void PrintDaemonLog(const char* only_containing) {
   FILE* log = fopen(DaemonPath("ztraced.log").c_str(), "r");
   if (!log)
     return;
   char line[512];
-  while (fgets(line, sizeof(line), log))
-    fprintf(stderr, "  ztraced: %s", line);
+  while (fgets(line, sizeof(line), log)) {
+    if (!only_containing || strstr(line, only_containing))
+      fprintf(stderr, "  ztraced: %s", line);
+  }
   fclose(log);
 }
 
