@@ -442,15 +442,19 @@ bool UnixSocket::Enqueue(const char* data, size_t size, const int* fds,
 
 void UnixSocket::SendQueued() {
   while (!send_queue_.empty()) {
-    // One sendmsg: the first entry's rest with its fds (if not sent yet),
-    // then the entries after it up to the next that carries fds (which
-    // must start a message of its own: fds go with its first byte).
+    // One sendmsg: the first entry's rest, then the entries after it up to
+    // the next that carries fds (which must start a message of its own:
+    // fds go with its first byte). An entry whose fds have not gone yet
+    // goes alone: the receiver's read ends with the message that carries
+    // fds, and the peer gives them to the frame that read completes, which
+    // must be this entry's, not one queued behind it.
     iovec iov[kMaxIovecsPerSend];
     size_t iov_count = 0;
     size_t requested = 0;
+    const bool first_carries_fds = !send_queue_.front().fds.empty();
     for (auto it = send_queue_.begin();
          it != send_queue_.end() && iov_count < kMaxIovecsPerSend; ++it) {
-      if (it != send_queue_.begin() && !it->fds.empty())
+      if (it != send_queue_.begin() && (first_carries_fds || !it->fds.empty()))
         break;
       const size_t skip = it == send_queue_.begin() ? send_queue_offset_ : 0;
       iov[iov_count++] = {&it->bytes[skip], it->bytes.size() - skip};

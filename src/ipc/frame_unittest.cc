@@ -1,12 +1,17 @@
 #include "src/ipc/frame.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "src/base/test/test_task_runner.h"
+#include "src/base/unix_socket.h"
 
 namespace zt {
 namespace ipc {
@@ -219,6 +224,63 @@ TEST(FrameFdTest, ADescriptorOfAFrameCutByTheReadWaitsForItsEnd) {
   ASSERT_NE(frame, nullptr);
   EXPECT_EQ(frame->request_id(), 2u);
   EXPECT_EQ(got.get(), raw);
+}
+
+// The sending side of the rule above: a frame with a descriptor queued
+// behind a full socket goes as a message of its own, so the frames queued
+// after it do not end its read and take its descriptor.
+TEST(FrameFdTest, AQueuedFrameWithADescriptorKeepsIt) {
+  base::TestTaskRunner runner;
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  base::UnixSocket::EventListener listener;
+  std::unique_ptr<base::UnixSocket> sender =
+      base::UnixSocket::AdoptConnected(base::ScopedFile(fds[0]), &listener, &runner);
+  base::ScopedFile receiver(fds[1]);
+  uint64_t id = 1;
+  while (sender->queued_send_bytes() == 0)  // Until the socket is full.
+    ASSERT_TRUE(sender->Send(SerializeFrame(TestFrame(id++, 60000))));
+  const uint64_t with_fd = id++;
+  base::ScopedFile fd = SomeFd();
+  const int raw = fd.get();
+  const std::string frame = SerializeFrame(TestFrame(with_fd, 10));
+  ASSERT_TRUE(sender->Send(frame.data(), frame.size(), &raw, 1));
+  for (int i = 0; i < 2; i++)
+    ASSERT_TRUE(sender->Send(SerializeFrame(TestFrame(id++, 10))));
+  const uint64_t last = id - 1;
+
+  BufferedFrameDeserializer d;
+  uint64_t fd_frame = 0, received = 0;
+  for (int round = 0; round < 100000 && received < last; round++) {
+    runner.RunUntilIdle();  // The sender sends what its queue holds.
+    const BufferedFrameDeserializer::ReceiveBuffer room = d.BeginReceive();
+    iovec iov{room.data, room.size};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    const ssize_t n = recvmsg(receiver.get(), &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n <= 0)
+      continue;
+    base::ScopedFile got;
+    if (cmsghdr* c = CMSG_FIRSTHDR(&msg)) {
+      int received_fd;
+      memcpy(&received_fd, CMSG_DATA(c), sizeof(received_fd));
+      got = base::ScopedFile(received_fd);
+    }
+    ASSERT_TRUE(d.EndReceive(static_cast<size_t>(n), std::move(got)));
+    base::ScopedFile frame_fd;
+    while (std::unique_ptr<Frame> f = d.PopNextFrame(&frame_fd)) {
+      received = f->request_id();
+      if (frame_fd)
+        fd_frame = f->request_id();
+      frame_fd.reset();
+    }
+  }
+  ASSERT_EQ(received, last) << "not every frame arrived";
+  EXPECT_EQ(fd_frame, with_fd) << "the descriptor went with another frame";
 }
 
 }  // namespace

@@ -110,10 +110,12 @@ void Host::DropClient(Client* client, bool bad_frames) {
   std::unique_ptr<Client> owned = std::move(it->second);
   clients_.erase(it);
   client_by_socket_.erase(owned->socket.get());
-  for (uint32_t service_id : owned->bound_services) {
-    const Service& service = *services_[service_id - 1];
-    if (service.on_client_disconnected)
-      service.on_client_disconnected(owned->info);
+  // Every service hears of it, bound or not, as upstream's host does: a
+  // client may invoke a service's methods without binding it first (ids
+  // are small numbers), and whatever it set up there must go with it.
+  for (const std::unique_ptr<Service>& service : services_) {
+    if (service->on_client_disconnected)
+      service->on_client_disconnected(owned->info);
   }
   // The socket goes with it, here: UnixSocket allows it inside its own
   // callbacks, and sends no event afterwards.

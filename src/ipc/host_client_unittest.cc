@@ -14,8 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include "src/base/scoped_file.h"
 #include "src/base/test/test_task_runner.h"
+#include "src/base/unix_socket.h"
 #include "src/ipc/client.h"
+#include "src/ipc/frame.h"
 #include "src/ipc/host.h"
 
 namespace zt {
@@ -421,6 +424,33 @@ TEST_F(HostClientTest, NoHostMeansNoBind) {
   address_ = UniqueAddress();  // Nobody listens there.
   auto client = ConnectClient("EchoPort", &bound);
   EXPECT_FALSE(bound);
+}
+
+// Ids are small numbers: a client can invoke a service's methods without
+// binding it. Whatever it set up there goes with it all the same.
+TEST(HostUnboundClientTest, AServiceUsedWithoutABindHearsOfTheClientsEnd) {
+  TestTaskRunner runner;
+  std::unique_ptr<Host> host = Host::CreateUnbound();
+  int calls = 0, disconnects = 0;
+  auto service = std::make_unique<Service>("UnboundPort");
+  service->AddMethod("Set", [&](Request&, Reply) { calls++; });
+  service->on_client_disconnected = [&](const ClientInfo&) { disconnects++; };
+  ASSERT_TRUE(host->ExposeService(std::move(service)));
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  host->AdoptClient(base::UnixSocket::AdoptConnected(base::ScopedFile(fds[0]), nullptr, &runner));
+  Frame invoke;
+  invoke.set_request_id(7);
+  invoke.mutable_msg_invoke_method()->set_service_id(1);
+  invoke.mutable_msg_invoke_method()->set_method_id(1);
+  const std::string bytes = SerializeFrame(invoke);
+  ASSERT_EQ(write(fds[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  runner.RunUntilIdle();
+  close(fds[1]);
+  runner.RunUntilIdle();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(host->num_clients(), 0u);
+  EXPECT_EQ(disconnects, 1);
 }
 
 }  // namespace
