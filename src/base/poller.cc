@@ -155,22 +155,37 @@ void Poller::Wake() {
 }
 
 size_t Poller::Poll(int timeout_ms) {
-  ready_.clear();
-  // Edges left over from the last round first, and no sleeping on them.
-  ready_.swap(carried_);
+  // What the last Poll() found and no RunReady() ran (RunReady() empties
+  // ready_): level-triggered readiness is reported again, edges are not,
+  // so they are kept.
   if (!ready_.empty())
+    CarryEdges(0);
+  ready_.clear();
+  // Edges left over first, and no sleeping on them.
+  ready_.swap(carried_);
+  const size_t carried = ready_.size();
+  if (carried != 0)
     timeout_ms = 0;
   const int n = epoll_wait(epoll_fd_.get(), events_.data(),
                            static_cast<int>(events_.size()), timeout_ms);
   if (n < 0) {
     if (errno != EINTR)
       ZT_PLOG("epoll_wait");
-    return 0;
+    return ready_.size();  // The kept edges, if any.
   }
   for (int i = 0; i < n; i++) {
     const epoll_event& event = events_[static_cast<size_t>(i)];
     if (event.data.u64 != kWakeTag) {
-      ready_.push_back(Ready{event.data.u64, event.events});
+      // A kept edge reported again is one callback, not two.
+      bool merged = false;
+      for (size_t k = 0; k < carried && !merged; k++) {
+        if (ready_[k].tag == event.data.u64) {
+          ready_[k].events |= event.events;
+          merged = true;
+        }
+      }
+      if (!merged)
+        ready_.push_back(Ready{event.data.u64, event.events});
       continue;
     }
     // A Wake() between epoll_wait() and this store writes nothing, but the
@@ -181,21 +196,21 @@ size_t Poller::Poll(int timeout_ms) {
   return ready_.size();
 }
 
+void Poller::CarryEdges(size_t from) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t i = from; i < ready_.size(); i++) {
+    const int fd = static_cast<int>(ready_[i].tag & 0xffffffffu);
+    auto it = watches_.find(fd);
+    if (it != watches_.end() && it->second.edge_triggered &&
+        Tag(it->second.id, fd) == ready_[i].tag)
+      carried_.push_back(ready_[i]);
+  }
+}
+
 size_t Poller::RunReady(const std::function<bool()>& stop) {
   constexpr uint32_t kReadable = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
   constexpr uint32_t kWritable = EPOLLOUT | EPOLLHUP | EPOLLERR;
   size_t ran = 0;
-  // Stopped before |from|: the edges from there on are kept (Poll()).
-  auto carry_edges = [this](size_t from) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (size_t i = from; i < ready_.size(); i++) {
-      const int fd = static_cast<int>(ready_[i].tag & 0xffffffffu);
-      auto it = watches_.find(fd);
-      if (it != watches_.end() && it->second.edge_triggered &&
-          Tag(it->second.id, fd) == ready_[i].tag)
-        carried_.push_back(ready_[i]);
-    }
-  };
   for (size_t index = 0; index < ready_.size(); index++) {
     const Ready& ready = ready_[index];
     const int fd = static_cast<int>(ready.tag & 0xffffffffu);
@@ -209,7 +224,7 @@ size_t Poller::RunReady(const std::function<bool()>& stop) {
     };
     if (ready.events & kReadable) {
       if (stop && stop()) {
-        carry_edges(index);
+        CarryEdges(index);
         break;
       }
       std::shared_ptr<std::function<void()>> on_readable;
@@ -226,7 +241,7 @@ size_t Poller::RunReady(const std::function<bool()>& stop) {
     }
     if (ready.events & kWritable) {
       if (stop && stop()) {
-        carry_edges(index + 1);
+        CarryEdges(index + 1);
         break;  // Still pending: the next Poll() reports it again.
       }
       std::function<void()> on_writable;

@@ -53,7 +53,8 @@ class Poller {
   // |edge_triggered|: the callback runs once per time |fd| becomes readable
   // (for an eventfd, once per write), so its owner need not read it; an
   // edge found by Poll() whose callback RunReady() did not reach (stopped
-  // early) is kept for the next round, never lost. Such an fd cannot also
+  // early, or not called before the next Poll()) is kept for the next
+  // round, never lost. Such an fd cannot also
   // have a writable watch.
   void Add(int fd, std::function<void()> callback, bool edge_triggered = false);
 
@@ -111,6 +112,9 @@ class Poller {
   // After a write callback was taken out: the registration keeps only the
   // read interest, or goes if there is no read watch.
   void DropWriteInterestLocked(std::map<int, Watch>::iterator it);
+  // Keeps the edges of ready_ from |from| on (still registered as they
+  // were) for the next Poll(): the kernel will not report them again.
+  void CarryEdges(size_t from);
 
   ScopedFile epoll_fd_;
   ScopedFile wake_fd_;
@@ -126,9 +130,9 @@ class Poller {
   // The runner's thread only.
   std::array<epoll_event, kMaxEventsPerPoll> events_{};
   std::vector<Ready> ready_;
-  // Edges of edge-triggered watches that RunReady() stopped before: the
-  // kernel will not report them again, so the next Poll() starts with them
-  // (and does not block).
+  // Edges of edge-triggered watches that RunReady() stopped before, or that
+  // a Poll() found and no RunReady() ran: the kernel will not report them
+  // again, so the next Poll() starts with them (and does not block).
   std::vector<Ready> carried_;
 };
 

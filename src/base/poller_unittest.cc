@@ -7,7 +7,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <functional>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -85,6 +88,38 @@ TEST(PollerTest, AKeptEdgeOfARemovedWatchIsDropped) {
   poller.Remove(b.get());
   EXPECT_EQ(Round(&poller), 0u);
   EXPECT_EQ(runs, 1);
+}
+
+TEST(PollerTest, AnEdgeFoundByAPollThatRanNothingIsKept) {
+  ScopedFile doorbell = NewEventFd();
+  Poller poller;
+  int runs = 0;
+  poller.Add(doorbell.get(), [&] { runs++; }, /*edge_triggered=*/true);
+  Ring(doorbell);
+  EXPECT_EQ(poller.Poll(0), 1u);  // Found; RunReady() not called.
+  EXPECT_EQ(Round(&poller), 1u);  // The next round still has it.
+  EXPECT_EQ(runs, 1);
+  poller.Remove(doorbell.get());
+}
+
+// What the commit queue's doorbell meets in tests: written by another
+// thread while RunUntil() waits (its wait polls without running).
+TEST(TaskRunnerTest, AnEdgeWrittenWhileRunUntilWaitsIsRun) {
+  TestTaskRunner runner;
+  ScopedFile doorbell = NewEventFd();
+  std::atomic<bool> ran{false};
+  ASSERT_TRUE(runner.AddEdgeTriggeredFileDescriptorWatch(doorbell.get(), [&] { ran = true; }));
+  std::atomic<bool> waiting{false};
+  std::thread writer([&] {
+    while (!waiting.load())
+      std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Inside the wait.
+    Ring(doorbell);
+  });
+  runner.PostTask([&] { waiting = true; });
+  EXPECT_TRUE(runner.RunUntil([&] { return ran.load(); }, 5000)) << "the edge was lost";
+  writer.join();
+  runner.RemoveFileDescriptorWatch(doorbell.get());
 }
 
 TEST(PollerDeathTest, AWritableWatchBesideAnEdgeTriggeredOneIsFatal) {
