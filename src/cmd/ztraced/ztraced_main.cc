@@ -202,11 +202,12 @@ int Main(int argc, char** argv) {
   runner.Run();
   const ProducerPortStats& commits = host->producer_port_stats();
   ZT_ILOG("ztraced: commits: %llu through commit queues (%llu wake-ups, %llu queues, %llu "
-          "closed as corrupt), %llu as CommitData messages",
+          "closed as corrupt with %llu bytes unread), %llu as CommitData messages",
           static_cast<unsigned long long>(commits.commits_by_queue),
           static_cast<unsigned long long>(commits.queue_wakeups),
           static_cast<unsigned long long>(commits.queues_set_up),
           static_cast<unsigned long long>(commits.queues_closed),
+          static_cast<unsigned long long>(commits.queue_bytes_lost),
           static_cast<unsigned long long>(commits.commits_by_message));
   host.reset();  // Sessions end; producers and consumers see the sockets close.
   for (const std::string& address : {producer_socket, consumer_socket}) {

@@ -102,6 +102,11 @@ bool CommitQueueWriter::Drained() const {
   return ReadPos(region_)->load(std::memory_order_acquire) == write_pos_;
 }
 
+uint64_t CommitQueueWriter::UnreadBytes() const {
+  const uint64_t unread = write_pos_ - ReadPos(region_)->load(std::memory_order_acquire);
+  return std::min<uint64_t>(unread, capacity_);
+}
+
 CommitQueueReader::CommitQueueReader(uint8_t* region, size_t size)
     : region_(region), capacity_(size - kCommitQueueHeaderBytes) {
   ZT_CHECK(IsValidCommitQueueSize(size));
@@ -154,15 +159,19 @@ bool CommitQueueReader::GoIdle() {
   return false;
 }
 
-void CommitQueueReader::Close() {
+uint64_t CommitQueueReader::UnreadBytes() const {
+  const uint64_t unread = WritePos(region_)->load(std::memory_order_acquire) - read_pos_;
+  return std::min<uint64_t>(unread, capacity_);
+}
+
+void CommitQueueReader::Close(const char* why) {
   if (error_.empty())
-    error_ = "closed";
+    error_ = why;
   State(region_)->store(StateValue(CommitQueueReaderState::kClosed), std::memory_order_seq_cst);
 }
 
 CommitQueueReader::Status CommitQueueReader::Corrupt(const char* why) {
-  error_ = why;
-  Close();
+  Close(why);
   return Status::kCorrupt;
 }
 

@@ -60,6 +60,9 @@ class CommitQueueWriter {
   uint64_t doorbells_rung() const { return doorbells_rung_; }
   // The reader has taken every record written (as far as it published).
   bool Drained() const;
+  // What was written and, as far as the reader published, not read (at
+  // most the ring's size): after closed(), what the reader never took.
+  uint64_t UnreadBytes() const;
 
  private:
   uint8_t* const region_;
@@ -92,11 +95,16 @@ class CommitQueueReader {
   // the doorbell). False if a record came meanwhile (still busy then: read
   // on).
   bool GoIdle();
-  // Stops for good: the writer's next Write() fails and it uses the socket.
-  void Close();
+  // Stops for good, |why| becoming error(): the writer's next Write()
+  // fails and it uses the socket.
+  void Close(const char* why);
 
   const std::string& error() const { return error_; }
   uint64_t records_read() const { return records_read_; }
+  size_t capacity() const { return capacity_; }
+  // What the writer published and was not read (at most the ring's size):
+  // what is lost if the queue closes now.
+  uint64_t UnreadBytes() const;
 
  private:
   Status Corrupt(const char* why);

@@ -182,15 +182,18 @@ TEST_F(CommitQueuePortTest, WhatAFullRingCannotTakeGoesAsAMessageAfterItsRecords
   EXPECT_EQ(host_->producer_port_stats().commits_by_message, 1u);
 }
 
-TEST_F(CommitQueuePortTest, AMalformedRecordIsSkippedAndTheNextApplied) {
+TEST_F(CommitQueuePortTest, ARecordThatDoesNotDecodeClosesTheQueueAndCountsTheRest) {
   ASSERT_TRUE(SetUpQueue(shm_.get(), kCommitQueueBytes));
-  const uint64_t id = StartFlush();
   ASSERT_TRUE(writer_->Write("not a record", 12, messages_sent_));
-  const std::string ack = FlushAck(id);
+  const std::string ack = FlushAck(1);
   ASSERT_TRUE(writer_->Write(ack.data(), ack.size(), messages_sent_));
-  ASSERT_TRUE(runner_.RunUntil([&] { return flush_answered_; }));
-  EXPECT_TRUE(flush_succeeded_);
-  EXPECT_EQ(host_->producer_port_stats().queues_closed, 0u);
+  runner_.RunUntilIdle();
+  // Both ends agreed on the layout: the producer is broken, its queue goes.
+  EXPECT_EQ(host_->producer_port_stats().queues_closed, 1u);
+  EXPECT_EQ(host_->producer_port_stats().commits_by_queue, 0u);
+  EXPECT_EQ(host_->producer_port_stats().queue_bytes_lost, kCommitRecordHeaderBytes + ack.size());
+  EXPECT_FALSE(writer_->Write(ack.data(), ack.size(), messages_sent_));
+  EXPECT_TRUE(writer_->closed());
 }
 
 TEST_F(CommitQueuePortTest, ACorruptRingIsClosedAndTheProducerKeepsItsConnection) {

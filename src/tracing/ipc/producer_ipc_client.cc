@@ -10,6 +10,7 @@
 
 #include "src/tracing/ipc/producer_ipc_client.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <set>
@@ -287,6 +288,13 @@ void ProducerIpcClientImpl::OnCommitQueueReply(ipc::Client::Response response) {
     queue_shm_.reset();
     return;
   }
+  // Written on the commit path, which must never block: whatever the
+  // service sent, it is made non-blocking here (a full pipe would block).
+  const int flags = fcntl(doorbell.get(), F_GETFL);
+  if (flags < 0 || fcntl(doorbell.get(), F_SETFL, flags | O_NONBLOCK) != 0) {
+    queue_shm_.reset();
+    return;
+  }
   queue_doorbell_ = std::move(doorbell);
   queue_.reset(new CommitQueueWriter(queue_shm_->start(), queue_shm_->size(),
                                      queue_doorbell_.get()));
@@ -481,8 +489,10 @@ void ProducerIpcClientImpl::CommitData(const zt::CommitData& data) {
       return;
   }
   if (queue_ && queue_->closed()) {
-    ZT_WLOG("producer \"%s\": the service closed the commit queue; committing by messages",
-            name_.c_str());
+    // What it had not read when it closed is lost (the service counts it).
+    ZT_WLOG("producer \"%s\": the service closed the commit queue with %llu bytes of "
+            "commits unread; committing by messages",
+            name_.c_str(), static_cast<unsigned long long>(queue_->UnreadBytes()));
     queue_.reset();
   }
   SerializeCommitData(data, &commit_bytes_);

@@ -24,15 +24,15 @@ namespace {
 
 using protos::gen::GetAsyncCommandResponse;
 
-// On a doorbell at most this many ring records are applied in one go; then
-// the rest waits for a task of its own, so that a producer committing flat
-// out cannot keep the service from everyone else.
-constexpr int kMaxRecordsPerDrain = 256;
-// Before a message, every record made before it must be applied first
-// (order), so the bound is what a ring can hold at once: it only stops a
-// producer that keeps writing while it is read, which is hostile, and whose
-// order then no longer matters.
-constexpr int kMaxRecordsInRing = static_cast<int>(kCommitQueueRingBytes / kCommitRecordHeaderBytes);
+// How much of a producer's ring one drain may read. On a doorbell or after
+// a message, 64 KiB (a ring's worth at the default size); then the rest
+// waits for a task of its own, so that a producer committing flat out
+// cannot keep the service from everyone else. Before a message, every
+// record made before it must be applied first (order), and those were all
+// in the ring at once: a ring's size. A drain that finds more than that is
+// reading records rewritten as fast as they are read, which only a hostile
+// producer does; its queue is closed.
+constexpr size_t kMaxBytesPerDrain = 64 * 1024;
 
 // One connected producer: the service's Producer callbacks become commands
 // on the client's GetAsyncCommand stream.
@@ -83,7 +83,7 @@ class RemoteProducer : public Producer {
         });
     stats_->queues_set_up++;
     // Idle from the start: the first record rings.
-    DrainCommitQueue(/*any_order=*/false, kMaxRecordsPerDrain);
+    DrainCommitQueue(Drain::kOnDoorbell);
     return true;
   }
   int commit_queue_doorbell() const { return queue_ ? queue_->doorbell.get() : -1; }
@@ -92,53 +92,59 @@ class RemoteProducer : public Producer {
   // after it may now be applied.
   void CountSocketMessage() { socket_messages_++; }
 
-  // Applies up to |limit| of the ring's records that the socket has caught
-  // up with (all of them if the connection is over: |any_order|), then
-  // marks the ring idle if it is empty; if |limit| stopped it (and the
-  // connection goes on), the rest in a task.
-  void DrainCommitQueue(bool any_order, int limit) {
+  // What a drain is for (see kMaxBytesPerDrain).
+  enum class Drain {
+    kOnDoorbell,     // The doorbell rang, or a drain's rest: bounded, then a task.
+    kBeforeMessage,  // Records made before a message: all, in order.
+    kAfterMessage,   // Records its handling let through: bounded, then a task.
+    kFinal,          // The connection is over: what is left, in any order.
+  };
+
+  // Applies the ring's records that the socket has caught up with, within
+  // the drain's budget, then marks the ring idle if it is empty.
+  void DrainCommitQueue(Drain drain) {
     if (!queue_ || !endpoint_)
       return;
-    for (int applied = 0;;) {
+    const bool any_order = drain == Drain::kFinal;
+    const bool whole_ring = drain == Drain::kBeforeMessage || any_order;
+    size_t budget = whole_ring ? queue_->reader->capacity() : kMaxBytesPerDrain;
+    for (;;) {
       switch (queue_->reader->Next(socket_messages_, any_order, &record_)) {
-        case CommitQueueReader::Status::kRecord:
+        case CommitQueueReader::Status::kRecord: {
+          const size_t cost = kCommitRecordHeaderBytes + record_.size();
+          if (cost > budget && whole_ring && !any_order)
+            return CloseCommitQueue("more records before one message than the ring holds");
+          if (!DecodeCommitRecord(reinterpret_cast<const uint8_t*>(record_.data()),
+                                  record_.size(), &commit_buffer_)) {
+            // Both ends agreed on the layout: this producer is broken.
+            return CloseCommitQueue("a record that does not decode");
+          }
           stats_->commits_by_queue++;
-          if (DecodeCommitRecord(reinterpret_cast<const uint8_t*>(record_.data()),
-                                 record_.size(), &commit_buffer_)) {
-            endpoint_->CommitData(commit_buffer_);
-          } else {
-            ZT_WLOG("producer pid %d: malformed commit record (%zu bytes) ignored",
-                    static_cast<int>(client_.pid), record_.size());
-          }
-          if (++applied < limit)
+          endpoint_->CommitData(commit_buffer_);
+          if (cost < budget) {
+            budget -= cost;
             continue;
-          // Still busy (the writer rings nobody): the rest in a task.
-          if (!drain_posted_ && !any_order) {
-            drain_posted_ = true;
-            base::WeakPtr<RemoteProducer> weak = weak_factory_.GetWeakPtr();
-            runner_->PostTask([weak] {
-              if (!weak)
-                return;
-              weak->drain_posted_ = false;
-              weak->DrainCommitQueue(/*any_order=*/false, kMaxRecordsPerDrain);
-            });
           }
+          if (!any_order)
+            PostDrain();  // Still busy (the writer rings nobody): the rest in a task.
           return;
+        }
         case CommitQueueReader::Status::kWaiting:
           return;  // Busy: the socket message it waits for drains it.
         case CommitQueueReader::Status::kEmpty:
           if (queue_->reader->GoIdle())
             return;
+          // A record came as the ring went idle; a producer making that
+          // happen again and again pays from the same budget.
+          if (budget <= kCommitRecordHeaderBytes) {
+            if (!any_order)
+              PostDrain();
+            return;
+          }
+          budget -= kCommitRecordHeaderBytes;
           continue;
         case CommitQueueReader::Status::kCorrupt:
-          // Closed: the producer's next batch goes as a CommitData message.
-          ZT_ELOG("producer pid %d: commit queue closed: %s", static_cast<int>(client_.pid),
-                  queue_->reader->error().c_str());
-          runner_->RemoveFileDescriptorWatch(queue_->doorbell.get());
-          queue_->reader->Close();
-          closed_queue_ = std::move(queue_);
-          stats_->queues_closed++;
-          return;
+          return CloseCommitQueue(nullptr);
       }
     }
   }
@@ -213,6 +219,35 @@ class RemoteProducer : public Producer {
     bool edge_triggered = false;  // Else the doorbell must be read back.
   };
 
+  void PostDrain() {
+    if (drain_posted_)
+      return;
+    drain_posted_ = true;
+    base::WeakPtr<RemoteProducer> weak = weak_factory_.GetWeakPtr();
+    runner_->PostTask([weak] {
+      if (!weak)
+        return;
+      weak->drain_posted_ = false;
+      weak->DrainCommitQueue(Drain::kOnDoorbell);
+    });
+  }
+
+  // Stops reading the ring for good (|why|, or the reader's own error):
+  // the producer's next batch goes as a CommitData message. What was
+  // published and not read is lost, and counted.
+  void CloseCommitQueue(const char* why) {
+    if (why)
+      queue_->reader->Close(why);
+    const uint64_t lost = queue_->reader->UnreadBytes();
+    ZT_ELOG("producer pid %d: commit queue closed: %s (%llu bytes of records unread, lost)",
+            static_cast<int>(client_.pid), queue_->reader->error().c_str(),
+            static_cast<unsigned long long>(lost));
+    runner_->RemoveFileDescriptorWatch(queue_->doorbell.get());
+    stats_->queues_closed++;
+    stats_->queue_bytes_lost += lost;
+    closed_queue_ = std::move(queue_);
+  }
+
   void OnDoorbell() {
     stats_->queue_wakeups++;
     uint64_t rings = 0;
@@ -221,7 +256,7 @@ class RemoteProducer : public Producer {
     if (!queue_->edge_triggered && read(queue_->doorbell.get(), &rings, sizeof(rings)) < 0 &&
         errno != EAGAIN)
       ZT_PLOG("producer pid %d: commit queue doorbell", static_cast<int>(client_.pid));
-    DrainCommitQueue(/*any_order=*/false, kMaxRecordsPerDrain);
+    DrainCommitQueue(Drain::kOnDoorbell);
   }
 
   int smb_fd() const {
@@ -369,10 +404,10 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service,
     port->AddMethod(name, [state, handler = std::move(handler)](ipc::Request& request,
                                                                 ipc::Reply reply) {
       RemoteProducer* producer = state->GetOrCreate(request.client);
-      producer->DrainCommitQueue(/*any_order=*/false, kMaxRecordsInRing);
+      producer->DrainCommitQueue(RemoteProducer::Drain::kBeforeMessage);
       handler(request, std::move(reply));
       producer->CountSocketMessage();
-      producer->DrainCommitQueue(/*any_order=*/false, kMaxRecordsPerDrain);
+      producer->DrainCommitQueue(RemoteProducer::Drain::kAfterMessage);
     });
   };
   // Declaration order of upstream's ProducerPort: clients look methods up
@@ -490,7 +525,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service,
     auto it = state->producers.find(client.id);
     if (it == state->producers.end())
       return;
-    it->second->DrainCommitQueue(/*any_order=*/true, kMaxRecordsInRing);
+    it->second->DrainCommitQueue(RemoteProducer::Drain::kFinal);
     state->producers.erase(it);
   };
   return port;
