@@ -124,8 +124,10 @@ void TracingServiceImpl::DisconnectProducer(uint32_t producer_id) {
     if (s->state != SessionState::kStopped)
       ScrapeSharedMemoryBuffers(s);
     for (DataSourceInstance& inst : s->instances) {
-      if (inst.producer_id == producer_id)
-        OnInstanceStopped(s, &inst);
+      if (inst.producer_id != producer_id)
+        continue;
+      inst.withdrawn = true;
+      OnInstanceStopped(s, &inst);
     }
     std::vector<FlushRequestId> answered;
     for (auto& f : s->flushes) {
@@ -177,8 +179,10 @@ void TracingServiceImpl::UnregisterDataSource(uint32_t producer_id,
   // Its instances are gone with it: a stop no longer waits for them.
   for (auto& entry : sessions_) {
     for (DataSourceInstance& inst : entry.second->instances) {
-      if (inst.producer_id == producer_id && inst.name == name)
-        OnInstanceStopped(entry.second.get(), &inst);
+      if (inst.producer_id != producer_id || inst.name != name || inst.withdrawn)
+        continue;
+      inst.withdrawn = true;
+      OnInstanceStopped(entry.second.get(), &inst);
     }
   }
 }
@@ -218,6 +222,7 @@ TracingServiceImpl::DataSourceInstance* TracingServiceImpl::SetUpInstance(
   session->instances.push_back(inst);
   producer->endpoint->Post(
       [id = inst.id, config = inst.config](Producer* p) { p->SetupDataSource(id, config); });
+  ReportInstanceState(session, session->instances.back());  // Stopped, until it starts.
   return &session->instances.back();
 }
 
@@ -226,8 +231,8 @@ void TracingServiceImpl::StartInstance(Session* session,
   auto p = producers_.find(inst->producer_id);
   if (inst->state != InstanceState::kSetUp || p == producers_.end())
     return;
-  inst->state = inst->will_notify_on_start ? InstanceState::kStarting
-                                           : InstanceState::kStarted;
+  SetInstanceState(session, inst,
+                   inst->will_notify_on_start ? InstanceState::kStarting : InstanceState::kStarted);
   p->second->endpoint->Post([id = inst->id, config = inst->config](Producer* pr) {
     pr->StartDataSource(id, config);
   });
@@ -244,7 +249,7 @@ void TracingServiceImpl::StartInstance(Session* session,
       return;
     ZT_WLOG("data source \"%s\" did not acknowledge its start within %u ms",
             i->name.c_str(), kStartTimeoutMs);
-    i->state = InstanceState::kStarted;
+    self->SetInstanceState(s, i, InstanceState::kStarted);
     self->MaybeNotifyAllStarted(s);
   });
 }
@@ -256,7 +261,7 @@ void TracingServiceImpl::NotifyDataSourceStarted(uint32_t producer_id,
     if (!inst || inst->producer_id != producer_id)
       continue;
     if (inst->state == InstanceState::kStarting) {
-      inst->state = InstanceState::kStarted;
+      SetInstanceState(entry.second.get(), inst, InstanceState::kStarted);
       MaybeNotifyAllStarted(entry.second.get());
     }
     return;
@@ -465,8 +470,48 @@ void TracingServiceImpl::MaybeNotifyAllStarted(Session* s) {
   }
   s->all_started_notified = true;
   s->service_packets->OnAllDataSourcesStarted();
-  if (s->consumer)
-    s->consumer->Post([](Consumer* c) { c->OnAllDataSourcesStarted(); });
+  if (!s->consumer)
+    return;
+  s->consumer->Post([](Consumer* c) { c->OnAllDataSourcesStarted(); });
+  // Observed too: in the batch of the starts that completed it, if any
+  // (upstream's consumers see both in one message).
+  if (s->consumer->observed_events & ObservedEvents::kAllDataSourcesStarted)
+    s->consumer->observed_events_batch()->all_data_sources_started = true;
+}
+
+void TracingServiceImpl::SetInstanceState(Session* s, DataSourceInstance* inst,
+                                          InstanceState state) {
+  if (inst->state == state)
+    return;
+  inst->state = state;
+  ReportInstanceState(s, *inst);
+}
+
+void TracingServiceImpl::ReportInstanceState(Session* s, const DataSourceInstance& inst) {
+  ConsumerEndpointImpl* consumer = s->consumer;
+  if (!consumer || !(consumer->observed_events & ObservedEvents::kDataSourceInstances))
+    return;
+  using Change = ObservedEvents::InstanceStateChange;
+  Change change;
+  switch (inst.state) {
+    case InstanceState::kSetUp:
+    case InstanceState::kStopped:
+      change.state = Change::State::kStopped;
+      break;
+    case InstanceState::kStarted:
+      change.state = Change::State::kStarted;
+      break;
+    case InstanceState::kStarting:
+    case InstanceState::kStopping:
+      return;  // Waiting for the producer: upstream reports the outcome only.
+  }
+  // Every change happens while the producer is connected (leaving stops
+  // its instances first).
+  auto p = producers_.find(inst.producer_id);
+  if (p != producers_.end())
+    change.producer_name = p->second->options.name;
+  change.data_source_name = inst.name;
+  consumer->observed_events_batch()->instance_state_changes.push_back(std::move(change));
 }
 
 void TracingServiceImpl::DisableTracing(ConsumerEndpointImpl* consumer) {
@@ -486,15 +531,15 @@ void TracingServiceImpl::StopSession(Session* s) {
   for (DataSourceInstance& inst : s->instances) {
     auto p = producers_.find(inst.producer_id);
     if (inst.state == InstanceState::kStopped || p == producers_.end()) {
-      inst.state = InstanceState::kStopped;
+      SetInstanceState(s, &inst, InstanceState::kStopped);
       continue;
     }
     p->second->endpoint->Post([id = inst.id](Producer* pr) { pr->StopDataSource(id); });
     if (inst.will_notify_on_stop && !never_started) {
-      inst.state = InstanceState::kStopping;
+      SetInstanceState(s, &inst, InstanceState::kStopping);
       waiting = true;
     } else {
-      inst.state = InstanceState::kStopped;
+      SetInstanceState(s, &inst, InstanceState::kStopped);
     }
   }
   if (!waiting) {
@@ -513,7 +558,7 @@ void TracingServiceImpl::StopSession(Session* s) {
       if (inst.state == InstanceState::kStopping) {
         ZT_WLOG("data source \"%s\" did not acknowledge its stop within %u ms",
                 inst.name.c_str(), timeout);
-        inst.state = InstanceState::kStopped;
+        self->SetInstanceState(session, &inst, InstanceState::kStopped);
       }
     }
     self->FinishStop(session);
@@ -523,7 +568,7 @@ void TracingServiceImpl::StopSession(Session* s) {
 void TracingServiceImpl::OnInstanceStopped(Session* s, DataSourceInstance* inst) {
   if (inst->state == InstanceState::kStopped)
     return;
-  inst->state = InstanceState::kStopped;
+  SetInstanceState(s, inst, InstanceState::kStopped);
   if (s->state == SessionState::kStarted) {
     MaybeNotifyAllStarted(s);  // It may have been the one not started yet.
     return;
@@ -555,7 +600,7 @@ void TracingServiceImpl::FinishStop(Session* s) {
   }
   s->service_packets->OnDisabled();
   for (DataSourceInstance& inst : s->instances)
-    inst.state = InstanceState::kStopped;
+    SetInstanceState(s, &inst, InstanceState::kStopped);
   if (s->fd >= 0) {
     WriteIntoFile(s);
     CloseFile(s);

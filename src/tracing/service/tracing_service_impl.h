@@ -7,7 +7,9 @@
 // Files: tracing_service_impl.cc (producers, data sources, session
 // lifecycle), tracing_service_endpoints.h (the endpoint classes),
 // tracing_service_commit.cc (chunks in: commit, scrape, writers),
-// tracing_service_output.cc (packets out: reads, files, stats).
+// tracing_service_output.cc (packets out: reads, files, stats); what
+// only the daemon's ports ask for is in files of its own (state, triggers,
+// change_config, observe: see docs/design/tracing_service.md).
 
 #ifndef ZT_SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
 #define ZT_SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
@@ -70,6 +72,8 @@ class TracingServiceImpl : public TracingService {
   // TracingService::ChangeTraceConfig (tracing_service_change_config.cc).
   bool ChangeConfig(ConsumerEndpoint* endpoint, const protos::gen::TraceConfig& config,
                     std::string* error);
+  // TracingService::ObserveEvents (tracing_service_observe.cc).
+  void Observe(ConsumerEndpoint* endpoint, uint32_t events_mask);
 
  private:
   class ProducerEndpointImpl;
@@ -100,6 +104,11 @@ class TracingServiceImpl : public TracingService {
     bool will_notify_on_start = false;
     bool will_notify_on_stop = false;
     State state = State::kSetUp;
+    // Its data source was unregistered or its producer left. Kept (the
+    // producer's identity is still needed for its data), but no longer
+    // among the instances an observing consumer is told about, as upstream
+    // forgets such instances.
+    bool withdrawn = false;
   };
 
   struct PendingFlush {
@@ -234,6 +243,12 @@ class TracingServiceImpl : public TracingService {
   // An instance ended, whichever way (acknowledged, timed out, its data
   // source or producer gone); ends the session's stop after the last one.
   void OnInstanceStopped(Session* session, DataSourceInstance* instance);
+  // Every change of an instance's state goes through here, so that a
+  // consumer observing instances hears of it.
+  void SetInstanceState(Session* session, DataSourceInstance* instance, InstanceState state);
+  // Adds |instance|'s state to the batch of the session's consumer if it
+  // observes instances and the state is one upstream reports.
+  void ReportInstanceState(Session* session, const DataSourceInstance& instance);
   void MaybeNotifyAllStarted(Session* session);
   void FinishStop(Session* session);
   // Flushes, records the outcome as the final flush's, then stops.
