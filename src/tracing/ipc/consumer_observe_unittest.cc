@@ -400,6 +400,16 @@ TEST_F(ConsumerObserveTest, AllDataSourcesStartedAloneAsBefore) {
   ASSERT_EQ(stream->replies.size(), 1u);
   EXPECT_TRUE(stream->replies[0].all_data_sources_started());
   EXPECT_TRUE(stream->replies[0].instance_state_changes().empty()) << "not asked for";
+
+  // A client that asks just after EnableTracing (in the same read) is told
+  // too, as our port always told it.
+  ipc::Client* late = Bind(host_->consumer_host(), "ConsumerPort");
+  late->Invoke("EnableTracing", EnableArgs({"ds"}), [](ipc::Client::Response) {});
+  std::shared_ptr<Stream> late_stream =
+      Observe(late, {ObservableEvents::TYPE_ALL_DATA_SOURCES_STARTED});
+  ASSERT_TRUE(runner_.RunUntil([&] { return !late_stream->replies.empty(); }))
+      << "all_data_sources_started never came to the client that asked second";
+  EXPECT_TRUE(late_stream->replies[0].all_data_sources_started());
 }
 
 TEST_F(ConsumerObserveTest, ANewRequestEndsThePreviousStreamAndAnEmptyOneEndsAtOnce) {

@@ -121,6 +121,8 @@ class TracingServiceImpl::ConsumerEndpointImpl : public ConsumerEndpoint {
   int32_t uid() const { return uid_; }
   uint64_t session_id = 0;  // 0: none (or detached from the one it had).
   uint32_t observed_events = 0;  // ObservedEvents::Type bits asked for.
+  // The session whose all_data_sources_started this consumer observed.
+  uint64_t observed_all_started_of = 0;
 
  private:
   TracingServiceImpl* const service_;

@@ -475,8 +475,10 @@ void TracingServiceImpl::MaybeNotifyAllStarted(Session* s) {
   s->consumer->Post([](Consumer* c) { c->OnAllDataSourcesStarted(); });
   // Observed too: in the batch of the starts that completed it, if any
   // (upstream's consumers see both in one message).
-  if (s->consumer->observed_events & ObservedEvents::kAllDataSourcesStarted)
+  if (s->consumer->observed_events & ObservedEvents::kAllDataSourcesStarted) {
     s->consumer->observed_events_batch()->all_data_sources_started = true;
+    s->consumer->observed_all_started_of = s->id;
+  }
 }
 
 void TracingServiceImpl::SetInstanceState(Session* s, DataSourceInstance* inst,

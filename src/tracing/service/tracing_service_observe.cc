@@ -18,17 +18,28 @@ void TracingServiceImpl::Observe(ConsumerEndpoint* endpoint, uint32_t events_mas
   consumer->observed_events =
       events_mask & (ObservedEvents::kDataSourceInstances | ObservedEvents::kAllDataSourcesStarted);
   Session* s = SessionOf(consumer);
-  if (!s || !(consumer->observed_events & ObservedEvents::kDataSourceInstances))
+  if (!s)
     return;
-  // Where each instance stands now, so that the changes that follow make
-  // sense; instances whose data source has gone are no longer part of the
-  // session as upstream counts them.
-  for (const DataSourceInstance& inst : s->instances) {
-    if (!inst.withdrawn)
-      ReportInstanceState(s, inst);
+  if (consumer->observed_events & ObservedEvents::kDataSourceInstances) {
+    // Where each instance stands now, so that the changes that follow make
+    // sense; instances whose data source has gone are no longer part of the
+    // session as upstream counts them.
+    for (const DataSourceInstance& inst : s->instances) {
+      if (!inst.withdrawn)
+        ReportInstanceState(s, inst);
+    }
   }
-  // all_data_sources_started is not repeated to a consumer asking late:
-  // upstream's service only says it once per session either way.
+  // A consumer that asks after its running session's start completed is
+  // told at once (what upstream's service means to do, and what a client
+  // that sends ObserveEvents right after EnableTracing got from our port
+  // before); once per session and consumer, so never twice to one that
+  // observed it.
+  if ((consumer->observed_events & ObservedEvents::kAllDataSourcesStarted) &&
+      s->all_started_notified && s->state == SessionState::kStarted &&
+      consumer->observed_all_started_of != s->id) {
+    consumer->observed_events_batch()->all_data_sources_started = true;
+    consumer->observed_all_started_of = s->id;
+  }
 }
 
 }  // namespace zt

@@ -165,7 +165,7 @@ TEST_P(TracingServiceObserveTest, ObservingLateReportsWhereEachInstanceStands) {
               ElementsAre("quick/ds: started", "slow/ds: started"));
 }
 
-TEST_P(TracingServiceObserveTest, AllStartedIsObservedOnlyIfAskedAndNotRepeatedLate) {
+TEST_P(TracingServiceObserveTest, AllStartedIsObservedOnlyIfAskedAndOncePerConsumer) {
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds");
   auto asks = NewConsumer();
@@ -178,12 +178,26 @@ TEST_P(TracingServiceObserveTest, AllStartedIsObservedOnlyIfAskedAndNotRepeatedL
   EXPECT_TRUE(batches[0].all_data_sources_started);
   EXPECT_THAT(batches[0].instance_state_changes, IsEmpty()) << "instances were not asked for";
 
+  // Asked again: not said twice.
+  Observe(asks.get(), kAllStarted | kInstances);
+  Settle();
+  batches = asks->observed_batches();
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_FALSE(batches[1].all_data_sources_started);
+
+  // Asked after it happened (a client that sends ObserveEvents after
+  // EnableTracing): said at once, once.
   auto late = NewConsumer();
   late->EnableTracing(Config("ds"));
   ASSERT_TRUE(late->WaitForAllStarted());
+  Settle();
   Observe(late.get(), kAllStarted);
   Settle();
-  EXPECT_THAT(late->observed_batches(), IsEmpty()) << "said once per session, before it asked";
+  Observe(late.get(), kAllStarted);
+  Settle();
+  batches = late->observed_batches();
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_TRUE(batches[0].all_data_sources_started);
 }
 
 TEST_P(TracingServiceObserveTest, AnInstanceWhoseDataSourceOrProducerGoesIsReportedStopped) {

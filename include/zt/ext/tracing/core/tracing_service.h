@@ -262,8 +262,9 @@ class TracingService {
   //    state of every instance of the session whose data source is still
   //    registered (none between a start or stop and its acknowledgement).
   //  * kAllDataSourcesStarted: the session's all_data_sources_started (also
-  //    sent, always, as Consumer::OnAllDataSourcesStarted). Not repeated
-  //    for a consumer that asks after it happened.
+  //    sent, always, as Consumer::OnAllDataSourcesStarted); at once to a
+  //    consumer that asks while its session runs after it happened. Once
+  //    per session and consumer.
   // What happens while a batch is on its way joins it. Linked only by callers.
   void ObserveEvents(ConsumerEndpoint* consumer, uint32_t events_mask);
 };
