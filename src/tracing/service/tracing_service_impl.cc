@@ -222,7 +222,7 @@ TracingServiceImpl::DataSourceInstance* TracingServiceImpl::SetUpInstance(
   session->instances.push_back(inst);
   producer->endpoint->Post(
       [id = inst.id, config = inst.config](Producer* p) { p->SetupDataSource(id, config); });
-  ReportInstanceState(session, session->instances.back());  // Stopped, until it starts.
+  ReportObserved(session, &session->instances.back());  // Stopped, until it starts.
   return &session->instances.back();
 }
 
@@ -473,12 +473,7 @@ void TracingServiceImpl::MaybeNotifyAllStarted(Session* s) {
   if (!s->consumer)
     return;
   s->consumer->Post([](Consumer* c) { c->OnAllDataSourcesStarted(); });
-  // Observed too: in the batch of the starts that completed it, if any
-  // (upstream's consumers see both in one message).
-  if (s->consumer->observed_events & ObservedEvents::kAllDataSourcesStarted) {
-    s->consumer->observed_events_batch()->all_data_sources_started = true;
-    s->consumer->observed_all_started_of = s->id;
-  }
+  ReportObserved(s, nullptr);  // If observed: with the starts that completed it.
 }
 
 void TracingServiceImpl::SetInstanceState(Session* s, DataSourceInstance* inst,
@@ -486,34 +481,14 @@ void TracingServiceImpl::SetInstanceState(Session* s, DataSourceInstance* inst,
   if (inst->state == state)
     return;
   inst->state = state;
-  ReportInstanceState(s, *inst);
+  ReportObserved(s, inst);
 }
 
-void TracingServiceImpl::ReportInstanceState(Session* s, const DataSourceInstance& inst) {
-  ConsumerEndpointImpl* consumer = s->consumer;
-  if (!consumer || !(consumer->observed_events & ObservedEvents::kDataSourceInstances))
-    return;
-  using Change = ObservedEvents::InstanceStateChange;
-  Change change;
-  switch (inst.state) {
-    case InstanceState::kSetUp:
-    case InstanceState::kStopped:
-      change.state = Change::State::kStopped;
-      break;
-    case InstanceState::kStarted:
-      change.state = Change::State::kStarted;
-      break;
-    case InstanceState::kStarting:
-    case InstanceState::kStopping:
-      return;  // Waiting for the producer: upstream reports the outcome only.
-  }
-  // Every change happens while the producer is connected (leaving stops
-  // its instances first).
-  auto p = producers_.find(inst.producer_id);
-  if (p != producers_.end())
-    change.producer_name = p->second->options.name;
-  change.data_source_name = inst.name;
-  consumer->observed_events_batch()->instance_state_changes.push_back(std::move(change));
+void TracingServiceImpl::ReportObserved(Session* s, const DataSourceInstance* inst) {
+  // Set by the first ObserveEvents: a program that never observes links
+  // none of the reporting (tracing_service_observe.cc).
+  if (report_observed_ && s->consumer && s->consumer->observed_events)
+    (this->*report_observed_)(s, inst);
 }
 
 void TracingServiceImpl::DisableTracing(ConsumerEndpointImpl* consumer) {

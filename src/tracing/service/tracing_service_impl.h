@@ -246,9 +246,12 @@ class TracingServiceImpl : public TracingService {
   // Every change of an instance's state goes through here, so that a
   // consumer observing instances hears of it.
   void SetInstanceState(Session* session, DataSourceInstance* instance, InstanceState state);
-  // Adds |instance|'s state to the batch of the session's consumer if it
-  // observes instances and the state is one upstream reports.
-  void ReportInstanceState(Session* session, const DataSourceInstance& instance);
+  // Tells the session's consumer, if it observes it, |instance|'s new
+  // state (null: all data sources started). The telling is
+  // tracing_service_observe.cc's AddObservedEvent, reached through
+  // report_observed_, which the first ObserveEvents sets.
+  void ReportObserved(Session* session, const DataSourceInstance* instance);
+  void AddObservedEvent(Session* session, const DataSourceInstance* instance);
   void MaybeNotifyAllStarted(Session* session);
   void FinishStop(Session* session);
   // Flushes, records the outcome as the final flush's, then stops.
@@ -337,6 +340,7 @@ class TracingServiceImpl : public TracingService {
   uint64_t trigger_random_state_ = 0;
   uint64_t producers_seen_ = 0;
   uint64_t data_sources_seen_ = 0;
+  void (TracingServiceImpl::*report_observed_)(Session*, const DataSourceInstance*) = nullptr;
   uint64_t chunks_discarded_ = 0;   // Bad moves: indices, states, buffers.
   uint64_t patches_discarded_ = 0;  // Patches for buffers not allowed.
   base::WeakPtrFactory<TracingServiceImpl> weak_factory_{this};  // Last.
