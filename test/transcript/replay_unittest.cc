@@ -3,8 +3,8 @@
 // ServiceIpcHost over real socketpairs, and what our service answers is held
 // against what upstream's answered, where a client depends on it: bind
 // tables, InitializeConnection, the GetAsyncCommand stream (command kinds in
-// order, the SMB's memfd), the consumer's replies (all data sources started,
-// Flush, DisableTracing, EnableTracing's deferred end, ReadBuffers' last
+// order, the SMB's memfd), the consumer's replies (the ObserveEvents
+// stream: instance states and all data sources started, in order; Flush, DisableTracing, EnableTracing's deferred end, ReadBuffers' last
 // reply, stats, capabilities, service state).
 //
 // Order: client frames go in timestamp order, each once our service has sent
@@ -159,6 +159,22 @@ class ClientEnd {
   std::string error_;
 };
 
+// An ObserveEvents reply as a list: each instance state change
+// ("producer/data source: STARTED|STOPPED"), then all_data_sources_started
+// if set. Replies cut elsewhere compare equal once concatenated.
+std::vector<std::string> ObservedEventsOf(const std::string& reply_proto) {
+  gen::ObserveEventsResponse r;
+  EXPECT_TRUE(r.ParseFromString(reply_proto));
+  std::vector<std::string> out;
+  for (const auto& c : r.events().instance_state_changes()) {
+    out.push_back(c.producer_name() + "/" + c.data_source_name() + ": " +
+                  gen::ObservableEvents_DataSourceInstanceState_Name(c.state()));
+  }
+  if (r.events().all_data_sources_started())
+    out.push_back("all_data_sources_started");
+  return out;
+}
+
 std::string KindOf(const gen::GetAsyncCommandResponse& c) {
   if (c.has_setup_tracing()) return "setup_tracing";
   if (c.has_setup_data_source())
@@ -185,7 +201,7 @@ enum class Need {
   kNothing,      // Upstream's stream frames we need not match one for one.
   kReply,        // A reply (the last, for a stream) to the same request.
   kCommand,      // Our n-th GetAsyncCommand command.
-  kAllStarted,   // An ObserveEvents reply saying all data sources started.
+  kObserved,     // ObserveEvents replies: the events upstream's had sent by then.
 };
 
 // One connection of the replay: a transcript file, its client end, and
@@ -203,11 +219,13 @@ struct Side {
   std::map<uint64_t, std::string> method_of;      // Request id -> method.
   std::vector<Need> needs;                        // Per entry.
   std::vector<size_t> command_number;             // Per entry (kCommand), 1-based.
+  std::vector<size_t> observed_upto;              // Per entry (kObserved).
+  std::vector<std::string> their_observed;        // ObservedEventsOf, all replies.
   std::set<size_t> checked;                       // S->C entries compared.
   // Ours.
   std::map<uint64_t, std::vector<Received>> replies;  // By request id.
   std::vector<Received> commands;
-  bool all_started = false;
+  std::vector<std::string> observed;
 };
 
 class Replay {
@@ -309,13 +327,10 @@ class Replay {
         if (method == "GetAsyncCommand") {
           need = Need::kCommand;
           number = ++commands;
-        } else if (method == "ObserveEvents") {
-          // Only all_data_sources_started is awaited: ours reports no
-          // instance state changes, and the v14 SDK needs none (with no
-          // states known, all_data_sources_started alone completes a start).
-          gen::ObserveEventsResponse r;
-          ASSERT_TRUE(r.ParseFromString(reply.reply_proto())) << e.text;
-          need = r.events().all_data_sources_started() ? Need::kAllStarted : Need::kNothing;
+        } else if (method == "ObserveEvents" && reply.has_more()) {
+          const std::vector<std::string> events = ObservedEventsOf(reply.reply_proto());
+          s->their_observed.insert(s->their_observed.end(), events.begin(), events.end());
+          need = Need::kObserved;
         } else if (method == "ReadBuffers") {
           need = reply.has_more() ? Need::kNothing : Need::kReply;
         } else {
@@ -324,6 +339,7 @@ class Replay {
       }
       s->needs.push_back(need);
       s->command_number.push_back(number);
+      s->observed_upto.push_back(s->their_observed.size());
     }
     int fds[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds), 0);
@@ -377,10 +393,10 @@ class Replay {
       return;
     }
     if (f.has_msg_invoke_method_reply() && method == "ObserveEvents") {
-      gen::ObserveEventsResponse events;
       EXPECT_TRUE(f.msg_invoke_method_reply().success()) << s->label << ": ObserveEvents failed";
-      EXPECT_TRUE(events.ParseFromString(f.msg_invoke_method_reply().reply_proto()));
-      s->all_started |= events.events().all_data_sources_started();
+      const std::vector<std::string> events =
+          ObservedEventsOf(f.msg_invoke_method_reply().reply_proto());
+      s->observed.insert(s->observed.end(), events.begin(), events.end());
     }
     if (f.has_msg_invoke_method_reply() && (method == "EnableTracing" || method == "Flush")) {
       // Deferred replies: EnableTracing's until tracing ends, Flush's until
@@ -428,8 +444,8 @@ class Replay {
               !it->second.back().frame.msg_invoke_method_reply().has_more());
     } else if (s->needs[i] == Need::kCommand) {
       done = s->commands.size() >= s->command_number[i];
-    } else if (s->needs[i] == Need::kAllStarted) {
-      done = s->all_started;
+    } else if (s->needs[i] == Need::kObserved) {
+      done = s->observed.size() >= s->observed_upto[i];
     }
     if (done && s->needs[i] != Need::kNothing && s->checked.insert(i).second)
       Compare(s, i);
@@ -585,8 +601,14 @@ class Replay {
     SCOPED_TRACE(s->label + ", upstream's entry:\n" + e.text);
     if (s->needs[i] == Need::kCommand)
       return CompareCommand(e, s->commands[s->command_number[i] - 1]);
-    if (s->needs[i] == Need::kAllStarted)
+    if (s->needs[i] == Need::kObserved) {
+      const auto upto = s->their_observed.begin() + static_cast<ptrdiff_t>(s->observed_upto[i]);
+      EXPECT_EQ(std::vector<std::string>(s->observed.begin(),
+                                         s->observed.begin() + (upto - s->their_observed.begin())),
+                std::vector<std::string>(s->their_observed.begin(), upto))
+          << "our ObserveEvents stream differs from upstream's";
       return;
+    }
     const std::vector<Received>& ours = s->replies[e.request_id];
     if (e.frame.has_msg_bind_service_reply())
       return CompareBind(s, e, ours.back().frame);
@@ -725,9 +747,12 @@ class Replay {
     } else if (method == "QueryCapabilities") {
       gen::QueryCapabilitiesResponse r;
       ASSERT_TRUE(r.ParseFromString(bytes));
+      gen::QueryCapabilitiesResponse theirs;
+      ASSERT_TRUE(theirs.ParseFromString(e.frame.msg_invoke_method_reply().reply_proto()));
       EXPECT_TRUE(r.capabilities().has_query_capabilities());
-      // Upstream's also lists TYPE_DATA_SOURCES_INSTANCES and sets
-      // has_trace_config_output_path; no v14 client reads either.
+      EXPECT_EQ(r.capabilities().observable_events(), theirs.capabilities().observable_events());
+      // Upstream's also sets has_trace_config_output_path; no v14 client
+      // reads it.
     } else if (method == "QueryServiceState") {
       gen::QueryServiceStateResponse theirs, mine;
       ASSERT_TRUE(theirs.ParseFromString(e.frame.msg_invoke_method_reply().reply_proto()));
@@ -759,6 +784,8 @@ class Replay {
         their_commands = std::max(their_commands, side->command_number[i]);
       }
       EXPECT_EQ(side->checked.size(), to_check) << side->label << ": entries left unmatched";
+      EXPECT_EQ(side->observed, side->their_observed)
+          << side->label << ": our ObserveEvents stream differs from upstream's";
       EXPECT_EQ(side->commands.size(), their_commands)
           << side->label << ": our service sent other commands than upstream's";
     }

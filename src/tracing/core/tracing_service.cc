@@ -9,6 +9,7 @@ namespace zt {
 
 Producer::~Producer() = default;
 Consumer::~Consumer() = default;
+void Consumer::OnObservedEvents(const ObservedEvents&) {}
 ProducerEndpoint::~ProducerEndpoint() = default;
 
 void ProducerEndpoint::ActivateTriggers(const std::vector<std::string>&,

@@ -20,11 +20,32 @@ using protos::gen::ObservableEvents;
 // Slices of at most this many packet bytes per ReadBuffers reply: frames
 // stay far below the 128 KiB limit, as upstream's do (~32 KB each).
 constexpr size_t kReadReplyBytes = 32 * 1024;
-// A ReadBuffers stream waits while more than this is queued to a client
-// that reads slower than the service produces, instead of growing the
-// socket's queue to its limit (which would cost the client its connection).
-constexpr size_t kMaxQueuedReadBytes = 4u << 20;
+// A stream (ReadBuffers, ObserveEvents) waits while more than this is
+// queued to a client that reads slower than the service produces, instead
+// of growing the socket's queue to its limit (which would cost the client
+// its connection).
+constexpr size_t kMaxQueuedReplyBytes = 4u << 20;
 constexpr uint32_t kReadPacingDelayMs = 1;
+// ObserveEvents replies carry at most this many bytes of instance state
+// changes (a frame must stay under 128 KiB); a change longer than that on
+// its own (names no real producer has) is dropped.
+constexpr size_t kObserveReplyBytes = 32 * 1024;
+// While the client is not reading, the changes kept for it are bounded:
+// beyond this many bytes the oldest are dropped (the newest say where the
+// instances stand now), counted and logged.
+constexpr size_t kMaxHeldObservedBytes = 256 * 1024;
+// How often a held ObserveEvents stream looks again at the client's queue:
+// a client that never reads keeps it waiting for good, so less often than
+// a read does.
+constexpr uint32_t kObservePacingDelayMs = 10;
+
+using InstanceStateChange = ObservedEvents::InstanceStateChange;
+
+// About what |change| adds to an ObserveEventsResponse: its two names and
+// the fields' tags, lengths and state.
+size_t EncodedSize(const InstanceStateChange& change) {
+  return change.producer_name.size() + change.data_source_name.size() + 16;
+}
 
 // A length-delimited field 1 around |bytes| already encoded (what the
 // service hands out): cheaper than parsing them into a message to wrap.
@@ -43,6 +64,7 @@ class RemoteConsumer : public Consumer {
  public:
   RemoteConsumer(const ipc::ClientInfo& client, base::TaskRunner* runner)
       : client_(client), runner_(runner) {}
+  ~RemoteConsumer() override { ReportDroppedChanges(); }
 
   const ipc::ClientInfo& client() const { return client_; }
   ConsumerEndpoint* endpoint() const { return endpoint_.get(); }
@@ -52,15 +74,28 @@ class RemoteConsumer : public Consumer {
   void SetEnableTracingReply(ipc::Reply reply) { enable_tracing_ = std::move(reply); }
   void AddReadBuffersReply(ipc::Reply reply) { reads_.push_back(std::move(reply)); }
   void AddTraceStatsReply(ipc::Reply reply) { stats_.push_back(std::move(reply)); }
-  void SetObserveEvents(ipc::Reply reply, bool all_started) {
+  // A new ObserveEvents stream replaces the previous one, which gets what
+  // was held for it and then its end, as upstream ends it (an empty reply
+  // without has_more).
+  void StartObserving(ipc::Reply reply) {
+    SendObservedEvents(/*even_if_congested=*/true);
+    if (observe_.pending())
+      observe_.Resolve("", /*has_more=*/false);
     observe_ = std::move(reply);
-    observe_all_started_ = all_started;
+  }
+  void StopObserving() {
+    if (observe_.pending())
+      observe_.Resolve("", /*has_more=*/false);
   }
 
   // Consumer.
   void OnConnect() override {}
   void OnDisconnect() override {}
   void OnTracingDisabled(const std::string& error) override {
+    // The stops that ended the session go out before its end, as
+    // upstream's do, even to a client that is slow to read (what is held
+    // is bounded).
+    SendObservedEvents(/*even_if_congested=*/true);
     if (!enable_tracing_.pending()) {
       // An attached session that stopped before the client asked to hear
       // of it (EnableTracing with attach_notification_only): kept for it.
@@ -81,12 +116,35 @@ class RemoteConsumer : public Consumer {
       AnswerDisabled(&enable_tracing_, disabled_error_);
     }
   }
-  void OnAllDataSourcesStarted() override {
-    if (!observe_all_started_)
-      return;
-    protos::gen::ObserveEventsResponse resp;
-    resp.mutable_events()->set_all_data_sources_started(true);
-    observe_.Resolve(resp.SerializeAsString(), /*has_more=*/true);
+  // Observed (if asked) through OnObservedEvents, in the batch of the
+  // starts that completed it.
+  void OnAllDataSourcesStarted() override {}
+  void OnObservedEvents(const ObservedEvents& events) override {
+    if (!observe_.pending())
+      return;  // The stream ended (an empty ObserveEvents, or the client is gone).
+    const uint64_t dropped_before = observed_dropped_;
+    for (const InstanceStateChange& change : events.instance_state_changes) {
+      const size_t size = EncodedSize(change);
+      if (size > kObserveReplyBytes) {
+        observed_dropped_++;
+        continue;
+      }
+      held_changes_.push_back(change);
+      held_bytes_ += size;
+    }
+    held_all_started_ |= events.all_data_sources_started;
+    SendObservedEvents(/*even_if_congested=*/false);
+    // What the client's queue could not take waits, bounded.
+    while (held_bytes_ > kMaxHeldObservedBytes) {
+      held_bytes_ -= EncodedSize(held_changes_.front());
+      held_changes_.pop_front();
+      observed_dropped_++;
+    }
+    if (dropped_before == 0 && observed_dropped_ > 0) {
+      ZT_WLOG("consumer pid %d: dropping data source state changes it has not read (or with "
+              "names over %zu bytes); the count follows when it catches up",
+              static_cast<int>(client_.pid), kObserveReplyBytes);
+    }
   }
   void OnTraceData(std::vector<uint8_t> trace, bool has_more) override {
     AppendSlices(trace);
@@ -156,6 +214,60 @@ class RemoteConsumer : public Consumer {
     }
   }
 
+  // Sends the events held for the ObserveEvents stream, in replies of at
+  // most kObserveReplyBytes of changes, all_data_sources_started with the
+  // last; while the client's queue is over kMaxQueuedReplyBytes they wait
+  // (unless |even_if_congested|), and the stream looks again later.
+  void SendObservedEvents(bool even_if_congested) {
+    while (observe_.pending() && (!held_changes_.empty() || held_all_started_)) {
+      if (!even_if_congested && observe_.queued_send_bytes() > kMaxQueuedReplyBytes) {
+        if (!observe_pacing_scheduled_) {
+          observe_pacing_scheduled_ = true;
+          runner_->PostDelayedTask(
+              [weak = weak_factory_.GetWeakPtr()] {
+                if (!weak)
+                  return;
+                weak->observe_pacing_scheduled_ = false;
+                weak->SendObservedEvents(/*even_if_congested=*/false);
+              },
+              kObservePacingDelayMs);
+        }
+        return;
+      }
+      protos::gen::ObserveEventsResponse resp;
+      protos::gen::ObservableEvents* events = resp.mutable_events();
+      size_t bytes = 0;
+      while (!held_changes_.empty() &&
+             bytes + EncodedSize(held_changes_.front()) <= kObserveReplyBytes) {
+        const InstanceStateChange& change = held_changes_.front();
+        auto* out = events->add_instance_state_changes();
+        out->set_producer_name(change.producer_name);
+        out->set_data_source_name(change.data_source_name);
+        out->set_state(change.state == InstanceStateChange::State::kStarted
+                           ? ObservableEvents::DATA_SOURCE_INSTANCE_STATE_STARTED
+                           : ObservableEvents::DATA_SOURCE_INSTANCE_STATE_STOPPED);
+        bytes += EncodedSize(change);
+        held_bytes_ -= EncodedSize(change);
+        held_changes_.pop_front();
+      }
+      if (held_changes_.empty() && held_all_started_) {
+        events->set_all_data_sources_started(true);
+        held_all_started_ = false;
+      }
+      observe_.Resolve(resp.SerializeAsString(), /*has_more=*/true);
+    }
+    if (held_changes_.empty())
+      ReportDroppedChanges();
+  }
+
+  void ReportDroppedChanges() {
+    if (observed_dropped_ == 0)
+      return;
+    ZT_WLOG("consumer pid %d: %llu data source state changes were dropped, not sent",
+            static_cast<int>(client_.pid), static_cast<unsigned long long>(observed_dropped_));
+    observed_dropped_ = 0;
+  }
+
   // Sends what is ready to the oldest ReadBuffers request, pacing on the
   // client's socket queue; the last reply (has_more false) once the
   // service said the read is complete.
@@ -163,7 +275,7 @@ class RemoteConsumer : public Consumer {
     pacing_scheduled_ = false;
     while (!reads_.empty()) {
       ipc::Reply& reply = reads_.front();
-      if (reply.queued_send_bytes() > kMaxQueuedReadBytes) {
+      if (reply.queued_send_bytes() > kMaxQueuedReplyBytes) {
         if (!pacing_scheduled_) {
           pacing_scheduled_ = true;
           runner_->PostDelayedTask(
@@ -200,8 +312,14 @@ class RemoteConsumer : public Consumer {
   ipc::Reply enable_tracing_;
   bool disabled_before_asked_ = false;
   std::string disabled_error_;
+  // The ObserveEvents stream, and what the service reported that it has
+  // not been sent yet (the client's queue is full).
   ipc::Reply observe_;
-  bool observe_all_started_ = false;
+  std::deque<InstanceStateChange> held_changes_;
+  size_t held_bytes_ = 0;
+  bool held_all_started_ = false;
+  bool observe_pacing_scheduled_ = false;
+  uint64_t observed_dropped_ = 0;  // Since the last count logged.
   std::deque<ipc::Reply> reads_;
   std::deque<ipc::Reply> stats_;
   // ReadBuffers replies serialized and waiting to be sent, and the one
@@ -268,19 +386,23 @@ void Flush(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request, ipc::Re
   });
 }
 
-void ObserveEvents(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request,
+void ObserveEvents(ConsumerPortState* state, RemoteConsumer* c, ipc::Request& request,
                    ipc::Reply reply) {
   protos::gen::ObserveEventsRequest req;
   if (!ParseConsumerRequest(request, "ObserveEvents", &req))
     return;
-  bool all_started = false;
-  for (auto type : req.events_to_observe())
-    all_started |= type == ObservableEvents::TYPE_ALL_DATA_SOURCES_STARTED;
-  // Instance state changes are not reported yet; an empty list ends the
-  // stream (upstream does the same).
-  if (req.events_to_observe().empty())
-    return reply.Resolve("");
-  c->SetObserveEvents(std::move(reply), all_started);
+  uint32_t mask = 0;
+  for (auto type : req.events_to_observe()) {
+    if (type == ObservableEvents::TYPE_DATA_SOURCES_INSTANCES)
+      mask |= ObservedEvents::kDataSourceInstances;
+    else if (type == ObservableEvents::TYPE_ALL_DATA_SOURCES_STARTED)
+      mask |= ObservedEvents::kAllDataSourcesStarted;
+  }
+  c->StartObserving(std::move(reply));
+  state->service->ObserveEvents(c->endpoint(), mask);
+  // Nothing (known) to observe: the stream ends at once, as upstream's.
+  if (mask == 0)
+    c->StopObserving();
 }
 
 void Detach(ConsumerPortState* state, RemoteConsumer* c, ipc::Request& request,
@@ -318,6 +440,7 @@ void QueryCapabilities(ConsumerPortState*, RemoteConsumer*, ipc::Request&, ipc::
   protos::gen::QueryCapabilitiesResponse resp;
   auto* caps = resp.mutable_capabilities();
   caps->set_has_query_capabilities(true);
+  caps->add_observable_events(ObservableEvents::TYPE_DATA_SOURCES_INSTANCES);
   caps->add_observable_events(ObservableEvents::TYPE_ALL_DATA_SOURCES_STARTED);
   caps->set_has_trace_config_output_path(false);
   reply.Resolve(resp.SerializeAsString());

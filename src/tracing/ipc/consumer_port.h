@@ -1,7 +1,9 @@
 // The service side of the "ConsumerPort": each client that binds it is a
 // consumer of |service|; EnableTracing's reply is held until the session
 // ends, ReadBuffers streams the trace in slices, ObserveEvents streams the
-// events asked for; Detach and Attach move a session between consumers by
+// events asked for (data source instance states, all data sources started;
+// bounded for a client that does not read, docs/design/system_mode.md);
+// Detach and Attach move a session between consumers by
 // key (docs/wire.md, docs/design/ipc.md). Methods not
 // supported yet answer success = false at once.
 //

@@ -743,6 +743,10 @@ TEST(ServicePortsSeedCorpus, SessionsAreServedAndWritten) {
     if (seed.consumer) {
       c = wire.NewConsumer();
       c->Bind();
+      protos::gen::ObserveEventsRequest observe;  // Both kinds, first, as upstream's SDK.
+      observe.add_events_to_observe(protos::gen::ObservableEvents::TYPE_DATA_SOURCES_INSTANCES);
+      observe.add_events_to_observe(protos::gen::ObservableEvents::TYPE_ALL_DATA_SOURCES_STARTED);
+      c->Call("ObserveEvents", observe.SerializeAsString());
       enable = c->Call("EnableTracing", EnableTracingArgs(Config(256)));
       wire.Pump();
     }

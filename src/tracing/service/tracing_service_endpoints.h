@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -100,13 +101,34 @@ class TracingServiceImpl::ConsumerEndpointImpl : public ConsumerEndpoint {
         });
   }
 
+  // The batch of observed events on its way to the consumer, to add to:
+  // the first event after a delivery starts one and posts its delivery,
+  // so that whatever happens until that task runs joins the same batch.
+  ObservedEvents* observed_events_batch() {
+    if (!observed_batch_) {
+      observed_batch_.reset(new ObservedEvents());
+      // |this| is alive whenever the call runs (Post's guard).
+      Post([this](Consumer* c) {
+        // Taken first: what the consumer causes from its callback starts
+        // the next batch.
+        std::unique_ptr<ObservedEvents> batch = std::move(observed_batch_);
+        c->OnObservedEvents(*batch);
+      });
+    }
+    return observed_batch_.get();
+  }
+
   int32_t uid() const { return uid_; }
   uint64_t session_id = 0;  // 0: none (or detached from the one it had).
+  uint32_t observed_events = 0;  // ObservedEvents::Type bits asked for.
+  // The session whose all_data_sources_started this consumer observed.
+  uint64_t observed_all_started_of = 0;
 
  private:
   TracingServiceImpl* const service_;
   Consumer* const consumer_;
   const int32_t uid_;
+  std::unique_ptr<ObservedEvents> observed_batch_;
   base::WeakPtrFactory<ConsumerEndpointImpl> weak_factory_{this};  // Last.
 };
 

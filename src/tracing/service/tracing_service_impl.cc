@@ -124,8 +124,10 @@ void TracingServiceImpl::DisconnectProducer(uint32_t producer_id) {
     if (s->state != SessionState::kStopped)
       ScrapeSharedMemoryBuffers(s);
     for (DataSourceInstance& inst : s->instances) {
-      if (inst.producer_id == producer_id)
-        OnInstanceStopped(s, &inst);
+      if (inst.producer_id != producer_id)
+        continue;
+      inst.withdrawn = true;
+      OnInstanceStopped(s, &inst);
     }
     std::vector<FlushRequestId> answered;
     for (auto& f : s->flushes) {
@@ -177,8 +179,10 @@ void TracingServiceImpl::UnregisterDataSource(uint32_t producer_id,
   // Its instances are gone with it: a stop no longer waits for them.
   for (auto& entry : sessions_) {
     for (DataSourceInstance& inst : entry.second->instances) {
-      if (inst.producer_id == producer_id && inst.name == name)
-        OnInstanceStopped(entry.second.get(), &inst);
+      if (inst.producer_id != producer_id || inst.name != name || inst.withdrawn)
+        continue;
+      inst.withdrawn = true;
+      OnInstanceStopped(entry.second.get(), &inst);
     }
   }
 }
@@ -218,6 +222,7 @@ TracingServiceImpl::DataSourceInstance* TracingServiceImpl::SetUpInstance(
   session->instances.push_back(inst);
   producer->endpoint->Post(
       [id = inst.id, config = inst.config](Producer* p) { p->SetupDataSource(id, config); });
+  ReportObserved(session, &session->instances.back());  // Stopped, until it starts.
   return &session->instances.back();
 }
 
@@ -226,8 +231,8 @@ void TracingServiceImpl::StartInstance(Session* session,
   auto p = producers_.find(inst->producer_id);
   if (inst->state != InstanceState::kSetUp || p == producers_.end())
     return;
-  inst->state = inst->will_notify_on_start ? InstanceState::kStarting
-                                           : InstanceState::kStarted;
+  SetInstanceState(session, inst,
+                   inst->will_notify_on_start ? InstanceState::kStarting : InstanceState::kStarted);
   p->second->endpoint->Post([id = inst->id, config = inst->config](Producer* pr) {
     pr->StartDataSource(id, config);
   });
@@ -244,7 +249,7 @@ void TracingServiceImpl::StartInstance(Session* session,
       return;
     ZT_WLOG("data source \"%s\" did not acknowledge its start within %u ms",
             i->name.c_str(), kStartTimeoutMs);
-    i->state = InstanceState::kStarted;
+    self->SetInstanceState(s, i, InstanceState::kStarted);
     self->MaybeNotifyAllStarted(s);
   });
 }
@@ -256,7 +261,7 @@ void TracingServiceImpl::NotifyDataSourceStarted(uint32_t producer_id,
     if (!inst || inst->producer_id != producer_id)
       continue;
     if (inst->state == InstanceState::kStarting) {
-      inst->state = InstanceState::kStarted;
+      SetInstanceState(entry.second.get(), inst, InstanceState::kStarted);
       MaybeNotifyAllStarted(entry.second.get());
     }
     return;
@@ -465,8 +470,25 @@ void TracingServiceImpl::MaybeNotifyAllStarted(Session* s) {
   }
   s->all_started_notified = true;
   s->service_packets->OnAllDataSourcesStarted();
-  if (s->consumer)
-    s->consumer->Post([](Consumer* c) { c->OnAllDataSourcesStarted(); });
+  if (!s->consumer)
+    return;
+  s->consumer->Post([](Consumer* c) { c->OnAllDataSourcesStarted(); });
+  ReportObserved(s, nullptr);  // If observed: with the starts that completed it.
+}
+
+void TracingServiceImpl::SetInstanceState(Session* s, DataSourceInstance* inst,
+                                          InstanceState state) {
+  if (inst->state == state)
+    return;
+  inst->state = state;
+  ReportObserved(s, inst);
+}
+
+void TracingServiceImpl::ReportObserved(Session* s, const DataSourceInstance* inst) {
+  // Set by the first ObserveEvents: a program that never observes links
+  // none of the reporting (tracing_service_observe.cc).
+  if (report_observed_ && s->consumer && s->consumer->observed_events)
+    (this->*report_observed_)(s, inst);
 }
 
 void TracingServiceImpl::DisableTracing(ConsumerEndpointImpl* consumer) {
@@ -486,15 +508,15 @@ void TracingServiceImpl::StopSession(Session* s) {
   for (DataSourceInstance& inst : s->instances) {
     auto p = producers_.find(inst.producer_id);
     if (inst.state == InstanceState::kStopped || p == producers_.end()) {
-      inst.state = InstanceState::kStopped;
+      SetInstanceState(s, &inst, InstanceState::kStopped);
       continue;
     }
     p->second->endpoint->Post([id = inst.id](Producer* pr) { pr->StopDataSource(id); });
     if (inst.will_notify_on_stop && !never_started) {
-      inst.state = InstanceState::kStopping;
+      SetInstanceState(s, &inst, InstanceState::kStopping);
       waiting = true;
     } else {
-      inst.state = InstanceState::kStopped;
+      SetInstanceState(s, &inst, InstanceState::kStopped);
     }
   }
   if (!waiting) {
@@ -513,7 +535,7 @@ void TracingServiceImpl::StopSession(Session* s) {
       if (inst.state == InstanceState::kStopping) {
         ZT_WLOG("data source \"%s\" did not acknowledge its stop within %u ms",
                 inst.name.c_str(), timeout);
-        inst.state = InstanceState::kStopped;
+        self->SetInstanceState(session, &inst, InstanceState::kStopped);
       }
     }
     self->FinishStop(session);
@@ -523,7 +545,7 @@ void TracingServiceImpl::StopSession(Session* s) {
 void TracingServiceImpl::OnInstanceStopped(Session* s, DataSourceInstance* inst) {
   if (inst->state == InstanceState::kStopped)
     return;
-  inst->state = InstanceState::kStopped;
+  SetInstanceState(s, inst, InstanceState::kStopped);
   if (s->state == SessionState::kStarted) {
     MaybeNotifyAllStarted(s);  // It may have been the one not started yet.
     return;
@@ -555,7 +577,7 @@ void TracingServiceImpl::FinishStop(Session* s) {
   }
   s->service_packets->OnDisabled();
   for (DataSourceInstance& inst : s->instances)
-    inst.state = InstanceState::kStopped;
+    SetInstanceState(s, &inst, InstanceState::kStopped);
   if (s->fd >= 0) {
     WriteIntoFile(s);
     CloseFile(s);

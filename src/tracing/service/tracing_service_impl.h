@@ -7,7 +7,9 @@
 // Files: tracing_service_impl.cc (producers, data sources, session
 // lifecycle), tracing_service_endpoints.h (the endpoint classes),
 // tracing_service_commit.cc (chunks in: commit, scrape, writers),
-// tracing_service_output.cc (packets out: reads, files, stats).
+// tracing_service_output.cc (packets out: reads, files, stats); what
+// only the daemon's ports ask for is in files of its own (state, triggers,
+// change_config, observe: see docs/design/tracing_service.md).
 
 #ifndef ZT_SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
 #define ZT_SRC_TRACING_SERVICE_TRACING_SERVICE_IMPL_H_
@@ -70,6 +72,8 @@ class TracingServiceImpl : public TracingService {
   // TracingService::ChangeTraceConfig (tracing_service_change_config.cc).
   bool ChangeConfig(ConsumerEndpoint* endpoint, const protos::gen::TraceConfig& config,
                     std::string* error);
+  // TracingService::ObserveEvents (tracing_service_observe.cc).
+  void Observe(ConsumerEndpoint* endpoint, uint32_t events_mask);
 
  private:
   class ProducerEndpointImpl;
@@ -100,6 +104,11 @@ class TracingServiceImpl : public TracingService {
     bool will_notify_on_start = false;
     bool will_notify_on_stop = false;
     State state = State::kSetUp;
+    // Its data source was unregistered or its producer left. Kept (the
+    // producer's identity is still needed for its data), but no longer
+    // among the instances an observing consumer is told about, as upstream
+    // forgets such instances.
+    bool withdrawn = false;
   };
 
   struct PendingFlush {
@@ -234,6 +243,15 @@ class TracingServiceImpl : public TracingService {
   // An instance ended, whichever way (acknowledged, timed out, its data
   // source or producer gone); ends the session's stop after the last one.
   void OnInstanceStopped(Session* session, DataSourceInstance* instance);
+  // Every change of an instance's state goes through here, so that a
+  // consumer observing instances hears of it.
+  void SetInstanceState(Session* session, DataSourceInstance* instance, InstanceState state);
+  // Tells the session's consumer, if it observes it, |instance|'s new
+  // state (null: all data sources started). The telling is
+  // tracing_service_observe.cc's AddObservedEvent, reached through
+  // report_observed_, which the first ObserveEvents sets.
+  void ReportObserved(Session* session, const DataSourceInstance* instance);
+  void AddObservedEvent(Session* session, const DataSourceInstance* instance);
   void MaybeNotifyAllStarted(Session* session);
   void FinishStop(Session* session);
   // Flushes, records the outcome as the final flush's, then stops.
@@ -322,6 +340,7 @@ class TracingServiceImpl : public TracingService {
   uint64_t trigger_random_state_ = 0;
   uint64_t producers_seen_ = 0;
   uint64_t data_sources_seen_ = 0;
+  void (TracingServiceImpl::*report_observed_)(Session*, const DataSourceInstance*) = nullptr;
   uint64_t chunks_discarded_ = 0;   // Bad moves: indices, states, buffers.
   uint64_t patches_discarded_ = 0;  // Patches for buffers not allowed.
   base::WeakPtrFactory<TracingServiceImpl> weak_factory_{this};  // Last.

@@ -133,6 +133,28 @@ bool FakeConsumer::WaitForAllStarted(uint32_t timeout_ms) {
   return runner_->WaitFor(mutex_, cv_, [&] { return all_started_; }, timeout_ms);
 }
 
+std::vector<ObservedEvents> FakeConsumer::observed_batches() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return observed_;
+}
+
+std::vector<std::string> FakeConsumer::observed_changes() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> out;
+  for (const ObservedEvents& batch : observed_) {
+    for (const auto& change : batch.instance_state_changes) {
+      const bool started = change.state == ObservedEvents::InstanceStateChange::State::kStarted;
+      out.push_back(change.producer_name + "/" + change.data_source_name +
+                    (started ? ": started" : ": stopped"));
+    }
+  }
+  return out;
+}
+
+bool FakeConsumer::WaitForObservedChanges(size_t n, uint32_t timeout_ms) {
+  return runner_->WaitFor(mutex_, cv_, [&] { return observed_changes_ >= n; }, timeout_ms);
+}
+
 int FakeConsumer::batches_in_last_read() {
   std::lock_guard<std::mutex> lock(mutex_);
   return batches_;
@@ -185,6 +207,13 @@ void FakeConsumer::OnTraceStats(bool success, std::vector<uint8_t> encoded) {
     stats_success_ = success;
     stats_ = stats;
     stats_count_++;
+  });
+}
+
+void FakeConsumer::OnObservedEvents(const ObservedEvents& events) {
+  Notify([&] {
+    observed_.push_back(events);
+    observed_changes_ += events.instance_state_changes.size();
   });
 }
 

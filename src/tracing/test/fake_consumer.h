@@ -50,6 +50,13 @@ class FakeConsumer : public Consumer {
   // stop); a timeout fails the test.
   std::string WaitForDisabled(uint32_t timeout_ms = kDefaultWaitMs);
   bool WaitForAllStarted(uint32_t timeout_ms = kDefaultWaitMs);
+  // Every batch OnObservedEvents delivered, in order, and the instance
+  // state changes of all of them in one list, each "producer/data source:
+  // started|stopped".
+  std::vector<ObservedEvents> observed_batches();
+  std::vector<std::string> observed_changes();
+  // Waits until that many instance state changes were observed in all.
+  bool WaitForObservedChanges(size_t n, uint32_t timeout_ms = kDefaultWaitMs);
   bool disabled();
   bool all_started();
   int disabled_count();
@@ -64,6 +71,7 @@ class FakeConsumer : public Consumer {
   void OnAllDataSourcesStarted() override;
   void OnTraceData(std::vector<uint8_t> trace, bool has_more) override;
   void OnTraceStats(bool success, std::vector<uint8_t> encoded) override;
+  void OnObservedEvents(const ObservedEvents& events) override;
 
  private:
   void Notify(const std::function<void()>& change);
@@ -84,6 +92,8 @@ class FakeConsumer : public Consumer {
   bool stats_success_ = false;
   protos::gen::TraceStats stats_;
   int stats_count_ = 0;
+  std::vector<ObservedEvents> observed_;
+  size_t observed_changes_ = 0;
 };
 
 // Splits a `Trace` message (a trace file's bytes) into its packets; a

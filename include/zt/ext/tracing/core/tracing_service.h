@@ -60,6 +60,28 @@ class Producer {
 // clock snapshot, the stats). Producers' sequences get ids above it.
 constexpr uint32_t kServicePacketSequenceId = 1;
 
+// What a consumer observes (TracingService::ObserveEvents), one batch per
+// delivery: everything that happened since the previous batch was handed
+// over.
+struct ObservedEvents {
+  // The bits of an ObserveEvents mask: the values of ObservableEvents.Type
+  // (protos/zt/common/observable_events.proto), which are bits upstream too.
+  enum Type : uint32_t {
+    kDataSourceInstances = 1,    // TYPE_DATA_SOURCES_INSTANCES
+    kAllDataSourcesStarted = 2,  // TYPE_ALL_DATA_SOURCES_STARTED
+  };
+  struct InstanceStateChange {
+    // ObservableEvents.DataSourceInstanceState's values. An instance set up
+    // but not started yet is reported stopped.
+    enum class State : int32_t { kStopped = 1, kStarted = 2 };
+    std::string producer_name;
+    std::string data_source_name;
+    State state = State::kStopped;
+  };
+  std::vector<InstanceStateChange> instance_state_changes;  // In order.
+  bool all_data_sources_started = false;
+};
+
 // Callbacks from the service to a consumer.
 class Consumer {
  public:
@@ -82,6 +104,9 @@ class Consumer {
   // The session's TraceStats (protos/zt/common/trace_stats.proto),
   // encoded; empty when |success| is false.
   virtual void OnTraceStats(bool success, std::vector<uint8_t> stats) = 0;
+  // What this consumer asked for with TracingService::ObserveEvents, in
+  // batches. Only consumers that ask get any: the default ignores them.
+  virtual void OnObservedEvents(const ObservedEvents& events);
 };
 
 class ProducerEndpoint {
@@ -229,6 +254,24 @@ class TracingService {
   // |config| has a producer_name_regex_filter. Linked only by callers.
   bool ChangeTraceConfig(ConsumerEndpoint* consumer, const protos::gen::TraceConfig& config,
                          std::string* error);
+  // From now on |consumer| (one of this service's endpoints) observes the
+  // events of |events_mask| (ObservedEvents::Type bits; 0: none; it
+  // replaces the previous mask) in its session, through
+  // Consumer::OnObservedEvents, as upstream's service reports them:
+  //  * kDataSourceInstances: an instance is reported stopped when it is
+  //    set up, started when the service starts it (or, for a data source
+  //    that acknowledges starts, at the acknowledgement or the start
+  //    timeout), stopped when the service stops it (or, for one that
+  //    acknowledges stops, at the acknowledgement or the stop timeout) or
+  //    its data source or producer goes. Asking for it reports at once the
+  //    state of every instance of the session whose data source is still
+  //    registered (none between a start or stop and its acknowledgement).
+  //  * kAllDataSourcesStarted: the session's all_data_sources_started (also
+  //    sent, always, as Consumer::OnAllDataSourcesStarted); at once to a
+  //    consumer that asks while its session runs after it happened. Once
+  //    per session and consumer.
+  // What happens while a batch is on its way joins it. Linked only by callers.
+  void ObserveEvents(ConsumerEndpoint* consumer, uint32_t events_mask);
 };
 
 }  // namespace zt
