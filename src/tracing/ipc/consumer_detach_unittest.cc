@@ -4,7 +4,6 @@
 // Also ChangeTraceConfig, the other call on a session that a consumer makes
 // mid-way. Real sockets (socketpairs) into ServiceIpcHost, on virtual time.
 
-#include <sys/socket.h>
 
 #include <memory>
 #include <string>
@@ -12,10 +11,9 @@
 
 #include <gtest/gtest.h>
 
-#include "src/base/scoped_file.h"
 #include "src/base/test/test_task_runner.h"
-#include "src/base/unix_socket.h"
 #include "src/ipc/client.h"
+#include "src/tracing/ipc/port_test_fixture.h"
 #include "src/tracing/ipc/service_ipc_host.h"
 #include "zt/ipc/consumer_port.gen.h"
 
@@ -28,31 +26,10 @@ struct Answer {
   std::string reply;
 };
 
-class ConsumerDetachTest : public ::testing::Test {
+class ConsumerDetachTest : public PortTest {
  protected:
-  void SetUp() override {
-    host_ = ServiceIpcHost::CreateUnbound(&runner_);
-    ASSERT_TRUE(host_);
-  }
-  void TearDown() override {
-    clients_.clear();
-    host_.reset();
-    runner_.RunUntilIdle();
-  }
-
-  // A consumer client bound to the port; |connected| tells when it dies.
-  ipc::Client* NewConsumer() {
-    int fds[2];
-    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-    host_->consumer_host()->AdoptClient(
-        base::UnixSocket::AdoptConnected(base::ScopedFile(fds[0]), nullptr, &runner_));
-    bool bound = false;
-    clients_.push_back(ipc::Client::Adopt(
-        base::UnixSocket::AdoptConnected(base::ScopedFile(fds[1]), nullptr, &runner_),
-        "ConsumerPort", &runner_, [&bound](bool ok) { bound = ok; }, [] {}));
-    EXPECT_TRUE(runner_.RunUntil([&] { return bound; })) << "the port was never bound";
-    return clients_.back().get();
-  }
+  // A consumer client bound to the port.
+  ipc::Client* NewConsumer() { return Bind(host_->consumer_host(), "ConsumerPort"); }
 
   // Invokes |method|; the answer (the last reply of a stream) lands in the
   // returned slot.
@@ -94,9 +71,6 @@ class ConsumerDetachTest : public ::testing::Test {
     return req.SerializeAsString();
   }
 
-  base::TestTaskRunner runner_;
-  std::unique_ptr<ServiceIpcHost> host_;
-  std::vector<std::unique_ptr<ipc::Client>> clients_;
 };
 
 TEST_F(ConsumerDetachTest, ASessionOutlivesItsConsumerAndIsTakenOverByKey) {

@@ -27,6 +27,7 @@
 #include "src/base/unix_socket.h"
 #include "src/ipc/client.h"
 #include "src/ipc/frame.h"
+#include "src/tracing/ipc/port_test_fixture.h"
 #include "src/tracing/ipc/service_ipc_host.h"
 #include "zt/base/logging.h"
 #include "zt/ipc/consumer_port.gen.h"
@@ -208,42 +209,12 @@ uint64_t DroppedInLog(const std::string& log) {
   return total;
 }
 
-class ConsumerObserveTest : public ::testing::Test {
+class ConsumerObserveTest : public PortTest {
  protected:
-  void SetUp() override {
-    host_ = ServiceIpcHost::CreateUnbound(&runner_);
-    ASSERT_TRUE(host_);
-  }
   void TearDown() override {
     clients_.clear();
     producer_endpoint_.reset();
-    host_.reset();
-    runner_.RunUntilIdle();
-  }
-
-  ipc::Client* Bind(ipc::Host* host, const char* service) {
-    int fds[2];
-    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-    host->AdoptClient(
-        base::UnixSocket::AdoptConnected(base::ScopedFile(fds[0]), nullptr, &runner_));
-    bool bound = false;
-    clients_.push_back(ipc::Client::Adopt(
-        base::UnixSocket::AdoptConnected(base::ScopedFile(fds[1]), nullptr, &runner_), service,
-        &runner_, [&bound](bool ok) { bound = ok; }, [] {}));
-    EXPECT_TRUE(runner_.RunUntil([&] { return bound; })) << service << " was never bound";
-    return clients_.back().get();
-  }
-
-  bool CallAndWait(ipc::Client* client, const std::string& method, const std::string& args) {
-    bool done = false, success = false;
-    client->Invoke(method, args, [&](ipc::Client::Response r) {
-      if (r.has_more)
-        return;
-      done = true;
-      success = r.success;
-    });
-    EXPECT_TRUE(runner_.RunUntil([&] { return done; })) << method << " never answered";
-    return success;
+    PortTest::TearDown();
   }
 
   static std::string ObserveArgs(const std::vector<ObservableEvents::Type>& types) {
@@ -314,9 +285,6 @@ class ConsumerObserveTest : public ::testing::Test {
     return producer_endpoint_.get();
   }
 
-  base::TestTaskRunner runner_;
-  std::unique_ptr<ServiceIpcHost> host_;
-  std::vector<std::unique_ptr<ipc::Client>> clients_;
   InProcessProducer in_process_producer_;
   std::unique_ptr<ProducerEndpoint> producer_endpoint_;
 };
