@@ -45,6 +45,7 @@
 #include "src/tracing/ipc/commit_queue.h"
 #include "src/tracing/ipc/commit_record.h"
 #include "src/tracing/ipc/service_ipc_host.h"
+#include "src/tracing/test/null_producer.h"
 #include "zt/base/logging.h"
 #include "zt/ext/tracing/core/commit_data.h"
 #include "zt/ext/tracing/core/commit_data_codec.h"
@@ -72,18 +73,6 @@ CommitData TypicalBatch() {
   }
   return data;
 }
-
-class NullProducer : public Producer {
- public:
-  void OnConnect() override {}
-  void OnDisconnect() override {}
-  void OnTracingSetup() override {}
-  void SetupDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
-  void StartDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
-  void StopDataSource(DataSourceInstanceId) override {}
-  void Flush(FlushRequestId, const std::vector<DataSourceInstanceId>&) override {}
-  void ClearIncrementalState(const std::vector<DataSourceInstanceId>&) override {}
-};
 
 // One case: Setup() once, Run() per batch, Check() at the end.
 class Case {

@@ -29,6 +29,7 @@
 #include "src/ipc/frame.h"
 #include "src/tracing/ipc/port_test_fixture.h"
 #include "src/tracing/ipc/service_ipc_host.h"
+#include "src/tracing/test/null_producer.h"
 #include "zt/base/logging.h"
 #include "zt/ipc/consumer_port.gen.h"
 #include "zt/ipc/producer_port.gen.h"
@@ -64,17 +65,7 @@ std::vector<std::string> Changes(const std::vector<ObservableEvents>& replies) {
 // A producer in the test's process, connected to the service directly:
 // the tests that need thousands of state changes or names no socket frame
 // could carry make them with it. It acknowledges nothing.
-class InProcessProducer : public Producer {
- public:
-  void OnConnect() override {}
-  void OnDisconnect() override {}
-  void OnTracingSetup() override {}
-  void SetupDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
-  void StartDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
-  void StopDataSource(DataSourceInstanceId) override {}
-  void Flush(FlushRequestId, const std::vector<DataSourceInstanceId>&) override {}
-  void ClearIncrementalState(const std::vector<DataSourceInstanceId>&) override {}
-};
+using InProcessProducer = NullProducer;
 
 // A consumer whose end of the socket the test reads only when it says so:
 // what the daemon has to do with a client that stopped reading.

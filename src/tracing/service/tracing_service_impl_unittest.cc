@@ -16,6 +16,7 @@
 
 #include "src/base/heap_shared_memory.h"
 #include "src/tracing/service/tracing_service_test_fixture.h"
+#include "src/tracing/test/null_producer.h"
 
 namespace zt {
 namespace test {
@@ -458,16 +459,7 @@ TEST(TracingServiceSharedMemoryTest, ProducersGetTheirSmbFromTheFactoryOrAreRefu
   opt.name = "p";
   opt.shm_size_hint_bytes = 64 * 1024;
   opt.shm_page_size_hint_bytes = 8192;
-  class NullProducer : public Producer {
-    void OnConnect() override {}
-    void OnDisconnect() override {}
-    void OnTracingSetup() override {}
-    void SetupDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
-    void StartDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
-    void StopDataSource(DataSourceInstanceId) override {}
-    void Flush(FlushRequestId, const std::vector<DataSourceInstanceId>&) override {}
-    void ClearIncrementalState(const std::vector<DataSourceInstanceId>&) override {}
-  } producer;
+  NullProducer producer;
   runner.RunAndWait([&] {
     auto endpoint = service->ConnectProducer(&producer, opt);
     ASSERT_TRUE(endpoint);
