@@ -11,8 +11,8 @@
 // concurrently, in one process or two); neither class is otherwise
 // thread-safe.
 
-#ifndef SRC_TRACING_IPC_COMMIT_QUEUE_H_
-#define SRC_TRACING_IPC_COMMIT_QUEUE_H_
+#ifndef ZT_SRC_TRACING_IPC_COMMIT_QUEUE_H_
+#define ZT_SRC_TRACING_IPC_COMMIT_QUEUE_H_
 
 #include <atomic>
 #include <cstddef>
@@ -119,4 +119,4 @@ class CommitQueueReader {
 
 }  // namespace zt
 
-#endif  // SRC_TRACING_IPC_COMMIT_QUEUE_H_
+#endif  // ZT_SRC_TRACING_IPC_COMMIT_QUEUE_H_

@@ -14,8 +14,8 @@
 //
 // Thread-safety: stateless functions.
 
-#ifndef SRC_TRACING_IPC_COMMIT_RECORD_H_
-#define SRC_TRACING_IPC_COMMIT_RECORD_H_
+#ifndef ZT_SRC_TRACING_IPC_COMMIT_RECORD_H_
+#define ZT_SRC_TRACING_IPC_COMMIT_RECORD_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -39,4 +39,4 @@ bool DecodeCommitRecord(const uint8_t* bytes, size_t size, CommitData* out);
 
 }  // namespace zt
 
-#endif  // SRC_TRACING_IPC_COMMIT_RECORD_H_
+#endif  // ZT_SRC_TRACING_IPC_COMMIT_RECORD_H_
