@@ -240,6 +240,19 @@ void Host::SendReply(ClientId client_id, uint64_t request_id, bool success, bool
   auto it = clients_.find(client_id);
   if (it == clients_.end())
     return;  // Gone before its answer.
+  // A reply the peer could not take (over the frame limit: a state query
+  // grown with many producers, a command carrying a huge config) fails that
+  // request instead of the daemon: the request ids, flags and lengths
+  // around it take at most this many bytes.
+  constexpr size_t kReplyFramingBytes = 64;
+  if (success && reply_proto.size() > kMaxFrameSize - kFrameHeaderSize - kReplyFramingBytes) {
+    ZT_ELOG("IPC: a reply of %zu bytes to client %llu (pid %d) is over the %zu-byte frame "
+            "limit; the request fails instead",
+            reply_proto.size(), static_cast<unsigned long long>(client_id),
+            static_cast<int>(it->second->info.pid), kMaxFrameSize);
+    success = false;
+    has_more = false;
+  }
   Frame frame;
   frame.set_request_id(request_id);
   auto* reply = frame.mutable_msg_invoke_method_reply();
