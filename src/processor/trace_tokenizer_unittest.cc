@@ -462,6 +462,38 @@ TEST(MappedTraceFileTest, MapsARegularFileAndAnEmptyOne) {
   EXPECT_EQ(tokenizer.stats().damage, TraceDamage::kNone);
 }
 
+// A file over 4 GiB whose first packet alone is over 4 GiB (a hole in a
+// sparse file: no disk, and the tokenizer touches only the two headers'
+// pages): offsets and lengths are 64-bit all the way.
+TEST(MappedTraceFileTest, PacketOver4GiBInASparseFile) {
+  TempDir dir;
+  const uint64_t big = (uint64_t{5} << 30) + 3;
+  const std::string header = "\x0a" + TraceBuilder::Varint(big);
+  const std::string path = dir.Write("sparse.pftrace", header);
+  const std::string tail = std::string("\x0a\x03", 2) + "end";
+  FILE* f = fopen(path.c_str(), "r+b");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(fseeko(f, static_cast<off_t>(header.size() + big), SEEK_SET), 0);
+  ASSERT_EQ(fwrite(tail.data(), 1, tail.size(), f), tail.size());
+  fclose(f);
+
+  std::string error;
+  std::unique_ptr<MappedTraceFile> file = MappedTraceFile::Open(path, &error);
+  ASSERT_TRUE(file) << error;
+  ASSERT_EQ(file->size(), header.size() + big + tail.size());
+  TraceTokenizer tokenizer(file->data(), file->size());
+  PacketView packet;
+  ASSERT_TRUE(tokenizer.Next(&packet));
+  EXPECT_EQ(packet.offset, header.size());
+  EXPECT_EQ(packet.size, big);
+  ASSERT_TRUE(tokenizer.Next(&packet));
+  EXPECT_EQ(packet.offset, header.size() + big + 2);
+  EXPECT_EQ(Bytes(packet), "end");
+  EXPECT_FALSE(tokenizer.Next(&packet));
+  EXPECT_EQ(tokenizer.stats().damage, TraceDamage::kNone);
+  EXPECT_EQ(tokenizer.stats().packet_bytes, big + 3);
+}
+
 TEST(MappedTraceFileTest, FailuresNameThePathAndTheCause) {
   TempDir dir;
   std::string error;
