@@ -8,7 +8,7 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 git init -q .
 mkdir -p tools include/zt/tracing/internal include/zt/protozero src/protozero \
-         src/tracing/service src/base include/zt/base src/ipc
+         src/tracing/service src/base include/zt/base src/ipc src/processor
 cp "$script" tools/check_layering
 
 guarded() {  # path guard body...
@@ -29,12 +29,13 @@ echo '#include "src/tracing/sdk/tracing_muxer_impl.h"' >src/tracing/service/a.cc
 echo '#include "local.h"' >src/protozero/b.cc
 echo '#include "zt/ext/tracing/core/trace_writer.h"' >src/ipc/c.cc
 echo '#include "test/support/helper.h"' >src/base/d.cc
+echo '#include "zt/tracing/tracing.h"' >src/processor/f.cc
 mkdir -p test/support
 echo '#include "test/support/helper.h"' >test/support/e.cc
 git add -A
 
 out=$(tools/check_layering 2>&1) && { echo "FAIL: violations passed:"; echo "$out"; exit 1; }
-for rule in 1 2 3 4 5 6 7 8; do
+for rule in 1 2 3 4 5 6 7 8 9; do
   grep -q "(rule $rule)" <<<"$out" || { echo "FAIL: rule $rule not reported:"; echo "$out"; exit 1; }
 done
 grep -q 'src/base/d.cc:1: only tests include test support' <<<"$out" ||
@@ -57,6 +58,7 @@ echo '#include "src/tracing/service/a.h"' >src/tracing/service/a.cc
 echo '#include "src/protozero/b.h"' >src/protozero/b.cc
 echo '#include "src/ipc/frame.h"' >src/ipc/c.cc
 echo '#include "src/base/x.h"' >src/base/d.cc
+printf '%s\n' '#include "zt/base/logging.h"' '#include "zt/protozero/proto_decoder.h"' >src/processor/f.cc
 git add -A
 tools/check_layering >/dev/null || { echo "FAIL: a clean tree was refused"; tools/check_layering; exit 1; }
 echo "check_layering: every rule caught, clean tree accepted"
