@@ -40,6 +40,21 @@ VarintStatus ReadVarint(const uint8_t** pos, const uint8_t* end,
   return VarintStatus::kTooLong;
 }
 
+// Reads a varint at *p: kNone, or the damage it shows (a varint cut by the
+// end of the input is truncation; one over 10 bytes is |too_long|).
+TraceDamage ReadVarintOr(const uint8_t** p, const uint8_t* end, TraceDamage too_long,
+                         uint64_t* value) {
+  switch (ReadVarint(p, end, value)) {
+    case VarintStatus::kOk:
+      return TraceDamage::kNone;
+    case VarintStatus::kTruncated:
+      return TraceDamage::kTruncated;
+    case VarintStatus::kTooLong:
+      break;
+  }
+  return too_long;
+}
+
 }  // namespace
 
 const char* TraceDamageName(TraceDamage damage) {
@@ -89,15 +104,10 @@ bool TraceTokenizer::Next(PacketView* packet) {
     const uint8_t* const record = read_;
     const uint8_t* p = record;
     uint64_t key = 0;
-    switch (ReadVarint(&p, end_, &key)) {
-      case VarintStatus::kOk:
-        break;
-      case VarintStatus::kTruncated:
-        StopAt(record, TraceDamage::kTruncated);
-        return false;
-      case VarintStatus::kTooLong:
-        StopAt(record, TraceDamage::kBadTag);
-        return false;
+    if (const TraceDamage damage = ReadVarintOr(&p, end_, TraceDamage::kBadTag, &key);
+        damage != TraceDamage::kNone) {
+      StopAt(record, damage);
+      return false;
     }
     const uint64_t field_number = key >> 3;
     const uint32_t wire_type = static_cast<uint32_t>(key & 7);
@@ -110,15 +120,11 @@ bool TraceTokenizer::Next(PacketView* packet) {
     switch (wire_type) {
       case kWireLengthDelimited: {
         uint64_t length = 0;
-        switch (ReadVarint(&p, end_, &length)) {
-          case VarintStatus::kOk:
-            break;
-          case VarintStatus::kTruncated:
-            StopAt(record, TraceDamage::kTruncated);
-            return false;
-          case VarintStatus::kTooLong:
-            StopAt(record, TraceDamage::kBadVarint);
-            return false;
+        if (const TraceDamage damage =
+                ReadVarintOr(&p, end_, TraceDamage::kBadVarint, &length);
+            damage != TraceDamage::kNone) {
+          StopAt(record, damage);
+          return false;
         }
         // Compared as sizes, never as pointers: p + length could overflow.
         if (length > static_cast<uint64_t>(end_ - p)) {
@@ -138,15 +144,11 @@ bool TraceTokenizer::Next(PacketView* packet) {
       }
       case kWireVarint: {
         uint64_t ignored = 0;
-        switch (ReadVarint(&p, end_, &ignored)) {
-          case VarintStatus::kOk:
-            break;
-          case VarintStatus::kTruncated:
-            StopAt(record, TraceDamage::kTruncated);
-            return false;
-          case VarintStatus::kTooLong:
-            StopAt(record, TraceDamage::kBadVarint);
-            return false;
+        if (const TraceDamage damage =
+                ReadVarintOr(&p, end_, TraceDamage::kBadVarint, &ignored);
+            damage != TraceDamage::kNone) {
+          StopAt(record, damage);
+          return false;
         }
         read_ = p;
         break;
