@@ -127,11 +127,12 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   std::unique_ptr<ipc::Client> client_;
   std::vector<QueuedCall> queued_;
   std::vector<EarlyCommand> early_commands_;
-  // The kernel hands a file descriptor over with a read that may hold the
-  // frames before the one it was sent with, and ipc::Client gives it to
-  // the first frame that read completes: the SMB's fd can come with the
-  // answer to another call. So, as upstream's clients keep a received fd
-  // until something takes it, any fd a reply brings is kept here for the
+  // ipc::Client gives a received fd to the frame that ends the read it came
+  // with (docs/design/ipc.md). Our service sends each fd-carrying frame as
+  // a message of its own, so the fd comes with its own answer; a peer that
+  // glues later frames to it (another implementation) would hand it to one
+  // of those. So, as upstream's clients keep a received fd until something
+  // takes it, any fd a reply or command brings is kept here for the
   // SetupTracing that needs it. A doorbell (an eventfd, not a regular
   // file) is kept apart, for the commit queue's answer.
   base::ScopedFile received_fd_;
