@@ -1,0 +1,58 @@
+#include "src/processor/string_pool.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace zt {
+namespace processor {
+namespace {
+constexpr size_t kBlockBytes = 256 * 1024;
+}  // namespace
+
+StringPool::StringPool() {
+  strings_.emplace_back();  // kNullStringId.
+  ids_.reserve(1024);
+}
+
+StringId StringPool::Intern(std::string_view text) {
+  auto it = ids_.find(text);
+  if (it != ids_.end())
+    return it->second;
+  const std::string_view stored = CopyIntoArena(text);
+  const StringId id = static_cast<StringId>(strings_.size());
+  strings_.push_back(stored);
+  ids_.emplace(stored, id);
+  return id;
+}
+
+std::string_view StringPool::CopyIntoArena(std::string_view text) {
+  if (text.empty())
+    return std::string_view("", 0);
+  if (text.size() > block_left_) {
+    // Long strings get a block of their own; the current block keeps
+    // serving short ones.
+    if (text.size() > kBlockBytes / 4) {
+      blocks_.emplace_back(new char[text.size()]);
+      arena_bytes_ += text.size();
+      memcpy(blocks_.back().get(), text.data(), text.size());
+      return std::string_view(blocks_.back().get(), text.size());
+    }
+    blocks_.emplace_back(new char[kBlockBytes]);
+    arena_bytes_ += kBlockBytes;
+    block_free_ = blocks_.back().get();
+    block_left_ = kBlockBytes;
+  }
+  char* dest = block_free_;
+  memcpy(dest, text.data(), text.size());
+  block_free_ += text.size();
+  block_left_ -= text.size();
+  return std::string_view(dest, text.size());
+}
+
+size_t StringPool::memory_bytes() const {
+  return arena_bytes_ + strings_.capacity() * sizeof(std::string_view) +
+         ids_.size() * (sizeof(std::string_view) + sizeof(StringId) + 2 * sizeof(void*));
+}
+
+}  // namespace processor
+}  // namespace zt

@@ -1,0 +1,147 @@
+// The trace model: columnar tables filled by the importer and read by the
+// SQL layer, the exporters and the summaries. Table and column names are
+// upstream Perfetto trace processor's, so that its queries work here for the
+// common cases (docs/design/trace_processor.md, "Model").
+//
+// Each table is a struct of equal-length column vectors; a row's id is its
+// index. Strings are StringPool ids. Nullable columns hold a sentinel
+// (kNullId for ids, kNullStringId for strings, kNullInt for integers) that
+// the SQL layer turns into NULL. Rows are appended by the importer only;
+// once the import has finished, the storage is read-only and may be read
+// from several threads.
+
+#ifndef ZT_SRC_PROCESSOR_TRACE_STORAGE_H_
+#define ZT_SRC_PROCESSOR_TRACE_STORAGE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "src/processor/stats.h"
+#include "src/processor/string_pool.h"
+
+namespace zt {
+namespace processor {
+
+constexpr uint32_t kNullId = std::numeric_limits<uint32_t>::max();
+constexpr int64_t kNullInt = std::numeric_limits<int64_t>::min();
+
+// process: one row per process seen (upid). Row 0 is upstream's
+// placeholder for "no process" (pid 0), kept so that ids line up with
+// queries written for upstream.
+struct ProcessTable {
+  std::vector<int64_t> pid;
+  std::vector<StringId> name;
+  std::vector<StringId> cmdline;
+  std::vector<int64_t> start_ts;  // kNullInt when unknown.
+  std::vector<uint32_t> parent_upid;  // kNullId when unknown.
+  size_t size() const { return pid.size(); }
+};
+
+// thread: one row per thread seen (utid). Row 0 is the placeholder (tid 0).
+struct ThreadTable {
+  std::vector<int64_t> tid;
+  std::vector<StringId> name;
+  std::vector<uint32_t> upid;  // kNullId when the process is unknown.
+  std::vector<int64_t> start_ts;
+  std::vector<uint8_t> is_main_thread;  // 0, 1, or 2 = unknown (NULL).
+  size_t size() const { return tid.size(); }
+};
+
+// What a track is for; the SQL layer derives thread_track, process_track and
+// counter_track from it (upstream's subtables of `track`).
+enum class TrackKind : uint8_t {
+  kThread,          // utid set: slices of one thread.
+  kProcess,         // upid set: a process-scoped (async) track.
+  kGlobal,          // a custom track with neither.
+  kCounter,         // counter values; utid or upid may be set.
+};
+
+// track: every timeline row (id = track_id).
+struct TrackTable {
+  std::vector<StringId> name;
+  std::vector<TrackKind> kind;
+  std::vector<uint32_t> utid;       // kNullId unless bound to a thread.
+  std::vector<uint32_t> upid;       // kNullId unless bound to a process.
+  std::vector<uint32_t> parent_id;  // Parent track, kNullId if none.
+  std::vector<uint64_t> uuid;       // TrackDescriptor.uuid, 0 if none.
+  std::vector<StringId> unit;       // Counter tracks: CounterDescriptor unit.
+  size_t size() const { return name.size(); }
+};
+
+// slice: begin/end pairs, complete events and instants (dur 0); id = row.
+// Rows are in ts order (ties: import order), as upstream's.
+struct SliceTable {
+  std::vector<int64_t> ts;
+  std::vector<int64_t> dur;  // -1: never ended within the trace.
+  std::vector<uint32_t> track_id;
+  std::vector<StringId> category;
+  std::vector<StringId> name;
+  std::vector<uint32_t> depth;
+  std::vector<uint32_t> parent_id;   // kNullId at depth 0.
+  std::vector<uint32_t> arg_set_id;  // kNullId without args.
+  size_t size() const { return ts.size(); }
+};
+
+// counter: one value of a counter track; rows in ts order.
+struct CounterTable {
+  std::vector<int64_t> ts;
+  std::vector<double> value;
+  std::vector<uint32_t> track_id;
+  size_t size() const { return ts.size(); }
+};
+
+// flow: an arrow from one slice to another.
+struct FlowTable {
+  std::vector<uint32_t> slice_out;
+  std::vector<uint32_t> slice_in;
+  size_t size() const { return slice_out.size(); }
+};
+
+enum class ArgType : uint8_t { kInt, kUint, kString, kReal, kPointer, kBool, kJson, kNull };
+// upstream's value_type strings: "int", "uint", "string", "real",
+// "pointer", "bool", "json", "null".
+const char* ArgTypeName(ArgType type);
+
+// args: key/value pairs grouped in sets (arg_set_id) that slices point to.
+// Debug annotations are keyed "debug.<name>" as upstream keys them; nested
+// dictionaries add ".<key>", arrays "[<index>]" (key) / "" (flat_key).
+struct ArgTable {
+  std::vector<uint32_t> arg_set_id;
+  std::vector<StringId> flat_key;
+  std::vector<StringId> key;
+  std::vector<ArgType> value_type;
+  std::vector<int64_t> int_value;      // kInt, kUint (as int64), kPointer, kBool.
+  std::vector<StringId> string_value;  // kString, kJson.
+  std::vector<double> real_value;      // kReal.
+  size_t size() const { return arg_set_id.size(); }
+};
+
+// metadata: facts about the whole trace (trace_uuid, trace_size_bytes,
+// tracing_started_ns, ...), one row per name.
+struct MetadataTable {
+  std::vector<StringId> name;
+  std::vector<int64_t> int_value;   // kNullInt when a string.
+  std::vector<StringId> str_value;  // kNullStringId when an int.
+  size_t size() const { return name.size(); }
+};
+
+struct TraceStorage {
+  StringPool strings;
+  ProcessTable process;
+  ThreadTable thread;
+  TrackTable track;
+  SliceTable slice;
+  CounterTable counter;
+  FlowTable flow;
+  ArgTable args;
+  MetadataTable metadata;
+  StatsTable stats;
+  uint32_t next_arg_set_id = 0;
+};
+
+}  // namespace processor
+}  // namespace zt
+
+#endif  // ZT_SRC_PROCESSOR_TRACE_STORAGE_H_
