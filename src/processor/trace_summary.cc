@@ -164,7 +164,7 @@ std::string FormatSummary(const TraceStorage& storage, const ImportResult& resul
       AppendF(&out, "  sequence %u, before the packet at byte %" PRIu64, mark.sequence_id,
               mark.offset);
       if (mark.ts != kNullInt)
-        AppendF(&out, " (ts %" PRId64 ")", mark.ts);
+        AppendF(&out, " (after ts %" PRId64 ")", mark.ts);
       AppendF(&out, ": packets lost (%s)\n", DescribeLossReasons(mark.reasons).c_str());
     }
   }
