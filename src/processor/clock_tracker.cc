@@ -38,23 +38,34 @@ ClockTracker::SnapshotStatus ClockTracker::AddSnapshot(
 
   // Everything is checked before anything changes: a refused snapshot
   // leaves no partial state behind.
+  std::vector<ClockValue> sorted(clocks);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const ClockValue& a, const ClockValue& b) { return a.id < b.id; });
   std::vector<ClockId> ids;
-  ids.reserve(clocks.size());
-  for (const ClockValue& clock : clocks)
-    ids.push_back(clock.id);
-  std::sort(ids.begin(), ids.end());
-  if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) {
-    ++invalid_snapshots_;
-    return SnapshotStatus::kDuplicateClock;
-  }
-  for (const ClockValue& clock : clocks) {
-    if (clock.id != trace_clock_)
-      continue;
-    auto it = clock_index_.find(clock.id);
-    if (it != clock_index_.end() && clock.ts_ns < clocks_[it->second].last_ns) {
+  std::vector<int64_t> values;
+  ids.reserve(sorted.size());
+  values.reserve(sorted.size());
+  for (const ClockValue& clock : sorted) {
+    if (!ids.empty() && ids.back() == clock.id) {
       ++invalid_snapshots_;
-      return SnapshotStatus::kTraceClockWentBack;
+      return SnapshotStatus::kDuplicateClock;
     }
+    ids.push_back(clock.id);
+    values.push_back(clock.ts_ns);
+  }
+  // The trace clock may not go back within a set of clocks; across sets it
+  // may (file order is not time order across sequences: the header).
+  auto last = last_of_set_.find(ids);
+  if (last != last_of_set_.end()) {
+    for (size_t i = 0; i < ids.size(); i++) {
+      if (ids[i] == trace_clock_ && values[i] < last->second[i]) {
+        ++invalid_snapshots_;
+        return SnapshotStatus::kTraceClockWentBack;
+      }
+    }
+    last->second = std::move(values);
+  } else {
+    last_of_set_.emplace(std::move(ids), std::move(values));
   }
 
   std::vector<uint32_t> index;

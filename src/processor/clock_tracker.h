@@ -27,12 +27,17 @@
 //    SequenceScopedClockId() before passing them here.
 //  * A snapshot naming a clock twice is refused whole (kDuplicateClock). A
 //    clock whose value is lower than in the previous accepted snapshot that
-//    had it went back: if it is the trace clock the snapshot is refused whole
-//    (kTraceClockWentBack); any other such clock is accepted but marked
-//    non-monotonic and from then on is never the source of a hop (a value of
-//    it can map to two instants), only its target. Refused snapshots are
-//    counted in invalid_snapshots() and change nothing. An empty snapshot is
-//    ignored (kEmpty, not counted).
+//    had it went back. The trace clock going back against the previous
+//    accepted snapshot of the same set of clocks refuses the snapshot whole
+//    (kTraceClockWentBack); against a snapshot of another set it does not:
+//    snapshots arrive in file order, and each sequence's own (BOOTTIME with
+//    its clock 64) is in order only within the sequence, whose chunks the
+//    service may store after a later-starting sequence's. Any other clock
+//    going back is accepted but marked non-monotonic and from then on is
+//    never the source of a hop (a value of it can map to two instants),
+//    only its target (the trace clock is never a source). Refused snapshots
+//    are counted in invalid_snapshots() and change nothing. An empty
+//    snapshot is ignored (kEmpty, not counted).
 //  * The trace clock can change only until the first ToTraceTime() call
 //    (even one that was an identity); after that a different clock is
 //    refused (false), as converted timestamps would disagree.
@@ -44,7 +49,8 @@
 //    snapshot that holds both of its clocks, whatever else it holds. For the
 //    same reason upstream checks monotonicity only against the previous
 //    snapshot of the same set of clocks; here against the previous snapshot
-//    holding the clock at all (stricter).
+//    holding the clock at all (stricter), except for the trace clock, which
+//    is checked per set of clocks as upstream does.
 //  * Upstream refuses a bad snapshot midway (clocks before the bad one stay
 //    recorded); here a refused snapshot leaves no trace but the counter.
 //  * Upstream's path search stops at 4 hops; here there is no limit.
@@ -73,6 +79,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -202,6 +209,10 @@ class ClockTracker {
 
   std::vector<Clock> clocks_;
   std::unordered_map<ClockId, uint32_t> clock_index_;
+  // The last accepted snapshot of each set of clocks: its values in the
+  // order of the set's sorted ids (the key). The trace clock's going-back
+  // rule compares with it.
+  std::map<std::vector<ClockId>, std::vector<int64_t>> last_of_set_;
   std::vector<Edge> edges_;
   std::unordered_map<uint64_t, uint32_t> edge_index_;  // (a << 32 | b).
   // Bumped whenever the graph's edges change; older routes search again.
