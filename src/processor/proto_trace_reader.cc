@@ -195,13 +195,11 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
   if (first_seen && !first_on_sequence && sequence_id != 0)
     storage_->stats.Increment(stats::sequences_without_first_packet);
 
-  if (cleared || (flags & kPacketSeqIncrementalStateCleared)) {
-    NewGeneration(sequence, /*keep_interned_data=*/false);
-    sequence->incremental_state_valid = true;
-    sequence->invalidated_by_loss = false;
-  } else if (dropped != 0 && !first_seen) {
+  if (dropped != 0 && !first_seen) {
     // What came before on this sequence was lost: its interned data may be
-    // incomplete until the next clear.
+    // incomplete until the next clear. The mark counts even on a packet
+    // that clears the state too (our SDK's writer answers its own drops so:
+    // the loss mark and the new state in one packet).
     sequence->incremental_state_valid = false;
     sequence->invalidated_by_loss = true;
     loss_marks_[sequence_index]++;
@@ -210,6 +208,11 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
     mark.offset = view.offset;
     mark.reasons = dropped;
     storage_->data_losses.push_back(mark);
+  }
+  if (cleared || (flags & kPacketSeqIncrementalStateCleared)) {
+    NewGeneration(sequence, /*keep_interned_data=*/false);
+    sequence->incremental_state_valid = true;
+    sequence->invalidated_by_loss = false;
   }
 
   if (defaults.data)

@@ -195,6 +195,66 @@ TEST_F(UpstreamFixtureTest, TracksAndThreads) {
   EXPECT_EQ(custom_slices, 45);
 }
 
+// Hand-made packets: just enough protobuf encoding for the cases below.
+std::string Varint(uint64_t value) {
+  std::string out;
+  for (; value >= 0x80; value >>= 7)
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(value));
+  return out;
+}
+std::string IntField(uint32_t field, uint64_t value) {
+  return Varint(uint64_t{field} << 3) + Varint(value);
+}
+std::string BytesField(uint32_t field, const std::string& bytes) {
+  return Varint((uint64_t{field} << 3) | 2) + Varint(bytes.size()) + bytes;
+}
+
+// What our SDK writes when one of its writers dropped packets: the next
+// packet on the sequence carries the loss mark (previous_packet_dropped)
+// and starts the incremental state again (SEQ_INCREMENTAL_STATE_CLEARED),
+// in one packet. The mark is a loss where it is, though the state is valid
+// again at once.
+TEST(TraceImporterTest, LossMarkOnAPacketThatAlsoClearsTheState) {
+  const std::string defaults = BytesField(59, BytesField(11, IntField(11, 10)));
+  const std::string thread =
+      BytesField(60, IntField(1, 10) + BytesField(4, IntField(1, 1) + IntField(2, 2)));
+  auto event = [](uint64_t ts, const char* name, uint64_t dropped) {
+    std::string packet = IntField(8, ts) + IntField(10, 5) + IntField(13, 1 | 2);
+    if (dropped)
+      packet += IntField(42, dropped);
+    else
+      packet += IntField(87, 1);  // first_packet_on_sequence
+    packet += BytesField(12, BytesField(2, IntField(1, 1) + BytesField(2, name)));
+    packet += BytesField(11, IntField(9, 3) + IntField(10, 1));  // Instant, name_iid 1.
+    return packet;
+  };
+  const std::string first = event(100, "a", 0) + thread;
+  const std::string second = event(200, "b", 257) + thread;
+  // Defaults ride along with each clear, as the SDK writes them.
+  std::string trace = BytesField(1, first + defaults);
+  const std::string second_packet = second + defaults;
+  // Marks point at the packet's bytes, after the record's key and length.
+  const uint64_t second_offset = trace.size() + 1 + Varint(second_packet.size()).size();
+  trace += BytesField(1, second_packet);
+
+  TraceStorage storage;
+  ImportTrace(trace.data(), trace.size(), &storage);
+  ASSERT_EQ(storage.slice.size(), 2u);
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[0]), "a");
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[1]), "b");
+  EXPECT_EQ(storage.slice.ts[1], 200);
+  ASSERT_EQ(storage.data_losses.size(), 1u);
+  const DataLossMark& mark = storage.data_losses[0];
+  EXPECT_EQ(mark.sequence_id, 5u);
+  EXPECT_EQ(mark.offset, second_offset);
+  EXPECT_EQ(mark.ts, 200);
+  EXPECT_EQ(mark.reasons, 257u);
+  EXPECT_EQ(storage.stats.GetIndexed(stats::traced_buf_sequence_packet_loss),
+            (std::map<int, int64_t>{{0, 1}}));
+  EXPECT_EQ(storage.stats.Get(stats::incremental_state_lost_packets), 0);
+}
+
 }  // namespace
 }  // namespace processor
 }  // namespace zt
