@@ -202,6 +202,10 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
     // the loss mark and the new state in one packet).
     sequence->incremental_state_valid = false;
     sequence->invalidated_by_loss = true;
+    // Events read so far are parsed later against their generation: what
+    // this and later packets intern (a writer starting its ids again after
+    // a drop whose reset was lost) must not rewrite it.
+    NewGeneration(sequence, /*keep_interned_data=*/true);
     loss_marks_[sequence_index]++;
     DataLossMark mark;
     mark.sequence_id = sequence_id;

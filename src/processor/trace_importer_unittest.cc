@@ -255,6 +255,35 @@ TEST(TraceImporterTest, LossMarkOnAPacketThatAlsoClearsTheState) {
   EXPECT_EQ(storage.stats.Get(stats::incremental_state_lost_packets), 0);
 }
 
+// After a loss mark, a sequence's packets may intern ids again (a writer
+// that started its state over, its clearing packet lost): they are skipped,
+// and what they intern must not change the names of the events read before
+// the mark, which are parsed later against the state they were read under.
+TEST(TraceImporterTest, InternedDataAfterALossLeavesEarlierEventsAlone) {
+  const std::string setup =
+      IntField(87, 1) +
+      BytesField(59, BytesField(11, IntField(11, 10))) +  // Default track 10.
+      BytesField(60, IntField(1, 10) + BytesField(4, IntField(1, 1) + IntField(2, 2)));
+  auto event = [](uint64_t ts, uint64_t flags, const char* interned_name) {
+    std::string packet = IntField(8, ts) + IntField(10, 5) + IntField(13, flags);
+    if (interned_name)
+      packet += BytesField(12, BytesField(2, IntField(1, 1) + BytesField(2, interned_name)));
+    packet += BytesField(11, IntField(9, 3) + IntField(10, 1));  // Instant, name_iid 1.
+    return packet;
+  };
+  std::string trace = BytesField(1, event(100, 1 | 2, "a") + setup);
+  trace += BytesField(1, event(200, 2, nullptr));
+  trace += BytesField(1, event(300, 2, "b") + IntField(42, 1));  // After a loss.
+  TraceStorage storage;
+  ImportTrace(trace.data(), trace.size(), &storage);
+  ASSERT_EQ(storage.slice.size(), 2u);
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[0]), "a");
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[1]), "a");
+  EXPECT_EQ(storage.stats.Get(stats::incremental_state_lost_packets), 1);
+  ASSERT_EQ(storage.data_losses.size(), 1u);
+  EXPECT_EQ(storage.data_losses[0].sequence_id, 5u);
+}
+
 }  // namespace
 }  // namespace processor
 }  // namespace zt
