@@ -17,10 +17,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -135,6 +137,11 @@ struct RawFacts {
   std::vector<uint64_t> loss_reasons;
   std::set<uint32_t> sequences;        // Producer sequences.
   std::map<int64_t, uint32_t> sequence_of_tid;  // From thread descriptors.
+  // On the sequence of the first loss mark, from the marked packet on:
+  bool cleared_after_loss = false;      // A packet clearing the state.
+  size_t needing_state_after_loss = 0;  // Flagged packets before that.
+  bool marked_packet_has_time = false;  // The marked packet's BOOTTIME time.
+  uint64_t marked_packet_time = 0;
 };
 
 RawFacts ReadRaw(const std::vector<char>& bytes) {
@@ -142,6 +149,7 @@ RawFacts ReadRaw(const std::vector<char>& bytes) {
   EXPECT_TRUE(trace.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
   RawFacts facts;
   std::set<uint32_t> seen;
+  uint32_t loss_sequence = 0;  // Of the first mark.
   for (const protos::TracePacket& packet : trace.packet()) {
     const uint32_t seq = packet.trusted_packet_sequence_id();
     if (seq == 1)
@@ -152,7 +160,20 @@ RawFacts ReadRaw(const std::vector<char>& bytes) {
       facts.cleared_packets++;
     if (packet.has_track_descriptor() && packet.track_descriptor().has_thread())
       facts.sequence_of_tid[packet.track_descriptor().thread().tid()] = seq;
-    if (packet.previous_packet_dropped() && !first) {
+    const bool marked = packet.previous_packet_dropped() && !first;
+    if (marked && loss_sequence == 0) {
+      loss_sequence = seq;
+      facts.marked_packet_has_time =
+          packet.has_timestamp() && packet.timestamp_clock_id() == 6;
+      facts.marked_packet_time = packet.timestamp();
+    }
+    if (seq == loss_sequence && !facts.cleared_after_loss) {
+      if (packet.sequence_flags() & 1)
+        facts.cleared_after_loss = true;
+      else if (packet.sequence_flags() & 2)
+        facts.needing_state_after_loss++;
+    }
+    if (marked) {
       facts.loss_marks++;
       facts.lossy_sequences.push_back(seq);
       facts.loss_reasons.push_back(packet.previous_packet_dropped());
@@ -1046,7 +1067,10 @@ TEST_F(ProcessorSdkTraceTest, RingBufferOverwrittenAfterARead) {
   Imported imp(trace);
   imp.CheckConsistent();
   EXPECT_EQ(imp.s().stats.Get(pstats::interned_data_missing_iid), 0);
-  EXPECT_GT(imp.s().stats.Get(pstats::incremental_state_lost_packets), 0);
+  ASSERT_FALSE(raw.cleared_after_loss);
+  EXPECT_GT(raw.needing_state_after_loss, 0u);
+  EXPECT_EQ(imp.s().stats.Get(pstats::incremental_state_lost_packets),
+            static_cast<int64_t>(raw.needing_state_after_loss));
   EXPECT_GT(imp.s().stats.GetIndexedTotal(pstats::traced_buf_chunks_overwritten), 0);
   EXPECT_EQ(imp.s().stats.GetIndexed(pstats::traced_buf_sequence_packet_loss),
             (std::map<int, int64_t>{{0, 1}}));
@@ -1072,6 +1096,162 @@ TEST_F(ProcessorSdkTraceTest, RingBufferOverwrittenAfterARead) {
               std::vector<std::string>{"debug.i debug.i int " + std::to_string(id - 1)});
   }
   EXPECT_EQ(imp.s().stats.Get(pstats::slices_unterminated), 1);
+}
+
+void TracedFunction() { TRACE_FUNCTION("test"); }
+
+// Every way of naming an event and its category, scoped slices ended at
+// "now", a callback writing typed fields, and flows on slice ends.
+TEST_F(ProcessorSdkTraceTest, NamesCategoriesAndScopedSlices) {
+  static const char kStatic[] = "static name";
+  const std::string dynamic = std::string("dyn") + "amic";
+  const std::vector<char> trace = RecordSimple([&] {
+    {
+      TRACE_EVENT("test", "scoped outer");
+      TRACE_EVENT("gfx", StaticString{kStatic});
+      TRACE_EVENT_INSTANT("test", DynamicString(dynamic));
+      TRACE_EVENT_INSTANT(DynamicCategory("runtime.cat"), "dynamic category");
+      TracedFunction();
+    }
+    TRACE_EVENT_BEGIN("net", "flow out", TraceTimestamp{kBase + 10});
+    TRACE_EVENT_END("net", TraceTimestamp{kBase + 20}, Flow::Global(5));  // On the end.
+    TRACE_EVENT_INSTANT("net", "typed", TraceTimestamp{kBase + 30}, [](EventContext& ctx) {
+      ctx.AddTerminatingFlow(TerminatingFlow::Global(5));
+      ctx.AddDebugAnnotation("from", "callback");
+    });
+  });
+  Imported imp(trace);
+  EXPECT_EQ(imp.Problems(), (std::map<std::string, int64_t>{}));
+  imp.CheckConsistent();
+  const auto& slice = imp.s().slice;
+  std::vector<std::string> rows;
+  for (uint32_t i = 0; i < slice.size(); i++) {
+    rows.push_back(imp.Str(slice.name[i]) + " " + imp.Str(slice.category[i]) + " " +
+                   std::to_string(slice.depth[i]) + (slice.dur[i] >= 0 ? "" : " open"));
+  }
+  // The explicit times (1 s of BOOTTIME) come before "now".
+  EXPECT_EQ(rows, (std::vector<std::string>{
+                      "flow out net 0", "typed net 0", "scoped outer test 0",
+                      "static name gfx 1", "dynamic test 2",
+                      "dynamic category runtime.cat 2", "TracedFunction test 2"}));
+  ASSERT_EQ(imp.s().flow.size(), 1u);
+  EXPECT_EQ(imp.s().flow.slice_out[0], imp.Slice("flow out"));
+  EXPECT_EQ(imp.s().flow.slice_in[0], imp.Slice("typed"));
+  EXPECT_EQ(imp.Args(slice.arg_set_id[imp.Slice("typed")]),
+            std::vector<std::string>{"debug.from debug.from string callback"});
+}
+
+// The shared memory buffer fills while the service cannot take chunks
+// (its thread held in a flush callback, bounded): the track event writer
+// stalls (up to 1 s, its policy) and then drops. The drop is marked on the
+// next packet of the thread's sequence, which also starts its state again.
+// Everything before reads exactly, the mark says where and why (SMB full),
+// and everything after resolves its names.
+TEST_F(ProcessorSdkTraceTest, SharedMemoryFullLossMarked) {
+  const int64_t tid = Tid();
+  const std::string payload(1000, 'x');
+  int written = 0;  // "fill" events emitted before the stalled one.
+  uint64_t t_release = 0, t_after = 0;
+  const std::vector<char> trace = Record(RecordOptions(), [&](TracingSession* session,
+                                                             std::vector<char>*) {
+    TRACE_EVENT_INSTANT("test", "before", TraceTimestamp{kBase});
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool held = false, release = false;
+    session->Flush([&](bool) {
+      // The SDK's (and the in-process service's) thread, held until the
+      // test has filled the buffer: bounded, whatever happens.
+      std::unique_lock<std::mutex> lock(mutex);
+      held = true;
+      cv.notify_all();
+      cv.wait_for(lock, std::chrono::seconds(20), [&] { return release; });
+    });
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return held; }))
+          << "the flush callback never ran";
+    }
+    // 1 MiB of shared memory: about a thousand of these fill it. The event
+    // that finds no free chunk stalls for the policy's second, then drops.
+    bool stalled = false;
+    for (int i = 0; i < 5000 && !stalled; i++) {
+      const auto start = std::chrono::steady_clock::now();
+      TRACE_EVENT_INSTANT("test", "fill", TraceTimestamp{kBase + 1 + static_cast<uint64_t>(i)},
+                          "i", i, "payload", payload);
+      stalled = std::chrono::steady_clock::now() - start > std::chrono::milliseconds(500);
+      if (!stalled)
+        written = i + 1;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      release = true;
+      cv.notify_all();
+    }
+    ASSERT_TRUE(stalled) << "the shared memory buffer never filled";
+    ASSERT_TRUE(session->FlushBlocking(10000)) << "the service did not come back";
+    t_release = BootTimeNs();
+    TRACE_EVENT_INSTANT("net", "after", TraceTimestamp{kBase + 10000}, "k", 1);
+    t_after = BootTimeNs();
+    TRACE_EVENT_INSTANT("test", "fill", TraceTimestamp{kBase + 10001}, "i", -1);
+  });
+  const RawFacts raw = ReadRaw(trace);
+  ASSERT_TRUE(raw.sequence_of_tid.count(tid));
+  const uint32_t sequence = raw.sequence_of_tid.at(tid);
+  ASSERT_EQ(raw.lossy_sequences, std::vector<uint32_t>{sequence});
+
+  Imported imp(trace);
+  imp.CheckConsistent();
+  EXPECT_EQ(imp.s().stats.Get(pstats::interned_data_missing_iid), 0);
+  // Before the loss: "before", then every "fill" written before the stall.
+  const auto& slice = imp.s().slice;
+  ASSERT_GE(slice.size(), static_cast<size_t>(written + 1));
+  EXPECT_EQ(imp.Str(slice.name[0]), "before");
+  for (int i = 0; i < written; i++) {
+    const uint32_t id = static_cast<uint32_t>(i + 1);
+    ASSERT_EQ(imp.Str(slice.name[id]), "fill") << i;
+    ASSERT_EQ(slice.ts[id], static_cast<int64_t>(kBase) + 1 + i);
+    ASSERT_EQ(imp.Args(slice.arg_set_id[id]),
+              (std::vector<std::string>{"debug.i debug.i int " + std::to_string(i),
+                                        "debug.payload debug.payload string " + payload}));
+  }
+  // The loss: one mark on the thread's sequence, with the writer's causes
+  // (present, SMB full), at the marked packet's time if it has one.
+  ASSERT_EQ(imp.s().data_losses.size(), 1u);
+  const DataLossMark& mark = imp.s().data_losses[0];
+  EXPECT_EQ(mark.sequence_id, sequence);
+  EXPECT_EQ(mark.reasons, raw.loss_reasons[0]);
+  EXPECT_EQ(mark.reasons & 257, 257u) << mark.reasons;
+  if (raw.marked_packet_has_time) {
+    EXPECT_EQ(mark.ts, static_cast<int64_t>(raw.marked_packet_time));
+    EXPECT_GE(mark.ts, static_cast<int64_t>(t_release));
+    EXPECT_LE(mark.ts, static_cast<int64_t>(t_after));
+  } else {
+    EXPECT_EQ(mark.ts, processor::kNullInt);
+  }
+  EXPECT_EQ(imp.s().stats.GetIndexed(pstats::traced_buf_sequence_packet_loss),
+            (std::map<int, int64_t>{{0, 1}}));
+  // After it: what the SDK wrote decides. With its state started again
+  // after the mark, the names resolve on the new state. Without (the SDK
+  // writes its reset into the packet it had begun while dropping, which is
+  // lost: the first packet that makes it is the thread descriptor, with the
+  // mark but no clear), every later packet of the sequence needs state no
+  // reader has: each is counted as lost, none is guessed.
+  if (raw.cleared_after_loss) {
+    EXPECT_EQ(imp.s().stats.Get(pstats::incremental_state_lost_packets), 0);
+    ASSERT_EQ(slice.size(), static_cast<size_t>(written + 3));
+    const uint32_t after = static_cast<uint32_t>(written + 1);
+    EXPECT_EQ(imp.Row(after), "after net ts=" + std::to_string(kBase + 10000) +
+                                  " dur=0 depth=0 parent=-");
+    EXPECT_EQ(imp.Args(slice.arg_set_id[after]),
+              std::vector<std::string>{"debug.k debug.k int 1"});
+    EXPECT_EQ(imp.Args(slice.arg_set_id[after + 1]),
+              std::vector<std::string>{"debug.i debug.i int -1"});
+  } else {
+    EXPECT_EQ(imp.s().stats.Get(pstats::incremental_state_lost_packets),
+              static_cast<int64_t>(raw.needing_state_after_loss));
+    EXPECT_GE(raw.needing_state_after_loss, 2u);  // At least the two events.
+    EXPECT_EQ(slice.size(), static_cast<size_t>(written + 1));
+  }
 }
 
 }  // namespace
