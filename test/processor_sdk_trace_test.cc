@@ -182,10 +182,16 @@ RawFacts ReadRaw(const std::vector<char>& bytes) {
   return facts;
 }
 
-// The times of the track events of a trace, in file order, worked out from
-// the raw packets as docs/wire.md says readers do: clock 64 by offset from
-// its sequence's latest snapshot, accumulating deltas; clock 6 as is.
-std::vector<int64_t> RawEventTimes(const std::vector<char>& bytes) {
+// The track events of a trace in file order, with their times worked out
+// from the raw packets as docs/wire.md says readers do: clock 64 by offset
+// from its sequence's latest snapshot, accumulating deltas; clock 6 as is.
+struct RawEvent {
+  uint32_t sequence;
+  int type;
+  int64_t ts;
+};
+
+std::vector<RawEvent> RawEvents(const std::vector<char>& bytes) {
   protos::Trace trace;
   EXPECT_TRUE(trace.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
   struct Clock64 {
@@ -193,7 +199,7 @@ std::vector<int64_t> RawEventTimes(const std::vector<char>& bytes) {
     uint32_t default_clock = 0;
   };
   std::map<uint32_t, Clock64> sequences;
-  std::vector<int64_t> out;
+  std::vector<RawEvent> out;
   for (const protos::TracePacket& packet : trace.packet()) {
     if (packet.trusted_packet_sequence_id() == 1)
       continue;
@@ -212,14 +218,23 @@ std::vector<int64_t> RawEventTimes(const std::vector<char>& bytes) {
       continue;
     const uint32_t clock =
         packet.has_timestamp_clock_id() ? packet.timestamp_clock_id() : seq.default_clock;
+    int64_t ts;
     if (clock == 64) {
       seq.value += packet.timestamp();
-      out.push_back(static_cast<int64_t>(seq.snapshot_boottime +
-                                         (seq.value - seq.snapshot_value) * seq.unit));
+      ts = static_cast<int64_t>(seq.snapshot_boottime +
+                                (seq.value - seq.snapshot_value) * seq.unit);
     } else {
-      out.push_back(static_cast<int64_t>(packet.timestamp()));
+      ts = static_cast<int64_t>(packet.timestamp());
     }
+    out.push_back(RawEvent{packet.trusted_packet_sequence_id(), packet.track_event().type(), ts});
   }
+  return out;
+}
+
+std::vector<int64_t> RawEventTimes(const std::vector<char>& bytes) {
+  std::vector<int64_t> out;
+  for (const RawEvent& e : RawEvents(bytes))
+    out.push_back(e.ts);
   return out;
 }
 
@@ -451,6 +466,21 @@ TEST_F(ProcessorSdkTraceTest, NestingOnTheThreadTrack) {
   // Only rows something is on, and the placeholders: no stray thread.
   EXPECT_EQ(imp.s().thread.tid[0], 0);
   EXPECT_EQ(imp.s().process.pid[0], 0);
+  // The import's summary: 13 track events, their span; the trace's facts.
+  EXPECT_EQ(imp.result().packets_parsed, 13u);
+  EXPECT_EQ(imp.result().first_ts, static_cast<int64_t>(kBase + 100));
+  EXPECT_EQ(imp.result().last_ts, static_cast<int64_t>(kBase + 1100));
+  EXPECT_EQ(imp.result().tokenizer.damage, processor::TraceDamage::kNone);
+  std::map<std::string, std::string> metadata;
+  const auto& m = imp.s().metadata;
+  for (size_t i = 0; i < m.size(); i++) {
+    metadata[imp.Str(m.name[i])] = m.int_value[i] != processor::kNullInt
+                                       ? std::to_string(m.int_value[i])
+                                       : imp.Str(m.str_value[i]);
+  }
+  EXPECT_EQ(metadata["trace_size_bytes"], std::to_string(trace.size()));
+  EXPECT_EQ(metadata["trace_type"], "proto");
+  EXPECT_EQ(metadata["trace_uuid"].size(), 36u) << metadata["trace_uuid"];
 }
 
 // Events at "now": the sequence's incremental clock 64 (deltas in ns, or in
@@ -1252,6 +1282,88 @@ TEST_F(ProcessorSdkTraceTest, SharedMemoryFullLossMarked) {
     EXPECT_GE(raw.needing_state_after_loss, 2u);  // At least the two events.
     EXPECT_EQ(slice.size(), static_cast<size_t>(written + 1));
   }
+}
+
+// Four threads at "now", scoped slices nested three deep, each thread on
+// its own sequence and its own clock 64: per thread track, the slices'
+// ts and dur are exactly what that sequence's packets say (begins in
+// order; each end closes the innermost open begin), and all is consistent.
+TEST_F(ProcessorSdkTraceTest, ThreadsAtNowExactPerSequence) {
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 2000;
+  std::vector<int64_t> tids(kThreads);
+  const std::vector<char> trace = RecordSimple([&] {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; t++) {
+      threads.emplace_back([&, t] {
+        tids[static_cast<size_t>(t)] = Tid();
+        for (int r = 0; r < kRounds; r++) {
+          TRACE_EVENT("test", "a");
+          TRACE_EVENT("gfx", "b", "r", r);
+          { TRACE_EVENT("net", "c"); }
+          TRACE_COUNTER("test", "progress", r);
+        }
+      });
+    }
+    for (auto& thread : threads)
+      thread.join();
+  });
+  const RawFacts raw = ReadRaw(trace);
+  ASSERT_EQ(raw.loss_marks, 0u);
+  // Expected (ts, dur) per sequence, in begin order.
+  std::map<uint32_t, std::vector<std::pair<int64_t, int64_t>>> expected;
+  std::map<uint32_t, std::vector<size_t>> open;
+  for (const RawEvent& e : RawEvents(trace)) {
+    auto& rows = expected[e.sequence];
+    if (e.type == 1) {
+      open[e.sequence].push_back(rows.size());
+      rows.emplace_back(e.ts, -1);
+    } else if (e.type == 2) {
+      ASSERT_FALSE(open[e.sequence].empty());
+      auto& row = rows[open[e.sequence].back()];
+      row.second = e.ts - row.first;
+      open[e.sequence].pop_back();
+    }
+  }
+  Imported imp(trace);
+  EXPECT_EQ(imp.Problems(), (std::map<std::string, int64_t>{}));
+  imp.CheckConsistent();
+  const auto& slice = imp.s().slice;
+  ASSERT_EQ(slice.size(), static_cast<size_t>(kThreads * kRounds * 3));
+  for (int t = 0; t < kThreads; t++) {
+    const int64_t tid = tids[static_cast<size_t>(t)];
+    ASSERT_TRUE(raw.sequence_of_tid.count(tid));
+    const uint32_t track = imp.ThreadTrackOf(tid);
+    std::vector<std::pair<int64_t, int64_t>> actual;
+    int depth_of[3] = {0, 0, 0};
+    for (uint32_t id = 0; id < slice.size(); id++) {
+      if (slice.track_id[id] != track)
+        continue;
+      actual.emplace_back(slice.ts[id], slice.dur[id]);
+      depth_of[slice.depth[id]]++;
+      const std::string name = imp.Str(slice.name[id]);
+      ASSERT_EQ(name, slice.depth[id] == 0 ? "a" : slice.depth[id] == 1 ? "b" : "c") << id;
+    }
+    EXPECT_EQ(actual, expected[raw.sequence_of_tid.at(tid)]) << "thread " << t;
+    EXPECT_EQ(depth_of[0], kRounds);
+    EXPECT_EQ(depth_of[1], kRounds);
+    EXPECT_EQ(depth_of[2], kRounds);
+  }
+  // The counter: one track, every value of every thread.
+  const uint32_t progress = imp.TrackNamed("progress");
+  ASSERT_NE(progress, kNullId);
+  EXPECT_EQ(imp.s().counter.size(), static_cast<size_t>(kThreads * kRounds));
+  std::map<double, int> values;
+  for (size_t i = 0; i < imp.s().counter.size(); i++) {
+    EXPECT_EQ(imp.s().counter.track_id[i], progress);
+    values[imp.s().counter.value[i]]++;
+    if (i > 0) {
+      EXPECT_GE(imp.s().counter.ts[i], imp.s().counter.ts[i - 1]);
+    }
+  }
+  ASSERT_EQ(values.size(), static_cast<size_t>(kRounds));
+  for (const auto& v : values)
+    EXPECT_EQ(v.second, kThreads) << v.first;
 }
 
 }  // namespace
