@@ -10,6 +10,7 @@
 // ts and dur exact; events at "now" are checked against BOOTTIME read
 // around them. Every wait is bounded and says what it waited for.
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -1364,6 +1365,60 @@ TEST_F(ProcessorSdkTraceTest, ThreadsAtNowExactPerSequence) {
   ASSERT_EQ(values.size(), static_cast<size_t>(kRounds));
   for (const auto& v : values)
     EXPECT_EQ(v.second, kThreads) << v.first;
+}
+
+// A trace the service writes into a file (periodically and at the end),
+// imported from the file with ImportTraceFile: exact contents, nothing
+// lost or damaged.
+TEST_F(ProcessorSdkTraceTest, TraceWrittenIntoAFile) {
+  char path[] = "/tmp/zt_processor_sdk_XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0) << "mkstemp";
+  protos::gen::TraceConfig config;
+  auto* buffer = config.add_buffers();
+  buffer->set_size_kb(4096);
+  buffer->set_fill_policy(protos::gen::TraceConfig_BufferConfig_FillPolicy_RING_BUFFER);
+  config.set_file_write_period_ms(20);
+  auto* ds = config.add_data_sources()->mutable_config();
+  ds->set_name("track_event");
+  ds->set_track_event_config_raw(CategoriesConfig({"*"}));
+  constexpr int kPhases = 5;
+  constexpr int kPerPhase = 200;
+  {
+    std::unique_ptr<TracingSession> session = Tracing::NewTrace();
+    ASSERT_TRUE(session);
+    session->Setup(config, fd);
+    close(fd);  // The session writes into its own duplicate.
+    session->StartBlocking();
+    for (int phase = 0; phase < kPhases; phase++) {
+      for (int i = 0; i < kPerPhase; i++) {
+        const int n = phase * kPerPhase + i;
+        const uint64_t ts = kBase + static_cast<uint64_t>(n) * 10;
+        TRACE_EVENT_BEGIN("test", "phase", TraceTimestamp{ts}, "n", n);
+        TRACE_EVENT_END("test", TraceTimestamp{ts + 5});
+      }
+      // Each phase's events committed; the periodic writes take them out.
+      ASSERT_TRUE(session->FlushBlocking(5000)) << "flush timed out";
+    }
+    session->StopBlocking();
+  }
+  std::string error;
+  processor::ImportResult result;
+  std::unique_ptr<TraceStorage> storage =
+      processor::ImportTraceFile(path, processor::ImportOptions(), &result, &error);
+  unlink(path);
+  ASSERT_TRUE(storage) << error;
+  EXPECT_EQ(result.tokenizer.damage, processor::TraceDamage::kNone);
+  const auto& slice = storage->slice;
+  ASSERT_EQ(slice.size(), static_cast<size_t>(kPhases * kPerPhase));
+  for (uint32_t id = 0; id < slice.size(); id++) {
+    ASSERT_EQ(slice.ts[id], static_cast<int64_t>(kBase + id * 10)) << id;
+    ASSERT_EQ(slice.dur[id], 5) << id;
+    ASSERT_EQ(storage->strings.Get(slice.name[id]), "phase");
+  }
+  EXPECT_EQ(storage->stats.Get(pstats::interned_data_missing_iid), 0);
+  EXPECT_TRUE(storage->data_losses.empty());
+  EXPECT_EQ(storage->args.size(), static_cast<size_t>(kPhases * kPerPhase));
 }
 
 }  // namespace
