@@ -571,37 +571,29 @@ TEST_F(ProcessorSdkTraceTest, SharedMemoryFullLossMarked) {
   EXPECT_EQ(mark.sequence_id, sequence);
   EXPECT_EQ(mark.reasons, raw.loss_reasons[0]);
   EXPECT_EQ(mark.reasons & 257, 257u) << mark.reasons;
-  if (raw.marked_packet_has_time) {
-    EXPECT_EQ(mark.ts, static_cast<int64_t>(raw.marked_packet_time));
-    EXPECT_GE(mark.ts, static_cast<int64_t>(t_release));
-    EXPECT_LE(mark.ts, static_cast<int64_t>(t_after));
-  } else {
-    EXPECT_EQ(mark.ts, processor::kNullInt);
-  }
+  // The mark is on the clearing packet, at the reset's time (the next
+  // event's, after the buffer had room again).
+  ASSERT_TRUE(raw.marked_packet_has_time);
+  EXPECT_EQ(mark.ts, static_cast<int64_t>(raw.marked_packet_time));
+  EXPECT_GE(mark.ts, static_cast<int64_t>(t_release));
+  EXPECT_LE(mark.ts, static_cast<int64_t>(t_after));
   EXPECT_EQ(imp.s().stats.GetIndexed(pstats::traced_buf_sequence_packet_loss),
             (std::map<int, int64_t>{{0, 1}}));
-  // After it: what the SDK wrote decides. With its state started again
-  // after the mark, the names resolve on the new state. Without (the SDK
-  // writes its reset into the packet it had begun while dropping, which is
-  // lost: the first packet that makes it is the thread descriptor, with the
-  // mark but no clear), every later packet of the sequence needs state no
-  // reader has: each is counted as lost, none is guessed.
-  if (raw.cleared_after_loss) {
-    EXPECT_EQ(imp.s().stats.Get(pstats::incremental_state_lost_packets), 0);
-    ASSERT_EQ(slice.size(), static_cast<size_t>(written + 3));
-    const uint32_t after = static_cast<uint32_t>(written + 1);
-    EXPECT_EQ(imp.Row(after), "after net ts=" + std::to_string(kBase + 10000) +
-                                  " dur=0 depth=0 parent=-");
-    EXPECT_EQ(imp.Args(slice.arg_set_id[after]),
-              std::vector<std::string>{"debug.k debug.k int 1"});
-    EXPECT_EQ(imp.Args(slice.arg_set_id[after + 1]),
-              std::vector<std::string>{"debug.i debug.i int -1"});
-  } else {
-    EXPECT_EQ(imp.s().stats.Get(pstats::incremental_state_lost_packets),
-              static_cast<int64_t>(raw.needing_state_after_loss));
-    EXPECT_GE(raw.needing_state_after_loss, 2u);  // At least the two events.
-    EXPECT_EQ(slice.size(), static_cast<size_t>(written + 1));
-  }
+  // After it, the SDK started the sequence's state again (a packet with
+  // SEQ_INCREMENTAL_STATE_CLEARED; before the fix in track_event_writer.cc
+  // that clear went into a packet begun while dropping, and was lost): the
+  // names resolve on the new state, nothing is skipped.
+  ASSERT_TRUE(raw.cleared_after_loss) << "no clear after the loss mark";
+  EXPECT_EQ(raw.needing_state_after_loss, 0u);
+  EXPECT_EQ(imp.s().stats.Get(pstats::incremental_state_lost_packets), 0);
+  ASSERT_EQ(slice.size(), static_cast<size_t>(written + 3));
+  const uint32_t after = static_cast<uint32_t>(written + 1);
+  EXPECT_EQ(imp.Row(after), "after net ts=" + std::to_string(kBase + 10000) +
+                                " dur=0 depth=0 parent=-");
+  EXPECT_EQ(imp.Args(slice.arg_set_id[after]),
+            std::vector<std::string>{"debug.k debug.k int 1"});
+  EXPECT_EQ(imp.Args(slice.arg_set_id[after + 1]),
+            std::vector<std::string>{"debug.i debug.i int -1"});
 }
 
 }  // namespace
