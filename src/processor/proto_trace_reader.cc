@@ -310,23 +310,30 @@ void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
   if (first_seen && !first_on_sequence && sequence_id != 0)
     storage_->stats.Increment(stats::sequences_without_first_packet);
 
-  if (cleared || (flags & kPacketSeqIncrementalStateCleared)) {
-    NewGeneration(sequence, /*keep_interned_data=*/false);
-    sequence->incremental_state_valid = true;
-    sequence->invalidated_by_loss = false;
-  } else if (dropped != 0 && !first_seen) {
+  if (dropped != 0 && !first_seen) {
     // What came before on this sequence was lost: its interned data may be
-    // incomplete until the next clear.
+    // incomplete until the next clear. The mark counts even on a packet
+    // that clears the state too (our SDK's writer answers its own drops so:
+    // the loss mark and the new state in one packet).
     sequence->incremental_state_valid = false;
     sequence->invalidated_by_loss = true;
+    // Events read so far are parsed later against their generation: what
+    // this and later packets intern (a writer starting its ids again after
+    // a drop whose reset was lost) must not rewrite it.
+    NewGeneration(sequence, /*keep_interned_data=*/true);
     loss_marks_[sequence_index]++;
     DataLossMark mark;
     mark.sequence_id = sequence_id;
     mark.offset = view.offset;
     mark.reasons = dropped;
     if (sequence->last_ts != SequenceState::kNoTs)
-      mark.ts = sequence->last_ts;
+      mark.ts_before = sequence->last_ts;
     storage_->data_losses.push_back(mark);
+  }
+  if (cleared || (flags & kPacketSeqIncrementalStateCleared)) {
+    NewGeneration(sequence, /*keep_interned_data=*/false);
+    sequence->incremental_state_valid = true;
+    sequence->invalidated_by_loss = false;
   }
 
   if (defaults.data)
@@ -365,6 +372,9 @@ void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
       latest_ts_ = ts;
     sequence->last_ts = ts;
   }
+  if (!storage_->data_losses.empty() && storage_->data_losses.back().offset == view.offset &&
+      storage_->data_losses.back().sequence_id == sequence_id && has_timestamp)
+    storage_->data_losses.back().ts = ts;
 
   if (track_event.data) {
     sorter_->Push(sequence_index, ts, static_cast<uint64_t>(track_event.data - base_),
