@@ -1,11 +1,6 @@
 #include "src/processor/trace_importer.h"
 
-#include <sys/mman.h>
-
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include "src/processor/clock_tracker.h"
@@ -25,18 +20,6 @@ constexpr uint64_t kReportInterval = 64u << 20;
 // reads, 2 MiB region by region).
 constexpr uint64_t kReleaseInterval = 8u << 20;
 
-// Large columns are filled once, front to back: backing them with huge
-// pages where the system allows it (THP "madvise") trades ~500 page faults
-// per MiB for one. Advice only; ignored where unsupported.
-template <typename T>
-void AdviseHugePages(std::vector<T>* column) {
-  constexpr uintptr_t kHuge = 2u << 20;
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(column->data());
-  const uintptr_t end = begin + column->capacity() * sizeof(T);
-  const uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
-  if (end > first + kHuge)
-    madvise(reinterpret_cast<void*>(first), (end - first) & ~(kHuge - 1), MADV_HUGEPAGE);
-}
 
 void SetMetadataInt(TraceStorage* storage, const char* name, int64_t value) {
   storage->metadata.name.push_back(storage->strings.Intern(name));
@@ -122,16 +105,11 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   slice.depth.reserve(expected_slices);
   slice.parent_id.reserve(expected_slices);
   slice.arg_set_id.reserve(expected_slices);
-  AdviseHugePages(&slice.ts);
-  AdviseHugePages(&slice.dur);
-  AdviseHugePages(&slice.track_id);
-  AdviseHugePages(&slice.category);
-  AdviseHugePages(&slice.name);
-  AdviseHugePages(&slice.depth);
-  AdviseHugePages(&slice.parent_id);
-  AdviseHugePages(&slice.arg_set_id);
   TrackEventParser parser(storage, &tracks);
   bool first = true;
+  // Pass 1 let the input go; each 2 MiB region comes back in one call when
+  // its first event is parsed, not a page fault at a time.
+  std::vector<bool> region_mapped(size / (uint64_t{1} << PacketSorter::kRegionShift) + 1);
   sorter.Drain(
       [&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation) {
         if (first) {
@@ -140,6 +118,13 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
         }
         result.last_ts = ts;
         result.packets_parsed++;
+        const size_t region = static_cast<size_t>(offset >> PacketSorter::kRegionShift);
+        if (ZT_UNLIKELY(!region_mapped[region])) {
+          region_mapped[region] = true;
+          if (options.prefetch_input)
+            options.prefetch_input(uint64_t{region} << PacketSorter::kRegionShift,
+                                   uint64_t{1} << PacketSorter::kRegionShift);
+        }
         parser.Parse(ts, reader.generation(generation),
                      protozero::ConstBytes{base + offset, static_cast<size_t>(event_size)});
       },
