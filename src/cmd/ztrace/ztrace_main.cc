@@ -11,6 +11,7 @@
 
 #include "src/cmd/ztrace/record_command.h"
 #include "src/cmd/ztrace/record_config.h"
+#include "src/cmd/ztrace/stats_command.h"
 #include "src/cmd/ztrace/trigger_command.h"
 #include "src/tracing/ipc/consumer_ipc_client.h"
 #include "src/tracing/ipc/default_socket.h"
@@ -23,6 +24,7 @@ constexpr char kUsage[] = R"(Usage: ztrace COMMAND [ARGS...]
 Commands:
   record    record a trace into a file (ztrace record --help)
   trigger   activate triggers that start or stop sessions (ztrace trigger --help)
+  stats     summarize a trace: events, data losses, top slices (ztrace stats --help)
 
 The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record) and
 $PERFETTO_PRODUCER_SOCK_NAME (trigger) if set, else
@@ -50,6 +52,10 @@ int main(int argc, char** argv) {
           return zt::ConsumerIpcClient::Connect(address, consumer, runner);
         },
         address);
+  }
+  if (command == "stats") {
+    return zt::ztrace::RunStats(std::vector<std::string>(argv + 2, argv + argc), stdout,
+                                stderr);
   }
   if (command == "trigger") {
     const std::vector<std::string> args(argv + 2, argv + argc);
