@@ -331,6 +331,56 @@ TEST(TraceProcessorTest, ExportDatabaseRoundTrip) {
   rmdir(dir);
 }
 
+// The upstream v14 fixture through Open(): the manifest's figures
+// (test/data/perfetto_v14/inprocess_small.manifest.json) answered in SQL.
+TEST(TraceProcessorFixtureTest, UpstreamFixtureAnswersAsItsManifest) {
+  std::string error;
+  auto tp = TraceProcessor::Open(
+      std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace", {}, &error);
+  ASSERT_TRUE(tp) << error;
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT name, COUNT(*) FROM slice WHERE dur > 0 OR name LIKE 'dyn%' "
+                 "GROUP BY name ORDER BY name"),
+            (Lines{"ArgsA|45", "FlowIn|45", "FlowOut|45", "Inner|45", "Middle|45",
+                   "OnCustomTrack|45", "Outer|45", "WorkerSlice|45", "dyn_0|6", "dyn_1|6",
+                   "dyn_2|6", "dyn_3|6", "dyn_4|6", "dyn_5|5", "dyn_6|5", "dyn_7|5"}));
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT name, COUNT(*) FROM slice WHERE dur = 0 AND name NOT LIKE 'dyn%' "
+                 "GROUP BY name"),
+            (Lines{"ArgsB|45", "Instant|45"}));
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT t.name, COUNT(*), SUM(c.value) FROM counter c "
+                 "JOIN counter_track t ON c.track_id = t.id GROUP BY t.name ORDER BY t.name"),
+            (Lines{"conf_counter|45|2130.0", "conf_counter_double|45|495.0"}));
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT COUNT(*) FROM flow f JOIN slice o ON o.id = f.slice_out "
+                 "JOIN slice i ON i.id = f.slice_in WHERE o.name = 'FlowOut' "
+                 "AND i.name = 'FlowIn'"),
+            (Lines{"45"}));
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT a.key, SUM(a.int_value) FROM slice s JOIN args a USING(arg_set_id) "
+                 "WHERE s.name = 'ArgsA' AND a.value_type = 'int' GROUP BY a.key"),
+            (Lines{"debug.int_arg|765"}));
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT a.string_value, COUNT(*) FROM slice s JOIN args a USING(arg_set_id) "
+                 "WHERE a.key = 'debug.str_arg' GROUP BY 1 ORDER BY 1"),
+            (Lines{"s0|12", "s1|11", "s2|11", "s3|11"}));
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT COUNT(*) FROM slice s JOIN track t ON s.track_id = t.id "
+                 "WHERE t.name = 'conf_custom_track'"),
+            (Lines{"45"}));
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT COUNT(DISTINCT utid) FROM slice JOIN thread_track "
+                 "ON slice.track_id = thread_track.id"),
+            (Lines{"2"}));
+}
+
+TEST(TraceProcessorFixtureTest, OpenFailsWithThePath) {
+  std::string error;
+  EXPECT_FALSE(TraceProcessor::Open("/nonexistent/x.pftrace", {}, &error));
+  EXPECT_NE(error.find("/nonexistent/x.pftrace"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace processor
 }  // namespace zt
