@@ -19,12 +19,20 @@ class TraceProcessorImpl : public TraceProcessor {
     engine_.reset();  // Before the storage its tables view.
   }
 
-  bool Query(const std::string& sql, const RowCallback& on_row,
-             std::string* error) override {
+  using TraceProcessor::Query;
+
+  bool Query(const std::string& sql, const ColumnsCallback& on_columns,
+             const RowCallback& on_row, std::string* error) override {
     std::vector<std::string> columns;
     return engine_->Execute(
-        sql, [&columns](const std::vector<std::string>& names) { columns = names; },
-        [&](const std::vector<SqlValue>& row) { return on_row(columns, row); }, error);
+        sql,
+        [&columns, &on_columns](const std::vector<std::string>& names) {
+          columns = names;
+          if (on_columns)
+            on_columns(columns);
+        },
+        [&](const std::vector<SqlValue>& row) { return !on_row || on_row(columns, row); },
+        error);
   }
 
   QueryResult Query(const std::string& sql) override {
@@ -60,6 +68,11 @@ class TraceProcessorImpl : public TraceProcessor {
 }  // namespace
 
 TraceProcessor::~TraceProcessor() = default;
+
+bool TraceProcessor::Query(const std::string& sql, const RowCallback& on_row,
+                           std::string* error) {
+  return Query(sql, ColumnsCallback(), on_row, error);
+}
 
 std::unique_ptr<TraceProcessor> CreateTraceProcessor(std::unique_ptr<TraceStorage> storage,
                                                      std::string* error) {

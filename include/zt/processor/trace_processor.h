@@ -91,8 +91,12 @@ class TraceProcessor {
   // success; false with *error (SQLite's message, e.g. "no such table:
   // slcie") at the first failing statement, possibly after some rows were
   // delivered. Empty SQL is an error.
-  virtual bool Query(const std::string& sql, const RowCallback& on_row,
-                     std::string* error) = 0;
+  bool Query(const std::string& sql, const RowCallback& on_row, std::string* error);
+  // The same, with |on_columns| called once per statement that returns
+  // columns, before its rows (also when it has none); it may be empty.
+  using ColumnsCallback = std::function<void(const std::vector<std::string>& columns)>;
+  virtual bool Query(const std::string& sql, const ColumnsCallback& on_columns,
+                     const RowCallback& on_row, std::string* error) = 0;
   // The same, collected: the columns and rows of the last statement that
   // returns columns (its columns even when it has no rows).
   virtual QueryResult Query(const std::string& sql) = 0;

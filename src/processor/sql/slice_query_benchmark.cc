@@ -12,6 +12,7 @@
 //   slice_query_benchmark --benchmark_filter='/20000000'
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -181,6 +182,23 @@ void BM_VirtualTrackIdTsRange(benchmark::State& state) {
                " AND " + std::to_string(mid + 99999));
 }
 BENCHMARK(BM_VirtualTrackIdTsRange)->Arg(20000000)->Unit(benchmark::kMicrosecond);
+
+// export-db's core: every table written into a database file (in /tmp).
+void BM_ExportDatabase(benchmark::State& state) {
+  TraceProcessor* tp = Processor(static_cast<size_t>(state.range(0)));
+  const std::string path = "/tmp/zt_slice_query_benchmark.sqlite";
+  for (auto _ : state) {
+    std::string error;
+    if (!tp->ExportDatabase(path, &error)) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+  }
+  unlink(path.c_str());
+  state.counters["slices/s"] = benchmark::Counter(
+      static_cast<double>(state.range(0)), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ExportDatabase)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // Materialized: a real table in an in-memory database.
 struct Materialized {
