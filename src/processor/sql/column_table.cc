@@ -17,6 +17,25 @@ namespace {
 
 constexpr uint32_t kAbsent = std::numeric_limits<uint32_t>::max();
 
+// A key's slot: NULL is slot 0 for every kind (kNullStringId already is 0;
+// uint32 ids move up by one).
+uint32_t SlotOf(ColumnKind kind, uint32_t key) {
+  if (kind == ColumnKind::kStringId)
+    return key;
+  if (kind == ColumnKind::kUint32Id && key == kNullId)
+    return 0;
+  return key + 1;
+}
+
+// The key of a slot (SlotOf's inverse).
+uint32_t KeyOf(ColumnKind kind, uint32_t slot) {
+  if (kind == ColumnKind::kStringId)
+    return slot;
+  if (kind == ColumnKind::kUint32Id && slot == 0)
+    return kNullId;
+  return slot - 1;
+}
+
 }  // namespace
 
 const char* Column::DeclaredType() const {
@@ -208,24 +227,6 @@ bool ColumnTable::HasKeyIndex(size_t col) const {
   const ColumnKind kind = columns_[col].kind;
   return kind == ColumnKind::kUint32Id || kind == ColumnKind::kUint32 ||
          kind == ColumnKind::kStringId;
-}
-
-// A key's slot: NULL is slot 0 for every kind (kNullStringId already is 0;
-// uint32 ids move up by one).
-static uint32_t SlotOf(ColumnKind kind, uint32_t key) {
-  if (kind == ColumnKind::kStringId)
-    return key;
-  if (kind == ColumnKind::kUint32Id && key == kNullId)
-    return 0;
-  return key + 1;
-}
-
-static uint32_t KeyOf(ColumnKind kind, uint32_t slot) {
-  if (kind == ColumnKind::kStringId)
-    return slot;
-  if (kind == ColumnKind::kUint32Id && slot == 0)
-    return kNullId;
-  return slot - 1;
 }
 
 const ColumnTable::KeyIndex& ColumnTable::BuildKeyIndex(size_t col) {

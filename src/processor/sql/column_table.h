@@ -143,7 +143,9 @@ class ColumnTable {
   const KeyIndex& Index(size_t col) { return BuildKeyIndex(col); }
 
   // Whether an equality index / an order by value can be built for the
-  // column: uint32 id and string id columns.
+  // column: uint32 id and string id columns. The index counts keys in an
+  // array as long as the largest key: meant for the model's ids, which are
+  // dense (row numbers, string ids, depths), not for arbitrary numbers.
   bool HasKeyIndex(size_t col) const;
   // Rows whose key equals `key` (kNullId / kNullStringId: the NULL rows,
   // which SQL equality never matches), ascending. Built on first use: O(rows).
