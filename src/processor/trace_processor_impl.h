@@ -17,8 +17,8 @@ namespace processor {
 
 // Takes the finished storage (it is never changed again). Null with *error
 // only if SQLite cannot be set up.
-std::unique_ptr<TraceProcessor> CreateTraceProcessor(
-    std::unique_ptr<TraceStorage> storage, std::string* error);
+std::unique_ptr<TraceProcessor> CreateTraceProcessor(std::unique_ptr<TraceStorage> storage,
+                                                     std::string* error);
 
 }  // namespace processor
 }  // namespace zt

@@ -89,8 +89,9 @@ TEST(TraceProcessorTest, CountersByTrack) {
                  "SELECT t.name, t.unit, COUNT(*), MAX(c.value) FROM counter c "
                  "JOIN counter_track t ON c.track_id = t.id GROUP BY t.id ORDER BY t.id"),
             (Lines{"mem|bytes|2|2048.0", "load|NULL|1|0.5", "cpu_time|ns|1|7.0"}));
-  EXPECT_EQ(Rows(tp.get(), "SELECT ts, value FROM counter WHERE track_id = 3 ORDER BY ts DESC"),
-            (Lines{"200|2048.0", "100|1024.0"}));
+  EXPECT_EQ(
+      Rows(tp.get(), "SELECT ts, value FROM counter WHERE track_id = 3 ORDER BY ts DESC"),
+      (Lines{"200|2048.0", "100|1024.0"}));
 }
 
 TEST(TraceProcessorTest, TrackTypesAndSubtables) {
@@ -112,8 +113,9 @@ TEST(TraceProcessorTest, ThreadsAndProcesses) {
   EXPECT_EQ(Rows(tp.get(), "SELECT utid, id, tid, name, upid, is_main_thread FROM thread"),
             (Lines{"0|0|0|NULL|NULL|NULL", "1|1|100|main|1|1", "2|2|101|worker|1|0",
                    "3|3|200|NULL|NULL|NULL"}));
-  EXPECT_EQ(Rows(tp.get(), "SELECT upid, pid, name, cmdline, start_ts, parent_upid FROM process"),
-            (Lines{"0|0|NULL|NULL|NULL|NULL", "1|100|browser|/usr/bin/browser --x|5|NULL"}));
+  EXPECT_EQ(
+      Rows(tp.get(), "SELECT upid, pid, name, cmdline, start_ts, parent_upid FROM process"),
+      (Lines{"0|0|NULL|NULL|NULL|NULL", "1|100|browser|/usr/bin/browser --x|5|NULL"}));
   EXPECT_EQ(Rows(tp.get(),
                  "SELECT p.name, COUNT(*) FROM thread t JOIN process p USING(upid) "
                  "GROUP BY p.upid"),
@@ -128,10 +130,11 @@ TEST(TraceProcessorTest, ArgsByArgSetId) {
                  "ORDER BY key"),
             (Lines{"debug.count|3|NULL|NULL|int", "debug.name|NULL|x|NULL|string",
                    "debug.ratio|NULL|NULL|0.25|real"}));
-  EXPECT_EQ(Rows(tp.get(),
-                 "SELECT s.name, a.key, a.int_value FROM slice s JOIN args a USING(arg_set_id) "
-                 "WHERE a.value_type = 'bool'"),
-            (Lines{"Work|debug.flag|1"}));
+  EXPECT_EQ(
+      Rows(tp.get(),
+           "SELECT s.name, a.key, a.int_value FROM slice s JOIN args a USING(arg_set_id) "
+           "WHERE a.value_type = 'bool'"),
+      (Lines{"Work|debug.flag|1"}));
 }
 
 TEST(TraceProcessorTest, FlowsJoinSlices) {
@@ -144,7 +147,8 @@ TEST(TraceProcessorTest, FlowsJoinSlices) {
 
 TEST(TraceProcessorTest, NullHandling) {
   auto tp = Sample();
-  EXPECT_EQ(Rows(tp.get(), "SELECT COUNT(*) FROM slice WHERE parent_id IS NULL"), (Lines{"3"}));
+  EXPECT_EQ(Rows(tp.get(), "SELECT COUNT(*) FROM slice WHERE parent_id IS NULL"),
+            (Lines{"3"}));
   EXPECT_EQ(Rows(tp.get(), "SELECT COUNT(*) FROM slice WHERE parent_id = NULL"), (Lines{"0"}));
   EXPECT_EQ(Rows(tp.get(), "SELECT COUNT(*) FROM slice WHERE arg_set_id IS NOT NULL"),
             (Lines{"2"}));
@@ -286,7 +290,8 @@ TEST(TraceProcessorTest, ExportDatabaseRoundTrip) {
   auto query = [db](const char* sql) {
     std::vector<std::string> rows;
     sqlite3_stmt* stmt = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
     while (sqlite3_step(stmt) == SQLITE_ROW) {
       std::string line;
       for (int i = 0; i < sqlite3_column_count(stmt); i++) {

@@ -81,8 +81,7 @@ class TraceProcessor {
   // Imports the trace at `path`. Null with *error set when the file cannot
   // be read; a damaged file loads its valid part (see the stats table).
   static std::unique_ptr<TraceProcessor> Open(const std::string& path,
-                                              const OpenOptions& options,
-                                              std::string* error);
+                                              const OpenOptions& options, std::string* error);
 
   virtual ~TraceProcessor();
 

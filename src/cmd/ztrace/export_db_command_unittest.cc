@@ -14,7 +14,8 @@ namespace zt {
 namespace ztrace {
 namespace {
 
-const std::string kFixture = std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace";
+const std::string kFixture =
+    std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace";
 
 int Export(const std::vector<std::string>& args, std::string* err_text) {
   char* buffer = nullptr;
@@ -52,8 +53,9 @@ TEST(ExportDbCommandTest, WritesADatabaseSqliteOpens) {
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   EXPECT_EQ(One(db, "SELECT COUNT(*) FROM slice"), "495");
   EXPECT_EQ(One(db, "SELECT COUNT(*) FROM flow"), "45");
-  EXPECT_EQ(One(db, "SELECT SUM(value) FROM counter JOIN counter_track t "
-                    "ON counter.track_id = t.id WHERE t.name = 'conf_counter'"),
+  EXPECT_EQ(One(db,
+                "SELECT SUM(value) FROM counter JOIN counter_track t "
+                "ON counter.track_id = t.id WHERE t.name = 'conf_counter'"),
             "2130.0");
   EXPECT_EQ(One(db, "SELECT SUM(int_value) FROM args WHERE key = 'debug.int_arg'"), "765");
   EXPECT_EQ(One(db, "SELECT COUNT(*) FROM thread_track"), "2");

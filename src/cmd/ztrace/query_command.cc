@@ -23,7 +23,8 @@ using processor::TraceProcessor;
 
 constexpr size_t kHistoryKept = 1000;
 
-constexpr char kShellHelp[] = R"(Statements end with ';' at the end of a line and may span lines.
+constexpr char kShellHelp[] =
+    R"(Statements end with ';' at the end of a line and may span lines.
   .tables                  the tables and views
   .mode table|csv|json     how results print
   .history                 the statements entered (this and earlier sessions)
@@ -40,7 +41,9 @@ std::string Trim(const std::string& text) {
   return text.substr(begin, end - begin + 1);
 }
 
-bool IsTerminal(FILE* stream) { return isatty(fileno(stream)) == 1; }
+bool IsTerminal(FILE* stream) {
+  return isatty(fileno(stream)) == 1;
+}
 
 // Runs |sql| and prints every statement's result (columns even without
 // rows). False (and the error printed) on failure.
@@ -252,8 +255,7 @@ int RunQueryBatch(const std::vector<std::string>& traces, const std::string& sql
       }
     }
   };
-  const size_t threads =
-      std::min(traces.size(), static_cast<size_t>(std::max(jobs, 1)));
+  const size_t threads = std::min(traces.size(), static_cast<size_t>(std::max(jobs, 1)));
   std::vector<std::thread> pool;
   for (size_t i = 1; i < threads; i++)
     pool.emplace_back(work);

@@ -20,7 +20,8 @@ namespace zt {
 namespace ztrace {
 namespace {
 
-const std::string kFixture = std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace";
+const std::string kFixture =
+    std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace";
 
 // A FILE* writing into a string.
 class Capture {
@@ -79,8 +80,9 @@ void Copy(const std::string& from, const std::string& to) {
 }
 
 TEST(QueryCommandTest, OneQueryAsATable) {
-  const Outcome r = Query({kFixture, "SELECT name, COUNT(*) AS n FROM slice "
-                                 "WHERE name LIKE 'dyn_%' GROUP BY name LIMIT 3"});
+  const Outcome r = Query({kFixture,
+                           "SELECT name, COUNT(*) AS n FROM slice "
+                           "WHERE name LIKE 'dyn_%' GROUP BY name LIMIT 3"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "name   n\n"
@@ -133,23 +135,24 @@ TEST(QueryCommandTest, PromptRunsStatementsAndDotCommands) {
   TempDir dir;
   setenv("HOME", dir.path().c_str(), 1);
   const Outcome r = Query({kFixture},
-                      ".tables\n"
-                      "SELECT COUNT(*) AS n\n"
-                      "  FROM slice;\n"
-                      ".mode csv\n"
-                      "SELECT 1 AS one;\n"
-                      "SELECT bad;\n"
-                      "!1\n"
-                      ".history\n"
-                      ".quit\n"
-                      "SELECT 'not run';\n");
+                          ".tables\n"
+                          "SELECT COUNT(*) AS n\n"
+                          "  FROM slice;\n"
+                          ".mode csv\n"
+                          "SELECT 1 AS one;\n"
+                          "SELECT bad;\n"
+                          "!1\n"
+                          ".history\n"
+                          ".quit\n"
+                          "SELECT 'not run';\n");
   // A script (no terminal) with a failed statement ends with 1.
   EXPECT_EQ(r.code, kExitFailure);
   EXPECT_NE(r.out.find("slice\nstats\nthread\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("n\n---\n495\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("one\n1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("n\n495\n"), std::string::npos) << r.out;  // !1 in csv mode.
-  EXPECT_NE(r.out.find("    1  SELECT COUNT(*) AS n FROM slice;\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    1  SELECT COUNT(*) AS n FROM slice;\n"), std::string::npos)
+      << r.out;
   EXPECT_EQ(r.out.find("not run"), std::string::npos);
   EXPECT_EQ(r.err, "error: no such column: bad\n");
 
@@ -179,7 +182,7 @@ TEST(QueryCommandTest, BatchUnionWithTraceColumn) {
   Copy(kFixture, dir.path() + "/b.pftrace");
   Copy(kFixture, dir.path() + "/c.pftrace");
   const Outcome r = Query({"--csv", "-j", "3", "--batch", dir.path() + "/*.pftrace",
-                       "SELECT COUNT(*) AS slices FROM slice"});
+                           "SELECT COUNT(*) AS slices FROM slice"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out, "trace,slices\n" + dir.path() + "/a.pftrace,495\n" + dir.path() +
                        "/b.pftrace,495\n" + dir.path() + "/c.pftrace,495\n");

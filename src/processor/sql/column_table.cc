@@ -202,8 +202,8 @@ void ColumnTable::AddNull(const std::string& name, const char* declared_type) {
   columns_.push_back(column);
 }
 
-void ColumnTable::AddCustom(const std::string& name, const char* declared_type,
-                            CustomFn fn, const void* data) {
+void ColumnTable::AddCustom(const std::string& name, const char* declared_type, CustomFn fn,
+                            const void* data) {
   Column column{name, ColumnKind::kCustom, data};
   column.custom = fn;
   column.declared_type = declared_type;
@@ -295,8 +295,7 @@ const uint32_t* ColumnTable::RowsWithKey(size_t col, uint32_t key, size_t* count
   return RowsWithSlot(index, SlotOf(columns_[col].kind, key), count);
 }
 
-const uint32_t* ColumnTable::RowsWithText(size_t col, std::string_view text,
-                                          size_t* count) {
+const uint32_t* ColumnTable::RowsWithText(size_t col, std::string_view text, size_t* count) {
   const KeyIndex& index = BuildKeyIndex(col);
   auto it = index.slot_of_text.find(text);
   *count = 0;
@@ -352,7 +351,8 @@ const void* ColumnTable::ValuesInOrderOf(size_t order_col, size_t col) {
   const KeyIndex& index = BuildKeyIndex(order_col);
   const Column& order = columns_[order_col];
   const uint32_t* keys = static_cast<const uint32_t*>(order.data);
-  std::vector<uint32_t> next(index.start.begin(), index.start.end() - (index.start.empty() ? 0 : 1));
+  std::vector<uint32_t> next(index.start.begin(),
+                             index.start.end() - (index.start.empty() ? 0 : 1));
   values.Allocate(size_t{rows_} * width);
   const char* source = static_cast<const char*>(column.data);
   char* out = values.data();

@@ -61,10 +61,10 @@ struct Column {
   std::string name;
   ColumnKind kind;
   const void* data = nullptr;
-  const StringPool* pool = nullptr;  // kStringId only.
-  CustomFn custom = nullptr;         // kCustom only.
+  const StringPool* pool = nullptr;     // kStringId only.
+  CustomFn custom = nullptr;            // kCustom only.
   const char* declared_type = nullptr;  // kNullOnly and kCustom.
-  bool sorted = false;  // Non-decreasing by row, no NULL (int64 only).
+  bool sorted = false;                  // Non-decreasing by row, no NULL (int64 only).
   // SQLite's declared type: "INTEGER", "REAL" or "TEXT".
   const char* DeclaredType() const;
   Cell Get(uint32_t row) const;
@@ -108,8 +108,7 @@ class ColumnTable {
   void AddInt64(const std::string& name, const int64_t* data, Flags flags = kNone);
   void AddUint32Id(const std::string& name, const uint32_t* data);
   void AddUint32(const std::string& name, const uint32_t* data);
-  void AddStringId(const std::string& name, const StringId* data,
-                   const StringPool* pool);
+  void AddStringId(const std::string& name, const StringId* data, const StringPool* pool);
   void AddDouble(const std::string& name, const double* data);
   void AddBool(const std::string& name, const uint8_t* data);
   void AddCString(const std::string& name, const char* const* data);
@@ -132,7 +131,7 @@ class ColumnTable {
     std::vector<uint32_t> rank_of_slot;  // Slot (SlotOf) -> rank; ~0u: absent.
     std::vector<uint32_t> key_of_rank;
     std::vector<uint32_t> start;  // Per rank, plus the end.
-    LargeBuffer rows_buffer;  // rows() uint32_t: the rows, rank by rank.
+    LargeBuffer rows_buffer;      // rows() uint32_t: the rows, rank by rank.
     const uint32_t* rows() const {
       return reinterpret_cast<const uint32_t*>(rows_buffer.data());
     }

@@ -70,7 +70,9 @@ bool ExportTables(sqlite3* db, const std::vector<std::string>& tables, std::stri
     if (!CreateStatement(db, table, &create, error) || !Exec(db, create, error))
       return false;
     const std::string quoted = Quote(table, '"');
-    if (!Exec(db, std::string("INSERT INTO ") + kSchema + "." + quoted + " SELECT * FROM main." + quoted,
+    if (!Exec(db,
+              std::string("INSERT INTO ") + kSchema + "." + quoted + " SELECT * FROM main." +
+                  quoted,
               error))
       return false;
   }
@@ -78,8 +80,10 @@ bool ExportTables(sqlite3* db, const std::vector<std::string>& tables, std::stri
     const char* table;
     const char* column;
   };
-  static const Index kIndexes[] = {{"slice", "ts"},      {"slice", "track_id"},
-                                   {"counter", "ts"},    {"counter", "track_id"},
+  static const Index kIndexes[] = {{"slice", "ts"},
+                                   {"slice", "track_id"},
+                                   {"counter", "ts"},
+                                   {"counter", "track_id"},
                                    {"args", "arg_set_id"}};
   for (const Index& index : kIndexes) {
     bool listed = false;

@@ -86,7 +86,9 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
   return engine;
 }
 
-QueryEngine::~QueryEngine() { sqlite3_close_v2(db_); }
+QueryEngine::~QueryEngine() {
+  sqlite3_close_v2(db_);
+}
 
 bool QueryEngine::Execute(const std::string& sql, const ColumnsFn& on_columns,
                           const RowFn& on_row, std::string* error) {

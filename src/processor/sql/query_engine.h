@@ -35,16 +35,15 @@ class QueryEngine {
 
   // `storage` must outlive the engine. Null with *error if SQLite cannot
   // be set up (never for a well-formed storage).
-  static std::unique_ptr<QueryEngine> Create(const TraceStorage* storage,
-                                             std::string* error);
+  static std::unique_ptr<QueryEngine> Create(const TraceStorage* storage, std::string* error);
   ~QueryEngine();
   QueryEngine(const QueryEngine&) = delete;
   QueryEngine& operator=(const QueryEngine&) = delete;
 
   // Runs every statement of `sql` in turn. False with *error (SQLite's
   // message) at the first failing one; an empty `sql` is an error too.
-  bool Execute(const std::string& sql, const ColumnsFn& on_columns,
-               const RowFn& on_row, std::string* error);
+  bool Execute(const std::string& sql, const ColumnsFn& on_columns, const RowFn& on_row,
+               std::string* error);
 
   sqlite3* db() const { return db_; }
 

@@ -71,26 +71,37 @@ TEST_F(QueryEngineTest, GroupByAndOrderByNeedNoSort) {
 TEST_F(QueryEngineTest, OrderedResultsMatchSqliteSort) {
   // The same query with the order served by the table and by SQLite's
   // sorter (+name defeats the index).
-  for (const char* column : {"name", "category", "track_id", "parent_id", "arg_set_id",
-                             "depth"}) {
+  for (const char* column :
+       {"name", "category", "track_id", "parent_id", "arg_set_id", "depth"}) {
     for (const char* dir : {"", " DESC"}) {
-      const std::string a = std::string("SELECT ") + column + " FROM slice ORDER BY " +
-                            column + dir;
-      const std::string b = std::string("SELECT ") + column + " FROM slice ORDER BY +" +
-                            column + dir;
+      const std::string a =
+          std::string("SELECT ") + column + " FROM slice ORDER BY " + column + dir;
+      const std::string b =
+          std::string("SELECT ") + column + " FROM slice ORDER BY +" + column + dir;
       EXPECT_EQ(Run(a), Run(b)) << a;
     }
   }
 }
 
 TEST_F(QueryEngineTest, ConstraintsMatchAFullScan) {
-  const char* const kWheres[] = {
-      "id = 2",        "id >= 2 AND id < 4",     "id > 2.5",           "id < -3",
-      "ts BETWEEN 100 AND 160", "ts > 160 OR ts < 110", "ts = 150",   "ts >= 9e18",
-      "ts <= -9e18",   "track_id = 0",           "track_id = 1 AND id > 3",
-      "track_id = 1.5",        "name = 'Inner'",    "name = 1",
-      "name IN ('Work', 'Outer')", "track_id IN (0, 2) AND ts > 120",
-      "parent_id = 0", "id = 1 AND ts = 110"};
+  const char* const kWheres[] = {"id = 2",
+                                 "id >= 2 AND id < 4",
+                                 "id > 2.5",
+                                 "id < -3",
+                                 "ts BETWEEN 100 AND 160",
+                                 "ts > 160 OR ts < 110",
+                                 "ts = 150",
+                                 "ts >= 9e18",
+                                 "ts <= -9e18",
+                                 "track_id = 0",
+                                 "track_id = 1 AND id > 3",
+                                 "track_id = 1.5",
+                                 "name = 'Inner'",
+                                 "name = 1",
+                                 "name IN ('Work', 'Outer')",
+                                 "track_id IN (0, 2) AND ts > 120",
+                                 "parent_id = 0",
+                                 "id = 1 AND ts = 110"};
   for (const char* where : kWheres) {
     const std::string fast = std::string("SELECT id FROM slice WHERE ") + where;
     // The unary + keeps SQLite from offering the constraint to the table.
@@ -100,8 +111,8 @@ TEST_F(QueryEngineTest, ConstraintsMatchAFullScan) {
       size_t at = 0;
       std::string out;
       while ((at = slow.find(from, at)) != std::string::npos) {
-        const bool word_start = at == 0 || !(isalnum(slow[at - 1]) || slow[at - 1] == '_' ||
-                                             slow[at - 1] == '+');
+        const bool word_start =
+            at == 0 || !(isalnum(slow[at - 1]) || slow[at - 1] == '_' || slow[at - 1] == '+');
         const size_t end = at + from.size();
         const bool word_end = end >= slow.size() || !(isalnum(slow[end]) || slow[end] == '_');
         if (word_start && word_end && at > slow.find("WHERE")) {
@@ -112,7 +123,8 @@ TEST_F(QueryEngineTest, ConstraintsMatchAFullScan) {
         }
       }
     }
-    EXPECT_EQ(Run(fast + " ORDER BY +id"), Run(slow + " ORDER BY +id")) << fast << " vs " << slow;
+    EXPECT_EQ(Run(fast + " ORDER BY +id"), Run(slow + " ORDER BY +id"))
+        << fast << " vs " << slow;
   }
 }
 

@@ -111,8 +111,12 @@ void BM_VirtualGroupByName(benchmark::State& state) {
   TraceProcessor* tp = Processor(static_cast<size_t>(state.range(0)));
   RunQuery(state, tp, "SELECT name, SUM(dur) FROM slice GROUP BY name");
 }
-BENCHMARK(BM_VirtualGroupByName)->Arg(10000)->Arg(1000000)->Arg(20000000)
-    ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_VirtualGroupByName)
+    ->Arg(10000)
+    ->Arg(1000000)
+    ->Arg(20000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 // The first query of a fresh processor: includes building the name index.
 void BM_VirtualGroupByNameCold(benchmark::State& state) {
@@ -129,11 +133,14 @@ void BM_VirtualGroupByNameCold(benchmark::State& state) {
     state.ResumeTiming();
   }
 }
-BENCHMARK(BM_VirtualGroupByNameCold)->Arg(20000000)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_VirtualGroupByNameCold)
+    ->Arg(20000000)
+    ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
 void BM_VirtualCountStar(benchmark::State& state) {
-  RunQuery(state, Processor(static_cast<size_t>(state.range(0))), "SELECT COUNT(*) FROM slice");
+  RunQuery(state, Processor(static_cast<size_t>(state.range(0))),
+           "SELECT COUNT(*) FROM slice");
 }
 BENCHMARK(BM_VirtualCountStar)->Arg(20000000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
@@ -265,15 +272,23 @@ void RunMaterialized(benchmark::State& state, bool index) {
       static_cast<double>(state.range(0)), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_MaterializedGroupByName(benchmark::State& state) { RunMaterialized(state, false); }
-BENCHMARK(BM_MaterializedGroupByName)->Arg(1000000)->Arg(20000000)
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
+void BM_MaterializedGroupByName(benchmark::State& state) {
+  RunMaterialized(state, false);
+}
+BENCHMARK(BM_MaterializedGroupByName)
+    ->Arg(1000000)
+    ->Arg(20000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 void BM_MaterializedIndexedGroupByName(benchmark::State& state) {
   RunMaterialized(state, true);
 }
-BENCHMARK(BM_MaterializedIndexedGroupByName)->Arg(1000000)->Arg(20000000)
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_MaterializedIndexedGroupByName)
+    ->Arg(1000000)
+    ->Arg(20000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace processor

@@ -6,7 +6,9 @@ namespace sql {
 namespace {
 
 // args: each value column holds a value only for its types.
-const ArgTable* Args(const void* data) { return static_cast<const ArgTable*>(data); }
+const ArgTable* Args(const void* data) {
+  return static_cast<const ArgTable*>(data);
+}
 
 Cell ArgIntValue(const void* data, uint32_t row) {
   const ArgTable* args = Args(data);
@@ -142,8 +144,7 @@ StorageTables::StorageTables(const TraceStorage& s) {
   args->AddStringId("flat_key", s.args.flat_key.data(), pool);
   args->AddStringId("key", s.args.key.data(), pool);
   args->AddCustom("int_value", "INTEGER", ArgIntValue, &s.args);
-  args->AddCustom("string_value", "TEXT", ArgStringValue,
-                  &arg_strings_);
+  args->AddCustom("string_value", "TEXT", ArgStringValue, &arg_strings_);
   args->AddCustom("real_value", "REAL", ArgRealValue, &s.args);
   args->AddCustom("value_type", "TEXT", ArgValueType, &s.args);
 
@@ -206,11 +207,19 @@ CREATE VIEW process_counter_track AS
 }
 
 std::vector<std::string> StorageTables::PublicNames() {
-  return {"args",          "counter",      "counter_track",
-          "flow",          "metadata",     "process",
-          "process_counter_track",         "process_track",
-          "slice",         "stats",        "thread",
-          "thread_counter_track",          "thread_track",
+  return {"args",
+          "counter",
+          "counter_track",
+          "flow",
+          "metadata",
+          "process",
+          "process_counter_track",
+          "process_track",
+          "slice",
+          "stats",
+          "thread",
+          "thread_counter_track",
+          "thread_track",
           "track"};
 }
 

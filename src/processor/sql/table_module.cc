@@ -29,8 +29,8 @@ struct Plan {
   std::vector<std::pair<int, int>> args;
 
   std::string Encode() const {
-    std::string text = std::to_string(key_col) + ' ' + std::to_string(order_col) +
-                       ' ' + std::to_string(desc) + ' ' + std::to_string(columns_used);
+    std::string text = std::to_string(key_col) + ' ' + std::to_string(order_col) + ' ' +
+                       std::to_string(desc) + ' ' + std::to_string(columns_used);
     for (const auto& arg : args)
       text += ' ' + std::to_string(arg.first) + ' ' + std::to_string(arg.second);
     return text;
@@ -321,10 +321,10 @@ int Filter(sqlite3_vtab_cursor* base, int, const char* idx_str, int argc,
       } else if (column.kind == ColumnKind::kStringId) {
         if (type == SQLITE_TEXT) {
           const char* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[i]));
-          list = table.RowsWithText(static_cast<size_t>(col),
-                                    std::string_view(text, static_cast<size_t>(
-                                                               sqlite3_value_bytes(argv[i]))),
-                                    &list_size);
+          list = table.RowsWithText(
+              static_cast<size_t>(col),
+              std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(argv[i]))),
+              &list_size);
         } else {
           have_list = false;  // Numbers never equal text: SQLite decides.
         }
@@ -415,7 +415,8 @@ int Filter(sqlite3_vtab_cursor* base, int, const char* idx_str, int argc,
   if (plan.order_col >= 0 && have_list && list_size) {
     cursor.order_col = plan.order_col;
     cursor.order_index = &table.Index(static_cast<size_t>(plan.order_col));
-    cursor.rank = plan.desc ? static_cast<uint32_t>(cursor.order_index->key_of_rank.size() - 1) : 0;
+    cursor.rank =
+        plan.desc ? static_cast<uint32_t>(cursor.order_index->key_of_rank.size() - 1) : 0;
   }
   if (plan.desc && cursor.next < cursor.stop) {
     std::swap(cursor.next, cursor.stop);
@@ -433,7 +434,9 @@ int Next(sqlite3_vtab_cursor* base) {
   return SQLITE_OK;
 }
 
-int Eof(sqlite3_vtab_cursor* base) { return static_cast<Cursor*>(base)->eof; }
+int Eof(sqlite3_vtab_cursor* base) {
+  return static_cast<Cursor*>(base)->eof;
+}
 
 int ColumnValue(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int col) {
   const Cursor& cursor = *static_cast<Cursor*>(base);
@@ -443,7 +446,8 @@ int ColumnValue(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int col) {
   if (col == cursor.order_col)
     cell = column.GetFrom(&cursor.order_index->key_of_rank[cursor.rank], 0, cursor.row);
   else if (c < cursor.in_list_order.size() && cursor.in_list_order[c])
-    cell = column.GetFrom(cursor.in_list_order[c], static_cast<uint32_t>(cursor.pos), cursor.row);
+    cell =
+        column.GetFrom(cursor.in_list_order[c], static_cast<uint32_t>(cursor.pos), cursor.row);
   else
     cell = column.Get(cursor.row);
   switch (cell.type) {
@@ -492,8 +496,7 @@ const sqlite3_module kModule = MakeModule();
 }  // namespace
 
 bool RegisterColumnTable(sqlite3* db, ColumnTable* table, std::string* error) {
-  const int rc =
-      sqlite3_create_module_v2(db, table->name().c_str(), &kModule, table, nullptr);
+  const int rc = sqlite3_create_module_v2(db, table->name().c_str(), &kModule, table, nullptr);
   if (rc != SQLITE_OK) {
     *error = "cannot register table " + table->name() + ": " + sqlite3_errstr(rc);
     return false;
