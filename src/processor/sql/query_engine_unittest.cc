@@ -64,6 +64,13 @@ TEST_F(QueryEngineTest, GroupByAndOrderByNeedNoSort) {
   EXPECT_EQ(Plan("SELECT * FROM slice ORDER BY name").find("TEMP B-TREE"), std::string::npos);
   EXPECT_EQ(Plan("SELECT track_id, COUNT(*) FROM slice GROUP BY track_id").find("TEMP B-TREE"),
             std::string::npos);
+  // With a range, SQLite sorts the few rows left rather than the table
+  // walking all of them in order.
+  EXPECT_NE(
+      Plan("SELECT * FROM slice WHERE ts BETWEEN 1 AND 2 ORDER BY name").find("TEMP B-TREE"),
+      std::string::npos);
+  EXPECT_EQ(Run("SELECT name FROM slice WHERE ts BETWEEN 110 AND 170 ORDER BY name DESC"),
+            (std::vector<std::string>{"Work", "Instant", "Inner", "Inner"}));
   // A column with no index is sorted by SQLite.
   EXPECT_NE(Plan("SELECT * FROM slice ORDER BY dur").find("TEMP B-TREE"), std::string::npos);
 }

@@ -158,6 +158,18 @@ void BM_VirtualGroupByTrack(benchmark::State& state) {
 }
 BENCHMARK(BM_VirtualGroupByTrack)->Arg(20000000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
+// Slices per thread: a join through thread_track, grouped by thread.
+void BM_VirtualSlicesPerThread(benchmark::State& state) {
+  RunQuery(state, Processor(static_cast<size_t>(state.range(0))),
+           "SELECT utid, thread.name, COUNT(*), SUM(dur) FROM slice "
+           "JOIN thread_track ON slice.track_id = thread_track.id "
+           "JOIN thread USING(utid) GROUP BY utid");
+}
+BENCHMARK(BM_VirtualSlicesPerThread)
+    ->Arg(20000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+
 void BM_VirtualWhereId(benchmark::State& state) {
   TraceProcessor* tp = Processor(static_cast<size_t>(state.range(0)));
   RunQuery(state, tp, "SELECT * FROM slice WHERE id = " + std::to_string(state.range(0) / 2));

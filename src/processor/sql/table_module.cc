@@ -60,6 +60,8 @@ constexpr int64_t kPrefetchDistance = 16;
 
 struct Cursor : sqlite3_vtab_cursor {
   ColumnTable* table = nullptr;
+  Plan plan;                        // Decoded from plan_text.
+  const char* plan_text = nullptr;  // The idxStr of the last xFilter.
   // Rows come from list[i] (list set) or are i itself, i stepping from
   // `next` toward `stop` by `step`; list rows outside [lo, hi) are skipped.
   const uint32_t* list = nullptr;
@@ -268,7 +270,10 @@ int BestIndex(sqlite3_vtab* base, sqlite3_index_info* info) {
       // Row order (also within one key's rows), or a single key value.
       info->orderByConsumed = 1;
       plan.desc = desc && col != plan.key_col;
-    } else if (plan.key_col < 0 && table.HasKeyIndex(static_cast<size_t>(col))) {
+    } else if (plan.key_col < 0 && plan.args.empty() &&
+               table.HasKeyIndex(static_cast<size_t>(col))) {
+      // The whole table in the column's order. Not with a range: walking
+      // every row to keep a few would cost more than SQLite's sort of them.
       info->orderByConsumed = 1;
       plan.order_col = col;
       plan.desc = desc;
@@ -301,7 +306,13 @@ int Filter(sqlite3_vtab_cursor* base, int, const char* idx_str, int argc,
            sqlite3_value** argv) {
   Cursor& cursor = *static_cast<Cursor*>(base);
   ColumnTable& table = *cursor.table;
-  const Plan plan = Plan::Decode(idx_str ? idx_str : "-1 -1 0 0");
+  // Inner loops of joins call xFilter once per outer row with the same
+  // idxStr: decode it once.
+  if (!cursor.plan_text || idx_str != cursor.plan_text) {
+    cursor.plan = Plan::Decode(idx_str ? idx_str : "-1 -1 0 0");
+    cursor.plan_text = idx_str;
+  }
+  const Plan& plan = cursor.plan;
   uint32_t lo = 0;
   uint32_t hi = table.rows();
   bool empty = false;
