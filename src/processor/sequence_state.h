@@ -96,6 +96,8 @@ struct SequenceState {
   // to never having been cleared): skipped packets are then data loss.
   bool invalidated_by_loss = false;
   bool seen_any_packet = false;
+  int64_t last_ts = kNoTs;  // Trace time of its last packet with one.
+  static constexpr int64_t kNoTs = INT64_MIN;
   std::vector<SequenceClock> clocks;
 
   SequenceClock* FindClock(uint32_t raw_id) {

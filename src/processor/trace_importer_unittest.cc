@@ -1,6 +1,7 @@
 #include "src/processor/trace_importer.h"
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -193,6 +194,74 @@ TEST_F(UpstreamFixtureTest, TracksAndThreads) {
     }
   }
   EXPECT_EQ(custom_slices, 45);
+}
+
+}  // namespace
+}  // namespace processor
+}  // namespace zt
+
+namespace zt {
+namespace processor {
+namespace {
+
+std::string Varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+  return out;
+}
+std::string Key(uint32_t field, uint32_t wire) { return Varint(field << 3 | wire); }
+std::string Bytes(uint32_t field, const std::string& payload) {
+  return Key(field, 2) + Varint(payload.size()) + payload;
+}
+std::string Number(uint32_t field, uint64_t v) { return Key(field, 0) + Varint(v); }
+
+// A hostile packet may put a number where a message belongs (interned data,
+// defaults, a track event, a descriptor): the importer must read no bytes
+// for it, whatever the number says (found by trace_importer_fuzzer).
+TEST(ImporterRobustnessTest, NumbersWhereMessagesBelongAreIgnored) {
+  std::string packet = Number(10, 1) + Number(13, 1);  // Sequence 1, cleared.
+  for (uint32_t field : {12u, 59u, 11u, 60u, 6u, 35u, 89u})
+    packet += Number(field, 1u << 20);  // "Length" far past the packet.
+  const std::string trace = Bytes(1, packet);
+  TraceStorage storage;
+  const ImportResult result = ImportTrace(trace.data(), trace.size(), &storage);
+  EXPECT_EQ(result.tokenizer.packets, 1u);
+  EXPECT_EQ(result.packets_parsed, 0u);
+  EXPECT_EQ(storage.slice.size(), 0u);
+}
+
+// A slice whose TrackEvent name is interned, then a clear that drops the
+// interned data: the next packet needing it is skipped, not guessed.
+TEST(ImporterRobustnessTest, LossMarkInvalidatesInternedNames) {
+  const std::string descriptor =
+      Bytes(60, Number(1, 7) + Bytes(4, Number(1, 10) + Number(2, 11)));  // Thread track 7.
+  const std::string interned = Bytes(12, Bytes(2, Number(1, 1) + Bytes(2, "Work")));
+  const std::string defaults = Bytes(59, Bytes(11, Number(11, 7)));
+  std::string trace;
+  // First packet: clear, descriptor, defaults, interned name 1 = "Work", a begin.
+  trace += Bytes(1, Number(10, 5) + Number(13, 1) + Number(8, 100) + descriptor + defaults +
+                        interned + Bytes(11, Number(9, 1) + Number(10, 1)));
+  // An end: fine.
+  trace += Bytes(1, Number(10, 5) + Number(13, 2) + Number(8, 200) + Bytes(11, Number(9, 2)));
+  // A loss mark, then a begin needing the interned name: skipped and counted.
+  trace += Bytes(1, Number(10, 5) + Number(13, 2) + Number(42, 64) + Number(8, 300) +
+                        Bytes(11, Number(9, 1) + Number(10, 1)));
+  TraceStorage storage;
+  const ImportResult result = ImportTrace(trace.data(), trace.size(), &storage);
+  EXPECT_EQ(result.packets_parsed, 2u);
+  ASSERT_EQ(storage.slice.size(), 1u);
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[0]), "Work");
+  EXPECT_EQ(storage.slice.dur[0], 100);
+  EXPECT_EQ(storage.stats.Get(stats::incremental_state_lost_packets), 1);
+  EXPECT_EQ(storage.stats.GetIndexedTotal(stats::traced_buf_sequence_packet_loss), 1);
+  ASSERT_EQ(storage.data_losses.size(), 1u);
+  EXPECT_EQ(storage.data_losses[0].sequence_id, 5u);
+  EXPECT_EQ(storage.data_losses[0].reasons, 64u);
+  EXPECT_EQ(storage.data_losses[0].ts, 200);  // The last time before the gap.
 }
 
 }  // namespace

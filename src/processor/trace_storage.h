@@ -133,7 +133,9 @@ struct MetadataTable {
 struct DataLossMark {
   uint32_t sequence_id = 0;  // 0 for the file's damage.
   uint64_t offset = 0;       // Byte offset in the file.
-  int64_t ts = kNullInt;     // Trace time of the packet after the gap.
+  // Trace time of the sequence's last packet before the gap (the loss
+  // happened after it); kNullInt if none had a time.
+  int64_t ts = kNullInt;
   uint64_t reasons = 0;      // DataLossReason bits as written (1: unknown).
 };
 
