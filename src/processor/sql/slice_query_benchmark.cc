@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -201,6 +202,36 @@ void BM_VirtualTrackIdTsRange(benchmark::State& state) {
                " AND " + std::to_string(mid + 99999));
 }
 BENCHMARK(BM_VirtualTrackIdTsRange)->Arg(20000000)->Unit(benchmark::kMicrosecond);
+
+// On a real trace: ZT_QUERY_BENCHMARK_TRACE=PATH (e.g. the SDK trace of
+// test/processor_ingest/run_ingest_benchmark.sh). The import is done once,
+// untimed; the first iteration includes building the name index.
+void BM_TraceFileGroupByName(benchmark::State& state) {
+  const char* path = getenv("ZT_QUERY_BENCHMARK_TRACE");
+  if (!path || !*path) {
+    state.SkipWithError("set ZT_QUERY_BENCHMARK_TRACE to a trace file");
+    return;
+  }
+  static std::unique_ptr<TraceProcessor> tp;
+  if (!tp) {
+    std::string error;
+    tp = TraceProcessor::Open(path, OpenOptions(), &error);
+    if (!tp) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+  }
+  const QueryResult count = tp->Query("SELECT COUNT(*) FROM slice");
+  const int64_t slices = count.ok() && !count.rows.empty() ? count.rows[0][0].int_value : 0;
+  for (auto _ : state) {
+    QueryResult r = tp->Query("SELECT name, SUM(dur) FROM slice GROUP BY name");
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["slices"] = static_cast<double>(slices);
+  state.counters["slices/s"] = benchmark::Counter(
+      static_cast<double>(slices), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_TraceFileGroupByName)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // export-db's core: every table written into a database file (in /tmp).
 void BM_ExportDatabase(benchmark::State& state) {
