@@ -90,6 +90,33 @@ TEST_F(QueryEngineTest, OrderedResultsMatchSqliteSort) {
   }
 }
 
+TEST_F(QueryEngineTest, DistinctReadsOneRowPerKey) {
+  EXPECT_EQ(Run("SELECT DISTINCT name FROM slice"),
+            (std::vector<std::string>{"Async", "Inner", "Instant", "Outer", "Work"}));
+  EXPECT_EQ(Run("SELECT DISTINCT name FROM slice ORDER BY name DESC"),
+            (std::vector<std::string>{"Work", "Outer", "Instant", "Inner", "Async"}));
+  EXPECT_EQ(Run("SELECT DISTINCT track_id FROM slice"),
+            (std::vector<std::string>{"0", "1", "2"}));
+  EXPECT_EQ(Run("SELECT DISTINCT category FROM slice"),
+            (std::vector<std::string>{"NULL", "cat"}));
+  // The plan says so: order by column 5 (name), colUsed 32, one per key.
+  EXPECT_NE(Plan("SELECT DISTINCT name FROM slice").find("INDEX 0:-1 5 0 32 1"),
+            std::string::npos)
+      << Plan("SELECT DISTINCT name FROM slice");
+  // Not with a constraint: the row kept per key might fail it.
+  EXPECT_EQ(Run("SELECT DISTINCT name FROM slice WHERE dur = 20"),
+            (std::vector<std::string>{"Inner"}));
+  EXPECT_EQ(Run("SELECT DISTINCT name FROM slice WHERE depth = 1 ORDER BY name"),
+            (std::vector<std::string>{"Inner", "Instant"}));
+  // Nor when another column is read.
+  EXPECT_EQ(
+      Run("SELECT DISTINCT name, depth FROM slice ORDER BY name, depth"),
+      (std::vector<std::string>{"Async|0", "Inner|1", "Instant|1", "Outer|0", "Work|0"}));
+  EXPECT_EQ(
+      Run("SELECT name, COUNT(*) FROM slice GROUP BY name"),
+      (std::vector<std::string>{"Async|1", "Inner|2", "Instant|1", "Outer|1", "Work|1"}));
+}
+
 TEST_F(QueryEngineTest, ConstraintsMatchAFullScan) {
   const char* const kWheres[] = {"id = 2",
                                  "id >= 2 AND id < 4",

@@ -139,6 +139,13 @@ BENCHMARK(BM_VirtualGroupByNameCold)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// DISTINCT on a key column reads one row per name.
+void BM_VirtualDistinctName(benchmark::State& state) {
+  RunQuery(state, Processor(static_cast<size_t>(state.range(0))),
+           "SELECT DISTINCT name FROM slice");
+}
+BENCHMARK(BM_VirtualDistinctName)->Arg(20000000)->Unit(benchmark::kMillisecond);
+
 void BM_VirtualCountStar(benchmark::State& state) {
   RunQuery(state, Processor(static_cast<size_t>(state.range(0))),
            "SELECT COUNT(*) FROM slice");

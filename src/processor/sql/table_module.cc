@@ -25,12 +25,15 @@ struct Plan {
   int key_col = -1;
   int order_col = -1;
   int desc = 0;
+  // DISTINCT on order_col alone: one row per key is enough.
+  int one_per_key = 0;
   uint64_t columns_used = 0;  // sqlite3_index_info::colUsed.
   std::vector<std::pair<int, int>> args;
 
   std::string Encode() const {
     std::string text = std::to_string(key_col) + ' ' + std::to_string(order_col) + ' ' +
-                       std::to_string(desc) + ' ' + std::to_string(columns_used);
+                       std::to_string(desc) + ' ' + std::to_string(columns_used) + ' ' +
+                       std::to_string(one_per_key);
     for (const auto& arg : args)
       text += ' ' + std::to_string(arg.first) + ' ' + std::to_string(arg.second);
     return text;
@@ -42,6 +45,7 @@ struct Plan {
     plan.order_col = static_cast<int>(strtol(end, &end, 10));
     plan.desc = static_cast<int>(strtol(end, &end, 10));
     plan.columns_used = strtoull(end, &end, 10);
+    plan.one_per_key = static_cast<int>(strtol(end, &end, 10));
     while (*end) {
       const int col = static_cast<int>(strtol(end, &end, 10));
       const int op = static_cast<int>(strtol(end, &end, 10));
@@ -81,6 +85,7 @@ struct Cursor : sqlite3_vtab_cursor {
   int order_col = -1;
   const ColumnTable::KeyIndex* order_index = nullptr;
   uint32_t rank = 0;
+  bool one_per_key = false;  // Skip the rest of a rank once a row is out.
   // The columns the query reads, for prefetching rows that come from a
   // list (out of row order, each likely a cache miss): base and width.
   std::vector<std::pair<const char*, size_t>> prefetch;
@@ -112,6 +117,9 @@ struct Cursor : sqlite3_vtab_cursor {
             rank++;
           while (step < 0 && p < order_index->start[rank])
             rank--;
+          if (one_per_key)
+            next = step > 0 ? order_index->start[rank + 1]
+                            : static_cast<int64_t>(order_index->start[rank]) - 1;
         }
         eof = false;
         return;
@@ -277,6 +285,14 @@ int BestIndex(sqlite3_vtab* base, sqlite3_index_info* info) {
       info->orderByConsumed = 1;
       plan.order_col = col;
       plan.desc = desc;
+      // SELECT DISTINCT col: with no constraint on this table (SQLite
+      // rechecks every row: the one kept could fail one another passes)
+      // and no other column read, one row per key is the whole answer.
+      const uint64_t only_col = col < 64 ? uint64_t{1} << col : 0;
+      if (sqlite3_vtab_distinct(info) >= 2 && info->nConstraint == 0 && only_col &&
+          (static_cast<uint64_t>(info->colUsed) & ~only_col) == 0) {
+        plan.one_per_key = 1;
+      }
     }
   }
 
@@ -309,7 +325,7 @@ int Filter(sqlite3_vtab_cursor* base, int, const char* idx_str, int argc,
   // Inner loops of joins call xFilter once per outer row with the same
   // idxStr: decode it once.
   if (!cursor.plan_text || idx_str != cursor.plan_text) {
-    cursor.plan = Plan::Decode(idx_str ? idx_str : "-1 -1 0 0");
+    cursor.plan = Plan::Decode(idx_str ? idx_str : "-1 -1 0 0 0");
     cursor.plan_text = idx_str;
   }
   const Plan& plan = cursor.plan;
@@ -388,6 +404,7 @@ int Filter(sqlite3_vtab_cursor* base, int, const char* idx_str, int argc,
   cursor.in_list_order.clear();
   cursor.order_col = -1;
   cursor.order_index = nullptr;
+  cursor.one_per_key = false;
   if (have_list) {
     for (size_t c = 0; c < table.columns().size() && c < 63; c++) {
       const Column& column = table.column(c);
@@ -426,6 +443,7 @@ int Filter(sqlite3_vtab_cursor* base, int, const char* idx_str, int argc,
   if (plan.order_col >= 0 && have_list && list_size) {
     cursor.order_col = plan.order_col;
     cursor.order_index = &table.Index(static_cast<size_t>(plan.order_col));
+    cursor.one_per_key = plan.one_per_key != 0;
     cursor.rank =
         plan.desc ? static_cast<uint32_t>(cursor.order_index->key_of_rank.size() - 1) : 0;
   }

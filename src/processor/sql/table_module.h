@@ -10,7 +10,8 @@
 //   * ORDER BY (one column, either direction) on the row id or a sorted
 //     column comes for free; on a key column it is served from the same
 //     index, which is also what lets `GROUP BY name` stream groups instead
-//     of sorting every row (orderByConsumed).
+//     of sorting every row (orderByConsumed); for `SELECT DISTINCT col`
+//     (sqlite3_vtab_distinct) only the first row of each key is returned.
 // Every constraint is still checked by SQLite (omit is never set): the
 // table only narrows the rows, so a value of an unexpected type (text
 // compared with an integer column) can never lose a row.
