@@ -108,6 +108,12 @@ TEST_F(QueryEngineTest, DistinctReadsOneRowPerKey) {
             (std::vector<std::string>{"Inner"}));
   EXPECT_EQ(Run("SELECT DISTINCT name FROM slice WHERE depth = 1 ORDER BY name"),
             (std::vector<std::string>{"Inner", "Instant"}));
+  // Nor in a join: the row kept might find no partner where another would.
+  EXPECT_EQ(Run("SELECT DISTINCT s.name FROM slice s JOIN thread_track t "
+                "ON s.track_id = t.id WHERE t.utid = 2 ORDER BY 1"),
+            (std::vector<std::string>{"Instant", "Work"}));
+  EXPECT_EQ(Run("SELECT DISTINCT s.name FROM slice s, slice p WHERE s.parent_id = p.id"),
+            (std::vector<std::string>{"Inner", "Instant"}));
   // Nor when another column is read.
   EXPECT_EQ(
       Run("SELECT DISTINCT name, depth FROM slice ORDER BY name, depth"),
