@@ -21,7 +21,9 @@
 // design note for the figures); the tables are then exposed to SQLite
 // without copying (virtual tables). Lookups by id, by a range of ts and by
 // track_id are logarithmic or indexed; `GROUP BY name` and `ORDER BY name`
-// stream rows already grouped (one index built on first use, O(rows)).
+// stream rows already grouped (measured: 1.5 s for 20 M slices on 2 cores).
+// The indexes this needs are built on first use, O(rows), and kept: 4 bytes
+// a row per key column used, plus a copy of each column read in that order.
 // Query() with the QueryResult form holds every row in memory; the
 // callback form streams them.
 //
