@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "src/cmd/ztrace/export_db_command.h"
+#include "src/cmd/ztrace/query_command.h"
 #include "src/cmd/ztrace/record_command.h"
 #include "src/cmd/ztrace/record_config.h"
 #include "src/cmd/ztrace/stats_command.h"
@@ -25,6 +27,8 @@ Commands:
   record    record a trace into a file (ztrace record --help)
   trigger   activate triggers that start or stop sessions (ztrace trigger --help)
   stats     summarize a trace: events, data losses, top slices (ztrace stats --help)
+  query     SQL over a trace or many, or a prompt (ztrace query --help)
+  export-db write a trace's tables into an SQLite file (ztrace export-db --help)
 
 The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record) and
 $PERFETTO_PRODUCER_SOCK_NAME (trigger) if set, else
@@ -53,6 +57,10 @@ int main(int argc, char** argv) {
         },
         address);
   }
+  if (command == "query")
+    return zt::ztrace::RunQuery({argv + 2, argv + argc}, stdin, stdout, stderr);
+  if (command == "export-db")
+    return zt::ztrace::RunExportDb({argv + 2, argv + argc}, stdout, stderr);
   if (command == "stats") {
     return zt::ztrace::RunStats(std::vector<std::string>(argv + 2, argv + argc), stdout,
                                 stderr);
