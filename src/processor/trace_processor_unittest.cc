@@ -252,8 +252,9 @@ TEST(TraceProcessorTest, EmptyTrace) {
   auto tp = CreateTraceProcessor(std::make_unique<TraceStorage>(), &error);
   ASSERT_TRUE(tp) << error;
   for (const std::string& table : tp->TableNames()) {
-    if (table != "stats")
+    if (table != "stats") {
       EXPECT_EQ(Rows(tp.get(), "SELECT COUNT(*) FROM " + table), Lines{"0"}) << table;
+    }
   }
   EXPECT_EQ(Rows(tp.get(), "SELECT name, SUM(dur) FROM slice GROUP BY name"), Lines{});
   EXPECT_EQ(Rows(tp.get(), "SELECT * FROM slice WHERE id = 0"), Lines{});
