@@ -148,6 +148,48 @@ class FieldReader {
   bool error_ = false;
 };
 
+// Calls fn(uint64_t) for each value of a repeated varint field, whether
+// written packed (one length-delimited record) or not. A packed payload
+// that ends inside a varint stops there.
+template <typename Fn>
+void ForEachVarint(const RawField& field, Fn fn) {
+  if (!field.is_bytes()) {
+    fn(field.value);
+    return;
+  }
+  const uint8_t* p = field.data;
+  const uint8_t* const end = p + field.size();
+  while (p < end) {
+    uint64_t value = 0;
+    unsigned shift = 0;
+    for (;;) {
+      if (p == end || shift > 63)
+        return;
+      const uint8_t byte = *p++;
+      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80))
+        break;
+      shift += 7;
+    }
+    fn(value);
+  }
+}
+
+// The same for a repeated fixed64 (or double) field: calls fn(uint64_t)
+// with each value's bits.
+template <typename Fn>
+void ForEachFixed64(const RawField& field, Fn fn) {
+  if (!field.is_bytes()) {
+    fn(field.value);
+    return;
+  }
+  for (const uint8_t* p = field.data; field.data + field.size() - p >= 8; p += 8) {
+    uint64_t value;
+    memcpy(&value, p, sizeof(value));
+    fn(value);
+  }
+}
+
 }  // namespace processor
 }  // namespace zt
 

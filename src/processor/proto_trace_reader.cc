@@ -61,24 +61,6 @@ constexpr uint32_t kPacketClockUnitMultiplier = 4;
 // A sequence may define this many clocks of its own (ids 64..127).
 constexpr size_t kPacketMaxSequenceClocks = 64;
 
-template <typename Fn>
-void ForEachPackedOrNot(const Field& field, Fn fn) {
-  if (field.type() != protozero::proto_utils::ProtoWireType::kLengthDelimited) {
-    fn(field.as_uint64());
-    return;
-  }
-  const uint8_t* p = field.data();
-  const uint8_t* const end = p + field.size();
-  while (p < end) {
-    uint64_t value = 0;
-    const uint8_t* next = protozero::proto_utils::ParseVarInt(p, end, &value);
-    if (next == p)
-      return;
-    p = next;
-    fn(value);
-  }
-}
-
 // A varint of at most ten bytes inside [*p, end), for the fast path.
 ZT_ALWAYS_INLINE inline bool ReadFastVarint(const uint8_t** p, const uint8_t* end,
                                             uint64_t* value) {
@@ -208,20 +190,10 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
   SequenceState* sequence = GetSequence(sequence_id, &sequence_index);
   if (ZT_UNLIKELY(!sequence->seen_any_packet))
     return ReadPacketFully(view);
-  if ((flags & kPacketSeqNeedsIncrementalState) && !sequence->incremental_state_valid) {
-    storage_->stats.Increment(sequence->invalidated_by_loss
-                                  ? stats::incremental_state_lost_packets
-                                  : stats::tokenizer_skipped_packets);
+  int64_t ts;
+  if (!PlaceInTime(sequence, flags, has_timestamp, sequence->generation->default_clock_id,
+                   timestamp, &ts))
     return;
-  }
-  int64_t ts = latest_ts_;
-  if (has_timestamp) {
-    if (!ToTraceTime(sequence, sequence->generation->default_clock_id, timestamp, &ts))
-      return;
-    if (ts > latest_ts_)
-      latest_ts_ = ts;
-    sequence->last_ts = ts;
-  }
   if (track_event) {
     sorter_->Push(sequence_index, ts, static_cast<uint64_t>(track_event - base_),
                   track_event_size, generation_index_[sequence_index]);
@@ -353,25 +325,11 @@ void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
   if (trace_uuid.data)
     ParseTraceUuid(trace_uuid);
 
-  if ((flags & kPacketSeqNeedsIncrementalState) && !sequence->incremental_state_valid) {
-    storage_->stats.Increment(sequence->invalidated_by_loss
-                                  ? stats::incremental_state_lost_packets
-                                  : stats::tokenizer_skipped_packets);
+  int64_t ts;
+  if (!PlaceInTime(sequence, flags, has_timestamp,
+                   has_clock_id ? clock_id : sequence->generation->default_clock_id, timestamp,
+                   &ts))
     return;
-  }
-
-  // The packet's time on the trace clock. Packets without one take the
-  // latest time seen, as upstream's reader does.
-  int64_t ts = latest_ts_;
-  if (has_timestamp) {
-    const uint32_t effective_clock =
-        has_clock_id ? clock_id : sequence->generation->default_clock_id;
-    if (!ToTraceTime(sequence, effective_clock, timestamp, &ts))
-      return;
-    if (ts > latest_ts_)
-      latest_ts_ = ts;
-    sequence->last_ts = ts;
-  }
   if (!storage_->data_losses.empty() && storage_->data_losses.back().offset == view.offset &&
       storage_->data_losses.back().sequence_id == sequence_id && has_timestamp)
     storage_->data_losses.back().ts = ts;
@@ -380,6 +338,28 @@ void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
     sorter_->Push(sequence_index, ts, static_cast<uint64_t>(track_event.data - base_),
                   track_event.size, generation_index_[sequence_index]);
   }
+}
+
+bool ProtoTraceReader::PlaceInTime(SequenceState* sequence, uint64_t flags,
+                                   bool has_timestamp, uint32_t clock_id, uint64_t raw,
+                                   int64_t* ts) {
+  if ((flags & kPacketSeqNeedsIncrementalState) && !sequence->incremental_state_valid) {
+    storage_->stats.Increment(sequence->invalidated_by_loss
+                                  ? stats::incremental_state_lost_packets
+                                  : stats::tokenizer_skipped_packets);
+    return false;
+  }
+  // Packets without a time take the latest one seen, as upstream's reader
+  // does.
+  *ts = latest_ts_;
+  if (!has_timestamp)
+    return true;
+  if (!ToTraceTime(sequence, clock_id, raw, ts))
+    return false;
+  if (*ts > latest_ts_)
+    latest_ts_ = *ts;
+  sequence->last_ts = *ts;
+  return true;
 }
 
 bool ProtoTraceReader::ToTraceTime(SequenceState* sequence, uint32_t clock_id,
@@ -425,22 +405,24 @@ void ProtoTraceReader::ParseDefaults(SequenceState* sequence, ConstBytes bytes) 
     if (f.id() == kPacketDefaultsClockId) {
       generation->default_clock_id = f.as_uint32();
     } else if (f.id() == kPacketDefaultsTrackEvent) {
-      ProtoDecoder event(f.as_bytes());
-      for (Field e = event.ReadField(); e.valid(); e = event.ReadField()) {
-        if (e.id() == kPacketDefaultsTrackUuid) {
+      const ConstBytes event_bytes = f.as_bytes();
+      FieldReader event(event_bytes.data, event_bytes.size);
+      RawField e;
+      while (event.Next(&e)) {
+        if (e.id == kPacketDefaultsTrackUuid) {
           generation->has_default_track = true;
-          generation->default_track_uuid = e.as_uint64();
-        } else if (e.id() == kPacketDefaultsExtraCounterUuids) {
-          ForEachPackedOrNot(e, [&](uint64_t v) {
+          generation->default_track_uuid = e.value;
+        } else if (e.id == kPacketDefaultsExtraCounterUuids) {
+          ForEachVarint(e, [&](uint64_t v) {
             generation->default_extra_counter_track_uuids.push_back(v);
           });
-        } else if (e.id() == kPacketDefaultsExtraDoubleCounterUuids) {
-          ForEachPackedOrNot(e, [&](uint64_t v) {
+        } else if (e.id == kPacketDefaultsExtraDoubleCounterUuids) {
+          ForEachVarint(e, [&](uint64_t v) {
             generation->default_extra_double_counter_track_uuids.push_back(v);
           });
         }
       }
-      if (event.parse_error())
+      if (event.error())
         storage_->stats.Increment(stats::track_event_tokenizer_errors);
     }
   }

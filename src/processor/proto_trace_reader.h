@@ -56,6 +56,11 @@ class ProtoTraceReader {
   void ParseDefaults(SequenceState* sequence, protozero::ConstBytes bytes);
   void ParseInternedData(SequenceState* sequence, protozero::ConstBytes bytes);
   void ParseClockSnapshot(SequenceState* sequence, protozero::ConstBytes bytes);
+  // The packet's time on the trace clock, in *ts; false (counted) if the
+  // packet is to be skipped: it needs state its sequence lost, or its time
+  // cannot be converted.
+  bool PlaceInTime(SequenceState* sequence, uint64_t flags, bool has_timestamp,
+                   uint32_t clock_id, uint64_t raw, int64_t* ts);
   // False (counted) if the time cannot be placed on the trace clock.
   bool ToTraceTime(SequenceState* sequence, uint32_t clock_id, uint64_t raw, int64_t* ts);
   void ParseTraceStats(protozero::ConstBytes bytes);

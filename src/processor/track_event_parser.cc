@@ -54,46 +54,6 @@ constexpr int kEventMaxAnnotationDepth = 16;
 
 using protozero::Field;
 
-// Calls fn(uint64) for a repeated varint or fixed64 field, packed or not.
-template <typename Fn>
-void ForEachUint64(const RawField& field, bool fixed64, Fn fn) {
-  if (field.wire_type != RawField::kLengthDelimited) {
-    fn(field.value);
-    return;
-  }
-  const uint8_t* p = field.data;
-  const uint8_t* const end = p + field.size();
-  if (fixed64) {
-    for (; end - p >= 8; p += 8) {
-      uint64_t value;
-      memcpy(&value, p, sizeof(value));
-      fn(value);
-    }
-    return;
-  }
-  while (p < end) {
-    uint64_t value = 0;
-    const uint8_t* next = protozero::proto_utils::ParseVarInt(p, end, &value);
-    if (next == p)
-      return;
-    p = next;
-    fn(value);
-  }
-}
-
-template <typename Fn>
-void ForEachDouble(const RawField& field, Fn fn) {
-  if (field.wire_type != RawField::kLengthDelimited) {
-    fn(field.as_double());
-    return;
-  }
-  for (const uint8_t* p = field.data; field.data + field.size() - p >= 8; p += 8) {
-    double value;
-    memcpy(&value, p, sizeof(value));
-    fn(value);
-  }
-}
-
 }  // namespace
 
 struct TrackEventParser::Event {
@@ -181,7 +141,7 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
         if (ZT_LIKELY(f.wire_type == RawField::kVarint))
           event.AddCategoryIid(f.value);
         else
-          ForEachUint64(f, false, [&](uint64_t v) { event.AddCategoryIid(v); });
+          ForEachVarint(f, [&](uint64_t v) { event.AddCategoryIid(v); });
         break;
       case kEventCategories:
         event.has_lists = true;
@@ -205,41 +165,43 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
         break;
       case kEventFlowIds:
         event.has_lists = true;
-        ForEachUint64(f, true, [&](uint64_t v) { event.flow_ids.push_back(v); });
+        ForEachFixed64(f, [&](uint64_t v) { event.flow_ids.push_back(v); });
         break;
       case kEventFlowIdsOld:
         event.has_lists = true;
-        ForEachUint64(f, false, [&](uint64_t v) { event.flow_ids.push_back(v); });
+        ForEachVarint(f, [&](uint64_t v) { event.flow_ids.push_back(v); });
         break;
       case kEventTerminatingFlowIds:
         event.has_lists = true;
-        ForEachUint64(f, true, [&](uint64_t v) { event.terminating_flow_ids.push_back(v); });
+        ForEachFixed64(f, [&](uint64_t v) { event.terminating_flow_ids.push_back(v); });
         break;
       case kEventTerminatingFlowIdsOld:
         event.has_lists = true;
-        ForEachUint64(f, false,
-                      [&](uint64_t v) { event.terminating_flow_ids.push_back(v); });
+        ForEachVarint(f, [&](uint64_t v) { event.terminating_flow_ids.push_back(v); });
         break;
       case kEventExtraCounterTrackUuids:
         event.has_lists = true;
         event.has_extra_counter_uuids = true;
-        ForEachUint64(f, false, [&](uint64_t v) { event.extra_counter_uuids.push_back(v); });
+        ForEachVarint(f, [&](uint64_t v) { event.extra_counter_uuids.push_back(v); });
         break;
       case kEventExtraCounterValues:
         event.has_lists = true;
-        ForEachUint64(f, false, [&](uint64_t v) {
+        ForEachVarint(f, [&](uint64_t v) {
           event.extra_counter_values.push_back(static_cast<double>(static_cast<int64_t>(v)));
         });
         break;
       case kEventExtraDoubleCounterTrackUuids:
         event.has_lists = true;
         event.has_extra_double_counter_uuids = true;
-        ForEachUint64(f, false,
-                      [&](uint64_t v) { event.extra_double_counter_uuids.push_back(v); });
+        ForEachVarint(f, [&](uint64_t v) { event.extra_double_counter_uuids.push_back(v); });
         break;
       case kEventExtraDoubleCounterValues:
         event.has_lists = true;
-        ForEachDouble(f, [&](double v) { event.extra_double_counter_values.push_back(v); });
+        ForEachFixed64(f, [&](uint64_t bits) {
+          double v;
+          memcpy(&v, &bits, sizeof(v));
+          event.extra_double_counter_values.push_back(v);
+        });
         break;
       default:
         break;
