@@ -214,6 +214,31 @@ TEST_F(ProcessorSdkTraceTest, CountersExactValuesAndTracks) {
   EXPECT_EQ(imp.s().slice.size(), 0u);
 }
 
+// TRACE_STATE on a zt::StateTrack: each state a slice on the state track
+// until the next change; nullptr ends it; the last one stays open.
+TEST_F(ProcessorSdkTraceTest, StatesOnAStateTrack) {
+  const std::vector<char> trace = RecordSimple([] {
+    StateTrack link("link");
+    TRACE_STATE("test", link, "idle", TraceTimestamp{kBase + 10});
+    TRACE_STATE("test", link, "busy", TraceTimestamp{kBase + 25});
+    TRACE_STATE("test", link, nullptr, TraceTimestamp{kBase + 40});
+    TRACE_STATE("test", link, "idle", TraceTimestamp{kBase + 70});
+  });
+  Imported imp(trace);
+  EXPECT_EQ(imp.Problems(), (std::map<std::string, int64_t>{}));
+  EXPECT_EQ(imp.s().stats.Get(processor::stats::track_event_parser_errors), 0);
+  const uint32_t link = imp.TrackNamed("link");
+  ASSERT_NE(link, kNullId);
+  std::vector<std::string> rows;
+  const auto& slice = imp.s().slice;
+  for (size_t i = 0; i < slice.size(); i++) {
+    EXPECT_EQ(slice.track_id[i], link);
+    rows.push_back(std::to_string(slice.ts[i] - static_cast<int64_t>(kBase)) + " " +
+                   imp.Str(slice.name[i]) + " " + std::to_string(slice.dur[i]));
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"10 idle 15", "25 busy 15", "70 idle -1"}));
+}
+
 // Custom tracks (a track, its child, the process's track), slices on them
 // nested per track, and flows across threads and tracks: slice_out and
 // slice_in exactly as the Flow / TerminatingFlow arguments say.

@@ -30,6 +30,11 @@ class SliceTracker {
   // Closes the innermost open slice of the track and returns its id, or
   // kNullId (counted) if none is open.
   uint32_t End(int64_t ts, uint32_t track_id);
+  // The same, but nothing open is not an error (state tracks).
+  void EndIfOpen(int64_t ts, uint32_t track_id) {
+    if (!StackOf(track_id).empty())
+      End(ts, track_id);
+  }
 
   // Counts the slices left open. Call once, after the last event.
   void Finish();

@@ -344,3 +344,46 @@ TEST(ImporterRobustnessTest, LossMarkInvalidatesInternedNames) {
 }  // namespace
 }  // namespace processor
 }  // namespace zt
+
+namespace zt {
+namespace processor {
+namespace {
+
+// State tracks (TrackDescriptor.state, TYPE_STATE events): each state is a
+// slice on its track from its event to the next change; an event without a
+// name ends the state.
+TEST(ImporterStateTrackTest, StatesBecomeSlicesUntilTheNextChange) {
+  const std::string state_track = BytesField(60, IntField(1, 9) + BytesField(2, "link") +
+                                                     BytesField(18, ""));
+  const std::string plain_track = BytesField(60, IntField(1, 8) + BytesField(2, "plain"));
+  auto state = [](uint64_t ts, uint64_t track, const char* name) {
+    std::string event = IntField(9, 5) + IntField(11, track);
+    if (name)
+      event += BytesField(23, name);
+    return BytesField(1, IntField(10, 3) + IntField(8, ts) + BytesField(11, event));
+  };
+  const std::string trace = BytesField(1, IntField(10, 3) + IntField(13, 1) + state_track +
+                                              plain_track) +
+                            state(100, 9, "idle") + state(150, 9, "busy") +
+                            state(300, 9, nullptr) + state(400, 9, "idle") +
+                            state(500, 8, "wrong");  // Not a state track.
+  TraceStorage storage;
+  ImportTrace(trace.data(), trace.size(), &storage);
+  const SliceTable& slice = storage.slice;
+  ASSERT_EQ(slice.size(), 3u);
+  EXPECT_EQ(storage.strings.Get(slice.name[0]), "idle");
+  EXPECT_EQ(slice.ts[0], 100);
+  EXPECT_EQ(slice.dur[0], 50);
+  EXPECT_EQ(storage.strings.Get(slice.name[1]), "busy");
+  EXPECT_EQ(slice.dur[1], 150);
+  EXPECT_EQ(slice.depth[1], 0u);
+  EXPECT_EQ(slice.ts[2], 400);
+  EXPECT_EQ(slice.dur[2], -1);  // Still in that state at the end.
+  EXPECT_EQ(storage.strings.Get(storage.track.name[slice.track_id[0]]), "link");
+  EXPECT_EQ(storage.stats.Get(stats::track_event_parser_errors), 1);
+  EXPECT_EQ(storage.stats.Get(stats::misplaced_end_event), 0);
+}
+
+}  // namespace
+}  // namespace processor
+}  // namespace zt

@@ -33,6 +33,7 @@ constexpr uint64_t kEventTypeSliceBegin = 1;
 constexpr uint64_t kEventTypeSliceEnd = 2;
 constexpr uint64_t kEventTypeInstant = 3;
 constexpr uint64_t kEventTypeCounter = 4;
+constexpr uint64_t kEventTypeState = 5;
 
 // DebugAnnotation fields.
 constexpr uint32_t kEventAnnotationNameIid = 1;
@@ -258,8 +259,13 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
       AddFlows(event, ended);
     return;
   }
-  if (event.type != kEventTypeSliceBegin && event.type != kEventTypeInstant) {
-    // TYPE_STATE and legacy events (no type) are not modelled yet.
+  const bool is_state = event.type == kEventTypeState;
+  if (event.type != kEventTypeSliceBegin && event.type != kEventTypeInstant && !is_state) {
+    // Legacy events (no type) are not modelled yet.
+    storage_->stats.Increment(stats::track_event_parser_errors);
+    return;
+  }
+  if (is_state && !tracks_->IsStateTrack(track_id)) {
     storage_->stats.Increment(stats::track_event_parser_errors);
     return;
   }
@@ -305,8 +311,15 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
     category = storage_->strings.Intern(scratch_);
   }
 
+  if (is_state) {
+    // A state lasts until the next change on its track: the open state
+    // slice ends here, and a named state starts one (none: no state).
+    slices_.EndIfOpen(ts, track_id);
+    if (name == kNullStringId)
+      return;
+  }
   const uint32_t arg_set_id = event.annotations.empty() ? kNullId : AddArgs(generation, event);
-  const uint32_t slice_id = event.type == kEventTypeSliceBegin
+  const uint32_t slice_id = event.type == kEventTypeSliceBegin || is_state
                                 ? slices_.Begin(ts, track_id, category, name, arg_set_id)
                                 : slices_.Instant(ts, track_id, category, name, arg_set_id);
   if (ZT_UNLIKELY(event.has_lists &&

@@ -13,6 +13,7 @@ constexpr uint32_t kDescProcess = 3;
 constexpr uint32_t kDescThread = 4;
 constexpr uint32_t kDescParentUuid = 5;
 constexpr uint32_t kDescCounter = 8;
+constexpr uint32_t kDescState = 18;
 // ProcessDescriptor.
 constexpr uint32_t kDescProcessPid = 1;
 constexpr uint32_t kDescProcessCmdline = 2;
@@ -103,6 +104,9 @@ bool TrackTracker::OnTrackDescriptor(protozero::ConstBytes bytes) {
         }
         break;
       }
+      case kDescState:
+        parsed.is_state = true;
+        break;
       case kDescCounter: {
         parsed.is_counter = true;
         protozero::ProtoDecoder counter(f.as_bytes());
@@ -169,7 +173,7 @@ uint32_t TrackTracker::MakeTrack(Descriptor* descriptor, int depth) {
   if (descriptor->track_id != kNullId)
     return descriptor->track_id;
   const uint64_t uuid = descriptor->uuid;
-  if (descriptor->is_thread && !descriptor->is_counter) {
+  if (descriptor->is_thread && !descriptor->is_counter && !descriptor->is_state) {
     const uint32_t utid = GetOrCreateThread(descriptor->tid, descriptor->pid);
     descriptor->track_id = ThreadTrack(utid);
     return descriptor->track_id;
@@ -180,6 +184,9 @@ uint32_t TrackTracker::MakeTrack(Descriptor* descriptor, int depth) {
   uint32_t upid = kNullId;
   if (descriptor->is_process) {
     upid = GetOrCreateProcess(descriptor->pid);
+  } else if (descriptor->is_thread) {  // A thread's counter or state track.
+    utid = GetOrCreateThread(descriptor->tid, descriptor->pid);
+    upid = storage_->thread.upid[utid];
   } else if (descriptor->parent_uuid != 0 && depth < kDescMaxTrackDepth) {
     auto parent = descriptors_.find(descriptor->parent_uuid);
     if (parent != descriptors_.end() && &parent->second != descriptor) {
@@ -190,7 +197,7 @@ uint32_t TrackTracker::MakeTrack(Descriptor* descriptor, int depth) {
       }
     }
   }
-  if (descriptor->is_process && !descriptor->is_counter) {
+  if (descriptor->is_process && !descriptor->is_counter && !descriptor->is_state) {
     auto existing = process_track_by_upid_.find(upid);
     if (existing != process_track_by_upid_.end()) {
       descriptor->track_id = existing->second;
@@ -207,10 +214,15 @@ uint32_t TrackTracker::MakeTrack(Descriptor* descriptor, int depth) {
   const uint32_t track_id = AddTrackRow(descriptor->name, kind, utid, upid, parent_id,
                                         uuid, descriptor->unit);
   descriptor->track_id = track_id;
-  if (descriptor->is_process && !descriptor->is_counter)
+  if (descriptor->is_process && !descriptor->is_counter && !descriptor->is_state)
     process_track_by_upid_[upid] = track_id;
   if (descriptor->is_counter)
     counter_info_[track_id] = descriptor->counter;
+  if (descriptor->is_state) {
+    if (track_id >= is_state_track_.size())
+      is_state_track_.resize(track_id + 1, false);
+    is_state_track_[track_id] = true;
+  }
   return track_id;
 }
 

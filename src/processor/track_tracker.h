@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "src/processor/trace_storage.h"
 #include "zt/protozero/field.h"
@@ -47,6 +48,10 @@ class TrackTracker {
   bool IsCounterTrack(uint32_t track_id) const {
     return storage_->track.kind[track_id] == TrackKind::kCounter;
   }
+  // A descriptor with `state` set: its events are TYPE_STATE changes.
+  bool IsStateTrack(uint32_t track_id) const {
+    return track_id < is_state_track_.size() && is_state_track_[track_id];
+  }
   // Counter descriptors may ask for deltas (is_incremental) and a unit
   // multiplier; the parser applies them.
   struct CounterInfo {
@@ -67,6 +72,7 @@ class TrackTracker {
     bool is_process = false;
     bool is_thread = false;
     bool is_counter = false;
+    bool is_state = false;
     int64_t pid = 0;
     int64_t tid = 0;
     StringId unit = kNullStringId;
@@ -86,6 +92,7 @@ class TrackTracker {
   std::unordered_map<uint32_t, uint32_t> thread_track_by_utid_;
   std::unordered_map<uint32_t, uint32_t> process_track_by_upid_;
   std::unordered_map<uint32_t, CounterInfo> counter_info_;
+  std::vector<bool> is_state_track_;  // Index: track id.
   uint64_t last_uuid_ = 0;
   uint32_t last_track_ = kNullId;
 };
