@@ -17,7 +17,7 @@ TEST(FieldReaderTest, ReadsEveryWireTypeAndStopsAtTheEnd) {
                          std::string("\x01\0\0\0\0\0\0\0", 8) + std::string("\x25\x02\0\0\0", 5) +
                          std::string("\xa0\x06\x01", 3);
   FieldReader reader(Bytes(in), in.size());
-  RawField f;
+  RawField f{};
   ASSERT_TRUE(reader.Next(&f));
   EXPECT_EQ(f.id, 1u);
   EXPECT_EQ(f.value, 300u);
@@ -48,7 +48,7 @@ TEST(FieldReaderTest, MalformedInputIsAnErrorNeverAReadPastTheEnd) {
                                 std::string("\x19\x01\x02", 3),       // Fixed64 cut.
                                 std::string(11, '\xff')}) {           // Key over 10 bytes.
     FieldReader reader(Bytes(in), in.size());
-    RawField f;
+    RawField f{};
     while (reader.Next(&f)) {
     }
     EXPECT_TRUE(reader.error()) << testing::PrintToString(in);

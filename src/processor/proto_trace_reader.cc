@@ -215,7 +215,7 @@ void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
   std::vector<ConstBytes>* descriptors = nullptr;
 
   FieldReader reader(view.data, view.size);
-  RawField f;
+  RawField f{};
   while (reader.Next(&f)) {
     switch (f.id) {
       case kPacketTimestamp:
@@ -407,7 +407,7 @@ void ProtoTraceReader::ParseDefaults(SequenceState* sequence, ConstBytes bytes) 
     } else if (f.id() == kPacketDefaultsTrackEvent) {
       const ConstBytes event_bytes = f.as_bytes();
       FieldReader event(event_bytes.data, event_bytes.size);
-      RawField e;
+      RawField e{};
       while (event.Next(&e)) {
         if (e.id == kPacketDefaultsTrackUuid) {
           generation->has_default_track = true;

@@ -124,7 +124,7 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
   Event& event = *event_;
   event.Clear();
   FieldReader reader(bytes.data, bytes.size);
-  RawField f;
+  RawField f{};
   while (reader.Next(&f)) {
     switch (f.id) {
       case kEventType:
