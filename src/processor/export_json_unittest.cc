@@ -1,0 +1,380 @@
+#include "src/processor/export_json.h"
+
+#include <stdio.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "src/processor/test/sample_storage.h"
+
+namespace zt {
+namespace processor {
+namespace {
+
+using test::AddArg;
+using test::AddCounter;
+using test::AddFlow;
+using test::AddProcess;
+using test::AddSlice;
+using test::AddThread;
+using test::AddTrack;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+std::string Micros(int64_t ns) {
+  std::string out;
+  AppendMicros(ns, &out);
+  return out;
+}
+
+std::string Quote(std::string_view text) {
+  std::string out;
+  AppendJsonString(text, &out);
+  return out;
+}
+
+struct Exported {
+  JsonExportResult result;
+  std::string json;
+};
+
+Exported Export(const TraceStorage& storage) {
+  Exported e;
+  StringJsonSink sink(&e.json);
+  e.result = ExportJson(storage, &sink);
+  return e;
+}
+
+// The output's lines (one event per line).
+std::vector<std::string> Lines(const std::string& json) {
+  std::vector<std::string> lines;
+  size_t pos = 0;
+  while (pos < json.size()) {
+    size_t end = json.find('\n', pos);
+    if (end == std::string::npos) end = json.size();
+    lines.push_back(json.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return lines;
+}
+
+// A thread with one track, for the focused tests; returns the track.
+uint32_t OneThread(TraceStorage* s) {
+  AddProcess(s, 0, "");
+  const uint32_t upid = AddProcess(s, 10, "p");
+  AddThread(s, 0, kNullId, "");
+  const uint32_t utid = AddThread(s, 11, upid, "t");
+  return AddTrack(s, TrackKind::kThread, "", utid, kNullId);
+}
+
+TEST(ExportJsonTest, MicrosecondsHaveThreeExactDecimals) {
+  EXPECT_EQ(Micros(0), "0.000");
+  EXPECT_EQ(Micros(1), "0.001");
+  EXPECT_EQ(Micros(999), "0.999");
+  EXPECT_EQ(Micros(1000), "1.000");
+  EXPECT_EQ(Micros(1234567891), "1234567.891");
+  EXPECT_EQ(Micros(-1500), "-1.500");
+  EXPECT_EQ(Micros(-1), "-0.001");
+  // No float on the way: the last digits survive at any magnitude.
+  EXPECT_EQ(Micros(std::numeric_limits<int64_t>::max()), "9223372036854775.807");
+  EXPECT_EQ(Micros(std::numeric_limits<int64_t>::min()), "-9223372036854775.808");
+}
+
+TEST(ExportJsonTest, EscapesQuotesBackslashesAndControlCharacters) {
+  EXPECT_EQ(Quote(""), "\"\"");
+  EXPECT_EQ(Quote("plain"), "\"plain\"");
+  EXPECT_EQ(Quote("a\"b\\c/"), "\"a\\\"b\\\\c/\"");
+  EXPECT_EQ(Quote("\b\f\n\r\t"), "\"\\b\\f\\n\\r\\t\"");
+  EXPECT_EQ(Quote(std::string("\0\x01\x1f\x7f", 4)), "\"\\u0000\\u0001\\u001f\x7f\"");
+}
+
+TEST(ExportJsonTest, CopiesValidUtf8) {
+  // 2, 3 and 4 byte sequences, the edges of each range, U+2028.
+  const std::string valid =
+      "\xC2\x80\xDF\xBF\xE0\xA0\x80\xED\x9F\xBF\xEE\x80\x80\xEF\xBF\xBF"
+      "\xF0\x90\x80\x80\xF4\x8F\xBF\xBF\xE2\x80\xA8 caf\xC3\xA9";
+  EXPECT_EQ(Quote(valid), "\"" + valid + "\"");
+}
+
+TEST(ExportJsonTest, ReplacesEachMaximalInvalidSubpartWithOneReplacementCharacter) {
+  const std::string r = "\xEF\xBF\xBD";
+  EXPECT_EQ(Quote("\x80"), "\"" + r + "\"");               // Lone continuation.
+  EXPECT_EQ(Quote("a\xFF" "b"), "\"a" + r + "b\"");         // Never valid.
+  EXPECT_EQ(Quote("\xC0\x80"), "\"" + r + r + "\"");       // Overlong NUL.
+  EXPECT_EQ(Quote("\xE0\x80\x80"), "\"" + r + r + r + "\"");  // Overlong.
+  EXPECT_EQ(Quote("\xED\xA0\x80"), "\"" + r + r + r + "\"");  // Surrogate.
+  EXPECT_EQ(Quote("\xF4\x90\x80\x80"), "\"" + r + r + r + r + "\"");  // > U+10FFFF.
+  EXPECT_EQ(Quote("\xE2\x82"), "\"" + r + "\"");           // Cut at the end.
+  EXPECT_EQ(Quote("\xE2\x82x"), "\"" + r + "x\"");         // Cut before ASCII.
+  EXPECT_EQ(Quote("\xF0\x9F\x98"), "\"" + r + "\"");
+  EXPECT_EQ(Quote("\xE2\x82\"\xF0\x9F\x98\x80"), "\"" + r + "\\\"\xF0\x9F\x98\x80\"");
+}
+
+TEST(ExportJsonTest, EveryByteStringGivesOnlyJsonSafeOutput) {
+  // All one- and two-byte strings: no raw control character, quote or
+  // backslash escapes the literal, and the output is valid UTF-8.
+  for (int a = 0; a < 256; ++a) {
+    for (int b = -1; b < 256; ++b) {
+      std::string in(1, static_cast<char>(a));
+      if (b >= 0) in.push_back(static_cast<char>(b));
+      const std::string out = Quote(in);
+      ASSERT_GE(out.size(), 2u);
+      const std::string body = out.substr(1, out.size() - 2);
+      for (size_t i = 0; i < body.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(body[i]);
+        ASSERT_GE(c, 0x20) << a << " " << b;
+        if (c == '\\') {
+          ++i;  // The escaped character.
+          continue;
+        }
+        ASSERT_NE(c, '"') << a << " " << b;
+      }
+      // Re-quoting the output's body changes nothing but escapes: valid
+      // UTF-8 passes through unchanged.
+      std::string unescaped_free;
+      for (char c : body) {
+        if (static_cast<unsigned char>(c) >= 0x80) unescaped_free.push_back(c);
+      }
+      ASSERT_EQ(Quote(unescaped_free), "\"" + unescaped_free + "\"") << a << " " << b;
+    }
+  }
+}
+
+TEST(ExportJsonTest, SampleStorageExactly) {
+  TraceStorage s;
+  test::FillSampleStorage(&s);
+  const Exported e = Export(s);
+  ASSERT_TRUE(e.result.ok) << e.result.error;
+  EXPECT_THAT(
+      Lines(e.json),
+      ElementsAre(
+          "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[",
+          R"({"ph":"M","pid":4242,"tid":0,"name":"process_name","args":{"name":"sample_process"}},)",
+          R"({"ph":"M","pid":4194306,"tid":0,"name":"process_name","args":{"name":"Global tracks"}},)",
+          R"({"ph":"M","pid":4242,"tid":4242,"name":"thread_name","args":{"name":"main"}},)",
+          R"({"ph":"M","pid":4242,"tid":4243,"name":"thread_name","args":{"name":"worker"}},)",
+          R"({"ph":"M","pid":4242,"tid":4194305,"name":"thread_name","args":{"name":"async_track"}},)",
+          R"({"ph":"M","pid":4194306,"tid":4194307,"name":"thread_name","args":{"name":"conf_custom_track"}},)",
+          R"({"ph":"X","pid":4242,"tid":4242,"ts":1000.000,"dur":9000.000,"name":"Outer","cat":"conf","args":{"iter":3,"nested":{"a":1,"b":"x"},"arr":[10,2.5]}},)",
+          R"({"ph":"X","pid":4242,"tid":4242,"ts":2000.000,"dur":6000.000,"name":"Middle","cat":"conf"},)",
+          R"({"ph":"X","pid":4242,"tid":4242,"ts":3000.000,"dur":2000.001,"name":"Inner","cat":"conf"},)",
+          R"({"ph":"i","pid":4242,"tid":4242,"ts":4000.000,"s":"t","name":"Instant","cat":"conf"},)",
+          R"({"ph":"X","pid":4242,"tid":4242,"ts":10000.000,"dur":500.000,"name":"FlowOut","cat":"conf","bind_id":1,"flow_out":true},)",
+          R"({"ph":"X","pid":4242,"tid":4243,"ts":11000.000,"dur":500.000,"name":"FlowIn","cat":"conf","bind_id":1,"flow_in":true},)",
+          R"({"ph":"X","pid":4194306,"tid":4194307,"ts":12000.000,"dur":1000.000,"name":"OnCustomTrack","cat":"conf"},)",
+          R"({"ph":"X","pid":4242,"tid":4194305,"ts":13000.000,"dur":1000.000,"name":"AsyncSlice","cat":"conf"},)",
+          R"({"ph":"B","pid":4242,"tid":4243,"ts":20000.000,"name":"Unterminated","cat":"conf"},)",
+          R"({"ph":"C","pid":4242,"tid":4242,"ts":1000.000,"name":"conf_counter","args":{"value":5}},)",
+          R"({"ph":"C","pid":4242,"tid":4242,"ts":15000.000,"name":"conf_counter","args":{"value":2.5}})",
+          "],", "\"metadata\":{}}"));
+  EXPECT_EQ(e.result.events, 17u);
+  EXPECT_EQ(e.result.bytes, e.json.size());
+  EXPECT_THAT(e.result.notes,
+              ElementsAre("counter units (JSON counters have none): 1 (first: conf_counter: bytes)"));
+}
+
+TEST(ExportJsonTest, EmptyStorageIsAValidEmptyTrace) {
+  TraceStorage s;
+  const Exported e = Export(s);
+  ASSERT_TRUE(e.result.ok);
+  EXPECT_EQ(e.json, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n],\n\"metadata\":{}}\n");
+  EXPECT_THAT(e.result.notes, IsEmpty());
+}
+
+TEST(ExportJsonTest, FlowChainsShareAnIdAndExtraFlowsAreNoted) {
+  TraceStorage s;
+  const uint32_t t = OneThread(&s);
+  const uint32_t a = AddSlice(&s, 1000, 10, t, "a");
+  const uint32_t b = AddSlice(&s, 2000, 10, t, "b");
+  const uint32_t c = AddSlice(&s, 3000, 0, t, "c");
+  const uint32_t d = AddSlice(&s, 4000, 10, t, "d");
+  AddFlow(&s, b, c);  // Flow 0: the second step of the chain a -> b -> c.
+  AddFlow(&s, a, b);  // Flow 1.
+  AddFlow(&s, a, d);  // Flow 2: a's second outgoing flow.
+  const Exported e = Export(s);
+  ASSERT_TRUE(e.result.ok);
+  const std::vector<std::string> lines = Lines(e.json);
+  ASSERT_EQ(lines.size(), 9u);
+  // One id along the chain; b both ends and starts it; c, an instant with a
+  // flow, is an X of duration 0 so that readers bind the flow.
+  EXPECT_THAT(lines[3], HasSubstr("\"name\":\"a\",\"cat\":\"conf\",\"bind_id\":2,\"flow_out\":true}"));
+  EXPECT_THAT(lines[4], HasSubstr("\"bind_id\":2,\"flow_in\":true,\"flow_out\":true}"));
+  EXPECT_THAT(lines[5], HasSubstr("{\"ph\":\"X\",\"pid\":10,\"tid\":11,\"ts\":3.000,\"dur\":0.000,"));
+  EXPECT_THAT(lines[5], HasSubstr("\"bind_id\":2,\"flow_in\":true}"));
+  EXPECT_THAT(lines[6], Not(HasSubstr("bind_id")));
+  ASSERT_EQ(e.result.notes.size(), 1u);
+  EXPECT_THAT(e.result.notes[0], HasSubstr("flows not exported"));
+  EXPECT_THAT(e.result.notes[0], HasSubstr(": 1 (first: flow 2 from slice 0 \"a\")"));
+}
+
+TEST(ExportJsonTest, ArgValuesAndKeys) {
+  TraceStorage s;
+  const uint32_t t = OneThread(&s);
+  const uint32_t x = AddSlice(&s, 0, 5, t, "x");
+  AddArg(&s, x, "debug.u", ArgType::kUint, -1);
+  AddArg(&s, x, "debug.p", ArgType::kPointer, 0xdeadbeef);
+  AddArg(&s, x, "debug.yes", ArgType::kBool, 1);
+  AddArg(&s, x, "debug.no", ArgType::kBool, 0);
+  AddArg(&s, x, "debug.n", ArgType::kNull, 0);
+  AddArg(&s, x, "debug.j", ArgType::kJson, 0, "{\"k\":1}");
+  AddArg(&s, x, "debug.nan", ArgType::kReal, 0, {}, std::nan(""));
+  AddArg(&s, x, "debug.tiny", ArgType::kReal, 0, {}, 0.1);
+  AddArg(&s, x, "debug.list[1].name", ArgType::kString, 0, "second");
+  AddArg(&s, x, "debug.list[0].name", ArgType::kString, 0, "fir\"st");
+  AddArg(&s, x, "task.posted_from.file", ArgType::kString, 0, "a.cc");
+  AddArg(&s, x, "debug.u.clash", ArgType::kInt, 1);  // u is already a leaf.
+  const Exported e = Export(s);
+  ASSERT_TRUE(e.result.ok);
+  EXPECT_THAT(
+      e.json,
+      HasSubstr(R"("args":{"u":18446744073709551615,"p":"0xdeadbeef","yes":true,"no":false,)"
+                R"("n":null,"j":"{\"k\":1}","nan":"NaN","tiny":0.1,)"
+                R"("list":[{"name":"fir\"st"},{"name":"second"}],)"
+                R"("task":{"posted_from":{"file":"a.cc"}}}})"));
+  EXPECT_THAT(e.result.notes,
+              ElementsAre(HasSubstr("clashes with another arg of the set once nested (kept the "
+                                    "first): 1 (first: debug.u.clash)"),
+                          HasSubstr("JSON-typed args written as strings: 1 (first: debug.j)"),
+                          HasSubstr("(NaN, infinities), written as strings: 1 (first: arg "
+                                    "debug.nan)")));
+}
+
+TEST(ExportJsonTest, ThreadsSecondTracksAndReusedTidsGetSyntheticTids) {
+  TraceStorage s;
+  AddProcess(&s, 0, "");
+  const uint32_t upid = AddProcess(&s, 5000000, "big");  // Above 2^22.
+  AddThread(&s, 0, kNullId, "");
+  const uint32_t t1 = AddThread(&s, 7, upid, "first");
+  const uint32_t t2 = AddThread(&s, 7, upid, "second");  // tid reused.
+  const uint32_t named = AddTrack(&s, TrackKind::kThread, "named", t1, kNullId);
+  const uint32_t plain = AddTrack(&s, TrackKind::kThread, "", t1, kNullId);
+  const uint32_t other = AddTrack(&s, TrackKind::kThread, "", t2, kNullId);
+  AddSlice(&s, 0, 5, named, "on_named");
+  AddSlice(&s, 1, 5, plain, "on_plain");
+  AddSlice(&s, 2, 5, other, "on_other");
+  const Exported e = Export(s);
+  ASSERT_TRUE(e.result.ok);
+  // Synthetic ids start above the largest id in the trace.
+  EXPECT_THAT(e.json, HasSubstr(R"({"ph":"M","pid":5000000,"tid":5000001,"name":"thread_name","args":{"name":"second"}})"));
+  EXPECT_THAT(e.json, HasSubstr(R"({"ph":"M","pid":5000000,"tid":5000002,"name":"thread_name","args":{"name":"named"}})"));
+  EXPECT_THAT(e.json, HasSubstr(R"("tid":5000002,"ts":0.000,"dur":0.005,"name":"on_named")"));
+  EXPECT_THAT(e.json, HasSubstr(R"("tid":7,"ts":0.001,"dur":0.005,"name":"on_plain")"));
+  EXPECT_THAT(e.json, HasSubstr(R"("tid":5000001,"ts":0.002,"dur":0.005,"name":"on_other")"));
+  EXPECT_THAT(e.result.notes, ElementsAre(HasSubstr("given a synthetic tid: 1 (first: tid 7 in pid 5000000)")));
+}
+
+TEST(ExportJsonTest, NotesWhatJsonCannotHold) {
+  TraceStorage s;
+  const uint32_t t = OneThread(&s);
+  AddSlice(&s, 0, -1, t, "open");
+  AddSlice(&s, 5, 3, t, "sibling_after_open");  // Depth 0 again: nests in JSON.
+  AddSlice(&s, 9, -7, t, "weird");
+  AddSlice(&s, 10, 1, 99, "no_track");
+  const uint32_t ct = AddTrack(&s, TrackKind::kCounter, "c", 1, kNullId);
+  AddCounter(&s, 0, std::numeric_limits<double>::infinity(), ct);
+  s.stats.Set(stats::trace_damage_bytes_skipped, 12);
+  s.stats.SetIndexed(stats::traced_buf_bytes_written, 0, 100);
+  const Exported e = Export(s);
+  ASSERT_TRUE(e.result.ok);
+  EXPECT_THAT(e.json, HasSubstr(R"({"ph":"B","pid":10,"tid":11,"ts":0.009,"name":"weird","cat":"conf"})"));
+  EXPECT_THAT(e.json, HasSubstr(R"("args":{"value":"Infinity"})"));
+  EXPECT_THAT(e.json, Not(HasSubstr("no_track")));
+  EXPECT_THAT(
+      e.result.notes,
+      ElementsAre(HasSubstr("track id out of range: 1 (first: slice 3 \"no_track\")"),
+                  HasSubstr("other than -1, written as unterminated (\"B\"): 1 (first: slice 2"),
+                  HasSubstr("same or a lower depth (JSON readers nest them inside it): 2 (first: "
+                            "slice 1 \"sibling_after_open\")"),
+                  HasSubstr("written as strings: 1 (first: counter c)"),
+                  HasSubstr("thread-scoped counter tracks written as counters of the thread's "
+                            "process (JSON counters are per process): 1 (first: c)"),
+                  "stats (not in JSON; `ztrace stats` prints them): trace_damage_bytes_skipped=12 "
+                  "(data_loss), traced_buf_bytes_written=100 (info)"));
+}
+
+TEST(ExportJsonTest, MetadataRowsGoToTheMetadataObject) {
+  TraceStorage s;
+  s.metadata.name.push_back(s.strings.Intern("trace_uuid"));
+  s.metadata.int_value.push_back(kNullInt);
+  s.metadata.str_value.push_back(s.strings.Intern("abc"));
+  s.metadata.name.push_back(s.strings.Intern("trace_size_bytes"));
+  s.metadata.int_value.push_back(1234);
+  s.metadata.str_value.push_back(kNullStringId);
+  const Exported e = Export(s);
+  EXPECT_THAT(e.json, HasSubstr("\"metadata\":{\"trace_uuid\":\"abc\",\"trace_size_bytes\":1234}}"));
+}
+
+// Records each write: the exporter streams in bounded pieces.
+class CountingSink : public JsonSink {
+ public:
+  bool Write(const char* data, size_t size, std::string* error) override {
+    if (fail_after_ >= 0 && writes_ >= fail_after_) {
+      *error = "Broken pipe";
+      return false;
+    }
+    ++writes_;
+    max_write_ = std::max(max_write_, size);
+    total_ += size;
+    (void)data;
+    return true;
+  }
+  int fail_after_ = -1;
+  int writes_ = 0;
+  size_t max_write_ = 0;
+  size_t total_ = 0;
+};
+
+TEST(ExportJsonTest, StreamsInBoundedWrites) {
+  TraceStorage s;
+  const uint32_t t = OneThread(&s);
+  for (int i = 0; i < 100000; ++i) AddSlice(&s, i * 10, 5, t, "slice");
+  CountingSink sink;
+  uint64_t last_done = 0, last_total = 0;
+  JsonExportOptions options;
+  options.progress = [&](uint64_t done, uint64_t total) {
+    last_done = done;
+    last_total = total;
+  };
+  const JsonExportResult result = ExportJson(s, &sink, options);
+  ASSERT_TRUE(result.ok);
+  EXPECT_GT(sink.writes_, 50);
+  EXPECT_LT(sink.max_write_, 70u << 10);
+  EXPECT_EQ(sink.total_, result.bytes);
+  EXPECT_EQ(last_done, 100000u);
+  EXPECT_EQ(last_total, 100000u);
+}
+
+TEST(ExportJsonTest, SinkErrorsFailTheExport) {
+  TraceStorage s;
+  const uint32_t t = OneThread(&s);
+  for (int i = 0; i < 100000; ++i) AddSlice(&s, i, 0, t, "slice");
+  CountingSink sink;
+  sink.fail_after_ = 2;
+  const JsonExportResult result = ExportJson(s, &sink);
+  EXPECT_FALSE(result.ok);
+  EXPECT_EQ(result.error, "Broken pipe");
+  EXPECT_EQ(sink.writes_, 2);  // Nothing written after the failure.
+}
+
+TEST(ExportJsonTest, FullDiskIsReported) {
+  FILE* full = fopen("/dev/full", "w");
+  if (!full) GTEST_SKIP() << "no /dev/full";
+  TraceStorage s;
+  test::FillSampleStorage(&s);
+  FileJsonSink sink(full);
+  const JsonExportResult result = ExportJson(s, &sink);  // Small: fails at the flush.
+  fclose(full);
+  EXPECT_FALSE(result.ok);
+  EXPECT_EQ(result.error, "No space left on device");
+}
+
+}  // namespace
+}  // namespace processor
+}  // namespace zt
