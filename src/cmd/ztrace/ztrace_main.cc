@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "src/cmd/ztrace/convert_command.h"
 #include "src/cmd/ztrace/record_command.h"
 #include "src/cmd/ztrace/record_config.h"
 #include "src/cmd/ztrace/trigger_command.h"
@@ -23,6 +24,7 @@ constexpr char kUsage[] = R"(Usage: ztrace COMMAND [ARGS...]
 Commands:
   record    record a trace into a file (ztrace record --help)
   trigger   activate triggers that start or stop sessions (ztrace trigger --help)
+  convert   convert a trace file to JSON or text (ztrace convert --help)
 
 The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record) and
 $PERFETTO_PRODUCER_SOCK_NAME (trigger) if set, else
@@ -63,6 +65,16 @@ int main(int argc, char** argv) {
                                                 /*provide_smb=*/false);
         },
         address);
+  }
+  if (command == "convert") {
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    // Until the protobuf importer is in this build.
+    return zt::ztrace::RunConvert(
+        args, [](const std::string& path, const zt::processor::ImportOptions&,
+                 zt::processor::ImportResult*, std::string* error) {
+          *error = "cannot read " + path + ": this ztrace has no trace importer yet";
+          return std::unique_ptr<zt::processor::TraceStorage>();
+        });
   }
   fprintf(stderr, "ztrace: unknown command \"%s\"\n\n%s", command.c_str(), kUsage);
   return zt::ztrace::kExitUsage;
