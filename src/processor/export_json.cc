@@ -680,25 +680,30 @@ void Exporter::WriteMetadata() {
   buf_ += "}}\n";
 }
 
+// One note for the stats table: the data-loss and error stats by name (what
+// a reader of the JSON alone would not know was lost), the info ones counted.
 void Exporter::AddStatsNote() {
-  std::string list;
+  std::string losses;
+  int info = 0;
   for (int k = 0; k < stats::kNumKeys; ++k) {
     const auto key = static_cast<stats::Key>(k);
     const stats::Descriptor& d = stats::Describe(key);
     const int64_t value =
         d.type == stats::kIndexed ? s_.stats.GetIndexedTotal(key) : s_.stats.Get(key);
     if (value == 0) continue;
-    if (!list.empty()) list += ", ";
-    list += d.name;
-    list += '=';
-    list += std::to_string(value);
-    list += " (";
-    list += stats::SeverityName(d.severity);
-    list += ')';
+    if (d.severity == stats::kInfo) {
+      ++info;
+      continue;
+    }
+    losses += losses.empty() ? "" : ", ";
+    losses += std::string(d.name) + "=" + std::to_string(value) + " (" +
+              stats::SeverityName(d.severity) + ")";
   }
-  if (!list.empty()) {
-    result_.notes.push_back("stats (not in JSON; `ztrace stats` prints them): " + list);
-  }
+  if (losses.empty() && info == 0) return;
+  std::string note = "stats (`ztrace stats` prints them): ";
+  if (!losses.empty()) note += losses + "; ";
+  note += std::to_string(info) + " info stat" + (info == 1 ? "" : "s");
+  result_.notes.push_back(std::move(note));
 }
 
 JsonExportResult Exporter::Run() {

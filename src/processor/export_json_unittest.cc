@@ -295,8 +295,8 @@ TEST(ExportJsonTest, NotesWhatJsonCannotHold) {
                   HasSubstr("written as strings: 1 (first: counter c)"),
                   HasSubstr("thread-scoped counter tracks written as counters of the thread's "
                             "process (JSON counters are per process): 1 (first: c)"),
-                  "stats (not in JSON; `ztrace stats` prints them): trace_damage_bytes_skipped=12 "
-                  "(data_loss), traced_buf_bytes_written=100 (info)"));
+                  "stats (`ztrace stats` prints them): trace_damage_bytes_skipped=12 "
+                  "(data_loss); 1 info stat"));
 }
 
 TEST(ExportJsonTest, MetadataRowsGoToTheMetadataObject) {

@@ -127,6 +127,16 @@ struct MetadataTable {
   size_t size() const { return name.size(); }
 };
 
+// Where the trace says packets were lost: a previous_packet_dropped mark
+// (the first packet after the gap) or the file's own damage. Not an
+// upstream table; `ztrace stats` lists them, with where.
+struct DataLossMark {
+  uint32_t sequence_id = 0;  // 0 for the file's damage.
+  uint64_t offset = 0;       // Byte offset in the file.
+  int64_t ts = kNullInt;     // Trace time of the packet after the gap.
+  uint64_t reasons = 0;      // DataLossReason bits as written (1: unknown).
+};
+
 struct TraceStorage {
   StringPool strings;
   ProcessTable process;
@@ -138,6 +148,7 @@ struct TraceStorage {
   ArgTable args;
   MetadataTable metadata;
   StatsTable stats;
+  std::vector<DataLossMark> data_losses;
   uint32_t next_arg_set_id = 0;
 };
 

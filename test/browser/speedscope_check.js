@@ -83,7 +83,7 @@ async function readSandwichFrames(page) {
       const rows = visible.map((tr) => tr.cells[tr.cells.length - 1].innerText.trim());
       const scroller = [...document.querySelectorAll('div')]
         .find((d) => d.scrollHeight > d.clientHeight + 1 && d.querySelector('table') &&
-                     getComputedStyle(d).overflowY !== 'visible');
+                     ['auto', 'scroll'].includes(getComputedStyle(d).overflowY));
       let done = true;
       if (scroller && scroller.scrollTop + scroller.clientHeight < scroller.scrollHeight - 1) {
         scroller.scrollTop += Math.max(1, scroller.clientHeight - 20);

@@ -151,7 +151,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   FILE* err = streams.err;
   auto usage_error = [&](const std::string& message) {
     fprintf(err, "ztrace convert: %s\n\n%s", message.c_str(), ConvertUsage().c_str());
-    return convert::kExitUsage;
+    return kExitUsage;
   };
   std::vector<std::string> positional;
   std::string to;
@@ -164,7 +164,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
       only_positional = true;
     } else if (arg == "-h" || arg == "--help") {
       fputs(ConvertUsage().c_str(), streams.out);
-      return convert::kExitOk;
+      return kExitOk;
     } else if (arg == "--to" || arg == "-t") {
       if (i + 1 >= args.size()) return usage_error(arg + " needs a format");
       to = args[++i];
@@ -183,7 +183,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   if (!format) return usage_error("unknown format \"" + to + "\"");
   if (!format->write) {
     fprintf(err, "ztrace convert: --to %s is not supported yet\n", format->name);
-    return convert::kExitUsage;
+    return kExitUsage;
   }
   const std::string& trace_path = positional[0];
   const std::string& out_path = positional[1];
@@ -203,7 +203,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   progress.Clear();
   if (!storage) {
     fprintf(err, "ztrace convert: %s\n", error.c_str());
-    return convert::kExitFailure;
+    return kExitFailure;
   }
   if (imported.tokenizer.damage != processor::TraceDamage::kNone) {
     fprintf(err, "ztrace convert: %s: damaged, read up to the damage: %s\n", trace_path.c_str(),
@@ -214,7 +214,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   const std::string out_name = to_stdout ? "stdout" : out_path;
   if (!out) {
     fprintf(err, "ztrace convert: cannot write %s: %s\n", out_path.c_str(), strerror(errno));
-    return convert::kExitFailure;
+    return kExitFailure;
   }
   bool ok;
   {
@@ -229,9 +229,9 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
     fprintf(err, "ztrace convert: writing %s: %s%s\n", out_name.c_str(), error.c_str(),
             to_stdout ? "" : " (the partial file is removed)");
     if (!to_stdout) unlink(out_path.c_str());
-    return convert::kExitFailure;
+    return kExitFailure;
   }
-  return convert::kExitOk;
+  return kExitOk;
 }
 
 int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load) {

@@ -4,7 +4,7 @@
 // text is reserved for the text dump (not built yet: usage error). A new
 // format is one row of the table in convert_command.cc.
 //
-// Exit codes: 0 done (notes about what the format cannot hold go to stderr,
+// Exit codes (exit_codes.h): 0 done (notes about what the format cannot hold go to stderr,
 // never silently dropped), 1 the trace cannot be read or the output cannot
 // be written (EPIPE, a full disk, ...: reported, a partial output file is
 // removed), 2 usage. "-" as OUT is standard output. Progress goes to
@@ -23,17 +23,12 @@
 #include <string>
 #include <vector>
 
+#include "src/cmd/ztrace/exit_codes.h"
 #include "src/processor/trace_importer.h"
 #include "src/processor/trace_storage.h"
 
 namespace zt {
 namespace ztrace {
-
-namespace convert {
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
-}  // namespace convert
 
 // As processor::ImportTraceFile: null with *error set when `path` cannot be
 // read.

@@ -103,7 +103,7 @@ class ConvertTest : public ::testing::Test {
 };
 
 TEST_F(ConvertTest, HelpGoesToStdout) {
-  EXPECT_EQ(Run({"--help"}), convert::kExitOk);
+  EXPECT_EQ(Run({"--help"}), kExitOk);
   EXPECT_THAT(out_.text(), HasSubstr("Usage: ztrace convert TRACE OUT --to FORMAT"));
   EXPECT_THAT(out_.text(), HasSubstr("  json    Chrome Trace Event JSON"));
   EXPECT_THAT(out_.text(), HasSubstr("  text    a text dump of the trace (not supported yet)"));
@@ -111,33 +111,33 @@ TEST_F(ConvertTest, HelpGoesToStdout) {
 }
 
 TEST_F(ConvertTest, UsageErrorsExitTwoWithoutReading) {
-  EXPECT_EQ(Run({}), convert::kExitUsage);
+  EXPECT_EQ(Run({}), kExitUsage);
   EXPECT_THAT(err_.text(), HasSubstr("TRACE and OUT are required"));
-  EXPECT_EQ(Run({trace_, "-"}), convert::kExitUsage);
+  EXPECT_EQ(Run({trace_, "-"}), kExitUsage);
   EXPECT_THAT(err_.text(), HasSubstr("--to FORMAT is required"));
-  EXPECT_EQ(Run({trace_, "-", "--to", "xml"}), convert::kExitUsage);
+  EXPECT_EQ(Run({trace_, "-", "--to", "xml"}), kExitUsage);
   EXPECT_THAT(err_.text(), HasSubstr("unknown format \"xml\""));
-  EXPECT_EQ(Run({trace_, "-", "--to"}), convert::kExitUsage);
+  EXPECT_EQ(Run({trace_, "-", "--to"}), kExitUsage);
   EXPECT_THAT(err_.text(), HasSubstr("--to needs a format"));
-  EXPECT_EQ(Run({trace_, "-", "--to=json", "--fast"}), convert::kExitUsage);
+  EXPECT_EQ(Run({trace_, "-", "--to=json", "--fast"}), kExitUsage);
   EXPECT_THAT(err_.text(), HasSubstr("unknown option \"--fast\""));
-  EXPECT_EQ(Run({trace_, "a", "b", "--to=json"}), convert::kExitUsage);
+  EXPECT_EQ(Run({trace_, "a", "b", "--to=json"}), kExitUsage);
   EXPECT_THAT(err_.text(), HasSubstr("too many arguments"));
-  EXPECT_EQ(Run({trace_, trace_, "--to=json"}), convert::kExitUsage);
+  EXPECT_EQ(Run({trace_, trace_, "--to=json"}), kExitUsage);
   EXPECT_THAT(err_.text(), HasSubstr("OUT is TRACE itself"));
   EXPECT_EQ(loads_, 0);
   EXPECT_EQ(out_.text(), "");
 }
 
 TEST_F(ConvertTest, TextIsNotSupportedYet) {
-  EXPECT_EQ(Run({trace_, "-", "--to", "text"}), convert::kExitUsage);
+  EXPECT_EQ(Run({trace_, "-", "--to", "text"}), kExitUsage);
   EXPECT_EQ(err_.text(), "ztrace convert: --to text is not supported yet\n");
   EXPECT_EQ(loads_, 0);
 }
 
 TEST_F(ConvertTest, WritesJsonToAFileAndNotesToStderr) {
   const std::string out = dir_ + "/out.json";
-  EXPECT_EQ(Run({"--to", "json", trace_, out}), convert::kExitOk);
+  EXPECT_EQ(Run({"--to", "json", trace_, out}), kExitOk);
   EXPECT_EQ(ReadFile(out), SampleJson());
   EXPECT_EQ(err_.text(),
             "ztrace convert: not in the JSON: counter units (JSON counters have none): 1 "
@@ -146,14 +146,14 @@ TEST_F(ConvertTest, WritesJsonToAFileAndNotesToStderr) {
 }
 
 TEST_F(ConvertTest, DashIsStdout) {
-  EXPECT_EQ(Run({trace_, "-", "--to=json"}), convert::kExitOk);
+  EXPECT_EQ(Run({trace_, "-", "--to=json"}), kExitOk);
   EXPECT_EQ(out_.text(), SampleJson());
 }
 
 TEST_F(ConvertTest, ProgressOnlyOnATerminal) {
-  EXPECT_EQ(Run({trace_, dir_ + "/a.json", "--to=json"}), convert::kExitOk);
+  EXPECT_EQ(Run({trace_, dir_ + "/a.json", "--to=json"}), kExitOk);
   EXPECT_THAT(err_.text(), Not(HasSubstr("\r")));
-  EXPECT_EQ(Run({trace_, dir_ + "/b.json", "--to=json"}, /*terminal=*/true), convert::kExitOk);
+  EXPECT_EQ(Run({trace_, dir_ + "/b.json", "--to=json"}, /*terminal=*/true), kExitOk);
   EXPECT_THAT(err_.text(), HasSubstr("\rztrace convert: reading 100% (10/10 bytes)"));
   EXPECT_THAT(err_.text(), HasSubstr("\rztrace convert: writing 100% (11/11 rows)"));
   EXPECT_THAT(err_.text(), HasSubstr("\r\033[K"));
@@ -161,13 +161,13 @@ TEST_F(ConvertTest, ProgressOnlyOnATerminal) {
 
 TEST_F(ConvertTest, UnreadableTraceExitsOne) {
   const std::string out = dir_ + "/out.json";
-  EXPECT_EQ(Run({dir_ + "/missing.pftrace", out, "--to=json"}), convert::kExitFailure);
+  EXPECT_EQ(Run({dir_ + "/missing.pftrace", out, "--to=json"}), kExitFailure);
   EXPECT_THAT(err_.text(), HasSubstr("cannot open " + dir_ + "/missing.pftrace: No such file"));
   EXPECT_NE(access(out.c_str(), F_OK), 0);  // No output left behind.
 }
 
 TEST_F(ConvertTest, UnwritableOutputExitsOne) {
-  EXPECT_EQ(Run({trace_, dir_ + "/no/such/dir.json", "--to=json"}), convert::kExitFailure);
+  EXPECT_EQ(Run({trace_, dir_ + "/no/such/dir.json", "--to=json"}), kExitFailure);
   EXPECT_THAT(err_.text(), HasSubstr("cannot write " + dir_ + "/no/such/dir.json: No such file"));
 }
 
@@ -177,7 +177,7 @@ TEST_F(ConvertTest, FullDiskExitsOne) {
   ConvertStreams streams;
   streams.out = full;
   streams.err = err_.file();
-  EXPECT_EQ(RunConvert({trace_, "-", "--to=json"}, Loader(), streams), convert::kExitFailure);
+  EXPECT_EQ(RunConvert({trace_, "-", "--to=json"}, Loader(), streams), kExitFailure);
   fclose(full);
   EXPECT_THAT(err_.text(), HasSubstr("ztrace convert: writing stdout: No space left on device"));
 }
@@ -190,9 +190,47 @@ TEST_F(ConvertTest, ClosedPipeExitsOneInsteadOfDying) {
   ConvertStreams streams;
   streams.out = pipe_out;
   streams.err = err_.file();
-  EXPECT_EQ(RunConvert({trace_, "-", "--to=json"}, Loader(), streams), convert::kExitFailure);
+  EXPECT_EQ(RunConvert({trace_, "-", "--to=json"}, Loader(), streams), kExitFailure);
   fclose(pipe_out);
   EXPECT_THAT(err_.text(), HasSubstr("ztrace convert: writing stdout: Broken pipe"));
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+// The upstream v14 fixture through the real importer: what its manifest
+// lists, as JSON events.
+TEST(ConvertFixtureTest, UpstreamFixtureAsJson) {
+  Captured out, err;
+  ConvertStreams streams;
+  streams.out = out.file();
+  streams.err = err.file();
+  const std::string trace = std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace";
+  ASSERT_EQ(RunConvert({trace, "-", "--to", "json"}, processor::ImportTraceFile, streams), kExitOk)
+      << err.text();
+  const std::string json = out.text();
+  for (const char* name : {"Outer", "Middle", "Inner", "ArgsA", "FlowOut", "FlowIn",
+                           "OnCustomTrack", "WorkerSlice"}) {
+    EXPECT_EQ(Count(json, std::string("\"name\":\"") + name + "\""), 45u) << name;
+  }
+  EXPECT_EQ(Count(json, "\"name\":\"dyn_0\""), 6u);
+  EXPECT_EQ(Count(json, "\"ph\":\"X\""), 405u);  // slice_begins_total.
+  EXPECT_EQ(Count(json, "\"ph\":\"i\""), 90u);   // Instant, ArgsB.
+  EXPECT_EQ(Count(json, "\"ph\":\"C\""), 90u);
+  EXPECT_EQ(Count(json, "\"name\":\"conf_counter\""), 45u);
+  EXPECT_EQ(Count(json, "\"name\":\"conf_counter_double\""), 45u);
+  EXPECT_EQ(Count(json, "\"flow_out\":true"), 45u);
+  EXPECT_EQ(Count(json, "\"flow_in\":true"), 45u);
+  // Debug annotations without "debug.".
+  EXPECT_EQ(Count(json, "\"args\":{\"iter\":"), 45u);
+  EXPECT_EQ(Count(json, "\"str_arg\":\"s0\""), 12u);
+  EXPECT_EQ(Count(json, "\"bool_arg\":true"), 23u);
+  EXPECT_EQ(Count(json, "\"bool_arg\":false"), 22u);
+  EXPECT_THAT(json, HasSubstr("\"name\":\"thread_name\",\"args\":{\"name\":\"conf_custom_track\"}"));
+  EXPECT_THAT(json, Not(HasSubstr("ShouldNotAppear")));
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/cmd/ztrace/exit_codes.h"
 #include "zt/config/trace_config.gen.h"
 
 namespace zt {
@@ -88,11 +89,8 @@ bool LoadConfigFile(const std::string& path, bool text,
 // named and targeting an existing buffer. False with |*error| otherwise.
 bool ValidateConfig(const protos::gen::TraceConfig& config, std::string* error);
 
-// Exit codes of `ztrace record`: a bad command line is 2 (as getopt-style
+// Exit codes (exit_codes.h): a bad command line is 2 (as getopt-style
 // tools do), any other failure 1.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitUsage = 2;
 
 // `ztrace record`'s command line, as given (values not checked yet).
 struct RecordFlags {

@@ -12,6 +12,7 @@
 #include "src/cmd/ztrace/convert_command.h"
 #include "src/cmd/ztrace/record_command.h"
 #include "src/cmd/ztrace/record_config.h"
+#include "src/cmd/ztrace/stats_command.h"
 #include "src/cmd/ztrace/trigger_command.h"
 #include "src/tracing/ipc/consumer_ipc_client.h"
 #include "src/tracing/ipc/default_socket.h"
@@ -24,6 +25,7 @@ constexpr char kUsage[] = R"(Usage: ztrace COMMAND [ARGS...]
 Commands:
   record    record a trace into a file (ztrace record --help)
   trigger   activate triggers that start or stop sessions (ztrace trigger --help)
+  stats     summarize a trace: events, data losses, top slices (ztrace stats --help)
   convert   convert a trace file to JSON or text (ztrace convert --help)
 
 The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record) and
@@ -53,6 +55,10 @@ int main(int argc, char** argv) {
         },
         address);
   }
+  if (command == "stats") {
+    return zt::ztrace::RunStats(std::vector<std::string>(argv + 2, argv + argc), stdout,
+                                stderr);
+  }
   if (command == "trigger") {
     const std::vector<std::string> args(argv + 2, argv + argc);
     const std::string address = zt::GetProducerSocket();
@@ -67,14 +73,8 @@ int main(int argc, char** argv) {
         address);
   }
   if (command == "convert") {
-    const std::vector<std::string> args(argv + 2, argv + argc);
-    // Until the protobuf importer is in this build.
-    return zt::ztrace::RunConvert(
-        args, [](const std::string& path, const zt::processor::ImportOptions&,
-                 zt::processor::ImportResult*, std::string* error) {
-          *error = "cannot read " + path + ": this ztrace has no trace importer yet";
-          return std::unique_ptr<zt::processor::TraceStorage>();
-        });
+    return zt::ztrace::RunConvert(std::vector<std::string>(argv + 2, argv + argc),
+                                  zt::processor::ImportTraceFile);
   }
   fprintf(stderr, "ztrace: unknown command \"%s\"\n\n%s", command.c_str(), kUsage);
   return zt::ztrace::kExitUsage;

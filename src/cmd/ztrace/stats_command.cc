@@ -1,0 +1,97 @@
+#include "src/cmd/ztrace/stats_command.h"
+
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdlib>
+
+#include "src/cmd/ztrace/exit_codes.h"
+#include "src/cmd/ztrace/import_progress.h"
+#include "src/processor/trace_importer.h"
+#include "src/processor/trace_summary.h"
+
+namespace zt {
+namespace ztrace {
+
+std::string StatsUsage() {
+  return R"(Usage: ztrace stats [OPTIONS] TRACE
+
+Reads a trace (zerotrace's or upstream Perfetto's protobuf format) and prints
+what it holds: packets, sequences, time span, events by type, every data loss
+with where it happened and why, the stats that flag a problem, and the slices
+that took the most time (total and self).
+
+Options:
+  --top N     slices to list (default 10)
+  --strict    exit with 1 if the trace is damaged or recorded a data loss
+  -h, --help  this text
+
+Exit codes: 0 read, 1 unreadable (or, with --strict, lossy), 2 bad usage.
+)";
+}
+
+int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
+  std::string path;
+  size_t top = 10;
+  bool strict = false;
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      fputs(StatsUsage().c_str(), out);
+      return kExitOk;
+    }
+    if (arg == "--strict") {
+      strict = true;
+    } else if (arg == "--top") {
+      char* end = nullptr;
+      const long value = i + 1 < args.size() ? strtol(args[i + 1].c_str(), &end, 10) : -1;
+      if (value < 0 || !end || *end != '\0') {
+        fprintf(err, "ztrace stats: --top needs a number\n\n%s", StatsUsage().c_str());
+        return kExitUsage;
+      }
+      top = static_cast<size_t>(value);
+      i++;
+    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
+      fprintf(err, "ztrace stats: unknown option '%s'\n\n%s", arg.c_str(),
+              StatsUsage().c_str());
+      return kExitUsage;
+    } else if (path.empty()) {
+      path = arg;
+    } else {
+      fprintf(err, "ztrace stats: one trace at a time ('%s' is extra)\n\n%s", arg.c_str(),
+              StatsUsage().c_str());
+      return kExitUsage;
+    }
+  }
+  if (path.empty()) {
+    fprintf(err, "ztrace stats: which trace?\n\n%s", StatsUsage().c_str());
+    return kExitUsage;
+  }
+
+  processor::ImportOptions options;
+  ImportProgress progress(err, path);
+  options.progress = progress.callback();
+  processor::ImportResult result;
+  std::string error;
+  std::unique_ptr<processor::TraceStorage> storage =
+      processor::ImportTraceFile(path, options, &result, &error);
+  progress.Done();
+  if (!storage) {
+    fprintf(err, "ztrace stats: %s\n", error.c_str());
+    return kExitFailure;
+  }
+  processor::SummaryOptions summary;
+  summary.trace_name = path;
+  summary.top_slices = top;
+  fputs(processor::FormatSummary(*storage, result, summary).c_str(), out);
+  if (fflush(out) != 0 || ferror(out)) {
+    fprintf(err, "ztrace stats: cannot write the summary\n");
+    return kExitFailure;
+  }
+  if (strict && !storage->data_losses.empty())
+    return kExitFailure;
+  return kExitOk;
+}
+
+}  // namespace ztrace
+}  // namespace zt

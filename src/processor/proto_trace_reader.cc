@@ -1,0 +1,560 @@
+#include "src/processor/proto_trace_reader.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <optional>
+
+#include "zt/protozero/proto_decoder.h"
+
+namespace zt {
+namespace processor {
+namespace {
+
+using protozero::ConstBytes;
+using protozero::Field;
+using protozero::ProtoDecoder;
+
+// TracePacket fields (docs/wire.md).
+constexpr uint32_t kPacketClockSnapshot = 6;
+constexpr uint32_t kPacketTimestamp = 8;
+constexpr uint32_t kPacketTrustedSequenceId = 10;
+constexpr uint32_t kPacketTrackEvent = 11;
+constexpr uint32_t kPacketInternedData = 12;
+constexpr uint32_t kPacketSequenceFlags = 13;
+constexpr uint32_t kPacketTraceStats = 35;
+constexpr uint32_t kPacketIncrementalStateCleared = 41;
+constexpr uint32_t kPacketPreviousPacketDropped = 42;
+constexpr uint32_t kPacketTimestampClockId = 58;
+constexpr uint32_t kPacketTracePacketDefaults = 59;
+constexpr uint32_t kPacketTrackDescriptor = 60;
+constexpr uint32_t kPacketFirstPacketOnSequence = 87;
+constexpr uint32_t kPacketTraceUuid = 89;
+
+constexpr uint64_t kPacketSeqIncrementalStateCleared = 1;
+constexpr uint64_t kPacketSeqNeedsIncrementalState = 2;
+
+// TracePacketDefaults / TrackEventDefaults.
+constexpr uint32_t kPacketDefaultsClockId = 58;
+constexpr uint32_t kPacketDefaultsTrackEvent = 11;
+constexpr uint32_t kPacketDefaultsTrackUuid = 11;
+constexpr uint32_t kPacketDefaultsExtraCounterUuids = 31;
+constexpr uint32_t kPacketDefaultsExtraDoubleCounterUuids = 45;
+
+// InternedData.
+constexpr uint32_t kPacketInternedCategories = 1;
+constexpr uint32_t kPacketInternedEventNames = 2;
+constexpr uint32_t kPacketInternedAnnotationNames = 3;
+constexpr uint32_t kPacketInternedAnnotationStrings = 29;
+
+// ClockSnapshot.
+constexpr uint32_t kPacketSnapshotClocks = 1;
+constexpr uint32_t kPacketSnapshotPrimaryClock = 2;
+constexpr uint32_t kPacketClockId = 1;
+constexpr uint32_t kPacketClockTimestamp = 2;
+constexpr uint32_t kPacketClockIsIncremental = 3;
+constexpr uint32_t kPacketClockUnitMultiplier = 4;
+
+// A sequence may define this many clocks of its own (ids 64..127).
+constexpr size_t kPacketMaxSequenceClocks = 64;
+
+template <typename Fn>
+void ForEachPackedOrNot(const Field& field, Fn fn) {
+  if (field.type() != protozero::proto_utils::ProtoWireType::kLengthDelimited) {
+    fn(field.as_uint64());
+    return;
+  }
+  const uint8_t* p = field.data();
+  const uint8_t* const end = p + field.size();
+  while (p < end) {
+    uint64_t value = 0;
+    const uint8_t* next = protozero::proto_utils::ParseVarInt(p, end, &value);
+    if (next == p)
+      return;
+    p = next;
+    fn(value);
+  }
+}
+
+}  // namespace
+
+ProtoTraceReader::ProtoTraceReader(const uint8_t* base, TraceStorage* storage,
+                                   TrackTracker* tracks, ClockTracker* clocks,
+                                   PacketSorter* sorter)
+    : base_(base), storage_(storage), tracks_(tracks), clocks_(clocks), sorter_(sorter) {}
+
+ProtoTraceReader::~ProtoTraceReader() = default;
+
+SequenceState* ProtoTraceReader::GetSequence(uint32_t sequence_id, uint32_t* index) {
+  auto it = sequence_index_.find(sequence_id);
+  if (it != sequence_index_.end()) {
+    *index = it->second;
+    return sequences_[it->second].get();
+  }
+  *index = static_cast<uint32_t>(sequences_.size());
+  sequence_index_.emplace(sequence_id, *index);
+  sequences_.emplace_back(new SequenceState());
+  SequenceState* sequence = sequences_.back().get();
+  sequence->sequence_id = sequence_id;
+  generation_index_.push_back(0);
+  loss_marks_.push_back(0);
+  NewGeneration(sequence, /*keep_interned_data=*/false);
+  return sequence;
+}
+
+void ProtoTraceReader::NewGeneration(SequenceState* sequence, bool keep_interned_data) {
+  std::unique_ptr<InternedGeneration> generation;
+  if (keep_interned_data && sequence->generation)
+    generation.reset(new InternedGeneration(*sequence->generation));
+  else
+    generation.reset(new InternedGeneration());
+  generation->sequence_id = sequence->sequence_id;
+  sequence->generation = generation.get();
+  generation_index_[sequence_index_[sequence->sequence_id]] =
+      static_cast<uint32_t>(generations_.size());
+  generations_.push_back(std::move(generation));
+}
+
+void ProtoTraceReader::ReadPacket(const PacketView& view) {
+  // One walk over the packet's fields; sub-messages are kept as views.
+  uint64_t timestamp = 0;
+  bool has_timestamp = false;
+  uint32_t clock_id = 0;
+  bool has_clock_id = false;
+  uint32_t sequence_id = 0;
+  uint64_t flags = 0;
+  bool cleared = false;
+  uint64_t dropped = 0;
+  bool first_on_sequence = false;
+  ConstBytes track_event, interned_data, defaults, clock_snapshot, trace_stats, trace_uuid;
+  std::vector<ConstBytes>* descriptors = nullptr;
+
+  ProtoDecoder decoder(view.data, view.size);
+  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    switch (f.id()) {
+      case kPacketTimestamp:
+        timestamp = f.as_uint64();
+        has_timestamp = true;
+        break;
+      case kPacketTimestampClockId:
+        clock_id = f.as_uint32();
+        has_clock_id = true;
+        break;
+      case kPacketTrustedSequenceId:
+        sequence_id = f.as_uint32();
+        break;
+      case kPacketSequenceFlags:
+        flags = f.as_uint64();
+        break;
+      case kPacketIncrementalStateCleared:
+        cleared = cleared || f.as_bool();
+        break;
+      case kPacketPreviousPacketDropped:
+        dropped = f.as_uint64();  // The last value: the service's, OR-ed.
+        break;
+      case kPacketFirstPacketOnSequence:
+        first_on_sequence = f.as_bool();
+        break;
+      case kPacketTrackEvent:
+        track_event = f.as_bytes();
+        break;
+      case kPacketInternedData:
+        interned_data = f.as_bytes();
+        break;
+      case kPacketTracePacketDefaults:
+        defaults = f.as_bytes();
+        break;
+      case kPacketClockSnapshot:
+        clock_snapshot = f.as_bytes();
+        break;
+      case kPacketTrackDescriptor:
+        if (!descriptors) {
+          descriptors = &descriptor_scratch_;
+          descriptors->clear();
+        }
+        descriptors->push_back(f.as_bytes());
+        break;
+      case kPacketTraceStats:
+        trace_stats = f.as_bytes();
+        break;
+      case kPacketTraceUuid:
+        trace_uuid = f.as_bytes();
+        break;
+      default:
+        break;
+    }
+  }
+  if (decoder.parse_error()) {
+    storage_->stats.Increment(stats::packets_malformed);
+    return;
+  }
+
+  uint32_t sequence_index = 0;
+  SequenceState* sequence = GetSequence(sequence_id, &sequence_index);
+  const bool first_seen = !sequence->seen_any_packet;
+  sequence->seen_any_packet = true;
+  if (first_seen && !first_on_sequence && sequence_id != 0)
+    storage_->stats.Increment(stats::sequences_without_first_packet);
+
+  if (cleared || (flags & kPacketSeqIncrementalStateCleared)) {
+    NewGeneration(sequence, /*keep_interned_data=*/false);
+    sequence->incremental_state_valid = true;
+    sequence->invalidated_by_loss = false;
+  } else if (dropped != 0 && !first_seen) {
+    // What came before on this sequence was lost: its interned data may be
+    // incomplete until the next clear.
+    sequence->incremental_state_valid = false;
+    sequence->invalidated_by_loss = true;
+    loss_marks_[sequence_index]++;
+    DataLossMark mark;
+    mark.sequence_id = sequence_id;
+    mark.offset = view.offset;
+    mark.reasons = dropped;
+    storage_->data_losses.push_back(mark);
+  }
+
+  if (defaults.data)
+    ParseDefaults(sequence, defaults);
+  if (interned_data.data)
+    ParseInternedData(sequence, interned_data);
+  if (clock_snapshot.data)
+    ParseClockSnapshot(sequence, clock_snapshot);
+  if (descriptors) {
+    for (ConstBytes descriptor : *descriptors) {
+      if (!tracks_->OnTrackDescriptor(descriptor))
+        storage_->stats.Increment(stats::track_event_tokenizer_errors);
+    }
+  }
+  if (trace_stats.data)
+    ParseTraceStats(trace_stats);
+  if (trace_uuid.data)
+    ParseTraceUuid(trace_uuid);
+
+  if ((flags & kPacketSeqNeedsIncrementalState) && !sequence->incremental_state_valid) {
+    storage_->stats.Increment(sequence->invalidated_by_loss
+                                  ? stats::incremental_state_lost_packets
+                                  : stats::tokenizer_skipped_packets);
+    return;
+  }
+
+  // The packet's time on the trace clock. Packets without one take the
+  // latest time seen, as upstream's reader does.
+  int64_t ts = latest_ts_;
+  if (has_timestamp) {
+    const uint32_t effective_clock =
+        has_clock_id ? clock_id : sequence->generation->default_clock_id;
+    if (!ToTraceTime(sequence, effective_clock, timestamp, &ts))
+      return;
+    if (ts > latest_ts_)
+      latest_ts_ = ts;
+  }
+  if (!storage_->data_losses.empty() && storage_->data_losses.back().offset == view.offset)
+    storage_->data_losses.back().ts = ts;
+
+  if (track_event.data) {
+    if (view.size > UINT32_MAX) {
+      storage_->stats.Increment(stats::packets_malformed);
+      return;
+    }
+    SortedEvent event;
+    event.ts = ts;
+    event.offset = static_cast<uint64_t>(track_event.data - base_);
+    event.size = static_cast<uint32_t>(track_event.size);
+    event.generation = generation_index_[sequence_index];
+    sorter_->Push(sequence_index, event);
+  }
+}
+
+bool ProtoTraceReader::ToTraceTime(SequenceState* sequence, uint32_t clock_id,
+                                   uint64_t raw, int64_t* ts) {
+  if (clock_id == 0) {
+    *ts = static_cast<int64_t>(raw);  // Already on the trace clock.
+    return true;
+  }
+  std::optional<int64_t> converted;
+  if (ClockTracker::IsSequenceScoped(clock_id)) {
+    SequenceClock* clock = sequence->FindClock(clock_id);
+    if (!clock) {
+      storage_->stats.Increment(stats::clock_sync_failure);
+      return false;
+    }
+    int64_t value = static_cast<int64_t>(raw * clock->unit_multiplier_ns);
+    if (clock->is_incremental) {
+      clock->last_value_ns += value;
+      value = clock->last_value_ns;
+    }
+    converted = clocks_->ToTraceTime(
+        ClockTracker::SequenceScopedClockId(sequence->sequence_id, clock_id), value);
+  } else {
+    converted = clocks_->ToTraceTime(clock_id, static_cast<int64_t>(raw));
+  }
+  if (!converted) {
+    storage_->stats.Increment(stats::clock_sync_failure);
+    return false;
+  }
+  *ts = *converted;
+  return true;
+}
+
+void ProtoTraceReader::ParseDefaults(SequenceState* sequence, ConstBytes bytes) {
+  NewGeneration(sequence, /*keep_interned_data=*/true);
+  InternedGeneration* generation = sequence->generation;
+  generation->default_clock_id = 0;
+  generation->has_default_track = false;
+  generation->default_extra_counter_track_uuids.clear();
+  generation->default_extra_double_counter_track_uuids.clear();
+  ProtoDecoder decoder(bytes);
+  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    if (f.id() == kPacketDefaultsClockId) {
+      generation->default_clock_id = f.as_uint32();
+    } else if (f.id() == kPacketDefaultsTrackEvent) {
+      ProtoDecoder event(f.as_bytes());
+      for (Field e = event.ReadField(); e.valid(); e = event.ReadField()) {
+        if (e.id() == kPacketDefaultsTrackUuid) {
+          generation->has_default_track = true;
+          generation->default_track_uuid = e.as_uint64();
+        } else if (e.id() == kPacketDefaultsExtraCounterUuids) {
+          ForEachPackedOrNot(e, [&](uint64_t v) {
+            generation->default_extra_counter_track_uuids.push_back(v);
+          });
+        } else if (e.id() == kPacketDefaultsExtraDoubleCounterUuids) {
+          ForEachPackedOrNot(e, [&](uint64_t v) {
+            generation->default_extra_double_counter_track_uuids.push_back(v);
+          });
+        }
+      }
+      if (event.parse_error())
+        storage_->stats.Increment(stats::track_event_tokenizer_errors);
+    }
+  }
+  if (decoder.parse_error())
+    storage_->stats.Increment(stats::track_event_tokenizer_errors);
+}
+
+void ProtoTraceReader::ParseInternedData(SequenceState* sequence, ConstBytes bytes) {
+  InternedGeneration* generation = sequence->generation;
+  ProtoDecoder decoder(bytes);
+  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    IidTable* table = nullptr;
+    switch (f.id()) {
+      case kPacketInternedCategories:
+        table = &generation->event_categories;
+        break;
+      case kPacketInternedEventNames:
+        table = &generation->event_names;
+        break;
+      case kPacketInternedAnnotationNames:
+        table = &generation->debug_annotation_names;
+        break;
+      case kPacketInternedAnnotationStrings:
+        table = &generation->debug_annotation_string_values;
+        break;
+      default:
+        continue;
+    }
+    // Every entry is {iid = 1, name/str = 2}.
+    ProtoDecoder entry(f.as_bytes());
+    uint64_t iid = 0;
+    std::string_view name;
+    bool has_name = false;
+    for (Field e = entry.ReadField(); e.valid(); e = entry.ReadField()) {
+      if (e.id() == 1) {
+        iid = e.as_uint64();
+      } else if (e.id() == 2) {
+        name = e.as_string();
+        has_name = true;
+      }
+    }
+    if (entry.parse_error() || iid == 0 || !has_name) {
+      storage_->stats.Increment(stats::interned_data_tokenizer_errors);
+      continue;
+    }
+    table->Set(iid, storage_->strings.Intern(name));
+  }
+  if (decoder.parse_error())
+    storage_->stats.Increment(stats::interned_data_tokenizer_errors);
+}
+
+void ProtoTraceReader::ParseClockSnapshot(SequenceState* sequence, ConstBytes bytes) {
+  std::vector<ClockTracker::ClockValue> values;
+  ProtoDecoder decoder(bytes);
+  bool has_primary = false;
+  uint32_t primary = 0;
+  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    if (f.id() == kPacketSnapshotPrimaryClock) {
+      has_primary = true;
+      primary = f.as_uint32();
+      continue;
+    }
+    if (f.id() != kPacketSnapshotClocks)
+      continue;
+    ProtoDecoder clock(f.as_bytes());
+    uint32_t id = 0;
+    uint64_t timestamp = 0;
+    bool incremental = false;
+    uint64_t multiplier = 1;
+    for (Field c = clock.ReadField(); c.valid(); c = clock.ReadField()) {
+      if (c.id() == kPacketClockId)
+        id = c.as_uint32();
+      else if (c.id() == kPacketClockTimestamp)
+        timestamp = c.as_uint64();
+      else if (c.id() == kPacketClockIsIncremental)
+        incremental = c.as_bool();
+      else if (c.id() == kPacketClockUnitMultiplier)
+        multiplier = c.as_uint64() == 0 ? 1 : c.as_uint64();
+    }
+    if (clock.parse_error())
+      continue;
+    const int64_t value_ns = static_cast<int64_t>(timestamp * multiplier);
+    ClockId tracker_id = id;
+    if (ClockTracker::IsSequenceScoped(id)) {
+      SequenceClock* seq_clock = sequence->FindClock(id);
+      if (!seq_clock && sequence->clocks.size() < kPacketMaxSequenceClocks) {
+        sequence->clocks.emplace_back();
+        seq_clock = &sequence->clocks.back();
+        seq_clock->raw_id = id;
+      }
+      if (seq_clock) {
+        seq_clock->is_incremental = incremental;
+        seq_clock->unit_multiplier_ns = multiplier;
+        seq_clock->last_value_ns = value_ns;
+      }
+      tracker_id = ClockTracker::SequenceScopedClockId(sequence->sequence_id, id);
+    }
+    values.push_back(ClockTracker::ClockValue{tracker_id, value_ns});
+  }
+  if (decoder.parse_error()) {
+    storage_->stats.Increment(stats::invalid_clock_snapshots);
+    return;
+  }
+  if (has_primary && !clocks_->SetTraceClock(primary))
+    storage_->stats.Increment(stats::invalid_clock_snapshots);
+  if (clocks_->AddSnapshot(values) != ClockTracker::SnapshotStatus::kOk)
+    storage_->stats.Increment(stats::invalid_clock_snapshots);
+}
+
+void ProtoTraceReader::ParseTraceStats(ConstBytes bytes) {
+  // The last TraceStats of the trace wins: each one is cumulative.
+  ProtoDecoder decoder(bytes);
+  int buffer = 0;
+  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    switch (f.id()) {
+      case 1: {  // buffer_stats
+        ProtoDecoder b(f.as_bytes());
+        for (Field s = b.ReadField(); s.valid(); s = b.ReadField()) {
+          static constexpr struct {
+            uint32_t field;
+            stats::Key key;
+          } kBufferStats[] = {
+              {12, stats::traced_buf_buffer_size},
+              {1, stats::traced_buf_bytes_written},
+              {13, stats::traced_buf_bytes_overwritten},
+              {14, stats::traced_buf_bytes_read},
+              {2, stats::traced_buf_chunks_written},
+              {18, stats::traced_buf_chunks_discarded},
+              {3, stats::traced_buf_chunks_overwritten},
+              {6, stats::traced_buf_patches_failed},
+              {9, stats::traced_buf_abi_violations},
+              {19, stats::traced_buf_trace_writer_packet_loss},
+          };
+          for (const auto& entry : kBufferStats) {
+            if (entry.field == s.id())
+              storage_->stats.SetIndexed(entry.key, buffer, s.as_int64());
+          }
+        }
+        buffer++;
+        break;
+      }
+      case 2:
+        storage_->stats.Set(stats::traced_producers_connected, f.as_int64());
+        break;
+      case 3:
+        storage_->stats.Set(stats::traced_producers_seen, f.as_int64());
+        break;
+      case 4:
+        storage_->stats.Set(stats::traced_data_sources_registered, f.as_int64());
+        break;
+      case 5:
+        storage_->stats.Set(stats::traced_data_sources_seen, f.as_int64());
+        break;
+      case 6:
+        storage_->stats.Set(stats::traced_tracing_sessions, f.as_int64());
+        break;
+      case 7:
+        storage_->stats.Set(stats::traced_total_buffers, f.as_int64());
+        break;
+      case 8:
+        storage_->stats.Set(stats::traced_chunks_discarded, f.as_int64());
+        break;
+      case 9:
+        storage_->stats.Set(stats::traced_patches_discarded, f.as_int64());
+        break;
+      case 12:
+        storage_->stats.Set(stats::traced_flushes_requested, f.as_int64());
+        break;
+      case 13:
+        storage_->stats.Set(stats::traced_flushes_succeeded, f.as_int64());
+        break;
+      case 14:
+        storage_->stats.Set(stats::traced_flushes_failed, f.as_int64());
+        break;
+      case 15:
+        storage_->stats.Set(stats::traced_final_flush_failed, f.as_int64() == 2 ? 1 : 0);
+        break;
+      case 18: {  // writer_stats: which buffer each sequence wrote into.
+        ProtoDecoder w(f.as_bytes());
+        uint64_t sequence_id = 0;
+        uint32_t writer_buffer = 0;
+        for (Field s = w.ReadField(); s.valid(); s = w.ReadField()) {
+          if (s.id() == 1)
+            sequence_id = s.as_uint64();
+          else if (s.id() == 4)
+            writer_buffer = s.as_uint32();
+        }
+        buffer_of_sequence_[sequence_id] = writer_buffer;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+void ProtoTraceReader::ParseTraceUuid(ConstBytes bytes) {
+  ProtoDecoder decoder(bytes);
+  uint64_t msb = 0, lsb = 0;
+  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    if (f.id() == 1)
+      msb = f.as_uint64();
+    else if (f.id() == 2)
+      lsb = f.as_uint64();
+  }
+  char text[40];
+  snprintf(text, sizeof(text), "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64
+           "-%012" PRIx64, msb >> 32, (msb >> 16) & 0xffff, msb & 0xffff, lsb >> 48,
+           lsb & uint64_t{0xffffffffffff});
+  MetadataTable& metadata = storage_->metadata;
+  const StringId name = storage_->strings.Intern("trace_uuid");
+  for (size_t i = 0; i < metadata.size(); i++) {
+    if (metadata.name[i] == name) {
+      metadata.str_value[i] = storage_->strings.Intern(text);
+      return;
+    }
+  }
+  metadata.name.push_back(name);
+  metadata.int_value.push_back(kNullInt);
+  metadata.str_value.push_back(storage_->strings.Intern(text));
+}
+
+void ProtoTraceReader::Finish() {
+  for (size_t i = 0; i < sequences_.size(); i++) {
+    if (loss_marks_[i] == 0)
+      continue;
+    auto it = buffer_of_sequence_.find(sequences_[i]->sequence_id);
+    const int buffer = it == buffer_of_sequence_.end() ? 0 : static_cast<int>(it->second);
+    storage_->stats.IncrementIndexed(stats::traced_buf_sequence_packet_loss, buffer,
+                                     static_cast<int64_t>(loss_marks_[i]));
+  }
+}
+
+}  // namespace processor
+}  // namespace zt

@@ -1,0 +1,80 @@
+// The importer's first pass: reads every TracePacket in file order and does
+// what must happen in that order: sequence state (clears, loss marks,
+// defaults, interned data), clock snapshots and the conversion of each
+// timestamp to the trace clock, track descriptors, and the service's
+// packets (trace stats, uuid). Track events are then queued in the sorter
+// with their time and state generation, for the second pass.
+//
+// A packet that is not valid protobuf is skipped and counted; a packet that
+// needs interned state its sequence does not have is skipped and counted
+// (as data loss when a loss mark caused it). Thread-compatible.
+
+#ifndef ZT_SRC_PROCESSOR_PROTO_TRACE_READER_H_
+#define ZT_SRC_PROCESSOR_PROTO_TRACE_READER_H_
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "src/processor/clock_tracker.h"
+#include "src/processor/packet_sorter.h"
+#include "src/processor/sequence_state.h"
+#include "src/processor/trace_storage.h"
+#include "src/processor/track_tracker.h"
+#include "zt/processor/trace_tokenizer.h"
+
+namespace zt {
+namespace processor {
+
+class ProtoTraceReader {
+ public:
+  // `base` is the start of the tokenized buffer: queued events are offsets
+  // from it.
+  ProtoTraceReader(const uint8_t* base, TraceStorage* storage, TrackTracker* tracks,
+                   ClockTracker* clocks, PacketSorter* sorter);
+  ~ProtoTraceReader();
+
+  void ReadPacket(const PacketView& packet);
+
+  // After the last packet: attributes loss marks to buffers (TraceStats'
+  // writer_stats), records per-sequence facts.
+  void Finish();
+
+  const InternedGeneration& generation(uint32_t index) const {
+    return *generations_[index];
+  }
+  size_t sequence_count() const { return sequences_.size(); }
+
+ private:
+  struct Packet;
+
+  SequenceState* GetSequence(uint32_t sequence_id, uint32_t* index);
+  void NewGeneration(SequenceState* sequence, bool keep_interned_data);
+  void ParseDefaults(SequenceState* sequence, protozero::ConstBytes bytes);
+  void ParseInternedData(SequenceState* sequence, protozero::ConstBytes bytes);
+  void ParseClockSnapshot(SequenceState* sequence, protozero::ConstBytes bytes);
+  // False (counted) if the time cannot be placed on the trace clock.
+  bool ToTraceTime(SequenceState* sequence, uint32_t clock_id, uint64_t raw, int64_t* ts);
+  void ParseTraceStats(protozero::ConstBytes bytes);
+  void ParseTraceUuid(protozero::ConstBytes bytes);
+
+  const uint8_t* const base_;
+  TraceStorage* const storage_;
+  TrackTracker* const tracks_;
+  ClockTracker* const clocks_;
+  PacketSorter* const sorter_;
+  std::unordered_map<uint32_t, uint32_t> sequence_index_;
+  std::vector<std::unique_ptr<SequenceState>> sequences_;
+  std::vector<std::unique_ptr<InternedGeneration>> generations_;
+  std::vector<uint32_t> generation_index_;  // Per sequence: its current one.
+  std::vector<uint64_t> loss_marks_;        // Per sequence.
+  std::unordered_map<uint64_t, uint32_t> buffer_of_sequence_;
+  std::vector<protozero::ConstBytes> descriptor_scratch_;
+  int64_t latest_ts_ = 0;
+};
+
+}  // namespace processor
+}  // namespace zt
+
+#endif  // ZT_SRC_PROCESSOR_PROTO_TRACE_READER_H_

@@ -1,0 +1,516 @@
+#include "src/processor/track_event_parser.h"
+
+#include <cstring>
+
+#include "zt/protozero/proto_decoder.h"
+
+namespace zt {
+namespace processor {
+namespace {
+
+// TrackEvent fields (docs/wire.md).
+constexpr uint32_t kEventCategoryIids = 3;
+constexpr uint32_t kEventDebugAnnotations = 4;
+constexpr uint32_t kEventType = 9;
+constexpr uint32_t kEventNameIid = 10;
+constexpr uint32_t kEventTrackUuid = 11;
+constexpr uint32_t kEventExtraCounterValues = 12;
+constexpr uint32_t kEventCategories = 22;
+constexpr uint32_t kEventName = 23;
+constexpr uint32_t kEventCounterValue = 30;
+constexpr uint32_t kEventExtraCounterTrackUuids = 31;
+constexpr uint32_t kEventFlowIdsOld = 36;
+constexpr uint32_t kEventTerminatingFlowIdsOld = 42;
+constexpr uint32_t kEventDoubleCounterValue = 44;
+constexpr uint32_t kEventExtraDoubleCounterTrackUuids = 45;
+constexpr uint32_t kEventExtraDoubleCounterValues = 46;
+constexpr uint32_t kEventFlowIds = 47;
+constexpr uint32_t kEventTerminatingFlowIds = 48;
+
+constexpr uint64_t kEventTypeSliceBegin = 1;
+constexpr uint64_t kEventTypeSliceEnd = 2;
+constexpr uint64_t kEventTypeInstant = 3;
+constexpr uint64_t kEventTypeCounter = 4;
+
+// DebugAnnotation fields.
+constexpr uint32_t kEventAnnotationNameIid = 1;
+constexpr uint32_t kEventAnnotationBool = 2;
+constexpr uint32_t kEventAnnotationUint = 3;
+constexpr uint32_t kEventAnnotationInt = 4;
+constexpr uint32_t kEventAnnotationDouble = 5;
+constexpr uint32_t kEventAnnotationString = 6;
+constexpr uint32_t kEventAnnotationPointer = 7;
+constexpr uint32_t kEventAnnotationLegacyJson = 9;
+constexpr uint32_t kEventAnnotationName = 10;
+constexpr uint32_t kEventAnnotationDictEntries = 11;
+constexpr uint32_t kEventAnnotationArrayValues = 12;
+constexpr uint32_t kEventAnnotationStringIid = 17;
+
+// Nesting deeper than this in a debug annotation is not followed (a hostile
+// trace could otherwise recurse without bound).
+constexpr int kEventMaxAnnotationDepth = 16;
+
+using protozero::Field;
+using WireType = protozero::proto_utils::ProtoWireType;
+
+// Calls fn(uint64) for a repeated varint or fixed64 field, packed or not.
+template <typename Fn>
+void ForEachUint64(const Field& field, bool fixed64, Fn fn) {
+  if (field.type() != WireType::kLengthDelimited) {
+    fn(field.as_uint64());
+    return;
+  }
+  const uint8_t* p = field.data();
+  const uint8_t* const end = p + field.size();
+  if (fixed64) {
+    for (; end - p >= 8; p += 8) {
+      uint64_t value;
+      memcpy(&value, p, sizeof(value));
+      fn(value);
+    }
+    return;
+  }
+  while (p < end) {
+    uint64_t value = 0;
+    const uint8_t* next = protozero::proto_utils::ParseVarInt(p, end, &value);
+    if (next == p)
+      return;
+    p = next;
+    fn(value);
+  }
+}
+
+template <typename Fn>
+void ForEachDouble(const Field& field, Fn fn) {
+  if (field.type() != WireType::kLengthDelimited) {
+    fn(field.as_double());
+    return;
+  }
+  for (const uint8_t* p = field.data(); field.data() + field.size() - p >= 8; p += 8) {
+    double value;
+    memcpy(&value, p, sizeof(value));
+    fn(value);
+  }
+}
+
+}  // namespace
+
+struct TrackEventParser::Event {
+  uint64_t type = 0;
+  bool has_name_iid = false;
+  uint64_t name_iid = 0;
+  bool has_name = false;
+  std::string_view name;
+  bool has_track_uuid = false;
+  uint64_t track_uuid = 0;
+  bool has_counter_value = false;
+  double counter_value = 0;
+  std::vector<uint64_t> category_iids;
+  std::vector<std::string_view> categories;
+  std::vector<protozero::ConstBytes> annotations;
+  std::vector<uint64_t> flow_ids;
+  std::vector<uint64_t> terminating_flow_ids;
+  std::vector<uint64_t> extra_counter_uuids;
+  std::vector<double> extra_counter_values;
+  std::vector<uint64_t> extra_double_counter_uuids;
+  std::vector<double> extra_double_counter_values;
+  bool has_extra_counter_uuids = false;
+  bool has_extra_double_counter_uuids = false;
+
+  void Clear() {
+    type = 0;
+    has_name_iid = has_name = has_track_uuid = has_counter_value = false;
+    has_extra_counter_uuids = has_extra_double_counter_uuids = false;
+    category_iids.clear();
+    categories.clear();
+    annotations.clear();
+    flow_ids.clear();
+    terminating_flow_ids.clear();
+    extra_counter_uuids.clear();
+    extra_counter_values.clear();
+    extra_double_counter_uuids.clear();
+    extra_double_counter_values.clear();
+  }
+};
+
+TrackEventParser::TrackEventParser(TraceStorage* storage, TrackTracker* tracks)
+    : storage_(storage), tracks_(tracks), slices_(storage), event_(new Event()) {}
+
+TrackEventParser::~TrackEventParser() = default;
+
+void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
+                             protozero::ConstBytes bytes) {
+  Event& event = *event_;
+  event.Clear();
+  protozero::ProtoDecoder decoder(bytes);
+  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    switch (f.id()) {
+      case kEventType:
+        event.type = f.as_uint64();
+        break;
+      case kEventNameIid:
+        event.has_name_iid = true;
+        event.name_iid = f.as_uint64();
+        break;
+      case kEventName:
+        event.has_name = true;
+        event.name = f.as_string();
+        break;
+      case kEventCategoryIids:
+        ForEachUint64(f, false, [&](uint64_t v) { event.category_iids.push_back(v); });
+        break;
+      case kEventCategories:
+        event.categories.push_back(f.as_string());
+        break;
+      case kEventTrackUuid:
+        event.has_track_uuid = true;
+        event.track_uuid = f.as_uint64();
+        break;
+      case kEventDebugAnnotations:
+        event.annotations.push_back(f.as_bytes());
+        break;
+      case kEventCounterValue:
+        event.has_counter_value = true;
+        event.counter_value = static_cast<double>(f.as_int64());
+        break;
+      case kEventDoubleCounterValue:
+        event.has_counter_value = true;
+        event.counter_value = f.as_double();
+        break;
+      case kEventFlowIds:
+        ForEachUint64(f, true, [&](uint64_t v) { event.flow_ids.push_back(v); });
+        break;
+      case kEventFlowIdsOld:
+        ForEachUint64(f, false, [&](uint64_t v) { event.flow_ids.push_back(v); });
+        break;
+      case kEventTerminatingFlowIds:
+        ForEachUint64(f, true, [&](uint64_t v) { event.terminating_flow_ids.push_back(v); });
+        break;
+      case kEventTerminatingFlowIdsOld:
+        ForEachUint64(f, false,
+                      [&](uint64_t v) { event.terminating_flow_ids.push_back(v); });
+        break;
+      case kEventExtraCounterTrackUuids:
+        event.has_extra_counter_uuids = true;
+        ForEachUint64(f, false, [&](uint64_t v) { event.extra_counter_uuids.push_back(v); });
+        break;
+      case kEventExtraCounterValues:
+        ForEachUint64(f, false, [&](uint64_t v) {
+          event.extra_counter_values.push_back(static_cast<double>(static_cast<int64_t>(v)));
+        });
+        break;
+      case kEventExtraDoubleCounterTrackUuids:
+        event.has_extra_double_counter_uuids = true;
+        ForEachUint64(f, false,
+                      [&](uint64_t v) { event.extra_double_counter_uuids.push_back(v); });
+        break;
+      case kEventExtraDoubleCounterValues:
+        ForEachDouble(f, [&](double v) { event.extra_double_counter_values.push_back(v); });
+        break;
+      default:
+        break;
+    }
+  }
+  if (decoder.parse_error()) {
+    storage_->stats.Increment(stats::track_event_parser_errors);
+    return;
+  }
+
+  // The track: the event's, else the sequence's default.
+  uint32_t track_id = kNullId;
+  if (event.has_track_uuid) {
+    track_id = tracks_->TrackForUuid(event.track_uuid);
+  } else if (generation.has_default_track) {
+    track_id = tracks_->TrackForUuid(generation.default_track_uuid);
+  }
+  if (track_id == kNullId) {
+    storage_->stats.Increment(stats::track_event_missing_track);
+    return;
+  }
+
+  // Extra counter values ride on any event type.
+  if (!event.extra_counter_values.empty()) {
+    const std::vector<uint64_t>& uuids = event.has_extra_counter_uuids
+                                             ? event.extra_counter_uuids
+                                             : generation.default_extra_counter_track_uuids;
+    for (size_t i = 0; i < event.extra_counter_values.size(); i++) {
+      const uint32_t counter_track =
+          i < uuids.size() ? tracks_->TrackForUuid(uuids[i]) : kNullId;
+      AddCounterValue(ts, counter_track, event.extra_counter_values[i]);
+    }
+  }
+  if (!event.extra_double_counter_values.empty()) {
+    const std::vector<uint64_t>& uuids =
+        event.has_extra_double_counter_uuids ? event.extra_double_counter_uuids
+                                             : generation.default_extra_double_counter_track_uuids;
+    for (size_t i = 0; i < event.extra_double_counter_values.size(); i++) {
+      const uint32_t counter_track =
+          i < uuids.size() ? tracks_->TrackForUuid(uuids[i]) : kNullId;
+      AddCounterValue(ts, counter_track, event.extra_double_counter_values[i]);
+    }
+  }
+
+  if (event.type == kEventTypeCounter) {
+    if (event.has_counter_value)
+      AddCounterValue(ts, track_id, event.counter_value);
+    return;
+  }
+  if (event.type == kEventTypeSliceEnd) {
+    const uint32_t ended = slices_.End(ts, track_id);
+    AddFlows(event, ended);
+    return;
+  }
+  if (event.type != kEventTypeSliceBegin && event.type != kEventTypeInstant) {
+    // TYPE_STATE and legacy events (no type) are not modelled yet.
+    storage_->stats.Increment(stats::track_event_parser_errors);
+    return;
+  }
+
+  StringId name = kNullStringId;
+  if (event.has_name_iid && event.name_iid != 0) {
+    if (!generation.event_names.Get(event.name_iid, &name)) {
+      storage_->stats.Increment(stats::interned_data_missing_iid);
+      name = kNullStringId;
+    }
+  } else if (event.has_name) {
+    name = storage_->strings.Intern(event.name);
+  }
+
+  StringId category = kNullStringId;
+  const size_t category_count = event.category_iids.size() + event.categories.size();
+  if (category_count == 1 && event.categories.empty()) {
+    if (!generation.event_categories.Get(event.category_iids[0], &category)) {
+      storage_->stats.Increment(stats::interned_data_missing_iid);
+      category = kNullStringId;
+    }
+  } else if (category_count > 0) {
+    scratch_.clear();
+    for (uint64_t iid : event.category_iids) {
+      StringId id;
+      if (!generation.event_categories.Get(iid, &id)) {
+        storage_->stats.Increment(stats::interned_data_missing_iid);
+        continue;
+      }
+      if (!scratch_.empty())
+        scratch_ += ',';
+      scratch_ += storage_->strings.Get(id);
+    }
+    for (std::string_view text : event.categories) {
+      if (!scratch_.empty())
+        scratch_ += ',';
+      scratch_ += text;
+    }
+    category = storage_->strings.Intern(scratch_);
+  }
+
+  const uint32_t arg_set_id = event.annotations.empty() ? kNullId : AddArgs(generation, event);
+  const uint32_t slice_id = event.type == kEventTypeSliceBegin
+                                ? slices_.Begin(ts, track_id, category, name, arg_set_id)
+                                : slices_.Instant(ts, track_id, category, name, arg_set_id);
+  AddFlows(event, slice_id);
+}
+
+void TrackEventParser::AddCounterValue(int64_t ts, uint32_t track_id, double value) {
+  if (track_id == kNullId || !tracks_->IsCounterTrack(track_id)) {
+    storage_->stats.Increment(stats::counter_events_without_counter_track);
+    return;
+  }
+  if (TrackTracker::CounterInfo* info = tracks_->MutableCounterInfo(track_id)) {
+    value *= static_cast<double>(info->unit_multiplier);
+    if (info->is_incremental) {
+      info->last_value += value;
+      value = info->last_value;
+    }
+  }
+  CounterTable& counter = storage_->counter;
+  counter.ts.push_back(ts);
+  counter.value.push_back(value);
+  counter.track_id.push_back(track_id);
+}
+
+void TrackEventParser::AddFlows(const Event& event, uint32_t slice_id) {
+  if (event.flow_ids.empty() && event.terminating_flow_ids.empty())
+    return;
+  if (slice_id == kNullId) {
+    storage_->stats.Increment(stats::flow_no_enclosing_slice);
+    return;
+  }
+  for (uint64_t id : event.flow_ids)
+    LinkFlow(id, slice_id, /*terminating=*/false);
+  for (uint64_t id : event.terminating_flow_ids)
+    LinkFlow(id, slice_id, /*terminating=*/true);
+}
+
+void TrackEventParser::LinkFlow(uint64_t flow_id, uint32_t slice_id, bool terminating) {
+  auto it = open_flows_.find(flow_id);
+  if (it == open_flows_.end()) {
+    if (terminating)
+      storage_->stats.Increment(stats::flow_end_without_start);
+    else
+      open_flows_.emplace(flow_id, slice_id);
+    return;
+  }
+  if (it->second == slice_id) {
+    // The same id twice on one event links nothing.
+    storage_->stats.Increment(stats::flow_duplicate_id);
+    return;
+  }
+  storage_->flow.slice_out.push_back(it->second);
+  storage_->flow.slice_in.push_back(slice_id);
+  if (terminating)
+    open_flows_.erase(it);
+  else
+    it->second = slice_id;
+}
+
+uint32_t TrackEventParser::AddArgs(const InternedGeneration& generation, const Event& event) {
+  const uint32_t arg_set_id = storage_->next_arg_set_id++;
+  for (protozero::ConstBytes annotation : event.annotations)
+    AddAnnotation(generation, annotation, arg_set_id, kNullStringId, kNullStringId, -1, 0);
+  return arg_set_id;
+}
+
+StringId TrackEventParser::DebugKey(StringId name) {
+  auto it = debug_key_by_name_.find(name);
+  if (it != debug_key_by_name_.end())
+    return it->second;
+  scratch_.assign("debug.");
+  scratch_ += storage_->strings.Get(name);
+  const StringId key = storage_->strings.Intern(scratch_);
+  debug_key_by_name_.emplace(name, key);
+  return key;
+}
+
+StringId TrackEventParser::JoinKey(StringId parent, std::string_view suffix) {
+  scratch_.assign(storage_->strings.Get(parent));
+  scratch_ += suffix;
+  return storage_->strings.Intern(scratch_);
+}
+
+void TrackEventParser::AddAnnotation(const InternedGeneration& generation,
+                                     protozero::ConstBytes bytes, uint32_t arg_set_id,
+                                     StringId parent_key, StringId parent_flat_key,
+                                     int64_t array_index, int depth) {
+  protozero::ProtoDecoder decoder(bytes);
+  StringId name = kNullStringId;
+  bool has_name = false;
+  Field value;
+  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    switch (f.id()) {
+      case kEventAnnotationNameIid:
+        has_name = generation.debug_annotation_names.Get(f.as_uint64(), &name);
+        if (!has_name)
+          storage_->stats.Increment(stats::interned_data_missing_iid);
+        break;
+      case kEventAnnotationName:
+        name = storage_->strings.Intern(f.as_string());
+        has_name = true;
+        break;
+      default:
+        value = f;  // The last value field wins, as a protobuf oneof.
+        break;
+    }
+  }
+  if (decoder.parse_error()) {
+    storage_->stats.Increment(stats::track_event_parser_errors);
+    return;
+  }
+
+  // Keys: top level "debug.<name>"; dictionary entries "<parent>.<name>";
+  // array elements "<parent>[i]" with the parent's flat key.
+  StringId key;
+  StringId flat_key;
+  if (array_index >= 0) {
+    key = JoinKey(parent_key, "[" + std::to_string(array_index) + "]");
+    flat_key = parent_flat_key;
+  } else if (parent_key == kNullStringId) {
+    if (!has_name)
+      return;  // Nothing to key it by; counted above if interned.
+    key = flat_key = DebugKey(name);
+  } else {
+    if (!has_name)
+      return;
+    scratch_.assign(".");
+    scratch_ += storage_->strings.Get(name);
+    const std::string suffix = scratch_;
+    key = JoinKey(parent_key, suffix);
+    flat_key = parent_flat_key == parent_key ? key : JoinKey(parent_flat_key, suffix);
+  }
+
+  if (!value.valid()) {
+    AddArg(arg_set_id, flat_key, key, ArgType::kNull, 0, kNullStringId, 0);
+    return;
+  }
+  switch (value.id()) {
+    case kEventAnnotationBool:
+      AddArg(arg_set_id, flat_key, key, ArgType::kBool, value.as_bool() ? 1 : 0,
+             kNullStringId, 0);
+      return;
+    case kEventAnnotationUint:
+      AddArg(arg_set_id, flat_key, key, ArgType::kUint, value.as_int64(), kNullStringId, 0);
+      return;
+    case kEventAnnotationInt:
+      AddArg(arg_set_id, flat_key, key, ArgType::kInt, value.as_int64(), kNullStringId, 0);
+      return;
+    case kEventAnnotationPointer:
+      AddArg(arg_set_id, flat_key, key, ArgType::kPointer, value.as_int64(), kNullStringId,
+             0);
+      return;
+    case kEventAnnotationDouble:
+      AddArg(arg_set_id, flat_key, key, ArgType::kReal, 0, kNullStringId, value.as_double());
+      return;
+    case kEventAnnotationString:
+      AddArg(arg_set_id, flat_key, key, ArgType::kString, 0,
+             storage_->strings.Intern(value.as_string()), 0);
+      return;
+    case kEventAnnotationLegacyJson:
+      AddArg(arg_set_id, flat_key, key, ArgType::kJson, 0,
+             storage_->strings.Intern(value.as_string()), 0);
+      return;
+    case kEventAnnotationStringIid: {
+      StringId text;
+      if (!generation.debug_annotation_string_values.Get(value.as_uint64(), &text)) {
+        storage_->stats.Increment(stats::interned_data_missing_iid);
+        return;
+      }
+      AddArg(arg_set_id, flat_key, key, ArgType::kString, 0, text, 0);
+      return;
+    }
+    case kEventAnnotationDictEntries:
+    case kEventAnnotationArrayValues:
+      break;
+    default:
+      storage_->stats.Increment(stats::track_event_parser_errors);
+      return;
+  }
+  if (depth >= kEventMaxAnnotationDepth) {
+    storage_->stats.Increment(stats::track_event_parser_errors);
+    return;
+  }
+  // A dictionary or an array: every entry of that field, in order.
+  const bool is_array = value.id() == kEventAnnotationArrayValues;
+  int64_t index = 0;
+  decoder.Reset();
+  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    if (f.id() != value.id())
+      continue;
+    AddAnnotation(generation, f.as_bytes(), arg_set_id, key, flat_key,
+                  is_array ? index++ : -1, depth + 1);
+  }
+}
+
+void TrackEventParser::AddArg(uint32_t arg_set_id, StringId flat_key, StringId key,
+                              ArgType type, int64_t int_value, StringId string_value,
+                              double real_value) {
+  ArgTable& args = storage_->args;
+  args.arg_set_id.push_back(arg_set_id);
+  args.flat_key.push_back(flat_key);
+  args.key.push_back(key);
+  args.value_type.push_back(type);
+  args.int_value.push_back(int_value);
+  args.string_value.push_back(string_value);
+  args.real_value.push_back(real_value);
+}
+
+}  // namespace processor
+}  // namespace zt

@@ -1,0 +1,70 @@
+// Turns one TrackEvent, already placed in time and on its sequence's
+// interned state, into rows: slices (begin, end, instant), counter values,
+// flows and args. Called in timestamp order.
+//
+// Names and categories come inline or interned; an interned id the
+// generation never defined is counted and leaves the name NULL, never
+// guessed. Debug annotations become args keyed "debug.<name>" (nested
+// dictionaries "debug.<name>.<key>", arrays "debug.<name>[<i>]"), as
+// upstream keys them. Flows follow both field numbers (47/48 fixed64 and
+// the older 36/42 varints): an id links the previous event that carried it
+// to this one; a terminating id also ends it. Thread-compatible.
+
+#ifndef ZT_SRC_PROCESSOR_TRACK_EVENT_PARSER_H_
+#define ZT_SRC_PROCESSOR_TRACK_EVENT_PARSER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/processor/sequence_state.h"
+#include "src/processor/slice_tracker.h"
+#include "src/processor/trace_storage.h"
+#include "src/processor/track_tracker.h"
+#include "zt/protozero/field.h"
+
+namespace zt {
+namespace processor {
+
+class TrackEventParser {
+ public:
+  TrackEventParser(TraceStorage* storage, TrackTracker* tracks);
+  ~TrackEventParser();
+
+  // `event` is the TrackEvent's bytes; `ts` its time on the trace clock.
+  void Parse(int64_t ts, const InternedGeneration& generation,
+             protozero::ConstBytes event);
+
+  // After the last event.
+  void Finish() { slices_.Finish(); }
+
+ private:
+  struct Event;
+
+  void AddCounterValue(int64_t ts, uint32_t track_id, double value);
+  uint32_t AddArgs(const InternedGeneration& generation, const Event& event);
+  void AddAnnotation(const InternedGeneration& generation, protozero::ConstBytes bytes,
+                     uint32_t arg_set_id, StringId parent_key, StringId parent_flat_key,
+                     int64_t array_index, int depth);
+  void AddArg(uint32_t arg_set_id, StringId flat_key, StringId key, ArgType type,
+              int64_t int_value, StringId string_value, double real_value);
+  StringId DebugKey(StringId name);
+  StringId JoinKey(StringId parent, std::string_view suffix);
+  void AddFlows(const Event& event, uint32_t slice_id);
+  void LinkFlow(uint64_t flow_id, uint32_t slice_id, bool terminating);
+
+  TraceStorage* const storage_;
+  TrackTracker* const tracks_;
+  SliceTracker slices_;
+  std::unordered_map<StringId, StringId> debug_key_by_name_;
+  std::unordered_map<uint64_t, uint32_t> open_flows_;  // flow id -> last slice.
+  std::unique_ptr<Event> event_;  // Reused: its vectors keep their capacity.
+  std::string scratch_;
+};
+
+}  // namespace processor
+}  // namespace zt
+
+#endif  // ZT_SRC_PROCESSOR_TRACK_EVENT_PARSER_H_
