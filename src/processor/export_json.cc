@@ -164,6 +164,10 @@ class Exporter {
   void AddStatsNote();
 
   int64_t NewSyntheticId() { return next_synthetic_++; }
+  void CheckTs(int64_t ts, int64_t dur) {
+    constexpr int64_t kExact = int64_t{1} << 53;
+    if (ts >= kExact || ts <= -kExact || dur >= kExact) notes_big_ts_.Add(std::to_string(ts));
+  }
   std::string SliceExample(uint32_t row) const {
     return "slice " + std::to_string(row) + " \"" +
            std::string(s_.strings.Get(s_.slice.name[row])) + "\"";
@@ -216,6 +220,9 @@ class Exporter {
       "process (JSON counters are per process)"};
   NoteCounter notes_counter_names_{
       "counter tracks sharing a name in one process (JSON readers merge them)"};
+  NoteCounter notes_big_ts_{
+      "timestamps at or past 2^53 ns (~104 days): exact in the text, but readers "
+      "that parse JSON numbers as doubles round them"};
   NoteCounter notes_tid_reuse_{
       "threads whose (pid, tid) an earlier thread had; given a synthetic tid"};
 };
@@ -578,6 +585,7 @@ void Exporter::WriteSlices() {
       open_depth[track] = std::min(open_depth[track], sl.depth[i]);
     }
     const Place& place = track_place_[track];
+    CheckTs(sl.ts[i], dur);
     BeginEvent();
     buf_ += "{\"ph\":\"";
     buf_ += ph;
@@ -641,6 +649,7 @@ void Exporter::WriteCounters() {
       }
       if (!names.insert({place.pid, name}).second) notes_counter_names_.Add(std::string(name));
     }
+    CheckTs(c.ts[i], 0);
     BeginEvent();
     buf_ += "{\"ph\":\"C\",\"pid\":";
     AppendInt(place.pid, &buf_);
@@ -727,7 +736,7 @@ JsonExportResult Exporter::Run() {
   for (const NoteCounter* n :
        {&notes_bad_slices_, &notes_bad_dur_, &notes_after_open_, &notes_flows_dropped_,
         &notes_arg_conflicts_, &notes_json_args_, &notes_non_finite_, &notes_counter_units_,
-        &notes_thread_counters_, &notes_counter_names_, &notes_tid_reuse_}) {
+        &notes_thread_counters_, &notes_counter_names_, &notes_big_ts_, &notes_tid_reuse_}) {
     n->AddTo(&result_.notes);
   }
   AddStatsNote();

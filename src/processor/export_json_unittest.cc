@@ -277,6 +277,7 @@ TEST(ExportJsonTest, NotesWhatJsonCannotHold) {
   AddSlice(&s, 5, 3, t, "sibling_after_open");  // Depth 0 again: nests in JSON.
   AddSlice(&s, 9, -7, t, "weird");
   AddSlice(&s, 10, 1, 99, "no_track");
+  AddSlice(&s, int64_t{1} << 53, 1, t, "late");
   const uint32_t ct = AddTrack(&s, TrackKind::kCounter, "c", 1, kNullId);
   AddCounter(&s, 0, std::numeric_limits<double>::infinity(), ct);
   s.stats.Set(stats::trace_damage_bytes_skipped, 12);
@@ -290,11 +291,12 @@ TEST(ExportJsonTest, NotesWhatJsonCannotHold) {
       e.result.notes,
       ElementsAre(HasSubstr("track id out of range: 1 (first: slice 3 \"no_track\")"),
                   HasSubstr("other than -1, written as unterminated (\"B\"): 1 (first: slice 2"),
-                  HasSubstr("same or a lower depth (JSON readers nest them inside it): 2 (first: "
+                  HasSubstr("same or a lower depth (JSON readers nest them inside it): 3 (first: "
                             "slice 1 \"sibling_after_open\")"),
                   HasSubstr("written as strings: 1 (first: counter c)"),
                   HasSubstr("thread-scoped counter tracks written as counters of the thread's "
                             "process (JSON counters are per process): 1 (first: c)"),
+                  HasSubstr("round them: 1 (first: 9007199254740992)"),
                   "stats (`ztrace stats` prints them): trace_damage_bytes_skipped=12 "
                   "(data_loss); 1 info stat"));
 }
