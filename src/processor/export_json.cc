@@ -214,6 +214,9 @@ class Exporter {
   NoteCounter notes_arg_conflicts_{
       "args whose key clashes with another arg of the set once nested "
       "(kept the first)"};
+  NoteCounter notes_metadata_clashes_{
+      "metadata names equal to an earlier one once invalid UTF-8 is replaced "
+      "(kept the first)"};
   NoteCounter notes_counter_units_{"counter units (JSON counters have none)"};
   NoteCounter notes_thread_counters_{
       "thread-scoped counter tracks written as counters of the thread's "
@@ -457,7 +460,9 @@ void Exporter::WriteArgValue(uint32_t row) {
 // objects and arrays, "debug." dropped.
 void Exporter::WriteArgs(uint32_t arg_set_id) {
   struct Node {
-    std::string_view name;  // Object member name.
+    // Object member name as its JSON literal: names that differ only in
+    // invalid UTF-8 become the same key, and must merge as such.
+    std::string name;
     int64_t index = -1;     // Array element index.
     uint32_t row = kNullId; // A leaf's arg row.
     bool is_array = false;
@@ -500,9 +505,11 @@ void Exporter::WriteArgs(uint32_t arg_set_id) {
         break;
       }
       node->is_array = is_index;
+      std::string literal;
+      if (!is_index) AppendJsonString(name, &literal);
       Node* child = nullptr;
       for (Node& c : node->children) {
-        if (is_index ? c.index == index : c.name == name) {
+        if (is_index ? c.index == index : c.name == literal) {
           child = &c;
           break;
         }
@@ -510,7 +517,7 @@ void Exporter::WriteArgs(uint32_t arg_set_id) {
       if (!child) {
         node->children.emplace_back();
         child = &node->children.back();
-        child->name = name;
+        child->name = std::move(literal);
         child->index = index;
       }
       node = child;
@@ -545,7 +552,7 @@ void Exporter::WriteArgs(uint32_t arg_set_id) {
     buf_ += '{';
     for (size_t i = 0; i < node.children.size(); ++i) {
       if (i) buf_ += ',';
-      AppendJsonString(node.children[i].name, &buf_);
+      buf_ += node.children[i].name;
       buf_ += ':';
       self(node.children[i], self);
     }
@@ -674,9 +681,18 @@ void Exporter::WriteCounters() {
 void Exporter::WriteMetadata() {
   buf_ += "\n],\n\"metadata\":{";
   const MetadataTable& m = s_.metadata;
+  std::set<std::string> keys;  // As JSON literals (see WriteArgs).
+  bool first = true;
   for (uint32_t i = 0; i < m.size(); ++i) {
-    if (i) buf_ += ',';
-    Str(m.name[i]);
+    std::string key;
+    AppendJsonString(s_.strings.Get(m.name[i]), &key);
+    if (!keys.insert(key).second) {
+      notes_metadata_clashes_.Add(key);
+      continue;
+    }
+    if (!first) buf_ += ',';
+    first = false;
+    buf_ += key;
     buf_ += ':';
     if (!s_.strings.IsNull(m.str_value[i])) {
       Str(m.str_value[i]);
@@ -735,7 +751,7 @@ JsonExportResult Exporter::Run() {
   }
   for (const NoteCounter* n :
        {&notes_bad_slices_, &notes_bad_dur_, &notes_after_open_, &notes_flows_dropped_,
-        &notes_arg_conflicts_, &notes_json_args_, &notes_non_finite_, &notes_counter_units_,
+        &notes_arg_conflicts_, &notes_metadata_clashes_, &notes_json_args_, &notes_non_finite_, &notes_counter_units_,
         &notes_thread_counters_, &notes_counter_names_, &notes_big_ts_, &notes_tid_reuse_}) {
     n->AddTo(&result_.notes);
   }

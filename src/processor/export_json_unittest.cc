@@ -2,9 +2,14 @@
 
 #include <stdio.h>
 
+#include <ctype.h>
+#include <string.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +69,157 @@ std::vector<std::string> Lines(const std::string& json) {
   }
   return lines;
 }
+
+// A strict JSON checker (RFC 8259): the grammar, string escapes, UTF-8 of
+// the raw bytes (no overlongs, surrogates or code points past U+10FFFF),
+// and no key twice in one object. Returns "" or what is wrong and where.
+class JsonChecker {
+ public:
+  explicit JsonChecker(const std::string& text) : t_(text) {}
+  std::string Check() {
+    Ws();
+    Value();
+    Ws();
+    if (error_.empty() && p_ != t_.size()) Fail("trailing bytes");
+    return error_;
+  }
+
+ private:
+  void Fail(const std::string& what) {
+    if (error_.empty()) error_ = what + " at byte " + std::to_string(p_);
+    p_ = t_.size();
+  }
+  bool Eat(char c) {
+    if (p_ < t_.size() && t_[p_] == c) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+  void Ws() {
+    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\n' || t_[p_] == '\r' || t_[p_] == '\t')) ++p_;
+  }
+  void Literal(const char* word) {
+    for (const char* c = word; *c; ++c) {
+      if (!Eat(*c)) return Fail(std::string("bad literal ") + word);
+    }
+  }
+  void Value() {
+    if (p_ >= t_.size()) return Fail("value expected");
+    const char c = t_[p_];
+    if (c == '{') return Object();
+    if (c == '[') return Array();
+    if (c == '"') {
+      std::string unused;
+      return String(&unused);
+    }
+    if (c == 't') return Literal("true");
+    if (c == 'f') return Literal("false");
+    if (c == 'n') return Literal("null");
+    return Number();
+  }
+  void Object() {
+    Eat('{');
+    Ws();
+    std::set<std::string> keys;
+    if (Eat('}')) return;
+    do {
+      Ws();
+      std::string key;
+      String(&key);
+      if (!keys.insert(key).second) return Fail("duplicate key \"" + key + "\"");
+      Ws();
+      if (!Eat(':')) return Fail("':' expected");
+      Ws();
+      Value();
+      Ws();
+    } while (error_.empty() && Eat(','));
+    if (!Eat('}')) Fail("'}' expected");
+  }
+  void Array() {
+    Eat('[');
+    Ws();
+    if (Eat(']')) return;
+    do {
+      Ws();
+      Value();
+      Ws();
+    } while (error_.empty() && Eat(','));
+    if (!Eat(']')) Fail("']' expected");
+  }
+  void String(std::string* out) {
+    if (!Eat('"')) return Fail("string expected");
+    while (p_ < t_.size()) {
+      const unsigned char c = static_cast<unsigned char>(t_[p_]);
+      if (c == '"') {
+        ++p_;
+        return;
+      }
+      if (c < 0x20) return Fail("raw control character");
+      if (c == '\\') {
+        ++p_;
+        if (p_ >= t_.size()) break;
+        const char e = t_[p_++];
+        // Keys compare as written: the exporter escapes one way only.
+        out->push_back('\\');
+        out->push_back(e);
+        if (e == 'u') {
+          for (int i = 0; i < 4; ++i, ++p_) {
+            if (p_ >= t_.size() || !isxdigit(static_cast<unsigned char>(t_[p_]))) return Fail("bad \\u");
+            out->push_back(t_[p_]);
+          }
+        } else if (!strchr("\"\\/bfnrt", e)) {
+          return Fail("bad escape");
+        }
+        continue;
+      }
+      if (c < 0x80) {
+        out->push_back(static_cast<char>(c));
+        ++p_;
+        continue;
+      }
+      // UTF-8: lead byte, length, range of the second byte.
+      int len = 0;
+      unsigned char lo = 0x80, hi = 0xBF;
+      if (c >= 0xC2 && c <= 0xDF) len = 2;
+      else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+      else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+      else return Fail("invalid UTF-8 lead byte");
+      for (int i = 1; i < len; ++i) {
+        if (p_ + i >= t_.size()) return Fail("cut UTF-8");
+        const unsigned char b = static_cast<unsigned char>(t_[p_ + i]);
+        if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xBF)) return Fail("invalid UTF-8");
+      }
+      out->append(t_, p_, static_cast<size_t>(len));
+      p_ += static_cast<size_t>(len);
+    }
+    Fail("unterminated string");
+  }
+  void Number() {
+    const size_t start = p_;
+    Eat('-');
+    if (Eat('0')) {
+    } else if (p_ < t_.size() && t_[p_] >= '1' && t_[p_] <= '9') {
+      while (p_ < t_.size() && isdigit(static_cast<unsigned char>(t_[p_]))) ++p_;
+    } else {
+      return Fail("number expected");
+    }
+    if (Eat('.')) {
+      if (p_ >= t_.size() || !isdigit(static_cast<unsigned char>(t_[p_]))) return Fail("digit expected");
+      while (p_ < t_.size() && isdigit(static_cast<unsigned char>(t_[p_]))) ++p_;
+    }
+    if (Eat('e') || Eat('E')) {
+      if (!Eat('+')) Eat('-');
+      if (p_ >= t_.size() || !isdigit(static_cast<unsigned char>(t_[p_]))) return Fail("exponent expected");
+      while (p_ < t_.size() && isdigit(static_cast<unsigned char>(t_[p_]))) ++p_;
+    }
+    if (p_ == start) Fail("number expected");
+  }
+
+  const std::string& t_;
+  size_t p_ = 0;
+  std::string error_;
+};
 
 // A thread with one track, for the focused tests; returns the track.
 uint32_t OneThread(TraceStorage* s) {
@@ -180,6 +336,73 @@ TEST(ExportJsonTest, SampleStorageExactly) {
               ElementsAre("counter units (JSON counters have none): 1 (first: conf_counter: bytes)"));
 }
 
+TEST(ExportJsonTest, SampleAndEdgeCasesAreValidJson) {
+  TraceStorage sample;
+  test::FillSampleStorage(&sample);
+  EXPECT_EQ(JsonChecker(Export(sample).json).Check(), "");
+  TraceStorage empty;
+  EXPECT_EQ(JsonChecker(Export(empty).json).Check(), "");
+}
+
+// Random bytes in every string the exporter writes (names, categories,
+// process and thread names, arg keys with dots and brackets, values,
+// metadata), random numbers and nesting: the output is always strict JSON
+// with no duplicate keys.
+TEST(ExportJsonTest, RandomStoragesGiveStrictJson) {
+  std::mt19937_64 rng(12);
+  auto bytes = [&rng](size_t max_len) {
+    std::string out(rng() % (max_len + 1), '\0');
+    const char alphabet[] = "ab.[]0123\"\\\x01\x7f\xc3\xa9\xed\xa0\x80\xf0\x9f\x98\x80\xff";
+    for (char& c : out) {
+      c = rng() % 3 ? alphabet[rng() % (sizeof(alphabet) - 1)] : static_cast<char>(rng());
+    }
+    return out;
+  };
+  for (int round = 0; round < 500; ++round) {
+    TraceStorage s;
+    AddProcess(&s, 0, "");
+    const uint32_t upid = AddProcess(&s, static_cast<int64_t>(rng() % 100000), bytes(8) + "p");
+    AddThread(&s, 0, kNullId, "");
+    const uint32_t utid = AddThread(&s, static_cast<int64_t>(rng() % 100000), upid, bytes(8) + "t");
+    std::vector<uint32_t> tracks = {
+        AddTrack(&s, TrackKind::kThread, "", utid, kNullId),
+        AddTrack(&s, TrackKind::kThread, bytes(6) + "n", utid, kNullId),
+        AddTrack(&s, TrackKind::kProcess, bytes(6), kNullId, upid),
+        AddTrack(&s, TrackKind::kGlobal, bytes(6), kNullId, kNullId)};
+    const uint32_t counter = AddTrack(&s, TrackKind::kCounter, bytes(6), kNullId, upid, bytes(3));
+    const int slices = static_cast<int>(rng() % 20);
+    for (int i = 0; i < slices; ++i) {
+      const int64_t dur = static_cast<int64_t>(rng() % 4) - 1;  // -1, 0, 1, 2.
+      const uint32_t id = AddSlice(&s, static_cast<int64_t>(rng()), dur * 1000,
+                                   tracks[rng() % tracks.size()], bytes(10), 0, kNullId, bytes(4));
+      const int args = static_cast<int>(rng() % 6);
+      for (int a = 0; a < args; ++a) {
+        const auto type = static_cast<ArgType>(rng() % 8);
+        std::string key = rng() % 2 ? "debug." : "";
+        const int parts = 1 + static_cast<int>(rng() % 3);
+        for (int p = 0; p < parts; ++p) {
+          if (rng() % 3 == 0) key += "[" + std::to_string(rng() % 3) + "]";
+          else key += (p ? "." : "") + bytes(3);
+        }
+        const double reals[] = {0.1, -0.0, 1e300, std::nan(""),
+                                std::numeric_limits<double>::infinity(), 5e-324};
+        AddArg(&s, id, key, type, static_cast<int64_t>(rng()), bytes(8), reals[rng() % 6]);
+      }
+      if (i > 0 && rng() % 4 == 0) AddFlow(&s, static_cast<uint32_t>(rng() % i), id);
+    }
+    for (int i = 0; i < 3; ++i) {
+      const double values[] = {1.5, -2, 1e-300, std::nan("")};
+      AddCounter(&s, static_cast<int64_t>(rng()), values[rng() % 4], counter);
+    }
+    s.metadata.name.push_back(s.strings.Intern(bytes(6) + "m"));
+    s.metadata.int_value.push_back(rng() % 2 ? kNullInt : 42);
+    s.metadata.str_value.push_back(rng() % 2 ? s.strings.Intern(bytes(6)) : kNullStringId);
+    const Exported e = Export(s);
+    ASSERT_TRUE(e.result.ok);
+    ASSERT_EQ(JsonChecker(e.json).Check(), "") << "round " << round << ":\n" << e.json;
+  }
+}
+
 TEST(ExportJsonTest, EmptyStorageIsAValidEmptyTrace) {
   TraceStorage s;
   const Exported e = Export(s);
@@ -244,6 +467,28 @@ TEST(ExportJsonTest, ArgValuesAndKeys) {
                           HasSubstr("JSON-typed args written as strings: 1 (first: debug.j)"),
                           HasSubstr("(NaN, infinities), written as strings: 1 (first: arg "
                                     "debug.nan)")));
+}
+
+TEST(ExportJsonTest, KeysEqualOnceInvalidUtf8IsReplacedAreOneKey) {
+  TraceStorage s;
+  const uint32_t t = OneThread(&s);
+  const uint32_t x = AddSlice(&s, 0, 5, t, "x");
+  AddArg(&s, x, "debug.\xff", ArgType::kInt, 1);
+  AddArg(&s, x, "debug.\xfe", ArgType::kInt, 2);
+  AddArg(&s, x, "debug.\xfe\xff.a", ArgType::kInt, 3);  // Two U+FFFDs: another key.
+  for (const char* name : {"m\xff", "m\xfe"}) {
+    s.metadata.name.push_back(s.strings.Intern(name));
+    s.metadata.int_value.push_back(7);
+    s.metadata.str_value.push_back(kNullStringId);
+  }
+  const Exported e = Export(s);
+  EXPECT_THAT(e.json, HasSubstr("\"args\":{\"\xEF\xBF\xBD\":1,\"\xEF\xBF\xBD\xEF\xBF\xBD\":{\"a\":3}}"));
+  EXPECT_THAT(e.json, HasSubstr("\"metadata\":{\"m\xEF\xBF\xBD\":7}}"));
+  EXPECT_THAT(e.result.notes,
+              ElementsAre(HasSubstr("clashes with another arg of the set once nested (kept the "
+                                    "first): 1"),
+                          HasSubstr("metadata names equal to an earlier one once invalid UTF-8 is "
+                                    "replaced (kept the first): 1")));
 }
 
 TEST(ExportJsonTest, ThreadsSecondTracksAndReusedTidsGetSyntheticTids) {
