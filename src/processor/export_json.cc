@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cinttypes>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -157,6 +158,7 @@ class Exporter {
   // Events.
   void WriteNames();
   void WriteSlices();
+  void WriteV1Flows();
   void WriteCounters();
   void WriteMetadata();
   void WriteArgs(uint32_t arg_set_id);
@@ -194,14 +196,23 @@ class Exporter {
 
   // Flows per slice: the bind id of its exported incoming and outgoing flow.
   struct SliceFlows {
-    uint32_t in_id = 0;  // 0: none.
-    uint32_t out_id = 0;
+    uint64_t in_id = 0;  // 0: none.
+    uint64_t out_id = 0;
   };
+  // A flow written as v1 events, with the points that bind its ends.
+  struct V1Flow {
+    uint32_t slice_out;
+    uint32_t slice_in;
+    int64_t ts_out;
+    int64_t ts_in;
+  };
+  std::vector<V1Flow> v1_flows_;
   std::unordered_map<uint32_t, SliceFlows> slice_flows_;
 
   NoteCounter notes_flows_dropped_{
-      "flows not exported (a JSON event binds at most one incoming and one "
-      "outgoing flow; the slice already had one)"};
+      "flows not exported (beyond one in and one out per slice, which go on "
+      "the slice's event, a flow needs a point 1 ns into each slice before "
+      "its first child, where v1 flow events bind; or a slice is missing)"};
   NoteCounter notes_bad_slices_{"slices skipped: track id out of range"};
   NoteCounter notes_bad_dur_{"slices with a negative duration other than -1, "
                              "written as unterminated (\"B\")"};
@@ -348,6 +359,7 @@ void Exporter::IndexFlows() {
   }
   std::vector<uint32_t> parent(n);
   std::vector<uint8_t> exported(n, 0);
+  std::vector<uint32_t> extra;  // Flows a v2 field cannot carry.
   for (uint32_t f = 0; f < n; ++f) {
     parent[f] = f;
     const uint32_t out = s_.flow.slice_out[f];
@@ -357,10 +369,44 @@ void Exporter::IndexFlows() {
       continue;
     }
     if (first_out[out] != f || first_in[in] != f) {
-      notes_flows_dropped_.Add("flow " + std::to_string(f) + " from " + SliceExample(out));
+      extra.push_back(f);
       continue;
     }
     exported[f] = 1;
+  }
+  // The others as v1 "s" and "f" (bp "e") events, which bind to the slice
+  // enclosing their timestamp on their thread: placed 1 ns into each slice,
+  // before its first child, where both readers find that slice innermost
+  // (Perfetto takes the top of its stack, which it pops only when the next
+  // slice begins, so a point after a child would bind to the child).
+  if (!extra.empty()) {
+    std::unordered_map<uint32_t, int64_t> first_child;  // slice -> child ts
+    for (uint32_t f : extra) {
+      first_child.emplace(s_.flow.slice_out[f], std::numeric_limits<int64_t>::max());
+      first_child.emplace(s_.flow.slice_in[f], std::numeric_limits<int64_t>::max());
+    }
+    for (uint32_t i = 0; i < s_.slice.size(); ++i) {
+      auto it = first_child.find(s_.slice.parent_id[i]);
+      if (it != first_child.end()) it->second = std::min(it->second, s_.slice.ts[i]);
+    }
+    auto bind_point = [&](uint32_t slice, int64_t* ts) {
+      const int64_t start = s_.slice.ts[slice], dur = s_.slice.dur[slice];
+      if (s_.slice.track_id[slice] >= s_.track.size() || dur == 0 || dur < -1) return false;
+      if (start == std::numeric_limits<int64_t>::max()) return false;
+      const int64_t end = dur == -1 ? std::numeric_limits<int64_t>::max() : start + dur;
+      *ts = start + 1;
+      return *ts < end && *ts < first_child[slice];
+    };
+    for (uint32_t f : extra) {
+      V1Flow v1;
+      v1.slice_out = s_.flow.slice_out[f];
+      v1.slice_in = s_.flow.slice_in[f];
+      if (!bind_point(v1.slice_out, &v1.ts_out) || !bind_point(v1.slice_in, &v1.ts_in)) {
+        notes_flows_dropped_.Add("flow " + std::to_string(f) + " from " + SliceExample(v1.slice_out));
+        continue;
+      }
+      v1_flows_.push_back(v1);
+    }
   }
   // A slice with one flow in and one out continues a chain: both share an
   // id, which readers take as a step (flow_in and flow_out on one event).
@@ -378,11 +424,46 @@ void Exporter::IndexFlows() {
     const uint32_t a = find(it->second), b = find(f);
     if (a != b) parent[b] = a;
   }
+  // Perfetto numbers v1 flows 0, 1, ... in the id space of v2 bind ids:
+  // v2 ids start past them.
+  const uint64_t base = v1_flows_.size() + 1;
   for (uint32_t f = 0; f < n; ++f) {
     if (!exported[f]) continue;
-    const uint32_t id = find(f) + 1;
+    const uint64_t id = base + find(f);
     slice_flows_[s_.flow.slice_out[f]].out_id = id;
     slice_flows_[s_.flow.slice_in[f]].in_id = id;
+  }
+}
+
+void Exporter::WriteV1Flows() {
+  uint64_t id = 0;
+  for (const V1Flow& flow : v1_flows_) {
+    ++id;
+    for (int end = 0; end < 2 && !failed_; ++end) {
+      const uint32_t slice = end ? flow.slice_in : flow.slice_out;
+      const Place& place = track_place_[s_.slice.track_id[slice]];
+      BeginEvent();
+      buf_ += end ? "{\"ph\":\"f\",\"bp\":\"e\",\"pid\":" : "{\"ph\":\"s\",\"pid\":";
+      AppendInt(place.pid, &buf_);
+      buf_ += ",\"tid\":";
+      AppendInt(place.tid, &buf_);
+      buf_ += ",\"ts\":";
+      AppendMicros(end ? flow.ts_in : flow.ts_out, &buf_);
+      buf_ += ",\"id\":";
+      AppendInt(id, &buf_);
+      // Both ends named as the source: readers key v1 flows by id, name
+      // and category.
+      if (!s_.strings.IsNull(s_.slice.name[flow.slice_out])) {
+        buf_ += ",\"name\":";
+        Str(s_.slice.name[flow.slice_out]);
+      }
+      if (!s_.strings.IsNull(s_.slice.category[flow.slice_out])) {
+        buf_ += ",\"cat\":";
+        Str(s_.slice.category[flow.slice_out]);
+      }
+      buf_ += '}';
+      MaybeFlush();
+    }
   }
 }
 
@@ -740,6 +821,7 @@ JsonExportResult Exporter::Run() {
   buf_ += "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
   WriteNames();
   WriteSlices();
+  WriteV1Flows();
   WriteCounters();
   WriteMetadata();
   Flush();

@@ -322,15 +322,17 @@ TEST(ExportJsonTest, SampleStorageExactly) {
           R"({"ph":"X","pid":4242,"tid":4242,"ts":2000.000,"dur":6000.000,"name":"Middle","cat":"conf"},)",
           R"({"ph":"X","pid":4242,"tid":4242,"ts":3000.000,"dur":2000.001,"name":"Inner","cat":"conf"},)",
           R"({"ph":"i","pid":4242,"tid":4242,"ts":4000.000,"s":"t","name":"Instant","cat":"conf"},)",
-          R"({"ph":"X","pid":4242,"tid":4242,"ts":10000.000,"dur":500.000,"name":"FlowOut","cat":"conf","bind_id":1,"flow_out":true},)",
-          R"({"ph":"X","pid":4242,"tid":4243,"ts":11000.000,"dur":500.000,"name":"FlowIn","cat":"conf","bind_id":1,"flow_in":true},)",
+          R"({"ph":"X","pid":4242,"tid":4242,"ts":10000.000,"dur":500.000,"name":"FlowOut","cat":"conf","bind_id":2,"flow_out":true},)",
+          R"({"ph":"X","pid":4242,"tid":4243,"ts":11000.000,"dur":500.000,"name":"FlowIn","cat":"conf","bind_id":2,"flow_in":true},)",
           R"({"ph":"X","pid":4194306,"tid":4194307,"ts":12000.000,"dur":1000.000,"name":"OnCustomTrack","cat":"conf"},)",
           R"({"ph":"X","pid":4242,"tid":4194305,"ts":13000.000,"dur":1000.000,"name":"AsyncSlice","cat":"conf"},)",
           R"({"ph":"B","pid":4242,"tid":4243,"ts":20000.000,"name":"Unterminated","cat":"conf"},)",
+          R"({"ph":"s","pid":4242,"tid":4242,"ts":10000.001,"id":1,"name":"FlowOut","cat":"conf"},)",
+          R"({"ph":"f","bp":"e","pid":4194306,"tid":4194307,"ts":12000.001,"id":1,"name":"FlowOut","cat":"conf"},)",
           R"({"ph":"C","pid":4242,"tid":4242,"ts":1000.000,"name":"conf_counter","args":{"value":5}},)",
           R"({"ph":"C","pid":4242,"tid":4242,"ts":15000.000,"name":"conf_counter","args":{"value":2.5}})",
           "],", "\"metadata\":{}}"));
-  EXPECT_EQ(e.result.events, 17u);
+  EXPECT_EQ(e.result.events, 19u);
   EXPECT_EQ(e.result.bytes, e.json.size());
   EXPECT_THAT(e.result.notes,
               ElementsAre("counter units (JSON counters have none): 1 (first: conf_counter: bytes)"));
@@ -411,30 +413,39 @@ TEST(ExportJsonTest, EmptyStorageIsAValidEmptyTrace) {
   EXPECT_THAT(e.result.notes, IsEmpty());
 }
 
-TEST(ExportJsonTest, FlowChainsShareAnIdAndExtraFlowsAreNoted) {
+TEST(ExportJsonTest, FlowChainsShareAnIdAndFurtherFlowsAreV1Events) {
   TraceStorage s;
   const uint32_t t = OneThread(&s);
   const uint32_t a = AddSlice(&s, 1000, 10, t, "a");
   const uint32_t b = AddSlice(&s, 2000, 10, t, "b");
   const uint32_t c = AddSlice(&s, 3000, 0, t, "c");
   const uint32_t d = AddSlice(&s, 4000, 10, t, "d");
+  const uint32_t d_child = AddSlice(&s, 4005, 2, t, "d_child", 1, d);
+  const uint32_t e = AddSlice(&s, 5000, 10, t, "e");
+  AddSlice(&s, 5001, 2, t, "e_child", 1, e);  // At e's bind point.
   AddFlow(&s, b, c);  // Flow 0: the second step of the chain a -> b -> c.
   AddFlow(&s, a, b);  // Flow 1.
-  AddFlow(&s, a, d);  // Flow 2: a's second outgoing flow.
-  const Exported e = Export(s);
-  ASSERT_TRUE(e.result.ok);
-  const std::vector<std::string> lines = Lines(e.json);
-  ASSERT_EQ(lines.size(), 9u);
-  // One id along the chain; b both ends and starts it; c, an instant with a
-  // flow, is an X of duration 0 so that readers bind the flow.
-  EXPECT_THAT(lines[3], HasSubstr("\"name\":\"a\",\"cat\":\"conf\",\"bind_id\":2,\"flow_out\":true}"));
-  EXPECT_THAT(lines[4], HasSubstr("\"bind_id\":2,\"flow_in\":true,\"flow_out\":true}"));
+  AddFlow(&s, a, d);  // Flow 2: a's second outgoing flow: v1 events.
+  AddFlow(&s, a, e);  // Flow 3: e has no point before its child: dropped.
+  (void)d_child;
+  const Exported e_json = Export(s);
+  ASSERT_TRUE(e_json.result.ok);
+  const std::vector<std::string> lines = Lines(e_json.json);
+  ASSERT_EQ(lines.size(), 14u);
+  // One id along the chain, past the one v1 flow's; b both ends and starts
+  // it; c, an instant with a flow, is an X of duration 0 so that readers
+  // bind the flow.
+  EXPECT_THAT(lines[3], HasSubstr("\"name\":\"a\",\"cat\":\"conf\",\"bind_id\":3,\"flow_out\":true}"));
+  EXPECT_THAT(lines[4], HasSubstr("\"bind_id\":3,\"flow_in\":true,\"flow_out\":true}"));
   EXPECT_THAT(lines[5], HasSubstr("{\"ph\":\"X\",\"pid\":10,\"tid\":11,\"ts\":3.000,\"dur\":0.000,"));
-  EXPECT_THAT(lines[5], HasSubstr("\"bind_id\":2,\"flow_in\":true}"));
+  EXPECT_THAT(lines[5], HasSubstr("\"bind_id\":3,\"flow_in\":true}"));
   EXPECT_THAT(lines[6], Not(HasSubstr("bind_id")));
-  ASSERT_EQ(e.result.notes.size(), 1u);
-  EXPECT_THAT(e.result.notes[0], HasSubstr("flows not exported"));
-  EXPECT_THAT(e.result.notes[0], HasSubstr(": 1 (first: flow 2 from slice 0 \"a\")"));
+  // 1 ns into a and into d, before d's child.
+  EXPECT_EQ(lines[10], R"({"ph":"s","pid":10,"tid":11,"ts":1.001,"id":1,"name":"a","cat":"conf"},)");
+  EXPECT_EQ(lines[11], R"({"ph":"f","bp":"e","pid":10,"tid":11,"ts":4.001,"id":1,"name":"a","cat":"conf"})");
+  ASSERT_EQ(e_json.result.notes.size(), 1u);
+  EXPECT_THAT(e_json.result.notes[0], HasSubstr("flows not exported"));
+  EXPECT_THAT(e_json.result.notes[0], HasSubstr(": 1 (first: flow 3 from slice 0 \"a\")"));
 }
 
 TEST(ExportJsonTest, ArgValuesAndKeys) {

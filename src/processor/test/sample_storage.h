@@ -2,7 +2,8 @@
 // browser test's helper program: one process with two threads, nested
 // slices (Outer > Middle > Inner > an instant), args with nested keys, a
 // flow between threads, slices on a process-scoped and on a global track,
-// an unterminated slice and a counter track with a unit.
+// an unterminated slice and a counter track with a unit; FlowOut has two
+// outgoing flows (one for its own event, one for v1 flow events).
 
 #ifndef ZT_SRC_PROCESSOR_TEST_SAMPLE_STORAGE_H_
 #define ZT_SRC_PROCESSOR_TEST_SAMPLE_STORAGE_H_
@@ -110,7 +111,7 @@ inline void FillSampleStorage(TraceStorage* s) {
   AddSlice(s, 4000000, 0, main_track, "Instant", 3, inner);
   const uint32_t flow_out = AddSlice(s, 10000000, 500000, main_track, "FlowOut");
   const uint32_t flow_in = AddSlice(s, 11000000, 500000, worker_track, "FlowIn");
-  AddSlice(s, 12000000, 1000000, custom_track, "OnCustomTrack");
+  const uint32_t on_custom = AddSlice(s, 12000000, 1000000, custom_track, "OnCustomTrack");
   AddSlice(s, 13000000, 1000000, async_track, "AsyncSlice");
   AddSlice(s, 20000000, -1, worker_track, "Unterminated");
 
@@ -120,6 +121,7 @@ inline void FillSampleStorage(TraceStorage* s) {
   AddArg(s, outer, "debug.arr[0]", ArgType::kInt, 10);
   AddArg(s, outer, "debug.arr[1]", ArgType::kReal, 0, {}, 2.5);
   AddFlow(s, flow_out, flow_in);
+  AddFlow(s, flow_out, on_custom);  // A second flow out of FlowOut.
 
   AddCounter(s, 1000000, 5, counter_track);
   AddCounter(s, 15000000, 2.5, counter_track);
