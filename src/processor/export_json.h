@@ -21,7 +21,8 @@
 //     track's slices nest, so a thread row shows them exactly;
 //   * counters: "C" events named by the track, one series "value";
 //   * flows: v2 fields on the slices' own events ("bind_id", "flow_out",
-//     "flow_in"; a chain shares one id);
+//     "flow_in"; a chain shares one id); a slice's further flows as v1
+//     "s"/"f" events 1 ns into each slice, before its first child;
 //   * args: "args" objects, debug annotations without "debug.", dotted and
 //     indexed keys rebuilt as nested objects and arrays;
 //   * process and thread names: "M" process_name / thread_name events;
@@ -31,7 +32,7 @@
 // as escapes, invalid UTF-8 as U+FFFD.
 //
 // What the format cannot hold is returned as notes (one line each, counted,
-// never one per event): counter units, stats, flows a slice cannot carry,
+// never one per event): counter units, stats, flows that cannot be bound,
 // values JSON has no number for, and so on. Thread-compatible; the storage
 // is only read.
 
