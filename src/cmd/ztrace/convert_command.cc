@@ -216,6 +216,11 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
     fprintf(err, "ztrace convert: cannot write %s: %s\n", out_path.c_str(), strerror(errno));
     return kExitFailure;
   }
+  // Only a regular file is removed after a failure: never a device (OUT may
+  // be /dev/full, and the command may run as root), a pipe or a socket.
+  struct stat out_stat;
+  const bool remove_on_failure =
+      !to_stdout && fstat(fileno(out), &out_stat) == 0 && S_ISREG(out_stat.st_mode);
   bool ok;
   {
     IgnoreSigpipe ignore_sigpipe;
@@ -227,8 +232,8 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   }
   if (!ok) {
     fprintf(err, "ztrace convert: writing %s: %s%s\n", out_name.c_str(), error.c_str(),
-            to_stdout ? "" : " (the partial file is removed)");
-    if (!to_stdout) unlink(out_path.c_str());
+            remove_on_failure ? " (the partial file is removed)" : "");
+    if (remove_on_failure) unlink(out_path.c_str());
     return kExitFailure;
   }
   return kExitOk;

@@ -1,6 +1,10 @@
 #include "src/cmd/ztrace/convert_command.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -180,6 +184,37 @@ TEST_F(ConvertTest, FullDiskExitsOne) {
   EXPECT_EQ(RunConvert({trace_, "-", "--to=json"}, Loader(), streams), kExitFailure);
   fclose(full);
   EXPECT_THAT(err_.text(), HasSubstr("ztrace convert: writing stdout: No space left on device"));
+}
+
+TEST_F(ConvertTest, FullDeviceAsOutExitsOneAndIsNotRemoved) {
+  struct stat before;
+  if (stat("/dev/full", &before) != 0) GTEST_SKIP() << "no /dev/full";
+  EXPECT_EQ(Run({trace_, "/dev/full", "--to=json"}), kExitFailure);
+  EXPECT_EQ(err_.text(), "ztrace convert: writing /dev/full: No space left on device\n");
+  struct stat after;
+  ASSERT_EQ(stat("/dev/full", &after), 0);  // Only regular files are removed.
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+}
+
+TEST_F(ConvertTest, PartialRegularFileIsRemoved) {
+  // A file size limit makes the write fail (EFBIG) part way, as a full disk
+  // would; in a child, so that the limit stays there.
+  const std::string out = dir_ + "/partial.json";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const struct rlimit limit = {1000, 1000};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    ConvertStreams streams;
+    streams.err = fopen("/dev/null", "w");
+    _exit(RunConvert({trace_, out, "--to=json"}, Loader(), streams));
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kExitFailure);
+  EXPECT_NE(access(out.c_str(), F_OK), 0);  // Removed.
 }
 
 TEST_F(ConvertTest, ClosedPipeExitsOneInsteadOfDying) {
