@@ -47,11 +47,18 @@ ClockTracker::SnapshotStatus ClockTracker::AddSnapshot(
     ++invalid_snapshots_;
     return SnapshotStatus::kDuplicateClock;
   }
+  // Monotonicity is judged against the previous snapshot of the same set of
+  // clocks, as upstream does: snapshots of different sets come from
+  // different writers (each sequence snapshots its own clocks), and the
+  // file holds them in the order they were read out, not taken.
+  std::vector<int64_t>& last_of_set = last_values_by_set_[ids];
+  const bool set_seen = !last_of_set.empty();
+  std::vector<int64_t> values_by_id(ids.size());
   for (const ClockValue& clock : clocks) {
-    if (clock.id != trace_clock_)
-      continue;
-    auto it = clock_index_.find(clock.id);
-    if (it != clock_index_.end() && clock.ts_ns < clocks_[it->second].last_ns) {
+    const size_t k = static_cast<size_t>(
+        std::lower_bound(ids.begin(), ids.end(), clock.id) - ids.begin());
+    values_by_id[k] = clock.ts_ns;
+    if (set_seen && clock.id == trace_clock_ && clock.ts_ns < last_of_set[k]) {
       ++invalid_snapshots_;
       return SnapshotStatus::kTraceClockWentBack;
     }
@@ -60,10 +67,11 @@ ClockTracker::SnapshotStatus ClockTracker::AddSnapshot(
   std::vector<uint32_t> index;
   index.reserve(clocks.size());
   for (const ClockValue& value : clocks) {
-    const size_t known = clocks_.size();
     const uint32_t i = ClockIndex(value.id);
     Clock& clock = clocks_[i];
-    if (i < known && value.ts_ns < clock.last_ns && !clock.non_monotonic) {
+    const size_t k = static_cast<size_t>(
+        std::lower_bound(ids.begin(), ids.end(), value.id) - ids.begin());
+    if (set_seen && value.ts_ns < last_of_set[k] && !clock.non_monotonic) {
       // It can no longer be a hop's source: paths through it are void.
       clock.non_monotonic = true;
       ++graph_generation_;
@@ -71,6 +79,7 @@ ClockTracker::SnapshotStatus ClockTracker::AddSnapshot(
     clock.last_ns = value.ts_ns;
     index.push_back(i);
   }
+  last_of_set = std::move(values_by_id);
 
   for (size_t i = 0; i < clocks.size(); ++i) {
     for (size_t j = i + 1; j < clocks.size(); ++j) {
@@ -78,8 +87,19 @@ ClockTracker::SnapshotStatus ClockTracker::AddSnapshot(
       const size_t first = swap ? j : i;
       const size_t second = swap ? i : j;
       Edge& edge = edges_[EdgeIndex(index[first], index[second])];
-      edge.values[0].push_back(clocks[first].ts_ns);
-      edge.values[1].push_back(clocks[second].ts_ns);
+      std::vector<int64_t>& a = edge.values[0];
+      std::vector<int64_t>& b = edge.values[1];
+      if (a.empty() || clocks[first].ts_ns >= a.back()) {
+        a.push_back(clocks[first].ts_ns);
+        b.push_back(clocks[second].ts_ns);
+      } else {
+        // Two sets share this pair and were read out of order: keep the
+        // series sorted (after equal values, as if it came last).
+        const size_t at = static_cast<size_t>(
+            std::upper_bound(a.begin(), a.end(), clocks[first].ts_ns) - a.begin());
+        a.insert(a.begin() + static_cast<std::ptrdiff_t>(at), clocks[first].ts_ns);
+        b.insert(b.begin() + static_cast<std::ptrdiff_t>(at), clocks[second].ts_ns);
+      }
     }
   }
   InvalidateFastRanges();

@@ -26,8 +26,10 @@
 //    Clock ids 64..127 belong to one sequence: the caller maps them with
 //    SequenceScopedClockId() before passing them here.
 //  * A snapshot naming a clock twice is refused whole (kDuplicateClock). A
-//    clock whose value is lower than in the previous accepted snapshot that
-//    had it went back: if it is the trace clock the snapshot is refused whole
+//    clock whose value is lower than in the previous accepted snapshot of
+//    the same set of clocks went back (as upstream judges it: each writer
+//    snapshots its own set, and a file holds snapshots in the order they
+//    were read out, not taken): if it is the trace clock the snapshot is refused whole
 //    (kTraceClockWentBack); any other such clock is accepted but marked
 //    non-monotonic and from then on is never the source of a hop (a value of
 //    it can map to two instants), only its target. Refused snapshots are
@@ -41,10 +43,8 @@
 // well-formed traces whose snapshots always name the same set of clocks):
 //  * Upstream keeps one series per (clock, set of clocks in the snapshot)
 //    and a hop uses the series of one such set only; here a hop uses every
-//    snapshot that holds both of its clocks, whatever else it holds. For the
-//    same reason upstream checks monotonicity only against the previous
-//    snapshot of the same set of clocks; here against the previous snapshot
-//    holding the clock at all (stricter).
+//    snapshot that holds both of its clocks, whatever else it holds (kept
+//    sorted by the hop's source value).
 //  * Upstream refuses a bad snapshot midway (clocks before the bad one stay
 //    recorded); here a refused snapshot leaves no trace but the counter.
 //  * Upstream's path search stops at 4 hops; here there is no limit.
@@ -73,6 +73,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -197,6 +198,8 @@ class ClockTracker {
 
   ClockId trace_clock_ = kBootTime;
   bool conversion_happened_ = false;
+  // Per set of clock ids (sorted): the values of its last snapshot.
+  std::map<std::vector<ClockId>, std::vector<int64_t>> last_values_by_set_;
   uint64_t invalid_snapshots_ = 0;
   uint64_t conversion_failures_ = 0;
 

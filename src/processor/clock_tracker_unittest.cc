@@ -171,6 +171,26 @@ TEST(ClockTrackerTest, TraceClockGoingBackRefused) {
   EXPECT_EQ(clocks.ToTraceTime(kMonotonic, 300), 1150);
 }
 
+// Each writer snapshots its own clocks with BOOTTIME; the file holds the
+// snapshots in the order they were read out, so a later sequence's snapshot
+// may carry an earlier BOOTTIME. That is not the trace clock going back.
+TEST(ClockTrackerTest, SnapshotsOfOtherSetsMayComeOutOfOrder) {
+  ClockTracker clocks;
+  const ClockId seq_a = ClockTracker::SequenceScopedClockId(1, 64);
+  const ClockId seq_b = ClockTracker::SequenceScopedClockId(2, 64);
+  const ClockId shared = kMonotonic;
+  ASSERT_EQ(clocks.AddSnapshot({{kBoot, 2000}, {seq_a, 2000}, {shared, 20}}), Status::kOk);
+  ASSERT_EQ(clocks.AddSnapshot({{kBoot, 1000}, {seq_b, 1000}, {shared, 10}}), Status::kOk);
+  EXPECT_EQ(clocks.invalid_snapshots(), 0u);
+  EXPECT_EQ(clocks.ToTraceTime(seq_a, 2500), 2500);
+  EXPECT_EQ(clocks.ToTraceTime(seq_b, 1500), 1500);
+  // The shared pair (BOOTTIME, MONOTONIC) got its points out of order; the
+  // series stays sorted, so each time converts through its own point.
+  EXPECT_EQ(clocks.ToTraceTime(shared, 15), 1005);
+  EXPECT_EQ(clocks.ToTraceTime(shared, 25), 2005);
+  EXPECT_FALSE(clocks.IsNonMonotonic(shared));
+}
+
 TEST(ClockTrackerTest, OtherClockGoingBackCannotBeConvertedFrom) {
   ClockTracker clocks;
   clocks.AddSnapshot({{kBoot, 1000}, {kRealtime, 5000}});

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -72,6 +73,19 @@ std::unique_ptr<MappedTraceFile> MappedTraceFile::Open(const std::string& path,
 MappedTraceFile::~MappedTraceFile() {
   if (data_ != nullptr)
     munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+void MappedTraceFile::ReleasePages(uint64_t offset, uint64_t length) const {
+  if (!data_ || offset >= size_)
+    return;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t end = std::min<uint64_t>(offset + length, size_);
+  const uint64_t first = (offset + page - 1) / page * page;
+  const uint64_t last = end == size_ ? end : end / page * page;
+  if (last <= first)
+    return;
+  // Advice only: a failure leaves the pages resident, which is harmless.
+  madvise(const_cast<uint8_t*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
 }  // namespace processor

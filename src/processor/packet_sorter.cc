@@ -6,54 +6,48 @@
 
 namespace zt {
 namespace processor {
-namespace {
 
-bool Before(const SortedEvent& a, const SortedEvent& b) {
-  return a.ts != b.ts ? a.ts < b.ts : a.offset < b.offset;
+PacketSorter::PacketSorter() = default;
+PacketSorter::~PacketSorter() = default;
+
+PacketSorter::Queue* PacketSorter::AddQueue(uint32_t queue) {
+  if (queue >= queues_.size())
+    queues_.resize(queue + 1);
+  if (!queues_[queue])
+    queues_[queue].reset(new Queue());
+  return queues_[queue].get();
 }
 
-}  // namespace
+uint64_t PacketSorter::Spill(uint64_t offset, uint64_t size) {
+  spilled_.emplace_back(offset, size);
+  return static_cast<uint64_t>(spilled_.size() - 1) << kSizeBits | kSpilled;
+}
 
-void PacketSorter::Drain(const std::function<void(const SortedEvent&)>& fn) {
-  for (Queue& q : queues_) {
-    if (!q.sorted) {
-      std::stable_sort(q.events.begin(), q.events.end(), Before);
-      unsorted_queues_++;
+void PacketSorter::SortUnsortedQueues() {
+  for (std::unique_ptr<Queue>& queue : queues_) {
+    if (!queue || queue->sorted)
+      continue;
+    // Rare (a writer whose clock went back): sort a copy, carrying each
+    // event's generation along.
+    Queue& q = *queue;
+    unsorted_queues_++;
+    std::vector<std::pair<SortedEvent, uint32_t>> events(q.size);
+    size_t change = 0;
+    for (size_t i = 0; i < q.size; i++) {
+      while (change + 1 < q.generation_changes.size() &&
+             q.generation_changes[change + 1].first <= i)
+        change++;
+      events[i] = {q.at(i), q.generation_changes[change].second};
+    }
+    std::stable_sort(events.begin(), events.end(),
+                     [](const auto& a, const auto& b) { return Before(a.first, b.first); });
+    q.generation_of_event.resize(q.size);
+    for (size_t i = 0; i < q.size; i++) {
+      q.at(i) = events[i].first;
+      q.generation_of_event[i] = events[i].second;
     }
   }
-  // Heads of the non-empty queues, smallest (ts, offset) on top.
-  struct Head {
-    const SortedEvent* event;
-    size_t queue;
-  };
-  auto after = [](const Head& a, const Head& b) { return Before(*b.event, *a.event); };
-  std::priority_queue<Head, std::vector<Head>, decltype(after)> heads(after);
-  std::vector<size_t> next(queues_.size(), 0);
-  for (size_t i = 0; i < queues_.size(); i++) {
-    if (!queues_[i].events.empty())
-      heads.push(Head{&queues_[i].events[0], i});
-  }
-  while (!heads.empty()) {
-    const size_t i = heads.top().queue;
-    heads.pop();
-    std::vector<SortedEvent>& events = queues_[i].events;
-    // Runs of one queue that come before every other head need no heap
-    // traffic: the common case when one thread dominates a stretch.
-    const SortedEvent* bound = heads.empty() ? nullptr : heads.top().event;
-    size_t pos = next[i];
-    do {
-      fn(events[pos]);
-      pos++;
-    } while (pos < events.size() && (!bound || !Before(*bound, events[pos])));
-    next[i] = pos;
-    if (pos < events.size()) {
-      heads.push(Head{&events[pos], i});
-    } else {
-      std::vector<SortedEvent>().swap(events);
-    }
-  }
-  queues_.clear();
-  size_ = 0;
+
 }
 
 }  // namespace processor

@@ -1,42 +1,66 @@
 // Orders track events across sequences by trace time before they are
 // parsed (docs/design/trace_processor.md, "Sorting").
 //
-// Each sequence's events go to a queue of their own in file order. Writers
+// Each sequence's events go to a queue of their own, in file order, as 16
+// bytes: the event's time and where its TrackEvent field starts. Writers
 // emit a sequence in time order, so a queue is almost always sorted
 // already; one that is not is sorted (stably) when the file has been read.
 // The queues are then merged by (ts, file offset): the whole trace is
-// sorted, with no window that could drop late events, for 24 bytes per
-// event held until it is parsed. Thread-compatible.
+// sorted, with no window that could drop late events. A queue is stored in
+// blocks that are freed as soon as the merge has consumed them, so the
+// memory of the queue and of the tables it fills stay bounded together.
+//
+// The interned-state generation of an event is not stored per event: a
+// queue records the points where its sequence's generation changed, and
+// the merge walks them along (an unsorted queue keeps one per event).
+// Thread-compatible.
 
 #ifndef ZT_SRC_PROCESSOR_PACKET_SORTER_H_
 #define ZT_SRC_PROCESSOR_PACKET_SORTER_H_
 
 #include <cstdint>
-#include <functional>
+#include <queue>
+#include <memory>
+#include <utility>
 #include <vector>
+
+#include "zt/base/compiler.h"
 
 namespace zt {
 namespace processor {
 
-// A TrackEvent's bytes (as an offset into the traced buffer), its time, and
-// the interned-state generation it was read under.
+// 16 bytes: the time, and the TrackEvent's bytes packed as 40 bits of
+// offset and 24 of size. The rare event that does not fit (a TrackEvent of
+// 16 MiB or more, or past the first TiB of the file) is spilled to a side
+// table instead.
 struct SortedEvent {
   int64_t ts;
-  uint64_t offset;
-  uint32_t size;
-  uint32_t generation;
+  uint64_t packed;
 };
 
 class PacketSorter {
  public:
-  // `queue` is the sequence's index (dense, from 0).
-  void Push(uint32_t queue, const SortedEvent& event) {
-    if (queue >= queues_.size())
-      queues_.resize(queue + 1);
-    Queue& q = queues_[queue];
-    if (!q.events.empty() && event.ts < q.events.back().ts)
+  PacketSorter();
+  ~PacketSorter();
+
+  // `queue` is the sequence's index (dense, from 0); `generation` the
+  // interned-state generation the event was read under.
+  void Push(uint32_t queue, int64_t ts, uint64_t offset, uint64_t size,
+            uint32_t generation) {
+    Queue& q = queue < queues_.size() && queues_[queue] ? *queues_[queue] : *AddQueue(queue);
+    if (q.size > 0 && ts < q.last_ts)
       q.sorted = false;
-    q.events.push_back(event);
+    q.last_ts = ts;
+    if (ZT_UNLIKELY(q.generation_changes.empty() ||
+                    q.generation_changes.back().second != generation))
+      q.generation_changes.emplace_back(q.size, generation);
+    if (ZT_UNLIKELY(q.size % kBlockEvents == 0))
+      q.blocks.emplace_back(new SortedEvent[kBlockEvents]);
+    const uint64_t packed = ZT_LIKELY(offset < kMaxPackedOffset && size < kSpilled)
+                                ? offset << kSizeBits | size
+                                : Spill(offset, size);
+    q.at(q.size) = SortedEvent{ts, packed};
+    q.size++;
     size_++;
   }
 
@@ -44,19 +68,109 @@ class PacketSorter {
   // Queues that were not in time order in the file.
   uint64_t unsorted_queues() const { return unsorted_queues_; }
 
-  // Calls `fn` for every event in (ts, offset) order and empties the
-  // sorter, releasing each queue's memory as soon as it is consumed.
-  void Drain(const std::function<void(const SortedEvent&)>& fn);
+  // Calls fn(ts, offset, size, generation) for every event in (ts, offset)
+  // order and empties the sorter. A template: it runs once per event.
+  template <typename Fn>
+  void Drain(Fn fn);
 
  private:
+  static constexpr size_t kBlockEvents = 4096;  // 64 KiB.
+  static constexpr uint64_t kSizeBits = 24;
+  static constexpr uint64_t kSizeMask = (uint64_t{1} << kSizeBits) - 1;
+  static constexpr uint64_t kMaxPackedOffset = uint64_t{1} << (64 - kSizeBits);
+  // A size field of all ones: the offset bits index the spill table.
+  static constexpr uint64_t kSpilled = kSizeMask;
+
+  // Within one queue offsets grow with the packed value (spilled events
+  // excepted, which only break ties between equal times).
+  static bool Before(const SortedEvent& a, const SortedEvent& b) {
+    return a.ts != b.ts ? a.ts < b.ts : a.packed < b.packed;
+  }
+
   struct Queue {
-    std::vector<SortedEvent> events;
+    std::vector<std::unique_ptr<SortedEvent[]>> blocks;
+    size_t size = 0;
     bool sorted = true;
+    int64_t last_ts = 0;
+    // (index of the first event, generation) at every change, in order.
+    std::vector<std::pair<size_t, uint32_t>> generation_changes;
+    // Only for a queue that had to be sorted: each event's generation.
+    std::vector<uint32_t> generation_of_event;
+
+    SortedEvent& at(size_t i) { return blocks[i / kBlockEvents][i % kBlockEvents]; }
   };
-  std::vector<Queue> queues_;
+
+  void SortUnsortedQueues();
+  Queue* AddQueue(uint32_t queue);
+  uint64_t Spill(uint64_t offset, uint64_t size);
+
+  std::vector<std::pair<uint64_t, uint64_t>> spilled_;  // (offset, size).
+  std::vector<std::unique_ptr<Queue>> queues_;
   size_t size_ = 0;
   uint64_t unsorted_queues_ = 0;
 };
+
+template <typename Fn>
+void PacketSorter::Drain(Fn fn) {
+  SortUnsortedQueues();
+  struct Cursor {
+    Queue* queue;
+    size_t next = 0;
+    size_t change = 0;  // Index into generation_changes.
+  };
+  std::vector<Cursor> cursors;
+  for (std::unique_ptr<Queue>& queue : queues_) {
+    if (queue && queue->size > 0)
+      cursors.push_back(Cursor{queue.get()});
+  }
+  auto head = [&](size_t c) -> const SortedEvent& {
+    return cursors[c].queue->at(cursors[c].next);
+  };
+  auto after = [&](size_t a, size_t b) { return Before(head(b), head(a)); };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(after)> heads(after);
+  for (size_t c = 0; c < cursors.size(); c++)
+    heads.push(c);
+
+  while (!heads.empty()) {
+    const size_t c = heads.top();
+    heads.pop();
+    Cursor& cursor = cursors[c];
+    Queue& q = *cursor.queue;
+    // A run of one queue before every other head needs no heap traffic:
+    // the common case, as a file holds each writer's chunks whole.
+    const bool alone = heads.empty();
+    const SortedEvent bound = alone ? SortedEvent{0, 0} : head(heads.top());
+    do {
+      uint32_t generation;
+      if (!q.generation_of_event.empty()) {
+        generation = q.generation_of_event[cursor.next];
+      } else {
+        while (cursor.change + 1 < q.generation_changes.size() &&
+               q.generation_changes[cursor.change + 1].first <= cursor.next)
+          cursor.change++;
+        generation = q.generation_changes[cursor.change].second;
+      }
+      const SortedEvent& event = q.at(cursor.next);
+      const uint64_t size = event.packed & kSizeMask;
+      if (size != kSpilled) {
+        fn(event.ts, event.packed >> kSizeBits, size, generation);
+      } else {
+        const auto& spilled = spilled_[event.packed >> kSizeBits];
+        fn(event.ts, spilled.first, spilled.second, generation);
+      }
+      cursor.next++;
+      if (cursor.next % kBlockEvents == 0)
+        q.blocks[cursor.next / kBlockEvents - 1].reset();  // Consumed: freed.
+    } while (cursor.next < q.size && (alone || !Before(bound, q.at(cursor.next))));
+    if (cursor.next < q.size)
+      heads.push(c);
+    else
+      q.blocks.clear();
+  }
+  queues_.clear();
+  spilled_.clear();
+  size_ = 0;
+}
 
 }  // namespace processor
 }  // namespace zt

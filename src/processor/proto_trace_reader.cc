@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "src/processor/field_reader.h"
+#include "zt/base/compiler.h"
 #include "zt/protozero/proto_decoder.h"
 
 namespace zt {
@@ -15,6 +17,7 @@ using protozero::Field;
 using protozero::ProtoDecoder;
 
 // TracePacket fields (docs/wire.md).
+constexpr uint32_t kPacketTrustedUid = 3;
 constexpr uint32_t kPacketClockSnapshot = 6;
 constexpr uint32_t kPacketTimestamp = 8;
 constexpr uint32_t kPacketTrustedSequenceId = 10;
@@ -27,6 +30,7 @@ constexpr uint32_t kPacketPreviousPacketDropped = 42;
 constexpr uint32_t kPacketTimestampClockId = 58;
 constexpr uint32_t kPacketTracePacketDefaults = 59;
 constexpr uint32_t kPacketTrackDescriptor = 60;
+constexpr uint32_t kPacketTrustedPid = 79;
 constexpr uint32_t kPacketFirstPacketOnSequence = 87;
 constexpr uint32_t kPacketTraceUuid = 89;
 
@@ -85,6 +89,18 @@ ProtoTraceReader::ProtoTraceReader(const uint8_t* base, TraceStorage* storage,
 ProtoTraceReader::~ProtoTraceReader() = default;
 
 SequenceState* ProtoTraceReader::GetSequence(uint32_t sequence_id, uint32_t* index) {
+  // Packets of one sequence come in runs (a writer's chunk at a time).
+  if (ZT_LIKELY(last_sequence_ && last_sequence_->sequence_id == sequence_id)) {
+    *index = last_sequence_index_;
+    return last_sequence_;
+  }
+  SequenceState* sequence = LookUpSequence(sequence_id, index);
+  last_sequence_ = sequence;
+  last_sequence_index_ = *index;
+  return sequence;
+}
+
+SequenceState* ProtoTraceReader::LookUpSequence(uint32_t sequence_id, uint32_t* index) {
   auto it = sequence_index_.find(sequence_id);
   if (it != sequence_index_.end()) {
     *index = it->second;
@@ -115,6 +131,67 @@ void ProtoTraceReader::NewGeneration(SequenceState* sequence, bool keep_interned
 }
 
 void ProtoTraceReader::ReadPacket(const PacketView& view) {
+  // The fast path: a packet holding nothing but its time, flags, a track
+  // event and the service's trusted fields, on a sequence already seen,
+  // that does not clear state (nearly every packet of a track event trace).
+  // Anything else is read by ReadPacketFully(), from the start.
+  uint64_t timestamp = 0;
+  bool has_timestamp = false;
+  uint32_t sequence_id = 0;
+  uint64_t flags = 0;
+  const uint8_t* track_event = nullptr;
+  uint64_t track_event_size = 0;
+  FieldReader reader(view.data, view.size);
+  RawField f;
+  while (reader.Next(&f)) {
+    switch (f.id) {
+      case kPacketTimestamp:
+        timestamp = f.value;
+        has_timestamp = true;
+        break;
+      case kPacketTrustedSequenceId:
+        sequence_id = static_cast<uint32_t>(f.value);
+        break;
+      case kPacketSequenceFlags:
+        flags = f.value;
+        break;
+      case kPacketTrackEvent:
+        track_event = f.data;
+        track_event_size = f.value;
+        break;
+      case kPacketTrustedUid:
+      case kPacketTrustedPid:
+        break;
+      default:
+        return ReadPacketFully(view);
+    }
+  }
+  if (ZT_UNLIKELY(reader.error() || (flags & kPacketSeqIncrementalStateCleared)))
+    return ReadPacketFully(view);
+  uint32_t sequence_index = 0;
+  SequenceState* sequence = GetSequence(sequence_id, &sequence_index);
+  if (ZT_UNLIKELY(!sequence->seen_any_packet))
+    return ReadPacketFully(view);
+  if ((flags & kPacketSeqNeedsIncrementalState) && !sequence->incremental_state_valid) {
+    storage_->stats.Increment(sequence->invalidated_by_loss
+                                  ? stats::incremental_state_lost_packets
+                                  : stats::tokenizer_skipped_packets);
+    return;
+  }
+  int64_t ts = latest_ts_;
+  if (has_timestamp) {
+    if (!ToTraceTime(sequence, sequence->generation->default_clock_id, timestamp, &ts))
+      return;
+    if (ts > latest_ts_)
+      latest_ts_ = ts;
+  }
+  if (track_event) {
+    sorter_->Push(sequence_index, ts, static_cast<uint64_t>(track_event - base_),
+                  track_event_size, generation_index_[sequence_index]);
+  }
+}
+
+void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
   // One walk over the packet's fields; sub-messages are kept as views.
   uint64_t timestamp = 0;
   bool has_timestamp = false;
@@ -128,62 +205,63 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
   ConstBytes track_event, interned_data, defaults, clock_snapshot, trace_stats, trace_uuid;
   std::vector<ConstBytes>* descriptors = nullptr;
 
-  ProtoDecoder decoder(view.data, view.size);
-  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
-    switch (f.id()) {
+  FieldReader reader(view.data, view.size);
+  RawField f;
+  while (reader.Next(&f)) {
+    switch (f.id) {
       case kPacketTimestamp:
-        timestamp = f.as_uint64();
+        timestamp = f.value;
         has_timestamp = true;
         break;
       case kPacketTimestampClockId:
-        clock_id = f.as_uint32();
+        clock_id = static_cast<uint32_t>(f.value);
         has_clock_id = true;
         break;
       case kPacketTrustedSequenceId:
-        sequence_id = f.as_uint32();
+        sequence_id = static_cast<uint32_t>(f.value);
         break;
       case kPacketSequenceFlags:
-        flags = f.as_uint64();
+        flags = f.value;
         break;
       case kPacketIncrementalStateCleared:
         cleared = cleared || f.as_bool();
         break;
       case kPacketPreviousPacketDropped:
-        dropped = f.as_uint64();  // The last value: the service's, OR-ed.
+        dropped = f.value;  // The last value: the service's, OR-ed.
         break;
       case kPacketFirstPacketOnSequence:
         first_on_sequence = f.as_bool();
         break;
       case kPacketTrackEvent:
-        track_event = f.as_bytes();
+        track_event = ConstBytes{f.data, f.size()};
         break;
       case kPacketInternedData:
-        interned_data = f.as_bytes();
+        interned_data = ConstBytes{f.data, f.size()};
         break;
       case kPacketTracePacketDefaults:
-        defaults = f.as_bytes();
+        defaults = ConstBytes{f.data, f.size()};
         break;
       case kPacketClockSnapshot:
-        clock_snapshot = f.as_bytes();
+        clock_snapshot = ConstBytes{f.data, f.size()};
         break;
       case kPacketTrackDescriptor:
         if (!descriptors) {
           descriptors = &descriptor_scratch_;
           descriptors->clear();
         }
-        descriptors->push_back(f.as_bytes());
+        descriptors->push_back(ConstBytes{f.data, f.size()});
         break;
       case kPacketTraceStats:
-        trace_stats = f.as_bytes();
+        trace_stats = ConstBytes{f.data, f.size()};
         break;
       case kPacketTraceUuid:
-        trace_uuid = f.as_bytes();
+        trace_uuid = ConstBytes{f.data, f.size()};
         break;
       default:
         break;
     }
   }
-  if (decoder.parse_error()) {
+  if (reader.error()) {
     storage_->stats.Increment(stats::packets_malformed);
     return;
   }
@@ -251,16 +329,8 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
     storage_->data_losses.back().ts = ts;
 
   if (track_event.data) {
-    if (view.size > UINT32_MAX) {
-      storage_->stats.Increment(stats::packets_malformed);
-      return;
-    }
-    SortedEvent event;
-    event.ts = ts;
-    event.offset = static_cast<uint64_t>(track_event.data - base_);
-    event.size = static_cast<uint32_t>(track_event.size);
-    event.generation = generation_index_[sequence_index];
-    sorter_->Push(sequence_index, event);
+    sorter_->Push(sequence_index, ts, static_cast<uint64_t>(track_event.data - base_),
+                  track_event.size, generation_index_[sequence_index]);
   }
 }
 

@@ -49,7 +49,9 @@ class ProtoTraceReader {
  private:
   struct Packet;
 
+  void ReadPacketFully(const PacketView& packet);
   SequenceState* GetSequence(uint32_t sequence_id, uint32_t* index);
+  SequenceState* LookUpSequence(uint32_t sequence_id, uint32_t* index);
   void NewGeneration(SequenceState* sequence, bool keep_interned_data);
   void ParseDefaults(SequenceState* sequence, protozero::ConstBytes bytes);
   void ParseInternedData(SequenceState* sequence, protozero::ConstBytes bytes);
@@ -72,6 +74,8 @@ class ProtoTraceReader {
   std::unordered_map<uint64_t, uint32_t> buffer_of_sequence_;
   std::vector<protozero::ConstBytes> descriptor_scratch_;
   int64_t latest_ts_ = 0;
+  SequenceState* last_sequence_ = nullptr;
+  uint32_t last_sequence_index_ = 0;
 };
 
 }  // namespace processor

@@ -5,11 +5,14 @@
 #include "src/processor/proto_trace_reader.h"
 #include "src/processor/track_event_parser.h"
 #include "src/processor/track_tracker.h"
+#include "zt/base/compiler.h"
 #include "zt/processor/mapped_trace_file.h"
 
 namespace zt {
 namespace processor {
 namespace {
+
+constexpr uint64_t kReportInterval = 64u << 20;
 
 void SetMetadataInt(TraceStorage* storage, const char* name, int64_t value) {
   storage->metadata.name.push_back(storage->strings.Intern(name));
@@ -35,39 +38,78 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   ProtoTraceReader reader(base, storage, &tracks, &clocks, &sorter);
 
   // Pass 1, in file order: state, clocks, descriptors; events queued.
-  TokenizeOptions tokenize_options;
-  tokenize_options.progress = options.progress;
-  result.tokenizer = TokenizeTrace(
-      data, size, [&](const PacketView& packet) { reader.ReadPacket(packet); },
-      tokenize_options);
+  // What pass 1 has read is copied out (strings) or will be read again in
+  // time order: behind the tokenizer, the input can go.
+  TraceTokenizer tokenizer(data, size);
+  PacketView packet;
+  uint64_t next_report = kReportInterval;
+  uint64_t released = 0;
+  while (tokenizer.Next(&packet)) {
+    reader.ReadPacket(packet);
+    if (ZT_UNLIKELY(tokenizer.position() >= next_report)) {
+      const uint64_t done = tokenizer.position();
+      next_report = done + kReportInterval;
+      if (options.progress)
+        options.progress(done, size);
+      if (options.release_input) {
+        options.release_input(released, done - released);
+        released = done;
+      }
+    }
+  }
+  result.tokenizer = tokenizer.stats();
+  if (options.progress)
+    options.progress(tokenizer.position(), size);
   reader.Finish();
   result.sequences = reader.sequence_count();
 
-  const TokenizerStats& tokenizer = result.tokenizer;
-  if (tokenizer.damage != TraceDamage::kNone) {
+  const TokenizerStats& damage = result.tokenizer;
+  if (damage.damage != TraceDamage::kNone) {
     storage->stats.Set(stats::trace_damage_bytes_skipped,
-                       static_cast<int64_t>(tokenizer.bytes_skipped));
+                       static_cast<int64_t>(damage.bytes_skipped));
     DataLossMark mark;
-    mark.offset = tokenizer.damage_offset;
+    mark.offset = damage.damage_offset;
     storage->data_losses.push_back(mark);
   }
   storage->stats.Set(stats::trace_unknown_top_level_fields,
-                     static_cast<int64_t>(tokenizer.unknown_fields));
+                     static_cast<int64_t>(damage.unknown_fields));
 
-  // Pass 2, in time order: events into tables.
+  // Pass 2, in time order: events into tables. Most events of a track
+  // event trace are begins and ends: half as many slices, reserved at once
+  // rather than grown by doubling (which would hold the old and the new
+  // columns at the same time).
+  const size_t expected_slices = sorter.size() / 2;
+  SliceTable& slice = storage->slice;
+  slice.ts.reserve(expected_slices);
+  slice.dur.reserve(expected_slices);
+  slice.track_id.reserve(expected_slices);
+  slice.category.reserve(expected_slices);
+  slice.name.reserve(expected_slices);
+  slice.depth.reserve(expected_slices);
+  slice.parent_id.reserve(expected_slices);
+  slice.arg_set_id.reserve(expected_slices);
   TrackEventParser parser(storage, &tracks);
   bool first = true;
-  sorter.Drain([&](const SortedEvent& event) {
+  uint64_t since_release = 0;
+  sorter.Drain([&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation) {
+    // Events are read in time order, all over the input: drop its pages
+    // every so often (those still needed come back from the page cache).
+    if (options.release_input && ++since_release == (1u << 20)) {
+      options.release_input(0, size);
+      since_release = 0;
+    }
     if (first) {
-      result.first_ts = event.ts;
+      result.first_ts = ts;
       first = false;
     }
-    result.last_ts = event.ts;
+    result.last_ts = ts;
     result.packets_parsed++;
-    parser.Parse(event.ts, reader.generation(event.generation),
-                 protozero::ConstBytes{base + event.offset, event.size});
+    parser.Parse(ts, reader.generation(generation),
+                 protozero::ConstBytes{base + offset, static_cast<size_t>(event_size)});
   });
   parser.Finish();
+  if (options.release_input)
+    options.release_input(0, size);
 
   SetMetadataInt(storage, "trace_size_bytes", static_cast<int64_t>(size));
   SetMetadataString(storage, "trace_type", "proto");
@@ -81,7 +123,15 @@ std::unique_ptr<TraceStorage> ImportTraceFile(const std::string& path,
   if (!file)
     return nullptr;
   std::unique_ptr<TraceStorage> storage(new TraceStorage());
-  ImportResult imported = ImportTrace(file->data(), file->size(), storage.get(), options);
+  ImportOptions file_options = options;
+  if (!file_options.release_input) {
+    const MappedTraceFile* mapped = file.get();
+    file_options.release_input = [mapped](uint64_t offset, uint64_t length) {
+      mapped->ReleasePages(offset, length);
+    };
+  }
+  ImportResult imported =
+      ImportTrace(file->data(), file->size(), storage.get(), file_options);
   if (result)
     *result = imported;
   return storage;

@@ -33,6 +33,10 @@ struct ImportOptions {
   // (bytes done, total bytes) about every 64 MiB and at the end; may be
   // empty.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Called with byte ranges of the input the importer will not read again
+  // soon; ImportTraceFile drops them from memory (the bytes stay readable).
+  // Keeps the resident size of a large import near that of its tables.
+  std::function<void(uint64_t offset, uint64_t length)> release_input;
 };
 
 struct ImportResult {

@@ -136,11 +136,14 @@ std::string FormatSummary(const TraceStorage& storage, const ImportResult& resul
     thread_tracks += storage.track.kind[i] == TrackKind::kThread;
     counter_tracks += storage.track.kind[i] == TrackKind::kCounter;
   }
+  const size_t threads = storage.thread.size() - 1;  // Less row 0, "none".
+  const size_t processes = storage.process.size() - 1;
   AppendF(&out,
-          "tracks     %zu threads in %zu processes; %zu thread tracks, %zu counter "
-          "tracks, %zu others\n",
-          storage.thread.size() - 1, storage.process.size() - 1, thread_tracks,
-          counter_tracks, storage.track.size() - thread_tracks - counter_tracks);
+          "tracks     %zu thread%s in %zu process%s; %zu thread tracks, %zu counter "
+          "tracks, %zu other tracks\n",
+          threads, threads == 1 ? "" : "s", processes, processes == 1 ? "" : "es",
+          thread_tracks, counter_tracks,
+          storage.track.size() - thread_tracks - counter_tracks);
 
   // Data losses, where and why.
   if (storage.data_losses.empty()) {

@@ -99,7 +99,7 @@ void TraceTokenizer::StopAt(const uint8_t* record, TraceDamage damage) {
   read_ = record;
 }
 
-bool TraceTokenizer::Next(PacketView* packet) {
+bool TraceTokenizer::NextSlow(PacketView* packet) {
   while (!stopped_ && read_ < end_) {
     const uint8_t* const record = read_;
     const uint8_t* p = record;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "src/processor/field_reader.h"
+#include "zt/base/compiler.h"
 #include "zt/protozero/proto_decoder.h"
 
 namespace zt {
@@ -51,16 +53,15 @@ constexpr uint32_t kEventAnnotationStringIid = 17;
 constexpr int kEventMaxAnnotationDepth = 16;
 
 using protozero::Field;
-using WireType = protozero::proto_utils::ProtoWireType;
 
 // Calls fn(uint64) for a repeated varint or fixed64 field, packed or not.
 template <typename Fn>
-void ForEachUint64(const Field& field, bool fixed64, Fn fn) {
-  if (field.type() != WireType::kLengthDelimited) {
-    fn(field.as_uint64());
+void ForEachUint64(const RawField& field, bool fixed64, Fn fn) {
+  if (field.wire_type != RawField::kLengthDelimited) {
+    fn(field.value);
     return;
   }
-  const uint8_t* p = field.data();
+  const uint8_t* p = field.data;
   const uint8_t* const end = p + field.size();
   if (fixed64) {
     for (; end - p >= 8; p += 8) {
@@ -81,12 +82,12 @@ void ForEachUint64(const Field& field, bool fixed64, Fn fn) {
 }
 
 template <typename Fn>
-void ForEachDouble(const Field& field, Fn fn) {
-  if (field.type() != WireType::kLengthDelimited) {
+void ForEachDouble(const RawField& field, Fn fn) {
+  if (field.wire_type != RawField::kLengthDelimited) {
     fn(field.as_double());
     return;
   }
-  for (const uint8_t* p = field.data(); field.data() + field.size() - p >= 8; p += 8) {
+  for (const uint8_t* p = field.data; field.data + field.size() - p >= 8; p += 8) {
     double value;
     memcpy(&value, p, sizeof(value));
     fn(value);
@@ -142,15 +143,16 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
                              protozero::ConstBytes bytes) {
   Event& event = *event_;
   event.Clear();
-  protozero::ProtoDecoder decoder(bytes);
-  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
-    switch (f.id()) {
+  FieldReader reader(bytes.data, bytes.size);
+  RawField f;
+  while (reader.Next(&f)) {
+    switch (f.id) {
       case kEventType:
-        event.type = f.as_uint64();
+        event.type = f.value;
         break;
       case kEventNameIid:
         event.has_name_iid = true;
-        event.name_iid = f.as_uint64();
+        event.name_iid = f.value;
         break;
       case kEventName:
         event.has_name = true;
@@ -164,10 +166,10 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
         break;
       case kEventTrackUuid:
         event.has_track_uuid = true;
-        event.track_uuid = f.as_uint64();
+        event.track_uuid = f.value;
         break;
       case kEventDebugAnnotations:
-        event.annotations.push_back(f.as_bytes());
+        event.annotations.push_back(protozero::ConstBytes{f.data, f.size()});
         break;
       case kEventCounterValue:
         event.has_counter_value = true;
@@ -211,7 +213,7 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
         break;
     }
   }
-  if (decoder.parse_error()) {
+  if (reader.error()) {
     storage_->stats.Increment(stats::track_event_parser_errors);
     return;
   }
@@ -257,7 +259,8 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
   }
   if (event.type == kEventTypeSliceEnd) {
     const uint32_t ended = slices_.End(ts, track_id);
-    AddFlows(event, ended);
+    if (ZT_UNLIKELY(!event.flow_ids.empty() || !event.terminating_flow_ids.empty()))
+      AddFlows(event, ended);
     return;
   }
   if (event.type != kEventTypeSliceBegin && event.type != kEventTypeInstant) {
@@ -307,7 +310,8 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
   const uint32_t slice_id = event.type == kEventTypeSliceBegin
                                 ? slices_.Begin(ts, track_id, category, name, arg_set_id)
                                 : slices_.Instant(ts, track_id, category, name, arg_set_id);
-  AddFlows(event, slice_id);
+  if (ZT_UNLIKELY(!event.flow_ids.empty() || !event.terminating_flow_ids.empty()))
+    AddFlows(event, slice_id);
 }
 
 void TrackEventParser::AddCounterValue(int64_t ts, uint32_t track_id, double value) {
@@ -329,8 +333,6 @@ void TrackEventParser::AddCounterValue(int64_t ts, uint32_t track_id, double val
 }
 
 void TrackEventParser::AddFlows(const Event& event, uint32_t slice_id) {
-  if (event.flow_ids.empty() && event.terminating_flow_ids.empty())
-    return;
   if (slice_id == kNullId) {
     storage_->stats.Increment(stats::flow_no_enclosing_slice);
     return;

@@ -156,7 +156,7 @@ bool TrackTracker::OnTrackDescriptor(protozero::ConstBytes bytes) {
   return true;
 }
 
-uint32_t TrackTracker::TrackForUuid(uint64_t uuid) {
+uint32_t TrackTracker::LookUpTrack(uint64_t uuid) {
   auto it = descriptors_.find(uuid);
   if (it == descriptors_.end())
     return kNullId;

@@ -32,7 +32,15 @@ class TrackTracker {
 
   // The track of `uuid`, made on first use; kNullId if no descriptor has
   // that uuid.
-  uint32_t TrackForUuid(uint64_t uuid);
+  uint32_t TrackForUuid(uint64_t uuid) {
+    // Runs of events on one track are the rule (a thread's default track).
+    if (uuid == last_uuid_ && last_track_ != kNullId)
+      return last_track_;
+    const uint32_t track = LookUpTrack(uuid);
+    last_uuid_ = uuid;
+    last_track_ = track;
+    return track;
+  }
   // The default thread track of a thread (legacy events without uuid).
   uint32_t ThreadTrack(uint32_t utid);
 
@@ -66,6 +74,7 @@ class TrackTracker {
     uint32_t track_id = kNullId;  // Once made.
   };
 
+  uint32_t LookUpTrack(uint64_t uuid);
   uint32_t MakeTrack(Descriptor* descriptor, int depth);
   uint32_t AddTrackRow(StringId name, TrackKind kind, uint32_t utid, uint32_t upid,
                        uint32_t parent_id, uint64_t uuid, StringId unit);
@@ -77,6 +86,8 @@ class TrackTracker {
   std::unordered_map<uint32_t, uint32_t> thread_track_by_utid_;
   std::unordered_map<uint32_t, uint32_t> process_track_by_upid_;
   std::unordered_map<uint32_t, CounterInfo> counter_info_;
+  uint64_t last_uuid_ = 0;
+  uint32_t last_track_ = kNullId;
 };
 
 }  // namespace processor

@@ -43,6 +43,12 @@ class MappedTraceFile {
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
 
+  // Drops the mapping's resident pages that lie wholly inside [offset,
+  // offset + length) from this process (the bytes stay readable: touching
+  // them again reads them back from the page cache or the file). Lets a
+  // reader of a file larger than memory keep its resident size bounded.
+  void ReleasePages(uint64_t offset, uint64_t length) const;
+
  private:
   MappedTraceFile(const uint8_t* data, size_t size)
       : data_(data), size_(size) {}

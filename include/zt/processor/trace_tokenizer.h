@@ -98,7 +98,31 @@ class TraceTokenizer {
 
   // Sets *packet to the next packet and returns true; returns false at the
   // end of the input or at the first damage (then, and on every later call).
-  bool Next(PacketView* packet);
+  // Inline for the common record (key 0x0A, a length of one or two bytes
+  // that fits); everything else goes through NextSlow().
+  bool Next(PacketView* packet) {
+    const uint8_t* p = read_;
+    if (end_ - p >= 3 && p[0] == 0x0A && !stopped_) {
+      uint64_t length = p[1];
+      const uint8_t* payload = p + 2;
+      if (length >= 0x80) {
+        if (p[2] >= 0x80)
+          return NextSlow(packet);
+        length = (length & 0x7f) | static_cast<uint64_t>(p[2]) << 7;
+        payload = p + 3;
+      }
+      if (length <= static_cast<uint64_t>(end_ - payload)) {
+        read_ = payload + length;
+        packet->data = payload;
+        packet->size = static_cast<size_t>(length);
+        packet->offset = static_cast<uint64_t>(payload - begin_);
+        stats_.packets++;
+        stats_.packet_bytes += length;
+        return true;
+      }
+    }
+    return NextSlow(packet);
+  }
 
   // Bytes consumed so far (the offset of the next record); equals size()
   // once Next() has returned false on an undamaged input.
@@ -107,6 +131,7 @@ class TraceTokenizer {
   const TokenizerStats& stats() const { return stats_; }
 
  private:
+  bool NextSlow(PacketView* packet);
   void StopAt(const uint8_t* record, TraceDamage damage);
 
   const uint8_t* const begin_;

@@ -1,0 +1,90 @@
+#include "src/cmd/ztrace/stats_command.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "src/cmd/ztrace/exit_codes.h"
+
+namespace zt {
+namespace ztrace {
+namespace {
+
+const std::string kFixture =
+    std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace";
+
+struct CommandRun {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+CommandRun RunWith(const std::vector<std::string>& args) {
+  FILE* out = tmpfile();
+  FILE* err = tmpfile();
+  CommandRun run{RunStats(args, out, err), "", ""};
+  for (auto [file, text] : {std::pair<FILE*, std::string*>{out, &run.out}, {err, &run.err}}) {
+    rewind(file);
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0)
+      text->append(buffer, n);
+    fclose(file);
+  }
+  return run;
+}
+
+TEST(StatsCommandTest, SummarizesTheUpstreamFixture) {
+  const CommandRun run = RunWith({kFixture, "--top", "3"});
+  EXPECT_EQ(run.code, kExitOk) << run.err;
+  EXPECT_NE(run.out.find("1054 packets"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("405 slices, 90 instants, 90 counter values, 45 flows"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("data loss  none"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("problems   none"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("  Outer "), std::string::npos) << run.out;  // The top slice.
+  EXPECT_EQ(run.err, "");
+}
+
+TEST(StatsCommandTest, ACutTraceSaysWhereAndStrictFails) {
+  std::ifstream in(kFixture, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  char path[] = "/tmp/zt_stats_cut_XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const size_t cut = bytes.size() - 100;
+  ASSERT_EQ(write(fd, bytes.data(), cut), static_cast<ssize_t>(cut));
+  close(fd);
+  CommandRun run = RunWith({path});
+  EXPECT_EQ(run.code, kExitOk);
+  EXPECT_NE(run.out.find("the file is damaged at byte"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("trace_damage_bytes_skipped"), std::string::npos) << run.out;
+  run = RunWith({"--strict", path});
+  EXPECT_EQ(run.code, kExitFailure);
+  unlink(path);
+}
+
+TEST(StatsCommandTest, UsageErrorsAndUnreadableFiles) {
+  EXPECT_EQ(RunWith({}).code, kExitUsage);
+  EXPECT_EQ(RunWith({"--top"}).code, kExitUsage);
+  EXPECT_EQ(RunWith({"--frobnicate", kFixture}).code, kExitUsage);
+  EXPECT_EQ(RunWith({kFixture, kFixture}).code, kExitUsage);
+  const CommandRun help = RunWith({"--help"});
+  EXPECT_EQ(help.code, kExitOk);
+  EXPECT_NE(help.out.find("Usage: ztrace stats"), std::string::npos);
+  const CommandRun missing = RunWith({"/nonexistent/x.pftrace"});
+  EXPECT_EQ(missing.code, kExitFailure);
+  EXPECT_NE(missing.err.find("/nonexistent/x.pftrace"), std::string::npos) << missing.err;
+}
+
+}  // namespace
+}  // namespace ztrace
+}  // namespace zt

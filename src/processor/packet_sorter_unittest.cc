@@ -1,0 +1,91 @@
+#include "src/processor/packet_sorter.h"
+
+#include <cstdint>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace zt {
+namespace processor {
+namespace {
+
+using Drained = std::tuple<int64_t, uint64_t, uint64_t, uint32_t>;
+
+std::vector<Drained> DrainAll(PacketSorter* sorter) {
+  std::vector<Drained> out;
+  sorter->Drain([&](int64_t ts, uint64_t offset, uint64_t size, uint32_t generation) {
+    out.emplace_back(ts, offset, size, generation);
+  });
+  return out;
+}
+
+TEST(PacketSorterTest, MergesQueuesByTimeThenOffset) {
+  PacketSorter sorter;
+  sorter.Push(0, 10, 100, 5, 1);
+  sorter.Push(1, 5, 200, 6, 2);
+  sorter.Push(0, 20, 300, 7, 1);
+  sorter.Push(1, 20, 150, 8, 3);  // Same time as offset 300: offset decides.
+  EXPECT_EQ(sorter.size(), 4u);
+  EXPECT_EQ(DrainAll(&sorter), (std::vector<Drained>{{5, 200, 6, 2},
+                                                     {10, 100, 5, 1},
+                                                     {20, 150, 8, 3},
+                                                     {20, 300, 7, 1}}));
+  EXPECT_EQ(sorter.size(), 0u);
+  EXPECT_EQ(sorter.unsorted_queues(), 0u);
+}
+
+TEST(PacketSorterTest, UnsortedQueueKeepsEachEventsGeneration) {
+  PacketSorter sorter;
+  sorter.Push(0, 30, 10, 1, 7);
+  sorter.Push(0, 10, 20, 1, 8);  // Went back, under a new generation.
+  sorter.Push(0, 20, 30, 1, 8);
+  EXPECT_EQ(DrainAll(&sorter),
+            (std::vector<Drained>{{10, 20, 1, 8}, {20, 30, 1, 8}, {30, 10, 1, 7}}));
+  EXPECT_EQ(sorter.unsorted_queues(), 1u);
+}
+
+TEST(PacketSorterTest, HugeEventsAndFarOffsetsAreSpilledNotTruncated) {
+  PacketSorter sorter;
+  const uint64_t huge = uint64_t{1} << 30;
+  const uint64_t far = uint64_t{1} << 45;
+  sorter.Push(0, 1, 64, huge, 0);
+  sorter.Push(0, 2, far, 9, 0);
+  sorter.Push(0, 3, 128, 16, 0);
+  EXPECT_EQ(DrainAll(&sorter), (std::vector<Drained>{{1, 64, huge, 0},
+                                                     {2, far, 9, 0},
+                                                     {3, 128, 16, 0}}));
+}
+
+// Many events across block boundaries and generations, in random
+// interleavings, against a plain sort.
+TEST(PacketSorterTest, MatchesAFullSort) {
+  std::mt19937_64 random(42);
+  PacketSorter sorter;
+  std::vector<Drained> expected;
+  std::vector<int64_t> clock(5, 0);
+  std::vector<uint32_t> generation(5, 0);
+  uint64_t offset = 0;
+  for (int i = 0; i < 30000; i++) {
+    const uint32_t queue = static_cast<uint32_t>(random() % 5);
+    clock[queue] += static_cast<int64_t>(random() % 100);
+    if (random() % 1000 == 0)
+      generation[queue]++;
+    if (queue == 4 && random() % 50 == 0)
+      clock[queue] -= 500;  // This writer's clock sometimes goes back.
+    offset += 1 + random() % 50;
+    sorter.Push(queue, clock[queue], offset, i % 300, generation[queue] * 10 + queue);
+    expected.emplace_back(clock[queue], offset, i % 300, generation[queue] * 10 + queue);
+  }
+  std::stable_sort(expected.begin(), expected.end(), [](const Drained& a, const Drained& b) {
+    return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b)
+                                            : std::get<1>(a) < std::get<1>(b);
+  });
+  EXPECT_EQ(DrainAll(&sorter), expected);
+  EXPECT_EQ(sorter.unsorted_queues(), 1u);
+}
+
+}  // namespace
+}  // namespace processor
+}  // namespace zt
