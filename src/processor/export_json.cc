@@ -237,6 +237,8 @@ class Exporter {
   NoteCounter notes_big_ts_{
       "timestamps at or past 2^53 ns (~104 days): exact in the text, but readers "
       "that parse JSON numbers as doubles round them"};
+  NoteCounter notes_huge_ids_{
+      "pids or tids at or past 2^62: synthetic tids may collide with them"};
   NoteCounter notes_tid_reuse_{
       "threads whose (pid, tid) an earlier thread had; given a synthetic tid"};
 };
@@ -258,6 +260,13 @@ void Exporter::PlaceThreads() {
   int64_t max_id = 0;
   for (int64_t pid : s_.process.pid) max_id = std::max(max_id, pid);
   for (int64_t tid : s_.thread.tid) max_id = std::max(max_id, tid);
+  // Ids past 2^62 are nothing a kernel hands out; above them synthetic ids
+  // could overflow, so they may collide there instead (noted).
+  constexpr int64_t kSyntheticCeiling = int64_t{1} << 62;
+  if (max_id >= kSyntheticCeiling) {
+    notes_huge_ids_.Add(std::to_string(max_id));
+    max_id = kSyntheticCeiling;
+  }
   next_synthetic_ = std::max(kPidMaxLimit, max_id) + 1;
 
   process_pid_ = s_.process.pid;
@@ -392,9 +401,9 @@ void Exporter::IndexFlows() {
     auto bind_point = [&](uint32_t slice, int64_t* ts) {
       const int64_t start = s_.slice.ts[slice], dur = s_.slice.dur[slice];
       if (s_.slice.track_id[slice] >= s_.track.size() || dur == 0 || dur < -1) return false;
-      if (start == std::numeric_limits<int64_t>::max()) return false;
-      const int64_t end = dur == -1 ? std::numeric_limits<int64_t>::max() : start + dur;
-      *ts = start + 1;
+      int64_t end = std::numeric_limits<int64_t>::max();  // dur -1: open.
+      if (dur != -1 && __builtin_add_overflow(start, dur, &end)) return false;
+      if (__builtin_add_overflow(start, 1, ts)) return false;
       return *ts < end && *ts < first_child[slice];
     };
     for (uint32_t f : extra) {
@@ -834,7 +843,7 @@ JsonExportResult Exporter::Run() {
   for (const NoteCounter* n :
        {&notes_bad_slices_, &notes_bad_dur_, &notes_after_open_, &notes_flows_dropped_,
         &notes_arg_conflicts_, &notes_metadata_clashes_, &notes_json_args_, &notes_non_finite_, &notes_counter_units_,
-        &notes_thread_counters_, &notes_counter_names_, &notes_big_ts_, &notes_tid_reuse_}) {
+        &notes_thread_counters_, &notes_counter_names_, &notes_big_ts_, &notes_huge_ids_, &notes_tid_reuse_}) {
     n->AddTo(&result_.notes);
   }
   AddStatsNote();

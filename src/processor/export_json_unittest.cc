@@ -557,6 +557,29 @@ TEST(ExportJsonTest, NotesWhatJsonCannotHold) {
                   "(data_loss); 1 info stat"));
 }
 
+TEST(ExportJsonTest, ExtremeValuesDoNotOverflow) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  TraceStorage s;
+  AddProcess(&s, 0, "");
+  const uint32_t upid = AddProcess(&s, kMax, "p");
+  AddThread(&s, 0, kNullId, "");
+  const uint32_t utid = AddThread(&s, kMin, upid, "t");
+  const uint32_t t = AddTrack(&s, TrackKind::kThread, "", utid, kNullId);
+  const uint32_t async = AddTrack(&s, TrackKind::kProcess, "a", kNullId, upid);
+  const uint32_t a = AddSlice(&s, kMin, kMax, t, "a");
+  const uint32_t b = AddSlice(&s, kMax - 1, kMax, t, "b");
+  const uint32_t c = AddSlice(&s, kMax, -1, async, "c");
+  AddFlow(&s, a, b);
+  AddFlow(&s, a, c);  // v1: c has no point 1 ns in.
+  AddFlow(&s, b, c);
+  const Exported e = Export(s);
+  ASSERT_TRUE(e.result.ok);
+  EXPECT_EQ(JsonChecker(e.json).Check(), "");
+  EXPECT_THAT(e.json, HasSubstr("\"ts\":-9223372036854775.808,\"dur\":9223372036854775.807"));
+  EXPECT_THAT(e.json, HasSubstr("\"pid\":9223372036854775807,\"tid\":4611686018427387905,"));
+}
+
 TEST(ExportJsonTest, MetadataRowsGoToTheMetadataObject) {
   TraceStorage s;
   s.metadata.name.push_back(s.strings.Intern("trace_uuid"));
