@@ -135,23 +135,40 @@ async function main() {
     });
     const port = server.address().port;
     await page.goto(`http://127.0.0.1:${port}/index.html#profileURL=/trace.json&view=sandwich`);
-    // The toolbar shows "<profile name> (i/N)" once a profile is loaded.
-    const title = page.locator('text=/\\(1\\/\\d+\\)$/').first();
-    try {
-      await title.waitFor({ timeout: 30000 });
-    } catch (e) {
-      throw new Error(`speedscope loaded no profile: ${errors.join('; ') || e.message}`);
-    }
-    const count = Number((await title.innerText()).match(/\((\d+)\/(\d+)\)$/)[2]);
+    // Once a profile is loaded, the toolbar's middle shows "<profile name>"
+    // and, with several profiles, " (i/N)"; the sandwich table is there.
+    const readTitle = () => page.evaluate(() => {
+      // The toolbar: [view tabs] [title] [buttons]; found from its tab.
+      const tab = [...document.querySelectorAll('div')].find(
+        (d) => /^\W*Sandwich$/u.test(d.innerText.trim()));
+      const toolbar = tab && tab.parentElement && tab.parentElement.parentElement;
+      if (!toolbar) return null;
+      // Its lines: the tabs, the title, the buttons.
+      const lines = toolbar.innerText.split('\n').map((l) => l.trim()).filter(Boolean);
+      if (lines.length < 3) return null;
+      const text = lines[1];
+      const m = text.match(/^(.*?)\s*\((\d+)\/(\d+)\)$/);
+      return m ? { name: m[1], index: Number(m[2]), count: Number(m[3]) }
+               : { name: text, index: 1, count: 1 };
+    });
+    const waitTitle = async (index) => {
+      for (let tries = 0; tries < 300; tries++) {
+        const title = await readTitle();
+        const table = await page.locator('th', { hasText: 'Symbol Name' }).count();
+        if (title && title.name && title.index === index && table > 0) return title;
+        // speedscope reports a file it cannot import in an alert.
+        if (errors.some((e) => e.startsWith('dialog:'))) break;
+        await page.waitForTimeout(100);
+      }
+      throw new Error(`speedscope showed no profile ${index}: ${errors.join('; ') || 'timeout'}`);
+    };
+    const first = await waitTitle(1);
     const profiles = [];
-    for (let i = 1; i <= count; i++) {
-      const label = page.locator(`text=/\\(${i}\\/${count}\\)$/`).first();
-      await label.waitFor({ timeout: 10000 });
-      const name = (await label.evaluate((el) => el.parentElement.innerText))
-        .replace(/\s*\(\d+\/\d+\)$/, '');
+    for (let i = 1; i <= first.count; i++) {
+      const title = await waitTitle(i);
       const frames = await readSandwichFrames(page);
-      profiles.push({ name, frames });
-      if (i < count) await page.keyboard.press('n');
+      profiles.push({ name: title.name, frames });
+      if (i < first.count) await page.keyboard.press('n');
     }
     for (const p of profiles) {
       console.log(`profile "${p.name}": ${p.frames.length} frames: ${p.frames.slice(0, 12).join(' | ')}` +
