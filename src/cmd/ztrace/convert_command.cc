@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "src/processor/export_json.h"
+#include "zt/processor/mapped_trace_file.h"
 
 namespace zt {
 namespace ztrace {
@@ -57,16 +58,25 @@ struct Output {
   Progress* progress;
 };
 
-// Writes the storage; false with *error when the output failed.
-using WriteFn = bool (*)(const TraceStorage& storage, const Output& out, std::string* error);
+// What a format reads: the processor's tables (the trace imported), or the
+// file's bytes as they are (mapped, nothing parsed).
+enum class Reads { kTables, kBytes };
 
-bool WriteJson(const TraceStorage& storage, const Output& out, std::string* error) {
+struct Input {
+  const TraceStorage* tables;            // Set for Reads::kTables.
+  const processor::MappedTraceFile* file;  // Set for Reads::kBytes.
+};
+
+// Writes the input to out.file; false with *error when the output failed.
+using WriteFn = bool (*)(const Input& in, const Output& out, std::string* error);
+
+bool WriteJson(const Input& in, const Output& out, std::string* error) {
   processor::FileJsonSink sink(out.file);
   processor::JsonExportOptions options;
   options.progress = [&out](uint64_t done, uint64_t total) {
     out.progress->Show("writing", done, total, "rows");
   };
-  const processor::JsonExportResult result = processor::ExportJson(storage, &sink, options);
+  const processor::JsonExportResult result = processor::ExportJson(*in.tables, &sink, options);
   out.progress->Clear();
   if (!result.ok) {
     *error = result.error;
@@ -81,13 +91,15 @@ bool WriteJson(const TraceStorage& storage, const Output& out, std::string* erro
 struct Format {
   const char* name;
   const char* description;
+  Reads reads;
   WriteFn write;  // Null: not built yet.
 };
 
-// Add a format here (and a line in the usage text is generated from it).
+// A format is a row here; the usage text lists them.
 constexpr Format kFormats[] = {
-    {"json", "Chrome Trace Event JSON (chrome://tracing, Perfetto UI, speedscope)", WriteJson},
-    {"text", "a text dump of the trace", nullptr},
+    {"json", "Chrome Trace Event JSON (chrome://tracing, Perfetto UI, speedscope)",
+     Reads::kTables, WriteJson},
+    {"text", "a text dump of the trace", Reads::kBytes, nullptr},
 };
 
 const Format* FindFormat(std::string_view name) {
@@ -192,22 +204,29 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
     return usage_error("OUT is TRACE itself");
   }
 
+  // The input first: an unreadable trace leaves no empty OUT behind.
   Progress progress(err, streams.err_is_terminal);
-  processor::ImportOptions import_options;
-  import_options.progress = [&progress](uint64_t done, uint64_t total) {
-    progress.Show("reading", done, total, "bytes");
-  };
-  processor::ImportResult imported;
   std::string error;
-  std::unique_ptr<TraceStorage> storage = load(trace_path, import_options, &imported, &error);
-  progress.Clear();
-  if (!storage) {
+  std::unique_ptr<TraceStorage> storage;
+  std::unique_ptr<processor::MappedTraceFile> file;
+  if (format->reads == Reads::kTables) {
+    processor::ImportOptions import_options;
+    import_options.progress = [&progress](uint64_t done, uint64_t total) {
+      progress.Show("reading", done, total, "bytes");
+    };
+    processor::ImportResult imported;
+    storage = load(trace_path, import_options, &imported, &error);
+    progress.Clear();
+    if (storage && imported.tokenizer.damage != processor::TraceDamage::kNone) {
+      fprintf(err, "ztrace convert: %s: damaged, read up to the damage: %s\n",
+              trace_path.c_str(), processor::DescribeDamage(imported.tokenizer).c_str());
+    }
+  } else {
+    file = processor::MappedTraceFile::Open(trace_path, &error);
+  }
+  if (!storage && !file) {
     fprintf(err, "ztrace convert: %s\n", error.c_str());
     return kExitFailure;
-  }
-  if (imported.tokenizer.damage != processor::TraceDamage::kNone) {
-    fprintf(err, "ztrace convert: %s: damaged, read up to the damage: %s\n", trace_path.c_str(),
-            processor::DescribeDamage(imported.tokenizer).c_str());
   }
 
   FILE* out = to_stdout ? streams.out : fopen(out_path.c_str(), "wb");
@@ -224,7 +243,8 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   bool ok;
   {
     IgnoreSigpipe ignore_sigpipe;
-    ok = format->write(*storage, Output{out, out_name, err, &progress}, &error);
+    ok = format->write(Input{storage.get(), file.get()}, Output{out, out_name, err, &progress},
+                       &error);
     if (!to_stdout && fclose(out) != 0 && ok) {
       ok = false;
       error = strerror(errno);
