@@ -191,6 +191,26 @@ TEST(ClockTrackerTest, SnapshotsOfOtherSetsMayComeOutOfOrder) {
   EXPECT_FALSE(clocks.IsNonMonotonic(shared));
 }
 
+// Two sequences' own snapshots (BOOTTIME with each one's clock 64) in file
+// order, which is not time order across sequences: the service stores a
+// sequence that started later (a thread that exited early) before one that
+// started earlier. Each is in order within its set of clocks: both count.
+TEST(ClockTrackerTest, TraceClockMayGoBackAcrossSetsOfClocks) {
+  ClockTracker clocks;
+  const ClockId seq_a = ClockTracker::SequenceScopedClockId(7, 64);
+  const ClockId seq_b = ClockTracker::SequenceScopedClockId(8, 64);
+  ASSERT_EQ(clocks.AddSnapshot({{kBoot, 2000}, {seq_a, 500}}), Status::kOk);
+  EXPECT_EQ(clocks.AddSnapshot({{kBoot, 1000}, {seq_b, 100}}), Status::kOk);
+  EXPECT_EQ(clocks.invalid_snapshots(), 0u);
+  EXPECT_EQ(clocks.ToTraceTime(seq_a, 510), 2010);
+  EXPECT_EQ(clocks.ToTraceTime(seq_b, 150), 1050);
+  // Within one set the rule holds.
+  EXPECT_EQ(clocks.AddSnapshot({{kBoot, 999}, {seq_b, 200}}), Status::kTraceClockWentBack);
+  EXPECT_EQ(clocks.AddSnapshot({{kBoot, 2500}, {seq_b, 300}}), Status::kOk);
+  EXPECT_EQ(clocks.ToTraceTime(seq_b, 310), 2510);
+  EXPECT_EQ(clocks.ToTraceTime(seq_a, 520), 2020);
+}
+
 TEST(ClockTrackerTest, OtherClockGoingBackCannotBeConvertedFrom) {
   ClockTracker clocks;
   clocks.AddSnapshot({{kBoot, 1000}, {kRealtime, 5000}});

@@ -32,9 +32,14 @@ struct RawField {
   uint64_t value;        // Varint or fixed value; the length for bytes.
   const uint8_t* data;   // Length-delimited payload.
 
-  size_t size() const { return static_cast<size_t>(value); }
+  // The payload of a length-delimited field; empty for any other wire type
+  // (a hostile packet may put a varint where a message belongs).
+  bool is_bytes() const { return wire_type == kLengthDelimited; }
+  const uint8_t* bytes() const { return is_bytes() ? data : nullptr; }
+  size_t size() const { return is_bytes() ? static_cast<size_t>(value) : 0; }
   std::string_view as_string() const {
-    return std::string_view(reinterpret_cast<const char*>(data), size());
+    return is_bytes() ? std::string_view(reinterpret_cast<const char*>(data), size())
+                      : std::string_view();
   }
   int64_t as_int64() const { return static_cast<int64_t>(value); }
   bool as_bool() const { return value != 0; }

@@ -1,11 +1,28 @@
 #include "src/processor/packet_sorter.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <queue>
 #include <utility>
 
+#include "zt/base/logging.h"
+
 namespace zt {
 namespace processor {
+
+PacketSorter::BlockPtr PacketSorter::NewBlock() {
+  void* block = mmap(nullptr, kBlockEvents * sizeof(SortedEvent), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  // Out of address space: nothing sensible is left to do for an importer
+  // (as when operator new fails in a build without exceptions).
+  ZT_CHECK(block != MAP_FAILED);
+  return BlockPtr(static_cast<SortedEvent*>(block));
+}
+
+void PacketSorter::BlockDeleter::operator()(SortedEvent* block) const {
+  munmap(block, kBlockEvents * sizeof(SortedEvent));
+}
 
 PacketSorter::PacketSorter() = default;
 PacketSorter::~PacketSorter() = default;

@@ -18,6 +18,7 @@
 #ifndef ZT_SRC_PROCESSOR_PACKET_SORTER_H_
 #define ZT_SRC_PROCESSOR_PACKET_SORTER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <queue>
 #include <memory>
@@ -55,7 +56,11 @@ class PacketSorter {
                     q.generation_changes.back().second != generation))
       q.generation_changes.emplace_back(q.size, generation);
     if (ZT_UNLIKELY(q.size % kBlockEvents == 0))
-      q.blocks.emplace_back(new SortedEvent[kBlockEvents]);
+      q.blocks.emplace_back(NewBlock());
+    const size_t region = static_cast<size_t>(offset >> kRegionShift);
+    if (ZT_UNLIKELY(region >= pending_in_region_.size()))
+      pending_in_region_.resize(region + 1, 0);
+    pending_in_region_[region]++;
     const uint64_t packed = ZT_LIKELY(offset < kMaxPackedOffset && size < kSpilled)
                                 ? offset << kSizeBits | size
                                 : Spill(offset, size);
@@ -69,9 +74,13 @@ class PacketSorter {
   uint64_t unsorted_queues() const { return unsorted_queues_; }
 
   // Calls fn(ts, offset, size, generation) for every event in (ts, offset)
-  // order and empties the sorter. A template: it runs once per event.
-  template <typename Fn>
-  void Drain(Fn fn);
+  // order and empties the sorter. A template: it runs once per event. Calls
+  // done(offset, length) for each 2 MiB region of the input once no event
+  // in it remains to be called for (regions that never had one first).
+  template <typename Fn, typename RegionDone>
+  void Drain(Fn fn, RegionDone done);
+
+  static constexpr uint32_t kRegionShift = 21;
 
  private:
   static constexpr size_t kBlockEvents = 4096;  // 64 KiB.
@@ -87,8 +96,17 @@ class PacketSorter {
     return a.ts != b.ts ? a.ts < b.ts : a.packed < b.packed;
   }
 
+  // Blocks are mapped and unmapped directly: freed into the heap they would
+  // stay resident (the allocator rarely returns 64 KiB pieces of its arena),
+  // and the point of freeing them is to make room for the tables.
+  struct BlockDeleter {
+    void operator()(SortedEvent* block) const;
+  };
+  using BlockPtr = std::unique_ptr<SortedEvent[], BlockDeleter>;
+  static BlockPtr NewBlock();
+
   struct Queue {
-    std::vector<std::unique_ptr<SortedEvent[]>> blocks;
+    std::vector<BlockPtr> blocks;
     size_t size = 0;
     bool sorted = true;
     int64_t last_ts = 0;
@@ -105,14 +123,19 @@ class PacketSorter {
   uint64_t Spill(uint64_t offset, uint64_t size);
 
   std::vector<std::pair<uint64_t, uint64_t>> spilled_;  // (offset, size).
+  std::vector<uint32_t> pending_in_region_;  // Events not drained, per region.
   std::vector<std::unique_ptr<Queue>> queues_;
   size_t size_ = 0;
   uint64_t unsorted_queues_ = 0;
 };
 
-template <typename Fn>
-void PacketSorter::Drain(Fn fn) {
+template <typename Fn, typename RegionDone>
+void PacketSorter::Drain(Fn fn, RegionDone done) {
   SortUnsortedQueues();
+  for (size_t region = 0; region < pending_in_region_.size(); region++) {
+    if (pending_in_region_[region] == 0)
+      done(uint64_t{region} << kRegionShift, uint64_t{1} << kRegionShift);
+  }
   struct Cursor {
     Queue* queue;
     size_t next = 0;
@@ -152,12 +175,18 @@ void PacketSorter::Drain(Fn fn) {
       }
       const SortedEvent& event = q.at(cursor.next);
       const uint64_t size = event.packed & kSizeMask;
-      if (size != kSpilled) {
-        fn(event.ts, event.packed >> kSizeBits, size, generation);
+      uint64_t offset;
+      if (ZT_LIKELY(size != kSpilled)) {
+        offset = event.packed >> kSizeBits;
+        fn(event.ts, offset, size, generation);
       } else {
         const auto& spilled = spilled_[event.packed >> kSizeBits];
-        fn(event.ts, spilled.first, spilled.second, generation);
+        offset = spilled.first;
+        fn(event.ts, offset, spilled.second, generation);
       }
+      const size_t region = static_cast<size_t>(offset >> kRegionShift);
+      if (--pending_in_region_[region] == 0)
+        done(uint64_t{region} << kRegionShift, uint64_t{1} << kRegionShift);
       cursor.next++;
       if (cursor.next % kBlockEvents == 0)
         q.blocks[cursor.next / kBlockEvents - 1].reset();  // Consumed: freed.
@@ -169,6 +198,7 @@ void PacketSorter::Drain(Fn fn) {
   }
   queues_.clear();
   spilled_.clear();
+  pending_in_region_.clear();
   size_ = 0;
 }
 

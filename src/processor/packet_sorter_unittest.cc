@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
+#include <utility>
 #include <tuple>
 #include <vector>
 
@@ -15,9 +17,11 @@ using Drained = std::tuple<int64_t, uint64_t, uint64_t, uint32_t>;
 
 std::vector<Drained> DrainAll(PacketSorter* sorter) {
   std::vector<Drained> out;
-  sorter->Drain([&](int64_t ts, uint64_t offset, uint64_t size, uint32_t generation) {
-    out.emplace_back(ts, offset, size, generation);
-  });
+  sorter->Drain(
+      [&](int64_t ts, uint64_t offset, uint64_t size, uint32_t generation) {
+        out.emplace_back(ts, offset, size, generation);
+      },
+      [](uint64_t, uint64_t) {});
   return out;
 }
 
@@ -56,6 +60,29 @@ TEST(PacketSorterTest, HugeEventsAndFarOffsetsAreSpilledNotTruncated) {
   EXPECT_EQ(DrainAll(&sorter), (std::vector<Drained>{{1, 64, huge, 0},
                                                      {2, far, 9, 0},
                                                      {3, 128, 16, 0}}));
+}
+
+// The input's 2 MiB regions are reported once each, when their last event
+// has been drained (those without events at once).
+TEST(PacketSorterTest, RegionsAreDoneWhenTheirLastEventIs) {
+  constexpr uint64_t kRegion = uint64_t{1} << PacketSorter::kRegionShift;
+  PacketSorter sorter;
+  sorter.Push(0, 10, 100, 1, 0);                 // Region 0.
+  sorter.Push(0, 30, 2 * kRegion + 5, 1, 0);     // Region 2.
+  sorter.Push(1, 20, 2 * kRegion + 50, 1, 0);    // Region 2.
+  std::vector<std::pair<std::string, uint64_t>> log;
+  sorter.Drain(
+      [&](int64_t ts, uint64_t, uint64_t, uint32_t) { log.emplace_back("event", ts); },
+      [&](uint64_t offset, uint64_t length) {
+        EXPECT_EQ(length, kRegion);
+        log.emplace_back("done", offset / kRegion);
+      });
+  EXPECT_EQ(log, (std::vector<std::pair<std::string, uint64_t>>{{"done", 1},
+                                                                {"event", 10},
+                                                                {"done", 0},
+                                                                {"event", 20},
+                                                                {"event", 30},
+                                                                {"done", 2}}));
 }
 
 // Many events across block boundaries and generations, in random

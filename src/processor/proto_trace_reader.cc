@@ -79,6 +79,28 @@ void ForEachPackedOrNot(const Field& field, Fn fn) {
   }
 }
 
+// A varint of at most ten bytes inside [*p, end), for the fast path.
+ZT_ALWAYS_INLINE inline bool ReadFastVarint(const uint8_t** p, const uint8_t* end,
+                                            uint64_t* value) {
+  const uint8_t* q = *p;
+  if (ZT_LIKELY(q < end && *q < 0x80)) {
+    *value = *q;
+    *p = q + 1;
+    return true;
+  }
+  uint64_t result = 0;
+  for (unsigned shift = 0; shift < 64 && q < end; shift += 7) {
+    const uint8_t byte = *q++;
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) {
+      *value = result;
+      *p = q;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 ProtoTraceReader::ProtoTraceReader(const uint8_t* base, TraceStorage* storage,
@@ -141,32 +163,46 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
   uint64_t flags = 0;
   const uint8_t* track_event = nullptr;
   uint64_t track_event_size = 0;
-  FieldReader reader(view.data, view.size);
-  RawField f;
-  while (reader.Next(&f)) {
-    switch (f.id) {
-      case kPacketTimestamp:
-        timestamp = f.value;
+  // Whole keys (field and wire type) in one switch; a key or a value
+  // that is not a well-formed varint of the expected kind falls back too.
+  const uint8_t* p = view.data;
+  const uint8_t* const end = p + view.size;
+  while (p < end) {
+    uint32_t key = *p++;
+    if (key >= 0x80) {
+      if (p == end || *p >= 0x80)
+        return ReadPacketFully(view);
+      key = (key & 0x7f) | static_cast<uint32_t>(*p++) << 7;
+    }
+    uint64_t value;
+    if (!ReadFastVarint(&p, end, &value))
+      return ReadPacketFully(view);
+    switch (key) {
+      case kPacketTimestamp << 3:
+        timestamp = value;
         has_timestamp = true;
         break;
-      case kPacketTrustedSequenceId:
-        sequence_id = static_cast<uint32_t>(f.value);
+      case kPacketTrustedSequenceId << 3:
+        sequence_id = static_cast<uint32_t>(value);
         break;
-      case kPacketSequenceFlags:
-        flags = f.value;
+      case kPacketSequenceFlags << 3:
+        flags = value;
         break;
-      case kPacketTrackEvent:
-        track_event = f.data;
-        track_event_size = f.value;
+      case kPacketTrackEvent << 3 | 2:
+        if (value > static_cast<uint64_t>(end - p))
+          return ReadPacketFully(view);
+        track_event = p;
+        track_event_size = value;
+        p += value;
         break;
-      case kPacketTrustedUid:
-      case kPacketTrustedPid:
+      case kPacketTrustedUid << 3:
+      case kPacketTrustedPid << 3:
         break;
       default:
         return ReadPacketFully(view);
     }
   }
-  if (ZT_UNLIKELY(reader.error() || (flags & kPacketSeqIncrementalStateCleared)))
+  if (ZT_UNLIKELY(flags & kPacketSeqIncrementalStateCleared))
     return ReadPacketFully(view);
   uint32_t sequence_index = 0;
   SequenceState* sequence = GetSequence(sequence_id, &sequence_index);
@@ -184,6 +220,7 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
       return;
     if (ts > latest_ts_)
       latest_ts_ = ts;
+    sequence->last_ts = ts;
   }
   if (track_event) {
     sorter_->Push(sequence_index, ts, static_cast<uint64_t>(track_event - base_),
@@ -233,29 +270,29 @@ void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
         first_on_sequence = f.as_bool();
         break;
       case kPacketTrackEvent:
-        track_event = ConstBytes{f.data, f.size()};
+        track_event = ConstBytes{f.bytes(), f.size()};
         break;
       case kPacketInternedData:
-        interned_data = ConstBytes{f.data, f.size()};
+        interned_data = ConstBytes{f.bytes(), f.size()};
         break;
       case kPacketTracePacketDefaults:
-        defaults = ConstBytes{f.data, f.size()};
+        defaults = ConstBytes{f.bytes(), f.size()};
         break;
       case kPacketClockSnapshot:
-        clock_snapshot = ConstBytes{f.data, f.size()};
+        clock_snapshot = ConstBytes{f.bytes(), f.size()};
         break;
       case kPacketTrackDescriptor:
         if (!descriptors) {
           descriptors = &descriptor_scratch_;
           descriptors->clear();
         }
-        descriptors->push_back(ConstBytes{f.data, f.size()});
+        descriptors->push_back(ConstBytes{f.bytes(), f.size()});
         break;
       case kPacketTraceStats:
-        trace_stats = ConstBytes{f.data, f.size()};
+        trace_stats = ConstBytes{f.bytes(), f.size()};
         break;
       case kPacketTraceUuid:
-        trace_uuid = ConstBytes{f.data, f.size()};
+        trace_uuid = ConstBytes{f.bytes(), f.size()};
         break;
       default:
         break;
@@ -273,21 +310,30 @@ void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
   if (first_seen && !first_on_sequence && sequence_id != 0)
     storage_->stats.Increment(stats::sequences_without_first_packet);
 
-  if (cleared || (flags & kPacketSeqIncrementalStateCleared)) {
-    NewGeneration(sequence, /*keep_interned_data=*/false);
-    sequence->incremental_state_valid = true;
-    sequence->invalidated_by_loss = false;
-  } else if (dropped != 0 && !first_seen) {
+  if (dropped != 0 && !first_seen) {
     // What came before on this sequence was lost: its interned data may be
-    // incomplete until the next clear.
+    // incomplete until the next clear. The mark counts even on a packet
+    // that clears the state too (our SDK's writer answers its own drops so:
+    // the loss mark and the new state in one packet).
     sequence->incremental_state_valid = false;
     sequence->invalidated_by_loss = true;
+    // Events read so far are parsed later against their generation: what
+    // this and later packets intern (a writer starting its ids again after
+    // a drop whose reset was lost) must not rewrite it.
+    NewGeneration(sequence, /*keep_interned_data=*/true);
     loss_marks_[sequence_index]++;
     DataLossMark mark;
     mark.sequence_id = sequence_id;
     mark.offset = view.offset;
     mark.reasons = dropped;
+    if (sequence->last_ts != SequenceState::kNoTs)
+      mark.ts_before = sequence->last_ts;
     storage_->data_losses.push_back(mark);
+  }
+  if (cleared || (flags & kPacketSeqIncrementalStateCleared)) {
+    NewGeneration(sequence, /*keep_interned_data=*/false);
+    sequence->incremental_state_valid = true;
+    sequence->invalidated_by_loss = false;
   }
 
   if (defaults.data)
@@ -324,8 +370,10 @@ void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
       return;
     if (ts > latest_ts_)
       latest_ts_ = ts;
+    sequence->last_ts = ts;
   }
-  if (!storage_->data_losses.empty() && storage_->data_losses.back().offset == view.offset)
+  if (!storage_->data_losses.empty() && storage_->data_losses.back().offset == view.offset &&
+      storage_->data_losses.back().sequence_id == sequence_id && has_timestamp)
     storage_->data_losses.back().ts = ts;
 
   if (track_event.data) {

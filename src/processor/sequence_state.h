@@ -5,7 +5,9 @@
 //
 // State changes in generations. A SEQ_INCREMENTAL_STATE_CLEARED packet (or
 // incremental_state_cleared) starts an empty one; new TracePacketDefaults
-// start one that keeps the interned strings. Packets are parsed after
+// start one that keeps the interned strings, and so does a loss mark
+// (previous_packet_dropped), so that what is interned after a loss never
+// rewrites the names of events read before it. Packets are parsed after
 // sorting, possibly long after later packets changed the sequence, so each
 // packet keeps a pointer to the generation it was read under; generations
 // are immutable once a later one exists (entries interned later in the
@@ -96,6 +98,8 @@ struct SequenceState {
   // to never having been cleared): skipped packets are then data loss.
   bool invalidated_by_loss = false;
   bool seen_any_packet = false;
+  int64_t last_ts = kNoTs;  // Trace time of its last packet with one.
+  static constexpr int64_t kNoTs = INT64_MIN;
   std::vector<SequenceClock> clocks;
 
   SequenceClock* FindClock(uint32_t raw_id) {

@@ -1,5 +1,8 @@
 #include "src/processor/trace_importer.h"
 
+#include <cstdint>
+#include <vector>
+
 #include "src/processor/clock_tracker.h"
 #include "src/processor/packet_sorter.h"
 #include "src/processor/proto_trace_reader.h"
@@ -13,6 +16,10 @@ namespace processor {
 namespace {
 
 constexpr uint64_t kReportInterval = 64u << 20;
+// Pass 1 drops the input behind it this often (pass 2 maps back what it
+// reads, 2 MiB region by region).
+constexpr uint64_t kReleaseInterval = 8u << 20;
+
 
 void SetMetadataInt(TraceStorage* storage, const char* name, int64_t value) {
   storage->metadata.name.push_back(storage->strings.Intern(name));
@@ -43,23 +50,33 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   TraceTokenizer tokenizer(data, size);
   PacketView packet;
   uint64_t next_report = kReportInterval;
+  uint64_t next_release = kReleaseInterval;
   uint64_t released = 0;
+  if (options.prefetch_input)
+    options.prefetch_input(0, kReleaseInterval);
   while (tokenizer.Next(&packet)) {
     reader.ReadPacket(packet);
-    if (ZT_UNLIKELY(tokenizer.position() >= next_report)) {
+    if (ZT_UNLIKELY(tokenizer.position() >= next_release)) {
       const uint64_t done = tokenizer.position();
-      next_report = done + kReportInterval;
-      if (options.progress)
-        options.progress(done, size);
+      next_release = done + kReleaseInterval;
       if (options.release_input) {
         options.release_input(released, done - released);
         released = done;
+      }
+      if (options.prefetch_input)
+        options.prefetch_input(done, kReleaseInterval);
+      if (done >= next_report) {
+        next_report = done + kReportInterval;
+        if (options.progress)
+          options.progress(done, size);
       }
     }
   }
   result.tokenizer = tokenizer.stats();
   if (options.progress)
     options.progress(tokenizer.position(), size);
+  if (options.release_input && size > released)
+    options.release_input(released, size - released);
   reader.Finish();
   result.sequences = reader.sequence_count();
 
@@ -74,11 +91,11 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   storage->stats.Set(stats::trace_unknown_top_level_fields,
                      static_cast<int64_t>(damage.unknown_fields));
 
-  // Pass 2, in time order: events into tables. Most events of a track
-  // event trace are begins and ends: half as many slices, reserved at once
-  // rather than grown by doubling (which would hold the old and the new
-  // columns at the same time).
-  const size_t expected_slices = sorter.size() / 2;
+  // Pass 2, in time order: events into tables. A slice per event at most,
+  // reserved at once rather than grown by doubling (which would hold the old
+  // and the new columns at the same time): capacity never touched costs
+  // address space, not memory.
+  const size_t expected_slices = sorter.size();
   SliceTable& slice = storage->slice;
   slice.ts.reserve(expected_slices);
   slice.dur.reserve(expected_slices);
@@ -90,23 +107,32 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   slice.arg_set_id.reserve(expected_slices);
   TrackEventParser parser(storage, &tracks);
   bool first = true;
-  uint64_t since_release = 0;
-  sorter.Drain([&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation) {
-    // Events are read in time order, all over the input: drop its pages
-    // every so often (those still needed come back from the page cache).
-    if (options.release_input && ++since_release == (1u << 20)) {
-      options.release_input(0, size);
-      since_release = 0;
-    }
-    if (first) {
-      result.first_ts = ts;
-      first = false;
-    }
-    result.last_ts = ts;
-    result.packets_parsed++;
-    parser.Parse(ts, reader.generation(generation),
-                 protozero::ConstBytes{base + offset, static_cast<size_t>(event_size)});
-  });
+  // Pass 1 let the input go; each 2 MiB region comes back in one call when
+  // its first event is parsed, not a page fault at a time.
+  std::vector<bool> region_mapped(size / (uint64_t{1} << PacketSorter::kRegionShift) + 1);
+  sorter.Drain(
+      [&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation) {
+        if (first) {
+          result.first_ts = ts;
+          first = false;
+        }
+        result.last_ts = ts;
+        result.packets_parsed++;
+        const size_t region = static_cast<size_t>(offset >> PacketSorter::kRegionShift);
+        if (ZT_UNLIKELY(!region_mapped[region])) {
+          region_mapped[region] = true;
+          if (options.prefetch_input)
+            options.prefetch_input(uint64_t{region} << PacketSorter::kRegionShift,
+                                   uint64_t{1} << PacketSorter::kRegionShift);
+        }
+        parser.Parse(ts, reader.generation(generation),
+                     protozero::ConstBytes{base + offset, static_cast<size_t>(event_size)});
+      },
+      [&](uint64_t offset, uint64_t length) {
+        // No event left to parse there: the input's pages can go.
+        if (options.release_input)
+          options.release_input(offset, length);
+      });
   parser.Finish();
   if (options.release_input)
     options.release_input(0, size);
@@ -124,10 +150,15 @@ std::unique_ptr<TraceStorage> ImportTraceFile(const std::string& path,
     return nullptr;
   std::unique_ptr<TraceStorage> storage(new TraceStorage());
   ImportOptions file_options = options;
+  const MappedTraceFile* mapped = file.get();
   if (!file_options.release_input) {
-    const MappedTraceFile* mapped = file.get();
     file_options.release_input = [mapped](uint64_t offset, uint64_t length) {
       mapped->ReleasePages(offset, length);
+    };
+  }
+  if (!file_options.prefetch_input) {
+    file_options.prefetch_input = [mapped](uint64_t offset, uint64_t length) {
+      mapped->PrefetchPages(offset, length);
     };
   }
   ImportResult imported =

@@ -1,6 +1,7 @@
 #include "src/processor/trace_importer.h"
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -193,6 +194,151 @@ TEST_F(UpstreamFixtureTest, TracksAndThreads) {
     }
   }
   EXPECT_EQ(custom_slices, 45);
+}
+
+// Hand-made packets: just enough protobuf encoding for the cases below.
+std::string Varint(uint64_t value) {
+  std::string out;
+  for (; value >= 0x80; value >>= 7)
+    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(value));
+  return out;
+}
+std::string IntField(uint32_t field, uint64_t value) {
+  return Varint(uint64_t{field} << 3) + Varint(value);
+}
+std::string BytesField(uint32_t field, const std::string& bytes) {
+  return Varint((uint64_t{field} << 3) | 2) + Varint(bytes.size()) + bytes;
+}
+
+// What our SDK writes when one of its writers dropped packets: the next
+// packet on the sequence carries the loss mark (previous_packet_dropped)
+// and starts the incremental state again (SEQ_INCREMENTAL_STATE_CLEARED),
+// in one packet. The mark is a loss where it is, though the state is valid
+// again at once.
+TEST(TraceImporterTest, LossMarkOnAPacketThatAlsoClearsTheState) {
+  const std::string defaults = BytesField(59, BytesField(11, IntField(11, 10)));
+  const std::string thread =
+      BytesField(60, IntField(1, 10) + BytesField(4, IntField(1, 1) + IntField(2, 2)));
+  auto event = [](uint64_t ts, const char* name, uint64_t dropped) {
+    std::string packet = IntField(8, ts) + IntField(10, 5) + IntField(13, 1 | 2);
+    if (dropped)
+      packet += IntField(42, dropped);
+    else
+      packet += IntField(87, 1);  // first_packet_on_sequence
+    packet += BytesField(12, BytesField(2, IntField(1, 1) + BytesField(2, name)));
+    packet += BytesField(11, IntField(9, 3) + IntField(10, 1));  // Instant, name_iid 1.
+    return packet;
+  };
+  const std::string first = event(100, "a", 0) + thread;
+  const std::string second = event(200, "b", 257) + thread;
+  // Defaults ride along with each clear, as the SDK writes them.
+  std::string trace = BytesField(1, first + defaults);
+  const std::string second_packet = second + defaults;
+  // Marks point at the packet's bytes, after the record's key and length.
+  const uint64_t second_offset = trace.size() + 1 + Varint(second_packet.size()).size();
+  trace += BytesField(1, second_packet);
+
+  TraceStorage storage;
+  ImportTrace(trace.data(), trace.size(), &storage);
+  ASSERT_EQ(storage.slice.size(), 2u);
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[0]), "a");
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[1]), "b");
+  EXPECT_EQ(storage.slice.ts[1], 200);
+  ASSERT_EQ(storage.data_losses.size(), 1u);
+  const DataLossMark& mark = storage.data_losses[0];
+  EXPECT_EQ(mark.sequence_id, 5u);
+  EXPECT_EQ(mark.offset, second_offset);
+  EXPECT_EQ(mark.ts, 200);
+  EXPECT_EQ(mark.reasons, 257u);
+  EXPECT_EQ(storage.stats.GetIndexed(stats::traced_buf_sequence_packet_loss),
+            (std::map<int, int64_t>{{0, 1}}));
+  EXPECT_EQ(storage.stats.Get(stats::incremental_state_lost_packets), 0);
+}
+
+// After a loss mark, a sequence's packets may intern ids again (a writer
+// that started its state over, its clearing packet lost): they are skipped,
+// and what they intern must not change the names of the events read before
+// the mark, which are parsed later against the state they were read under.
+TEST(TraceImporterTest, InternedDataAfterALossLeavesEarlierEventsAlone) {
+  const std::string setup =
+      IntField(87, 1) +
+      BytesField(59, BytesField(11, IntField(11, 10))) +  // Default track 10.
+      BytesField(60, IntField(1, 10) + BytesField(4, IntField(1, 1) + IntField(2, 2)));
+  auto event = [](uint64_t ts, uint64_t flags, const char* interned_name) {
+    std::string packet = IntField(8, ts) + IntField(10, 5) + IntField(13, flags);
+    if (interned_name)
+      packet += BytesField(12, BytesField(2, IntField(1, 1) + BytesField(2, interned_name)));
+    packet += BytesField(11, IntField(9, 3) + IntField(10, 1));  // Instant, name_iid 1.
+    return packet;
+  };
+  std::string trace = BytesField(1, event(100, 1 | 2, "a") + setup);
+  trace += BytesField(1, event(200, 2, nullptr));
+  trace += BytesField(1, event(300, 2, "b") + IntField(42, 1));  // After a loss.
+  TraceStorage storage;
+  ImportTrace(trace.data(), trace.size(), &storage);
+  ASSERT_EQ(storage.slice.size(), 2u);
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[0]), "a");
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[1]), "a");
+  EXPECT_EQ(storage.stats.Get(stats::incremental_state_lost_packets), 1);
+  ASSERT_EQ(storage.data_losses.size(), 1u);
+  EXPECT_EQ(storage.data_losses[0].sequence_id, 5u);
+}
+
+}  // namespace
+}  // namespace processor
+}  // namespace zt
+
+namespace zt {
+namespace processor {
+namespace {
+
+
+// A hostile packet may put a number where a message belongs (interned data,
+// defaults, a track event, a descriptor): the importer must read no bytes
+// for it, whatever the number says (found by trace_importer_fuzzer).
+TEST(ImporterRobustnessTest, NumbersWhereMessagesBelongAreIgnored) {
+  std::string packet = IntField(10, 1) + IntField(13, 1);  // Sequence 1, cleared.
+  for (uint32_t field : {12u, 59u, 11u, 60u, 6u, 35u, 89u})
+    packet += IntField(field, 1u << 20);  // "Length" far past the packet.
+  const std::string trace = BytesField(1, packet);
+  TraceStorage storage;
+  const ImportResult result = ImportTrace(trace.data(), trace.size(), &storage);
+  EXPECT_EQ(result.tokenizer.packets, 1u);
+  EXPECT_EQ(result.packets_parsed, 0u);
+  EXPECT_EQ(storage.slice.size(), 0u);
+}
+
+// A slice whose TrackEvent name is interned, then a clear that drops the
+// interned data: the next packet needing it is skipped, not guessed.
+TEST(ImporterRobustnessTest, LossMarkInvalidatesInternedNames) {
+  const std::string descriptor =
+      BytesField(60, IntField(1, 7) + BytesField(4, IntField(1, 10) + IntField(2, 11)));  // Thread track 7.
+  const std::string interned = BytesField(12, BytesField(2, IntField(1, 1) + BytesField(2, "Work")));
+  const std::string defaults = BytesField(59, BytesField(11, IntField(11, 7)));
+  std::string trace;
+  // First packet: clear, descriptor, defaults, interned name 1 = "Work", a begin.
+  trace += BytesField(1, IntField(10, 5) + IntField(13, 1) + IntField(8, 100) + descriptor + defaults +
+                        interned + BytesField(11, IntField(9, 1) + IntField(10, 1)));
+  // An end: fine.
+  trace += BytesField(1, IntField(10, 5) + IntField(13, 2) + IntField(8, 200) + BytesField(11, IntField(9, 2)));
+  // A loss mark, then a begin needing the interned name: skipped and counted.
+  trace += BytesField(1, IntField(10, 5) + IntField(13, 2) + IntField(42, 64) + IntField(8, 300) +
+                        BytesField(11, IntField(9, 1) + IntField(10, 1)));
+  TraceStorage storage;
+  const ImportResult result = ImportTrace(trace.data(), trace.size(), &storage);
+  EXPECT_EQ(result.packets_parsed, 2u);
+  ASSERT_EQ(storage.slice.size(), 1u);
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[0]), "Work");
+  EXPECT_EQ(storage.slice.dur[0], 100);
+  EXPECT_EQ(storage.stats.Get(stats::incremental_state_lost_packets), 1);
+  EXPECT_EQ(storage.stats.GetIndexedTotal(stats::traced_buf_sequence_packet_loss), 1);
+  ASSERT_EQ(storage.data_losses.size(), 1u);
+  EXPECT_EQ(storage.data_losses[0].sequence_id, 5u);
+  EXPECT_EQ(storage.data_losses[0].reasons, 64u);
+  EXPECT_EQ(storage.data_losses[0].ts_before, 200);  // The last time before the gap.
+  // The packet after it needed the lost state: skipped, so no time after.
+  EXPECT_EQ(storage.data_losses[0].ts, kNullInt);
 }
 
 }  // namespace

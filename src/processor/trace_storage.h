@@ -133,7 +133,12 @@ struct MetadataTable {
 struct DataLossMark {
   uint32_t sequence_id = 0;  // 0 for the file's damage.
   uint64_t offset = 0;       // Byte offset in the file.
-  int64_t ts = kNullInt;     // Trace time of the packet after the gap.
+  // Trace time of the packet after the gap: kNullInt when it has none that
+  // can be trusted (a time relative to the lost state).
+  int64_t ts = kNullInt;
+  // Trace time of the sequence's last packet before the gap; kNullInt if
+  // none had a time. The loss happened between the two.
+  int64_t ts_before = kNullInt;
   uint64_t reasons = 0;      // DataLossReason bits as written (1: unknown).
 };
 

@@ -163,8 +163,12 @@ std::string FormatSummary(const TraceStorage& storage, const ImportResult& resul
       }
       AppendF(&out, "  sequence %u, before the packet at byte %" PRIu64, mark.sequence_id,
               mark.offset);
-      if (mark.ts != kNullInt)
-        AppendF(&out, " (ts %" PRId64 ")", mark.ts);
+      if (mark.ts_before != kNullInt && mark.ts != kNullInt)
+        AppendF(&out, " (between ts %" PRId64 " and %" PRId64 ")", mark.ts_before, mark.ts);
+      else if (mark.ts_before != kNullInt)
+        AppendF(&out, " (after ts %" PRId64 ")", mark.ts_before);
+      else if (mark.ts != kNullInt)
+        AppendF(&out, " (before ts %" PRId64 ")", mark.ts);
       AppendF(&out, ": packets lost (%s)\n", DescribeLossReasons(mark.reasons).c_str());
     }
   }

@@ -106,7 +106,13 @@ struct TrackEventParser::Event {
   uint64_t track_uuid = 0;
   bool has_counter_value = false;
   double counter_value = 0;
-  std::vector<uint64_t> category_iids;
+  // The first category iid inline (nearly every event has exactly one);
+  // more, and everything else that repeats, in vectors that Clear() only
+  // touches when `has_lists` says one was used.
+  uint32_t category_iid_count = 0;
+  uint64_t first_category_iid = 0;
+  bool has_lists = false;
+  std::vector<uint64_t> more_category_iids;
   std::vector<std::string_view> categories;
   std::vector<protozero::ConstBytes> annotations;
   std::vector<uint64_t> flow_ids;
@@ -118,11 +124,24 @@ struct TrackEventParser::Event {
   bool has_extra_counter_uuids = false;
   bool has_extra_double_counter_uuids = false;
 
+  void AddCategoryIid(uint64_t iid) {
+    if (category_iid_count++ == 0) {
+      first_category_iid = iid;
+    } else {
+      has_lists = true;
+      more_category_iids.push_back(iid);
+    }
+  }
+
   void Clear() {
     type = 0;
     has_name_iid = has_name = has_track_uuid = has_counter_value = false;
+    category_iid_count = 0;
+    if (!has_lists)
+      return;
+    has_lists = false;
     has_extra_counter_uuids = has_extra_double_counter_uuids = false;
-    category_iids.clear();
+    more_category_iids.clear();
     categories.clear();
     annotations.clear();
     flow_ids.clear();
@@ -159,9 +178,13 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
         event.name = f.as_string();
         break;
       case kEventCategoryIids:
-        ForEachUint64(f, false, [&](uint64_t v) { event.category_iids.push_back(v); });
+        if (ZT_LIKELY(f.wire_type == RawField::kVarint))
+          event.AddCategoryIid(f.value);
+        else
+          ForEachUint64(f, false, [&](uint64_t v) { event.AddCategoryIid(v); });
         break;
       case kEventCategories:
+        event.has_lists = true;
         event.categories.push_back(f.as_string());
         break;
       case kEventTrackUuid:
@@ -169,7 +192,8 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
         event.track_uuid = f.value;
         break;
       case kEventDebugAnnotations:
-        event.annotations.push_back(protozero::ConstBytes{f.data, f.size()});
+        event.has_lists = true;
+        event.annotations.push_back(protozero::ConstBytes{f.bytes(), f.size()});
         break;
       case kEventCounterValue:
         event.has_counter_value = true;
@@ -180,33 +204,41 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
         event.counter_value = f.as_double();
         break;
       case kEventFlowIds:
+        event.has_lists = true;
         ForEachUint64(f, true, [&](uint64_t v) { event.flow_ids.push_back(v); });
         break;
       case kEventFlowIdsOld:
+        event.has_lists = true;
         ForEachUint64(f, false, [&](uint64_t v) { event.flow_ids.push_back(v); });
         break;
       case kEventTerminatingFlowIds:
+        event.has_lists = true;
         ForEachUint64(f, true, [&](uint64_t v) { event.terminating_flow_ids.push_back(v); });
         break;
       case kEventTerminatingFlowIdsOld:
+        event.has_lists = true;
         ForEachUint64(f, false,
                       [&](uint64_t v) { event.terminating_flow_ids.push_back(v); });
         break;
       case kEventExtraCounterTrackUuids:
+        event.has_lists = true;
         event.has_extra_counter_uuids = true;
         ForEachUint64(f, false, [&](uint64_t v) { event.extra_counter_uuids.push_back(v); });
         break;
       case kEventExtraCounterValues:
+        event.has_lists = true;
         ForEachUint64(f, false, [&](uint64_t v) {
           event.extra_counter_values.push_back(static_cast<double>(static_cast<int64_t>(v)));
         });
         break;
       case kEventExtraDoubleCounterTrackUuids:
+        event.has_lists = true;
         event.has_extra_double_counter_uuids = true;
         ForEachUint64(f, false,
                       [&](uint64_t v) { event.extra_double_counter_uuids.push_back(v); });
         break;
       case kEventExtraDoubleCounterValues:
+        event.has_lists = true;
         ForEachDouble(f, [&](double v) { event.extra_double_counter_values.push_back(v); });
         break;
       default:
@@ -231,7 +263,7 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
   }
 
   // Extra counter values ride on any event type.
-  if (!event.extra_counter_values.empty()) {
+  if (event.has_lists && !event.extra_counter_values.empty()) {
     const std::vector<uint64_t>& uuids = event.has_extra_counter_uuids
                                              ? event.extra_counter_uuids
                                              : generation.default_extra_counter_track_uuids;
@@ -241,7 +273,7 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
       AddCounterValue(ts, counter_track, event.extra_counter_values[i]);
     }
   }
-  if (!event.extra_double_counter_values.empty()) {
+  if (event.has_lists && !event.extra_double_counter_values.empty()) {
     const std::vector<uint64_t>& uuids =
         event.has_extra_double_counter_uuids ? event.extra_double_counter_uuids
                                              : generation.default_extra_double_counter_track_uuids;
@@ -259,7 +291,8 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
   }
   if (event.type == kEventTypeSliceEnd) {
     const uint32_t ended = slices_.End(ts, track_id);
-    if (ZT_UNLIKELY(!event.flow_ids.empty() || !event.terminating_flow_ids.empty()))
+    if (ZT_UNLIKELY(event.has_lists &&
+                    (!event.flow_ids.empty() || !event.terminating_flow_ids.empty())))
       AddFlows(event, ended);
     return;
   }
@@ -280,15 +313,19 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
   }
 
   StringId category = kNullStringId;
-  const size_t category_count = event.category_iids.size() + event.categories.size();
+  const size_t category_count = event.category_iid_count + event.categories.size();
   if (category_count == 1 && event.categories.empty()) {
-    if (!generation.event_categories.Get(event.category_iids[0], &category)) {
+    if (!generation.event_categories.Get(event.first_category_iid, &category)) {
       storage_->stats.Increment(stats::interned_data_missing_iid);
       category = kNullStringId;
     }
   } else if (category_count > 0) {
     scratch_.clear();
-    for (uint64_t iid : event.category_iids) {
+    std::vector<uint64_t> iids;
+    if (event.category_iid_count > 0)
+      iids.push_back(event.first_category_iid);
+    iids.insert(iids.end(), event.more_category_iids.begin(), event.more_category_iids.end());
+    for (uint64_t iid : iids) {
       StringId id;
       if (!generation.event_categories.Get(iid, &id)) {
         storage_->stats.Increment(stats::interned_data_missing_iid);
@@ -310,7 +347,8 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
   const uint32_t slice_id = event.type == kEventTypeSliceBegin
                                 ? slices_.Begin(ts, track_id, category, name, arg_set_id)
                                 : slices_.Instant(ts, track_id, category, name, arg_set_id);
-  if (ZT_UNLIKELY(!event.flow_ids.empty() || !event.terminating_flow_ids.empty()))
+  if (ZT_UNLIKELY(event.has_lists &&
+                  (!event.flow_ids.empty() || !event.terminating_flow_ids.empty())))
     AddFlows(event, slice_id);
 }
 

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "src/cmd/ztrace/convert_command.h"
+#include "src/cmd/ztrace/export_db_command.h"
+#include "src/cmd/ztrace/query_command.h"
 #include "src/cmd/ztrace/record_command.h"
 #include "src/cmd/ztrace/record_config.h"
 #include "src/cmd/ztrace/stats_command.h"
@@ -26,6 +28,8 @@ Commands:
   record    record a trace into a file (ztrace record --help)
   trigger   activate triggers that start or stop sessions (ztrace trigger --help)
   stats     summarize a trace: events, data losses, top slices (ztrace stats --help)
+  query     SQL over a trace or many, or a prompt (ztrace query --help)
+  export-db write a trace's tables into an SQLite file (ztrace export-db --help)
   convert   convert a trace file to JSON or text (ztrace convert --help)
 
 The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record) and
@@ -55,6 +59,10 @@ int main(int argc, char** argv) {
         },
         address);
   }
+  if (command == "query")
+    return zt::ztrace::RunQuery({argv + 2, argv + argc}, stdin, stdout, stderr);
+  if (command == "export-db")
+    return zt::ztrace::RunExportDb({argv + 2, argv + argc}, stdout, stderr);
   if (command == "stats") {
     return zt::ztrace::RunStats(std::vector<std::string>(argv + 2, argv + argc), stdout,
                                 stderr);

@@ -43,6 +43,13 @@ TrackEventSequence* GetSequence(TrackEventDataSource::TraceContext& tc) {
     // that follows, so this side forgets them too.
     seq.packets_dropped_seen = dropped;
     *incremental = TrackEventIncrementalState();
+    // The packet begun ahead for the next event was begun while the writer
+    // was dropping: it is in the garbage range, and the reset written into
+    // it would be lost, leaving readers a loss mark with no clear after it.
+    // Finished empty (its drop is counted already), so that the reset
+    // begins packets of its own, the first of them carrying the mark.
+    if (seq.next_packet && tc.trace_writer()->is_dropping())
+      seq.next_packet.Finish();
   }
   seq.incremental = incremental;
   seq.writer = tc.trace_writer();

@@ -1,0 +1,147 @@
+#include "src/processor/sql/query_engine.h"
+
+#include <sqlite3.h>
+
+#include "src/processor/sql/table_module.h"
+
+namespace zt {
+namespace processor {
+
+// Declared in the public header; defined here, beside the reading of cells.
+std::string SqlValue::ToString() const {
+  switch (type) {
+    case kNull:
+      return "";
+    case kInt:
+      return std::to_string(int_value);
+    case kReal: {
+      char buffer[64];
+      sqlite3_snprintf(sizeof(buffer), buffer, "%!.15g", real_value);
+      return buffer;
+    }
+    case kText:
+      return text;
+  }
+  return "";
+}
+
+namespace sql {
+namespace {
+
+bool IsBlank(const char* text) {
+  for (; *text; text++) {
+    if (*text != ' ' && *text != '\t' && *text != '\n' && *text != '\r' && *text != ';')
+      return false;
+  }
+  return true;
+}
+
+void ReadCell(sqlite3_stmt* stmt, int i, SqlValue* value) {
+  switch (sqlite3_column_type(stmt, i)) {
+    case SQLITE_INTEGER:
+      value->type = SqlValue::kInt;
+      value->int_value = sqlite3_column_int64(stmt, i);
+      break;
+    case SQLITE_FLOAT:
+      value->type = SqlValue::kReal;
+      value->real_value = sqlite3_column_double(stmt, i);
+      break;
+    case SQLITE_NULL:
+      value->type = SqlValue::kNull;
+      break;
+    default: {  // Text, and blobs as their bytes.
+      value->type = SqlValue::kText;
+      const void* data = sqlite3_column_text(stmt, i);
+      const int size = sqlite3_column_bytes(stmt, i);
+      value->text.assign(static_cast<const char*>(data), data ? static_cast<size_t>(size) : 0);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
+                                                 std::string* error) {
+  std::unique_ptr<QueryEngine> engine(new QueryEngine());
+  int rc = sqlite3_open_v2(":memory:", &engine->db_,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    *error = std::string("cannot open SQLite: ") + sqlite3_errstr(rc);
+    return nullptr;
+  }
+  engine->tables_ = std::make_unique<StorageTables>(*storage);
+  for (const auto& table : engine->tables_->tables()) {
+    if (!RegisterColumnTable(engine->db_, table.get(), error))
+      return nullptr;
+  }
+  char* message = nullptr;
+  rc = sqlite3_exec(engine->db_, StorageTables::ViewsSql(), nullptr, nullptr, &message);
+  if (rc != SQLITE_OK) {
+    *error = std::string("cannot create the views: ") + (message ? message : "");
+    sqlite3_free(message);
+    return nullptr;
+  }
+  return engine;
+}
+
+QueryEngine::~QueryEngine() {
+  sqlite3_close_v2(db_);
+}
+
+bool QueryEngine::Execute(const std::string& sql, const ColumnsFn& on_columns,
+                          const RowFn& on_row, std::string* error) {
+  if (IsBlank(sql.c_str())) {
+    *error = "empty query";
+    return false;
+  }
+  const char* next = sql.c_str();
+  std::vector<std::string> columns;
+  std::vector<SqlValue> row;
+  while (!IsBlank(next)) {
+    sqlite3_stmt* stmt = nullptr;
+    const char* tail = nullptr;
+    if (sqlite3_prepare_v2(db_, next, -1, &stmt, &tail) != SQLITE_OK) {
+      *error = sqlite3_errmsg(db_);
+      return false;
+    }
+    next = tail;
+    if (!stmt)
+      continue;  // A comment.
+    const int count = sqlite3_column_count(stmt);
+    if (count > 0) {
+      columns.clear();
+      for (int i = 0; i < count; i++) {
+        const char* name = sqlite3_column_name(stmt, i);
+        columns.emplace_back(name ? name : "");
+      }
+      if (on_columns)
+        on_columns(columns);
+      row.resize(static_cast<size_t>(count));
+    }
+    int rc;
+    bool stopped = false;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      for (int i = 0; i < count; i++)
+        ReadCell(stmt, i, &row[static_cast<size_t>(i)]);
+      if (on_row && !on_row(row)) {
+        stopped = true;
+        break;
+      }
+    }
+    if (!stopped && rc != SQLITE_DONE) {
+      *error = sqlite3_errmsg(db_);
+      sqlite3_finalize(stmt);
+      return false;
+    }
+    sqlite3_finalize(stmt);
+    if (stopped)
+      return true;
+  }
+  return true;
+}
+
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt

@@ -1,0 +1,228 @@
+#include "src/processor/sql/storage_tables.h"
+
+namespace zt {
+namespace processor {
+namespace sql {
+namespace {
+
+// args: each value column holds a value only for its types.
+const ArgTable* Args(const void* data) {
+  return static_cast<const ArgTable*>(data);
+}
+
+Cell ArgIntValue(const void* data, uint32_t row) {
+  const ArgTable* args = Args(data);
+  Cell cell;
+  switch (args->value_type[row]) {
+    case ArgType::kInt:
+    case ArgType::kUint:
+    case ArgType::kPointer:
+    case ArgType::kBool:
+      cell.type = Cell::kInt;
+      cell.i = args->int_value[row];
+      break;
+    default:
+      break;
+  }
+  return cell;
+}
+
+Cell ArgStringValue(const void* data, uint32_t row) {
+  const ArgStrings* strings = static_cast<const ArgStrings*>(data);
+  Cell cell;
+  const ArgType type = strings->args->value_type[row];
+  const StringId id = strings->args->string_value[row];
+  if ((type == ArgType::kString || type == ArgType::kJson) && id != kNullStringId) {
+    cell.type = Cell::kText;
+    cell.text = strings->pool->Get(id);
+  }
+  return cell;
+}
+
+Cell ArgRealValue(const void* data, uint32_t row) {
+  const ArgTable* args = Args(data);
+  Cell cell;
+  if (args->value_type[row] == ArgType::kReal) {
+    cell.type = Cell::kReal;
+    cell.d = args->real_value[row];
+  }
+  return cell;
+}
+
+Cell ArgValueType(const void* data, uint32_t row) {
+  Cell cell;
+  cell.type = Cell::kText;
+  cell.text = ArgTypeName(Args(data)->value_type[row]);
+  return cell;
+}
+
+}  // namespace
+
+const char* TrackTypeName(TrackKind kind, uint32_t utid, uint32_t upid) {
+  switch (kind) {
+    case TrackKind::kThread:
+      return "thread_track";
+    case TrackKind::kProcess:
+      return "process_track";
+    case TrackKind::kGlobal:
+      return "track";
+    case TrackKind::kCounter:
+      if (utid != kNullId)
+        return "thread_counter_track";
+      if (upid != kNullId)
+        return "process_counter_track";
+      return "counter_track";
+  }
+  return "track";
+}
+
+ColumnTable* StorageTables::Add(const std::string& name, size_t rows) {
+  tables_.push_back(std::make_unique<ColumnTable>(name, rows));
+  return tables_.back().get();
+}
+
+StorageTables::StorageTables(const TraceStorage& s) {
+  const StringPool* pool = &s.strings;
+
+  ColumnTable* slice = Add("slice", s.slice.size());
+  slice->AddRowId("id");
+  slice->AddInt64("ts", s.slice.ts.data(), ColumnTable::kSorted);
+  slice->AddInt64("dur", s.slice.dur.data());
+  slice->AddUint32Id("track_id", s.slice.track_id.data());
+  slice->AddStringId("category", s.slice.category.data(), pool);
+  slice->AddStringId("name", s.slice.name.data(), pool);
+  slice->AddUint32("depth", s.slice.depth.data());
+  slice->AddUint32Id("parent_id", s.slice.parent_id.data());
+  slice->AddUint32Id("arg_set_id", s.slice.arg_set_id.data());
+
+  ColumnTable* counter = Add("counter", s.counter.size());
+  counter->AddRowId("id");
+  counter->AddInt64("ts", s.counter.ts.data(), ColumnTable::kSorted);
+  counter->AddUint32Id("track_id", s.counter.track_id.data());
+  counter->AddDouble("value", s.counter.value.data());
+
+  for (size_t i = 0; i < s.track.size(); i++)
+    track_type_.push_back(TrackTypeName(s.track.kind[i], s.track.utid[i], s.track.upid[i]));
+  ColumnTable* track = Add("__zt_track", s.track.size());
+  track->AddRowId("id");
+  track->AddCString("type", track_type_.data());
+  track->AddStringId("name", s.track.name.data(), pool);
+  track->AddUint32Id("parent_id", s.track.parent_id.data());
+  track->AddUint32Id("utid", s.track.utid.data());
+  track->AddUint32Id("upid", s.track.upid.data());
+  track->AddStringId("unit", s.track.unit.data(), pool);
+
+  ColumnTable* thread = Add("thread", s.thread.size());
+  thread->AddRowId("utid");
+  thread->AddRowId("id");
+  thread->AddInt64("tid", s.thread.tid.data());
+  thread->AddStringId("name", s.thread.name.data(), pool);
+  thread->AddInt64("start_ts", s.thread.start_ts.data());
+  thread->AddNull("end_ts", "INTEGER");
+  thread->AddUint32Id("upid", s.thread.upid.data());
+  thread->AddBool("is_main_thread", s.thread.is_main_thread.data());
+
+  ColumnTable* process = Add("process", s.process.size());
+  process->AddRowId("upid");
+  process->AddRowId("id");
+  process->AddInt64("pid", s.process.pid.data());
+  process->AddStringId("name", s.process.name.data(), pool);
+  process->AddInt64("start_ts", s.process.start_ts.data());
+  process->AddNull("end_ts", "INTEGER");
+  process->AddUint32Id("parent_upid", s.process.parent_upid.data());
+  process->AddNull("uid", "INTEGER");
+  process->AddStringId("cmdline", s.process.cmdline.data(), pool);
+
+  ColumnTable* flow = Add("flow", s.flow.size());
+  flow->AddRowId("id");
+  flow->AddUint32Id("slice_out", s.flow.slice_out.data());
+  flow->AddUint32Id("slice_in", s.flow.slice_in.data());
+
+  arg_strings_ = ArgStrings{&s.args, pool};
+  ColumnTable* args = Add("args", s.args.size());
+  args->AddUint32Id("arg_set_id", s.args.arg_set_id.data());
+  args->AddStringId("flat_key", s.args.flat_key.data(), pool);
+  args->AddStringId("key", s.args.key.data(), pool);
+  args->AddCustom("int_value", "INTEGER", ArgIntValue, &s.args);
+  args->AddCustom("string_value", "TEXT", ArgStringValue, &arg_strings_);
+  args->AddCustom("real_value", "REAL", ArgRealValue, &s.args);
+  args->AddCustom("value_type", "TEXT", ArgValueType, &s.args);
+
+  for (int k = 0; k < stats::kNumKeys; k++) {
+    const auto key = static_cast<stats::Key>(k);
+    const stats::Descriptor& d = stats::Describe(key);
+    auto add = [&](int64_t idx, int64_t value) {
+      stat_name_.push_back(d.name);
+      stat_idx_.push_back(idx);
+      stat_severity_.push_back(stats::SeverityName(d.severity));
+      stat_source_.push_back(stats::SourceName(d.source));
+      stat_value_.push_back(value);
+      stat_description_.push_back(d.description);
+    };
+    if (d.type == stats::kSingle) {
+      add(kNullInt, s.stats.Get(key));
+    } else {
+      for (const auto& entry : s.stats.GetIndexed(key))
+        add(entry.first, entry.second);
+    }
+  }
+  ColumnTable* stats = Add("stats", stat_name_.size());
+  stats->AddCString("name", stat_name_.data());
+  stats->AddInt64("idx", stat_idx_.data());
+  stats->AddCString("severity", stat_severity_.data());
+  stats->AddCString("source", stat_source_.data());
+  stats->AddInt64("value", stat_value_.data());
+  stats->AddCString("description", stat_description_.data());
+
+  metadata_key_type_.assign(s.metadata.size(), "single");
+  ColumnTable* metadata = Add("metadata", s.metadata.size());
+  metadata->AddStringId("name", s.metadata.name.data(), pool);
+  metadata->AddCString("key_type", metadata_key_type_.data());
+  metadata->AddInt64("int_value", s.metadata.int_value.data());
+  metadata->AddStringId("str_value", s.metadata.str_value.data(), pool);
+}
+
+StorageTables::~StorageTables() = default;
+
+const char* StorageTables::ViewsSql() {
+  return R"(
+CREATE VIEW track AS
+  SELECT id, type, name, parent_id FROM __zt_track;
+CREATE VIEW thread_track AS
+  SELECT id, type, name, parent_id, utid FROM __zt_track
+  WHERE type = 'thread_track';
+CREATE VIEW process_track AS
+  SELECT id, type, name, parent_id, upid FROM __zt_track
+  WHERE type = 'process_track';
+CREATE VIEW counter_track AS
+  SELECT id, type, name, parent_id, unit FROM __zt_track
+  WHERE type IN ('counter_track', 'thread_counter_track', 'process_counter_track');
+CREATE VIEW thread_counter_track AS
+  SELECT id, type, name, parent_id, unit, utid FROM __zt_track
+  WHERE type = 'thread_counter_track';
+CREATE VIEW process_counter_track AS
+  SELECT id, type, name, parent_id, unit, upid FROM __zt_track
+  WHERE type = 'process_counter_track';
+)";
+}
+
+std::vector<std::string> StorageTables::PublicNames() {
+  return {"args",
+          "counter",
+          "counter_track",
+          "flow",
+          "metadata",
+          "process",
+          "process_counter_track",
+          "process_track",
+          "slice",
+          "stats",
+          "thread",
+          "thread_counter_track",
+          "thread_track",
+          "track"};
+}
+
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt

@@ -1,0 +1,85 @@
+// The trace model's tables as SQL sees them: one ColumnTable per table of
+// TraceStorage, with upstream Perfetto v14's table and column names, plus
+// the views upstream derives from them (thread_track, process_track,
+// counter_track, ...) as SQL text.
+//
+//   slice     id, ts, dur, track_id, category, name, depth, parent_id,
+//             arg_set_id
+//   counter   id, ts, track_id, value
+//   track     id, type, name, parent_id      (view of __zt_track)
+//     thread_track (+ utid), process_track (+ upid), counter_track (+ unit),
+//     thread_counter_track (+ utid, unit), process_counter_track (+ upid,
+//     unit); `type` is the most specific of these names, as upstream's
+//   thread    utid, id, tid, name, start_ts, end_ts, upid, is_main_thread
+//   process   upid, id, pid, name, start_ts, end_ts, parent_upid, uid,
+//             cmdline
+//   flow      id, slice_out, slice_in
+//   args      arg_set_id, flat_key, key, int_value, string_value,
+//             real_value, value_type
+//   stats     name, idx, severity, source, value, description (every single
+//             stat, one row per index of indexed ones, as upstream's)
+//   metadata  name, key_type, int_value, str_value
+//
+// The tables view the storage's vectors: the storage must outlive them and
+// not change.
+
+#ifndef ZT_SRC_PROCESSOR_SQL_STORAGE_TABLES_H_
+#define ZT_SRC_PROCESSOR_SQL_STORAGE_TABLES_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/processor/sql/column_table.h"
+#include "src/processor/trace_storage.h"
+
+namespace zt {
+namespace processor {
+namespace sql {
+
+// What the args string_value column reads.
+struct ArgStrings {
+  const ArgTable* args;
+  const StringPool* pool;
+};
+
+class StorageTables {
+ public:
+  explicit StorageTables(const TraceStorage& storage);
+  ~StorageTables();
+  StorageTables(const StorageTables&) = delete;
+  StorageTables& operator=(const StorageTables&) = delete;
+
+  const std::vector<std::unique_ptr<ColumnTable>>& tables() const { return tables_; }
+  // CREATE VIEW statements for the derived tables, run once per connection
+  // after the tables are registered.
+  static const char* ViewsSql();
+  // Every name a query may use (tables and views, not internal ones).
+  static std::vector<std::string> PublicNames();
+
+ private:
+  ColumnTable* Add(const std::string& name, size_t rows);
+
+  std::vector<std::unique_ptr<ColumnTable>> tables_;
+  // Columns computed once here (small tables only).
+  std::vector<const char*> track_type_;
+  std::vector<const char*> stat_name_;
+  std::vector<int64_t> stat_idx_;
+  std::vector<const char*> stat_severity_;
+  std::vector<const char*> stat_source_;
+  std::vector<int64_t> stat_value_;
+  std::vector<const char*> stat_description_;
+  std::vector<const char*> metadata_key_type_;
+  ArgStrings arg_strings_;
+};
+
+// upstream's `type` of a track row: "thread_track", "process_track",
+// "track", "counter_track", "thread_counter_track" or
+// "process_counter_track".
+const char* TrackTypeName(TrackKind kind, uint32_t utid, uint32_t upid);
+
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt
+
+#endif  // ZT_SRC_PROCESSOR_SQL_STORAGE_TABLES_H_
