@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "src/cmd/ztrace/convert_command.h"
 #include "src/cmd/ztrace/export_db_command.h"
 #include "src/cmd/ztrace/query_command.h"
 #include "src/cmd/ztrace/record_command.h"
@@ -29,6 +30,7 @@ Commands:
   stats     summarize a trace: events, data losses, top slices (ztrace stats --help)
   query     SQL over a trace or many, or a prompt (ztrace query --help)
   export-db write a trace's tables into an SQLite file (ztrace export-db --help)
+  convert   convert a trace file to JSON or text (ztrace convert --help)
 
 The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record) and
 $PERFETTO_PRODUCER_SOCK_NAME (trigger) if set, else
@@ -77,6 +79,10 @@ int main(int argc, char** argv) {
                                                 /*provide_smb=*/false);
         },
         address);
+  }
+  if (command == "convert") {
+    return zt::ztrace::RunConvert(std::vector<std::string>(argv + 2, argv + argc),
+                                  zt::processor::ImportTraceFile);
   }
   fprintf(stderr, "ztrace: unknown command \"%s\"\n\n%s", command.c_str(), kUsage);
   return zt::ztrace::kExitUsage;

@@ -1,0 +1,269 @@
+#include "src/cmd/ztrace/convert_command.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <string_view>
+
+#include "src/processor/export_json.h"
+#include "zt/processor/mapped_trace_file.h"
+
+namespace zt {
+namespace ztrace {
+namespace {
+
+using processor::TraceStorage;
+
+// A progress line on a terminal, redrawn at most every 100 ms.
+class Progress {
+ public:
+  Progress(FILE* err, bool on) : err_(err), on_(on) {}
+  ~Progress() { Clear(); }
+
+  void Show(const char* what, uint64_t done, uint64_t total, const char* unit) {
+    if (!on_) return;
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const int64_t ms = int64_t{now.tv_sec} * 1000 + now.tv_nsec / 1000000;
+    if (drawn_ && ms - last_ms_ < 100 && done != total) return;
+    last_ms_ = ms;
+    drawn_ = true;
+    const unsigned percent = total ? static_cast<unsigned>(done * 100 / total) : 100;
+    fprintf(err_, "\rztrace convert: %s %3u%% (%llu/%llu %s)\033[K", what, percent,
+            static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), unit);
+    fflush(err_);
+  }
+  void Clear() {
+    if (!drawn_) return;
+    fputs("\r\033[K", err_);
+    fflush(err_);
+    drawn_ = false;
+  }
+
+ private:
+  FILE* err_;
+  bool on_;
+  bool drawn_ = false;
+  int64_t last_ms_ = 0;
+};
+
+struct Output {
+  FILE* file;
+  const std::string& name;  // In messages: the path or "stdout".
+  FILE* err;
+  Progress* progress;
+};
+
+// What a format reads: the processor's tables (the trace imported), or the
+// file's bytes as they are (mapped, nothing parsed).
+enum class Reads { kTables, kBytes };
+
+struct Input {
+  const TraceStorage* tables;            // Set for Reads::kTables.
+  const processor::MappedTraceFile* file;  // Set for Reads::kBytes.
+};
+
+// Writes the input to out.file; false with *error when the output failed.
+using WriteFn = bool (*)(const Input& in, const Output& out, std::string* error);
+
+bool WriteJson(const Input& in, const Output& out, std::string* error) {
+  processor::FileJsonSink sink(out.file);
+  processor::JsonExportOptions options;
+  options.progress = [&out](uint64_t done, uint64_t total) {
+    out.progress->Show("writing", done, total, "rows");
+  };
+  const processor::JsonExportResult result = processor::ExportJson(*in.tables, &sink, options);
+  out.progress->Clear();
+  if (!result.ok) {
+    *error = result.error;
+    return false;
+  }
+  for (const std::string& note : result.notes) {
+    fprintf(out.err, "ztrace convert: not in the JSON: %s\n", note.c_str());
+  }
+  return true;
+}
+
+struct Format {
+  const char* name;
+  const char* description;
+  Reads reads;
+  WriteFn write;  // Null: not built yet.
+};
+
+// A format is a row here; the usage text lists them.
+constexpr Format kFormats[] = {
+    {"json", "Chrome Trace Event JSON (chrome://tracing, Perfetto UI, speedscope)",
+     Reads::kTables, WriteJson},
+    {"text", "a text dump of the trace", Reads::kBytes, nullptr},
+};
+
+const Format* FindFormat(std::string_view name) {
+  for (const Format& f : kFormats) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+// SIGPIPE ignored while writing, so that a closed pipe is an EPIPE error
+// the command reports rather than a silent death.
+class IgnoreSigpipe {
+ public:
+  IgnoreSigpipe() {
+    struct sigaction ignore = {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &old_);
+  }
+  ~IgnoreSigpipe() { sigaction(SIGPIPE, &old_, nullptr); }
+
+ private:
+  struct sigaction old_ = {};
+};
+
+}  // namespace
+
+std::string ConvertUsage() {
+  std::string usage =
+      "Usage: ztrace convert TRACE OUT --to FORMAT\n"
+      "\n"
+      "Reads TRACE (a protobuf trace written by ztrace or Perfetto) and writes it\n"
+      "to OUT (\"-\": standard output) as FORMAT:\n";
+  for (const Format& f : kFormats) {
+    usage += "  " + std::string(f.name) + std::string(8 - strlen(f.name), ' ') + f.description +
+             (f.write ? "" : " (not supported yet)") + "\n";
+  }
+  usage +=
+      "\n"
+      "What FORMAT cannot hold (for json: counter units, stats, a second flow\n"
+      "on one slice, ...) is listed on stderr. Progress is shown on stderr when\n"
+      "it is a terminal.\n"
+      "\n"
+      "Options:\n"
+      "  -t, --to FORMAT  the output format (required)\n"
+      "  -h, --help       this text\n"
+      "\n"
+      "Exit status: 0 done, 1 TRACE unreadable or OUT not written (a partial OUT\n"
+      "file is removed), 2 usage error.\n";
+  return usage;
+}
+
+int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
+               const ConvertStreams& streams) {
+  FILE* err = streams.err;
+  auto usage_error = [&](const std::string& message) {
+    fprintf(err, "ztrace convert: %s\n\n%s", message.c_str(), ConvertUsage().c_str());
+    return kExitUsage;
+  };
+  std::vector<std::string> positional;
+  std::string to;
+  bool only_positional = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (only_positional || arg == "-" || arg.empty() || arg[0] != '-') {
+      positional.push_back(arg);
+    } else if (arg == "--") {
+      only_positional = true;
+    } else if (arg == "-h" || arg == "--help") {
+      fputs(ConvertUsage().c_str(), streams.out);
+      return kExitOk;
+    } else if (arg == "--to" || arg == "-t") {
+      if (i + 1 >= args.size()) return usage_error(arg + " needs a format");
+      to = args[++i];
+    } else if (arg.compare(0, 5, "--to=") == 0) {
+      to = arg.substr(5);
+    } else {
+      return usage_error("unknown option \"" + arg + "\"");
+    }
+  }
+  if (positional.size() != 2) {
+    return usage_error(positional.size() < 2 ? "TRACE and OUT are required"
+                                             : "too many arguments");
+  }
+  if (to.empty()) return usage_error("--to FORMAT is required");
+  const Format* format = FindFormat(to);
+  if (!format) return usage_error("unknown format \"" + to + "\"");
+  if (!format->write) {
+    fprintf(err, "ztrace convert: --to %s is not supported yet\n", format->name);
+    return kExitUsage;
+  }
+  const std::string& trace_path = positional[0];
+  const std::string& out_path = positional[1];
+  const bool to_stdout = out_path == "-";
+  if (!to_stdout && SameFile(trace_path, out_path)) {
+    return usage_error("OUT is TRACE itself");
+  }
+
+  // The input first: an unreadable trace leaves no empty OUT behind.
+  Progress progress(err, streams.err_is_terminal);
+  std::string error;
+  std::unique_ptr<TraceStorage> storage;
+  std::unique_ptr<processor::MappedTraceFile> file;
+  if (format->reads == Reads::kTables) {
+    processor::ImportOptions import_options;
+    import_options.progress = [&progress](uint64_t done, uint64_t total) {
+      progress.Show("reading", done, total, "bytes");
+    };
+    processor::ImportResult imported;
+    storage = load(trace_path, import_options, &imported, &error);
+    progress.Clear();
+    if (storage && imported.tokenizer.damage != processor::TraceDamage::kNone) {
+      fprintf(err, "ztrace convert: %s: damaged, read up to the damage: %s\n",
+              trace_path.c_str(), processor::DescribeDamage(imported.tokenizer).c_str());
+    }
+  } else {
+    file = processor::MappedTraceFile::Open(trace_path, &error);
+  }
+  if (!storage && !file) {
+    fprintf(err, "ztrace convert: %s\n", error.c_str());
+    return kExitFailure;
+  }
+
+  FILE* out = to_stdout ? streams.out : fopen(out_path.c_str(), "wb");
+  const std::string out_name = to_stdout ? "stdout" : out_path;
+  if (!out) {
+    fprintf(err, "ztrace convert: cannot write %s: %s\n", out_path.c_str(), strerror(errno));
+    return kExitFailure;
+  }
+  // Only a regular file is removed after a failure: never a device (OUT may
+  // be /dev/full, and the command may run as root), a pipe or a socket.
+  struct stat out_stat;
+  const bool remove_on_failure =
+      !to_stdout && fstat(fileno(out), &out_stat) == 0 && S_ISREG(out_stat.st_mode);
+  bool ok;
+  {
+    IgnoreSigpipe ignore_sigpipe;
+    ok = format->write(Input{storage.get(), file.get()}, Output{out, out_name, err, &progress},
+                       &error);
+    if (!to_stdout && fclose(out) != 0 && ok) {
+      ok = false;
+      error = strerror(errno);
+    }
+  }
+  if (!ok) {
+    fprintf(err, "ztrace convert: writing %s: %s%s\n", out_name.c_str(), error.c_str(),
+            remove_on_failure ? " (the partial file is removed)" : "");
+    if (remove_on_failure) unlink(out_path.c_str());
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load) {
+  ConvertStreams streams;
+  streams.err_is_terminal = isatty(fileno(stderr)) == 1;
+  return RunConvert(args, load, streams);
+}
+
+}  // namespace ztrace
+}  // namespace zt

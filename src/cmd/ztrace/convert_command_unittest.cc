@@ -1,0 +1,273 @@
+#include "src/cmd/ztrace/convert_command.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "src/processor/export_json.h"
+#include "src/processor/test/sample_storage.h"
+
+namespace zt {
+namespace ztrace {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Captures what the command prints on a stream.
+class Captured {
+ public:
+  Captured() : file_(open_memstream(&data_, &size_)) {}
+  ~Captured() {
+    fclose(file_);
+    free(data_);
+  }
+  FILE* file() { return file_; }
+  std::string text() {
+    fflush(file_);
+    return std::string(data_, size_);
+  }
+
+ private:
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  FILE* file_;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string SampleJson() {
+  processor::TraceStorage storage;
+  processor::test::FillSampleStorage(&storage);
+  std::string json;
+  processor::StringJsonSink sink(&json);
+  processor::ExportJson(storage, &sink);
+  return json;
+}
+
+class ConvertTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/convert_test_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    trace_ = dir_ + "/in.pftrace";
+    std::ofstream(trace_) << "not read by the fake loader";
+  }
+  void TearDown() override { EXPECT_EQ(system(("rm -rf " + dir_).c_str()), 0); }
+
+  // Loads the sample storage for trace_, fails for any other path.
+  LoadTraceFn Loader() {
+    return [this](const std::string& path, const processor::ImportOptions& options,
+                  processor::ImportResult*, std::string* error)
+               -> std::unique_ptr<processor::TraceStorage> {
+      ++loads_;
+      if (path != trace_) {
+        *error = "cannot open " + path + ": No such file or directory";
+        return nullptr;
+      }
+      if (options.progress) options.progress(10, 10);
+      auto storage = std::make_unique<processor::TraceStorage>();
+      processor::test::FillSampleStorage(storage.get());
+      return storage;
+    };
+  }
+
+  int Run(const std::vector<std::string>& args, bool terminal = false) {
+    ConvertStreams streams;
+    streams.out = out_.file();
+    streams.err = err_.file();
+    streams.err_is_terminal = terminal;
+    return RunConvert(args, Loader(), streams);
+  }
+
+  std::string dir_;
+  std::string trace_;
+  int loads_ = 0;
+  Captured out_;
+  Captured err_;
+};
+
+TEST_F(ConvertTest, HelpGoesToStdout) {
+  EXPECT_EQ(Run({"--help"}), kExitOk);
+  EXPECT_THAT(out_.text(), HasSubstr("Usage: ztrace convert TRACE OUT --to FORMAT"));
+  EXPECT_THAT(out_.text(), HasSubstr("  json    Chrome Trace Event JSON"));
+  EXPECT_THAT(out_.text(), HasSubstr("  text    a text dump of the trace (not supported yet)"));
+  EXPECT_EQ(err_.text(), "");
+}
+
+TEST_F(ConvertTest, UsageErrorsExitTwoWithoutReading) {
+  EXPECT_EQ(Run({}), kExitUsage);
+  EXPECT_THAT(err_.text(), HasSubstr("TRACE and OUT are required"));
+  EXPECT_EQ(Run({trace_, "-"}), kExitUsage);
+  EXPECT_THAT(err_.text(), HasSubstr("--to FORMAT is required"));
+  EXPECT_EQ(Run({trace_, "-", "--to", "xml"}), kExitUsage);
+  EXPECT_THAT(err_.text(), HasSubstr("unknown format \"xml\""));
+  EXPECT_EQ(Run({trace_, "-", "--to"}), kExitUsage);
+  EXPECT_THAT(err_.text(), HasSubstr("--to needs a format"));
+  EXPECT_EQ(Run({trace_, "-", "--to=json", "--fast"}), kExitUsage);
+  EXPECT_THAT(err_.text(), HasSubstr("unknown option \"--fast\""));
+  EXPECT_EQ(Run({trace_, "a", "b", "--to=json"}), kExitUsage);
+  EXPECT_THAT(err_.text(), HasSubstr("too many arguments"));
+  EXPECT_EQ(Run({trace_, trace_, "--to=json"}), kExitUsage);
+  EXPECT_THAT(err_.text(), HasSubstr("OUT is TRACE itself"));
+  EXPECT_EQ(loads_, 0);
+  EXPECT_EQ(out_.text(), "");
+}
+
+TEST_F(ConvertTest, TextIsNotSupportedYet) {
+  EXPECT_EQ(Run({trace_, "-", "--to", "text"}), kExitUsage);
+  EXPECT_EQ(err_.text(), "ztrace convert: --to text is not supported yet\n");
+  EXPECT_EQ(loads_, 0);
+}
+
+TEST_F(ConvertTest, WritesJsonToAFileAndNotesToStderr) {
+  const std::string out = dir_ + "/out.json";
+  EXPECT_EQ(Run({"--to", "json", trace_, out}), kExitOk);
+  EXPECT_EQ(ReadFile(out), SampleJson());
+  EXPECT_EQ(err_.text(),
+            "ztrace convert: not in the JSON: counter units (JSON counters have none): 1 "
+            "(first: conf_counter: bytes)\n");
+  EXPECT_EQ(out_.text(), "");
+}
+
+TEST_F(ConvertTest, DashIsStdout) {
+  EXPECT_EQ(Run({trace_, "-", "--to=json"}), kExitOk);
+  EXPECT_EQ(out_.text(), SampleJson());
+}
+
+TEST_F(ConvertTest, ProgressOnlyOnATerminal) {
+  EXPECT_EQ(Run({trace_, dir_ + "/a.json", "--to=json"}), kExitOk);
+  EXPECT_THAT(err_.text(), Not(HasSubstr("\r")));
+  EXPECT_EQ(Run({trace_, dir_ + "/b.json", "--to=json"}, /*terminal=*/true), kExitOk);
+  EXPECT_THAT(err_.text(), HasSubstr("\rztrace convert: reading 100% (10/10 bytes)"));
+  EXPECT_THAT(err_.text(), HasSubstr("\rztrace convert: writing 100% (11/11 rows)"));
+  EXPECT_THAT(err_.text(), HasSubstr("\r\033[K"));
+}
+
+TEST_F(ConvertTest, UnreadableTraceExitsOne) {
+  const std::string out = dir_ + "/out.json";
+  EXPECT_EQ(Run({dir_ + "/missing.pftrace", out, "--to=json"}), kExitFailure);
+  EXPECT_THAT(err_.text(), HasSubstr("cannot open " + dir_ + "/missing.pftrace: No such file"));
+  EXPECT_NE(access(out.c_str(), F_OK), 0);  // No output left behind.
+}
+
+TEST_F(ConvertTest, UnwritableOutputExitsOne) {
+  EXPECT_EQ(Run({trace_, dir_ + "/no/such/dir.json", "--to=json"}), kExitFailure);
+  EXPECT_THAT(err_.text(), HasSubstr("cannot write " + dir_ + "/no/such/dir.json: No such file"));
+}
+
+TEST_F(ConvertTest, FullDiskExitsOne) {
+  FILE* full = fopen("/dev/full", "w");
+  if (!full) GTEST_SKIP() << "no /dev/full";
+  ConvertStreams streams;
+  streams.out = full;
+  streams.err = err_.file();
+  EXPECT_EQ(RunConvert({trace_, "-", "--to=json"}, Loader(), streams), kExitFailure);
+  fclose(full);
+  EXPECT_THAT(err_.text(), HasSubstr("ztrace convert: writing stdout: No space left on device"));
+}
+
+TEST_F(ConvertTest, FullDeviceAsOutExitsOneAndIsNotRemoved) {
+  struct stat before;
+  if (stat("/dev/full", &before) != 0) GTEST_SKIP() << "no /dev/full";
+  EXPECT_EQ(Run({trace_, "/dev/full", "--to=json"}), kExitFailure);
+  EXPECT_EQ(err_.text(), "ztrace convert: writing /dev/full: No space left on device\n");
+  struct stat after;
+  ASSERT_EQ(stat("/dev/full", &after), 0);  // Only regular files are removed.
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+}
+
+TEST_F(ConvertTest, PartialRegularFileIsRemoved) {
+  // A file size limit makes the write fail (EFBIG) part way, as a full disk
+  // would; in a child, so that the limit stays there.
+  const std::string out = dir_ + "/partial.json";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const struct rlimit limit = {1000, 1000};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    ConvertStreams streams;
+    streams.err = fopen("/dev/null", "w");
+    _exit(RunConvert({trace_, out, "--to=json"}, Loader(), streams));
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kExitFailure);
+  EXPECT_NE(access(out.c_str(), F_OK), 0);  // Removed.
+}
+
+TEST_F(ConvertTest, ClosedPipeExitsOneInsteadOfDying) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  close(fds[0]);
+  FILE* pipe_out = fdopen(fds[1], "w");
+  ConvertStreams streams;
+  streams.out = pipe_out;
+  streams.err = err_.file();
+  EXPECT_EQ(RunConvert({trace_, "-", "--to=json"}, Loader(), streams), kExitFailure);
+  fclose(pipe_out);
+  EXPECT_THAT(err_.text(), HasSubstr("ztrace convert: writing stdout: Broken pipe"));
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+// The upstream v14 fixture through the real importer: what its manifest
+// lists, as JSON events.
+TEST(ConvertFixtureTest, UpstreamFixtureAsJson) {
+  Captured out, err;
+  ConvertStreams streams;
+  streams.out = out.file();
+  streams.err = err.file();
+  const std::string trace = std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace";
+  ASSERT_EQ(RunConvert({trace, "-", "--to", "json"}, processor::ImportTraceFile, streams), kExitOk)
+      << err.text();
+  const std::string json = out.text();
+  for (const char* name : {"Outer", "Middle", "Inner", "ArgsA", "FlowOut", "FlowIn",
+                           "OnCustomTrack", "WorkerSlice"}) {
+    EXPECT_EQ(Count(json, std::string("\"name\":\"") + name + "\""), 45u) << name;
+  }
+  EXPECT_EQ(Count(json, "\"name\":\"dyn_0\""), 6u);
+  EXPECT_EQ(Count(json, "\"ph\":\"X\""), 405u);  // slice_begins_total.
+  EXPECT_EQ(Count(json, "\"ph\":\"i\""), 90u);   // Instant, ArgsB.
+  EXPECT_EQ(Count(json, "\"ph\":\"C\""), 90u);
+  EXPECT_EQ(Count(json, "\"name\":\"conf_counter\""), 45u);
+  EXPECT_EQ(Count(json, "\"name\":\"conf_counter_double\""), 45u);
+  EXPECT_EQ(Count(json, "\"flow_out\":true"), 45u);
+  EXPECT_EQ(Count(json, "\"flow_in\":true"), 45u);
+  // Debug annotations without "debug.".
+  EXPECT_EQ(Count(json, "\"args\":{\"iter\":"), 45u);
+  EXPECT_EQ(Count(json, "\"str_arg\":\"s0\""), 12u);
+  EXPECT_EQ(Count(json, "\"bool_arg\":true"), 23u);
+  EXPECT_EQ(Count(json, "\"bool_arg\":false"), 22u);
+  EXPECT_THAT(json, HasSubstr("\"name\":\"thread_name\",\"args\":{\"name\":\"conf_custom_track\"}"));
+  EXPECT_THAT(json, Not(HasSubstr("ShouldNotAppear")));
+}
+
+}  // namespace
+}  // namespace ztrace
+}  // namespace zt

@@ -1,0 +1,116 @@
+// Writes a finished TraceStorage as Chrome Trace Event JSON, the JSON Object
+// Format (`{"traceEvents": [...], "displayTimeUnit": "ns", "metadata":
+// {...}}`) that chrome://tracing, the Perfetto UI and speedscope load.
+//
+//   FileJsonSink sink(stdout);
+//   JsonExportResult result = ExportJson(storage, &sink);
+//   if (!result.ok) ... result.error ...;
+//   for (const std::string& note : result.notes) ... what JSON could not hold
+//
+// Streamed: events are written as the tables are walked, through a 64 KiB
+// buffer, so memory stays bounded by the index of flows and args, never by
+// the output. What each table becomes (docs/design/trace_processor.md,
+// "JSON export"):
+//   * slices on thread tracks: "X" (ended), "B" without "E" (dur -1), "i"
+//     with scope "t" (dur 0; "X" with dur 0 when it carries a flow, since
+//     importers bind flows to X and B events only);
+//   * slices on process and global tracks, and on a thread's second and
+//     later tracks: the same events on a synthetic thread per track (tids
+//     above any real pid or tid) named by a thread_name "M" event, in the
+//     track's process or in one synthetic "Global tracks" process; the
+//     track's slices nest, so a thread row shows them exactly;
+//   * counters: "C" events named by the track, one series "value";
+//   * flows: v2 fields on the slices' own events ("bind_id", "flow_out",
+//     "flow_in"; a chain shares one id); a slice's further flows as v1
+//     "s"/"f" events 1 ns into each slice, before its first child;
+//   * args: "args" objects, debug annotations without "debug.", dotted and
+//     indexed keys rebuilt as nested objects and arrays;
+//   * process and thread names: "M" process_name / thread_name events;
+//   * metadata rows: the top-level "metadata" object.
+// Timestamps are microseconds with exactly three decimals, printed from the
+// integer nanoseconds. Strings are escaped for any bytes: control characters
+// as escapes, invalid UTF-8 as U+FFFD.
+//
+// What the format cannot hold is returned as notes (one line each, counted,
+// never one per event): counter units, stats, flows that cannot be bound,
+// values JSON has no number for, and so on. Thread-compatible; the storage
+// is only read.
+
+#ifndef ZT_SRC_PROCESSOR_EXPORT_JSON_H_
+#define ZT_SRC_PROCESSOR_EXPORT_JSON_H_
+
+#include <stdio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/processor/trace_storage.h"
+
+namespace zt {
+namespace processor {
+
+// Where the JSON goes. Write() takes all bytes or fails with a message.
+class JsonSink {
+ public:
+  virtual ~JsonSink();
+  virtual bool Write(const char* data, size_t size, std::string* error) = 0;
+  // Called once after the last Write(); pushes out buffered bytes.
+  virtual bool Finish(std::string* error);
+};
+
+// To a stdio stream the caller owns (and closes). A write that fails
+// (EPIPE, ENOSPC, ...) fails the export with strerror's text; Finish()
+// flushes, so a full disk is reported even when it shows only then.
+class FileJsonSink : public JsonSink {
+ public:
+  explicit FileJsonSink(FILE* file) : file_(file) {}
+  bool Write(const char* data, size_t size, std::string* error) override;
+  bool Finish(std::string* error) override;
+
+ private:
+  FILE* file_;
+};
+
+// Appends to a string (tests, small traces).
+class StringJsonSink : public JsonSink {
+ public:
+  explicit StringJsonSink(std::string* out) : out_(out) {}
+  bool Write(const char* data, size_t size, std::string* error) override;
+
+ private:
+  std::string* out_;
+};
+
+struct JsonExportOptions {
+  // (slices and counters written, their total) every 1 M rows and at the
+  // end; may be empty.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+struct JsonExportResult {
+  bool ok = true;
+  std::string error;               // The sink's message when !ok.
+  std::vector<std::string> notes;  // What the JSON does not hold.
+  uint64_t events = 0;             // traceEvents entries written.
+  uint64_t bytes = 0;              // Bytes handed to the sink.
+};
+
+JsonExportResult ExportJson(const TraceStorage& storage, JsonSink* sink,
+                            const JsonExportOptions& options = JsonExportOptions());
+
+// Appends `text` as a JSON string literal (quotes included): `"` and `\`
+// escaped, control characters as \n, \t, ... or \u00XX, valid UTF-8 copied,
+// each maximal invalid subsequence replaced by U+FFFD. Exposed for tests.
+void AppendJsonString(std::string_view text, std::string* out);
+
+// Appends nanoseconds as microseconds with three decimals ("-1.500").
+void AppendMicros(int64_t ns, std::string* out);
+
+}  // namespace processor
+}  // namespace zt
+
+#endif  // ZT_SRC_PROCESSOR_EXPORT_JSON_H_
