@@ -827,7 +827,9 @@ JsonExportResult Exporter::Run() {
   IndexArgs();
   IndexFlows();
   buf_.reserve(128u << 10);
-  buf_ += "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+  // No "displayTimeUnit": Perfetto's trace processors v14 to ~v21 read
+  // every timestamp as nanoseconds when they saw it (ours are us).
+  buf_ += "{\"traceEvents\":[";
   WriteNames();
   WriteSlices();
   WriteV1Flows();

@@ -1,6 +1,6 @@
 // Writes a finished TraceStorage as Chrome Trace Event JSON, the JSON Object
-// Format (`{"traceEvents": [...], "displayTimeUnit": "ns", "metadata":
-// {...}}`) that chrome://tracing, the Perfetto UI and speedscope load.
+// Format (`{"traceEvents": [...], "metadata": {...}}`) that
+// chrome://tracing, the Perfetto UI and speedscope load.
 //
 //   FileJsonSink sink(stdout);
 //   JsonExportResult result = ExportJson(storage, &sink);

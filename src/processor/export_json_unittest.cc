@@ -311,7 +311,7 @@ TEST(ExportJsonTest, SampleStorageExactly) {
   EXPECT_THAT(
       Lines(e.json),
       ElementsAre(
-          "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[",
+          "{\"traceEvents\":[",
           R"({"ph":"M","pid":4242,"tid":0,"name":"process_name","args":{"name":"sample_process"}},)",
           R"({"ph":"M","pid":4194306,"tid":0,"name":"process_name","args":{"name":"Global tracks"}},)",
           R"({"ph":"M","pid":4242,"tid":4242,"name":"thread_name","args":{"name":"main"}},)",
@@ -409,7 +409,7 @@ TEST(ExportJsonTest, EmptyStorageIsAValidEmptyTrace) {
   TraceStorage s;
   const Exported e = Export(s);
   ASSERT_TRUE(e.result.ok);
-  EXPECT_EQ(e.json, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n],\n\"metadata\":{}}\n");
+  EXPECT_EQ(e.json, "{\"traceEvents\":[\n],\n\"metadata\":{}}\n");
   EXPECT_THAT(e.result.notes, IsEmpty());
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "src/processor/export_json.h"
+#include "src/processor/trace_text_dump.h"
 #include "zt/processor/mapped_trace_file.h"
 
 namespace zt {
@@ -88,6 +89,26 @@ bool WriteJson(const Input& in, const Output& out, std::string* error) {
   return true;
 }
 
+bool WriteText(const Input& in, const Output& out, std::string* error) {
+  int write_errno = 0;
+  const processor::TextDumpResult result = processor::DumpTraceAsText(
+      in.file->data(), in.file->size(), [&](std::string_view piece) {
+        if (fwrite(piece.data(), 1, piece.size(), out.file) == piece.size())
+          return true;
+        write_errno = errno;
+        return false;
+      });
+  if (result.sink_failed || fflush(out.file) != 0) {
+    *error = strerror(write_errno ? write_errno : errno);
+    return false;
+  }
+  if (result.tokenizer.damage != processor::TraceDamage::kNone) {
+    fprintf(out.err, "ztrace convert: damaged, read up to the damage: %s\n",
+            processor::DescribeDamage(result.tokenizer).c_str());
+  }
+  return true;
+}
+
 struct Format {
   const char* name;
   const char* description;
@@ -99,7 +120,8 @@ struct Format {
 constexpr Format kFormats[] = {
     {"json", "Chrome Trace Event JSON (chrome://tracing, Perfetto UI, speedscope)",
      Reads::kTables, WriteJson},
-    {"text", "a text dump of the trace", Reads::kBytes, nullptr},
+    {"text", "every packet in protobuf text format, interned names resolved", Reads::kBytes,
+     WriteText},
 };
 
 const Format* FindFormat(std::string_view name) {
