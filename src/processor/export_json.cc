@@ -16,89 +16,7 @@
 namespace zt {
 namespace processor {
 
-JsonSink::~JsonSink() = default;
-
-bool JsonSink::Finish(std::string*) { return true; }
-
-bool FileJsonSink::Write(const char* data, size_t size, std::string* error) {
-  if (size == 0) return true;
-  if (fwrite(data, 1, size, file_) != size) {
-    *error = strerror(errno);
-    return false;
-  }
-  return true;
-}
-
-bool FileJsonSink::Finish(std::string* error) {
-  if (fflush(file_) != 0 || ferror(file_)) {
-    *error = strerror(errno);
-    return false;
-  }
-  return true;
-}
-
-bool StringJsonSink::Write(const char* data, size_t size, std::string*) {
-  out_->append(data, size);
-  return true;
-}
-
 namespace {
-
-constexpr char kHex[] = "0123456789abcdef";
-constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD.
-
-// Length of the valid UTF-8 sequence at p (1..4), or, when it is not valid,
-// minus the length of its maximal subpart (the bytes to replace by one
-// U+FFFD; Unicode's "best practice", as browsers decode).
-int Utf8Sequence(const unsigned char* p, const unsigned char* end) {
-  const unsigned char c = p[0];
-  int len;
-  unsigned char lo = 0x80, hi = 0xBF;  // Range of the second byte.
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;  // No surrogates.
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return -1;  // Continuation byte, C0, C1, F5..FF.
-  }
-  int have = 1;
-  for (; have < len; ++have) {
-    if (p + have >= end) return -have;
-    const unsigned char b = p[have];
-    const unsigned char min = have == 1 ? lo : 0x80;
-    const unsigned char max = have == 1 ? hi : 0xBF;
-    if (b < min || b > max) return -have;
-  }
-  return len;
-}
-
-template <typename T>
-void AppendInt(T value, std::string* out) {
-  char buf[24];
-  auto res = std::to_chars(buf, buf + sizeof(buf), value);
-  out->append(buf, static_cast<size_t>(res.ptr - buf));
-}
-
-// Shortest text that reads back as the same double; false when JSON has no
-// number for it (NaN, infinities).
-bool AppendDouble(double value, std::string* out) {
-  if (!std::isfinite(value)) return false;
-  char buf[32];
-  auto res = std::to_chars(buf, buf + sizeof(buf), value);
-  out->append(buf, static_cast<size_t>(res.ptr - buf));
-  return true;
-}
-
-const char* NonFiniteName(double value) {
-  if (std::isnan(value)) return "\"NaN\"";
-  return value > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-}
 
 // Linux never hands out a pid or tid above PID_MAX_LIMIT (2^22); synthetic
 // ids start above it and above any id in the trace.
@@ -453,13 +371,13 @@ void Exporter::WriteV1Flows() {
       const Place& place = track_place_[s_.slice.track_id[slice]];
       BeginEvent();
       buf_ += end ? "{\"ph\":\"f\",\"bp\":\"e\",\"pid\":" : "{\"ph\":\"s\",\"pid\":";
-      AppendInt(place.pid, &buf_);
+      AppendJsonInt(place.pid, &buf_);
       buf_ += ",\"tid\":";
-      AppendInt(place.tid, &buf_);
+      AppendJsonInt(place.tid, &buf_);
       buf_ += ",\"ts\":";
       AppendMicros(end ? flow.ts_in : flow.ts_out, &buf_);
       buf_ += ",\"id\":";
-      AppendInt(id, &buf_);
+      AppendJsonInt(id, &buf_);
       // Both ends named as the source: readers key v1 flows by id, name
       // and category.
       if (!s_.strings.IsNull(s_.slice.name[flow.slice_out])) {
@@ -480,9 +398,9 @@ void Exporter::WriteNames() {
   auto name_event = [&](const char* what, int64_t pid, int64_t tid, std::string_view name) {
     BeginEvent();
     buf_ += "{\"ph\":\"M\",\"pid\":";
-    AppendInt(pid, &buf_);
+    AppendJsonInt(pid, &buf_);
     buf_ += ",\"tid\":";
-    AppendInt(tid, &buf_);
+    AppendJsonInt(tid, &buf_);
     buf_ += ",\"name\":\"";
     buf_ += what;
     buf_ += "\",\"args\":{\"name\":";
@@ -513,10 +431,10 @@ void Exporter::WriteArgValue(uint32_t row) {
   const ArgTable& a = s_.args;
   switch (a.value_type[row]) {
     case ArgType::kInt:
-      AppendInt(a.int_value[row], &buf_);
+      AppendJsonInt(a.int_value[row], &buf_);
       break;
     case ArgType::kUint:
-      AppendInt(static_cast<uint64_t>(a.int_value[row]), &buf_);
+      AppendJsonInt(static_cast<uint64_t>(a.int_value[row]), &buf_);
       break;
     case ArgType::kPointer: {
       char tmp[24];
@@ -535,9 +453,9 @@ void Exporter::WriteArgValue(uint32_t row) {
       Str(a.string_value[row]);
       break;
     case ArgType::kReal:
-      if (!AppendDouble(a.real_value[row], &buf_)) {
+      if (!AppendJsonDouble(a.real_value[row], &buf_)) {
         notes_non_finite_.Add("arg " + std::string(s_.strings.Get(a.key[row])));
-        buf_ += NonFiniteName(a.real_value[row]);
+        buf_ += JsonNonFiniteName(a.real_value[row]);
       }
       break;
     case ArgType::kNull:
@@ -687,9 +605,9 @@ void Exporter::WriteSlices() {
     buf_ += "{\"ph\":\"";
     buf_ += ph;
     buf_ += "\",\"pid\":";
-    AppendInt(place.pid, &buf_);
+    AppendJsonInt(place.pid, &buf_);
     buf_ += ",\"tid\":";
-    AppendInt(place.tid, &buf_);
+    AppendJsonInt(place.tid, &buf_);
     buf_ += ",\"ts\":";
     AppendMicros(sl.ts[i], &buf_);
     if (ph[0] == 'X') {
@@ -714,7 +632,7 @@ void Exporter::WriteSlices() {
     }
     if (flows) {
       buf_ += ",\"bind_id\":";
-      AppendInt(flows->in_id ? flows->in_id : flows->out_id, &buf_);
+      AppendJsonInt(flows->in_id ? flows->in_id : flows->out_id, &buf_);
       if (flows->in_id) buf_ += ",\"flow_in\":true";
       if (flows->out_id) buf_ += ",\"flow_out\":true";
     }
@@ -749,17 +667,17 @@ void Exporter::WriteCounters() {
     CheckTs(c.ts[i], 0);
     BeginEvent();
     buf_ += "{\"ph\":\"C\",\"pid\":";
-    AppendInt(place.pid, &buf_);
+    AppendJsonInt(place.pid, &buf_);
     buf_ += ",\"tid\":";
-    AppendInt(place.tid, &buf_);
+    AppendJsonInt(place.tid, &buf_);
     buf_ += ",\"ts\":";
     AppendMicros(c.ts[i], &buf_);
     buf_ += ",\"name\":";
     AppendJsonString(name, &buf_);
     buf_ += ",\"args\":{\"value\":";
-    if (!AppendDouble(c.value[i], &buf_)) {
+    if (!AppendJsonDouble(c.value[i], &buf_)) {
       notes_non_finite_.Add("counter " + std::string(name));
-      buf_ += NonFiniteName(c.value[i]);
+      buf_ += JsonNonFiniteName(c.value[i]);
     }
     buf_ += "}}";
     MaybeFlush();
@@ -787,7 +705,7 @@ void Exporter::WriteMetadata() {
     if (!s_.strings.IsNull(m.str_value[i])) {
       Str(m.str_value[i]);
     } else if (m.int_value[i] != kNullInt) {
-      AppendInt(m.int_value[i], &buf_);
+      AppendJsonInt(m.int_value[i], &buf_);
     } else {
       buf_ += "null";
     }
@@ -853,60 +771,6 @@ JsonExportResult Exporter::Run() {
 }
 
 }  // namespace
-
-void AppendJsonString(std::string_view text, std::string* out) {
-  out->push_back('"');
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const auto* end = p + text.size();
-  while (p < end) {
-    // Copy the run of bytes that need nothing.
-    const unsigned char* run = p;
-    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') ++p;
-    out->append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
-    if (p >= end) break;
-    const unsigned char c = *p;
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out->append("\\\""); break;
-        case '\\': out->append("\\\\"); break;
-        case '\b': out->append("\\b"); break;
-        case '\f': out->append("\\f"); break;
-        case '\n': out->append("\\n"); break;
-        case '\r': out->append("\\r"); break;
-        case '\t': out->append("\\t"); break;
-        default: {
-          const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
-          out->append(esc, 6);
-        }
-      }
-      ++p;
-      continue;
-    }
-    const int len = Utf8Sequence(p, end);
-    if (len > 0) {
-      out->append(reinterpret_cast<const char*>(p), static_cast<size_t>(len));
-      p += len;
-    } else {
-      out->append(kReplacement);
-      p += -len;
-    }
-  }
-  out->push_back('"');
-}
-
-void AppendMicros(int64_t ns, std::string* out) {
-  uint64_t abs = static_cast<uint64_t>(ns);
-  if (ns < 0) {
-    out->push_back('-');
-    abs = ~abs + 1;  // Exact for INT64_MIN too.
-  }
-  AppendInt(abs / 1000, out);
-  const unsigned frac = static_cast<unsigned>(abs % 1000);
-  const char digits[4] = {'.', static_cast<char>('0' + frac / 100),
-                          static_cast<char>('0' + frac / 10 % 10),
-                          static_cast<char>('0' + frac % 10)};
-  out->append(digits, 4);
-}
 
 JsonExportResult ExportJson(const TraceStorage& storage, JsonSink* sink,
                             const JsonExportOptions& options) {

@@ -48,42 +48,11 @@
 #include <string_view>
 #include <vector>
 
+#include "src/processor/json_writer.h"
 #include "src/processor/trace_storage.h"
 
 namespace zt {
 namespace processor {
-
-// Where the JSON goes. Write() takes all bytes or fails with a message.
-class JsonSink {
- public:
-  virtual ~JsonSink();
-  virtual bool Write(const char* data, size_t size, std::string* error) = 0;
-  // Called once after the last Write(); pushes out buffered bytes.
-  virtual bool Finish(std::string* error);
-};
-
-// To a stdio stream the caller owns (and closes). A write that fails
-// (EPIPE, ENOSPC, ...) fails the export with strerror's text; Finish()
-// flushes, so a full disk is reported even when it shows only then.
-class FileJsonSink : public JsonSink {
- public:
-  explicit FileJsonSink(FILE* file) : file_(file) {}
-  bool Write(const char* data, size_t size, std::string* error) override;
-  bool Finish(std::string* error) override;
-
- private:
-  FILE* file_;
-};
-
-// Appends to a string (tests, small traces).
-class StringJsonSink : public JsonSink {
- public:
-  explicit StringJsonSink(std::string* out) : out_(out) {}
-  bool Write(const char* data, size_t size, std::string* error) override;
-
- private:
-  std::string* out_;
-};
 
 struct JsonExportOptions {
   // (slices and counters written, their total) every 1 M rows and at the
@@ -101,14 +70,6 @@ struct JsonExportResult {
 
 JsonExportResult ExportJson(const TraceStorage& storage, JsonSink* sink,
                             const JsonExportOptions& options = JsonExportOptions());
-
-// Appends `text` as a JSON string literal (quotes included): `"` and `\`
-// escaped, control characters as \n, \t, ... or \u00XX, valid UTF-8 copied,
-// each maximal invalid subsequence replaced by U+FFFD. Exposed for tests.
-void AppendJsonString(std::string_view text, std::string* out);
-
-// Appends nanoseconds as microseconds with three decimals ("-1.500").
-void AppendMicros(int64_t ns, std::string* out);
 
 }  // namespace processor
 }  // namespace zt
