@@ -88,17 +88,5 @@ void MappedTraceFile::ReleasePages(uint64_t offset, uint64_t length) const {
   madvise(const_cast<uint8_t*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
-void MappedTraceFile::PrefetchPages(uint64_t offset, uint64_t length) const {
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22  // Linux 5.14; older headers lack the name.
-#endif
-  if (!data_ || offset >= size_)
-    return;
-  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  const uint64_t first = offset / page * page;
-  const uint64_t end = std::min<uint64_t>(offset + length, size_);
-  madvise(const_cast<uint8_t*>(data_) + first, end - first, MADV_POPULATE_READ);
-}
-
 }  // namespace processor
 }  // namespace zt

@@ -45,7 +45,6 @@ enum Type : uint8_t { kSingle, kIndexed };
     "zt: events naming an interned id their sequence never defined")            \
   F(invalid_clock_snapshots, kSingle, kError, kAnalysis, "")                     \
   F(clock_sync_failure, kSingle, kError, kAnalysis, "")                          \
-  F(sorter_push_event_out_of_order, kSingle, kError, kTrace, "")                 \
   F(track_event_parser_errors, kSingle, kInfo, kAnalysis, "")                    \
   F(track_event_tokenizer_errors, kSingle, kInfo, kAnalysis, "")                 \
   F(track_event_missing_track, kSingle, kError, kAnalysis,                       \

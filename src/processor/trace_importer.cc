@@ -16,8 +16,8 @@ namespace processor {
 namespace {
 
 constexpr uint64_t kReportInterval = 64u << 20;
-// Pass 1 drops the input behind it this often (pass 2 maps back what it
-// reads, 2 MiB region by region).
+// Pass 1 drops the input behind it this often (pass 2 faults back what it
+// reads, and drops each 2 MiB region once its last event is parsed).
 constexpr uint64_t kReleaseInterval = 8u << 20;
 
 
@@ -52,8 +52,6 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   uint64_t next_report = kReportInterval;
   uint64_t next_release = kReleaseInterval;
   uint64_t released = 0;
-  if (options.prefetch_input)
-    options.prefetch_input(0, kReleaseInterval);
   while (tokenizer.Next(&packet)) {
     reader.ReadPacket(packet);
     if (ZT_UNLIKELY(tokenizer.position() >= next_release)) {
@@ -63,8 +61,6 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
         options.release_input(released, done - released);
         released = done;
       }
-      if (options.prefetch_input)
-        options.prefetch_input(done, kReleaseInterval);
       if (done >= next_report) {
         next_report = done + kReportInterval;
         if (options.progress)
@@ -107,9 +103,6 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   slice.arg_set_id.reserve(expected_slices);
   TrackEventParser parser(storage, &tracks);
   bool first = true;
-  // Pass 1 let the input go; each 2 MiB region comes back in one call when
-  // its first event is parsed, not a page fault at a time.
-  std::vector<bool> region_mapped(size / (uint64_t{1} << PacketSorter::kRegionShift) + 1);
   sorter.Drain(
       [&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation) {
         if (first) {
@@ -118,13 +111,6 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
         }
         result.last_ts = ts;
         result.packets_parsed++;
-        const size_t region = static_cast<size_t>(offset >> PacketSorter::kRegionShift);
-        if (ZT_UNLIKELY(!region_mapped[region])) {
-          region_mapped[region] = true;
-          if (options.prefetch_input)
-            options.prefetch_input(uint64_t{region} << PacketSorter::kRegionShift,
-                                   uint64_t{1} << PacketSorter::kRegionShift);
-        }
         parser.Parse(ts, reader.generation(generation),
                      protozero::ConstBytes{base + offset, static_cast<size_t>(event_size)});
       },
@@ -154,11 +140,6 @@ std::unique_ptr<TraceStorage> ImportTraceFile(const std::string& path,
   if (!file_options.release_input) {
     file_options.release_input = [mapped](uint64_t offset, uint64_t length) {
       mapped->ReleasePages(offset, length);
-    };
-  }
-  if (!file_options.prefetch_input) {
-    file_options.prefetch_input = [mapped](uint64_t offset, uint64_t length) {
-      mapped->PrefetchPages(offset, length);
     };
   }
   ImportResult imported =

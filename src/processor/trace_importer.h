@@ -37,9 +37,6 @@ struct ImportOptions {
   // soon; ImportTraceFile drops them from memory (the bytes stay readable).
   // Keeps the resident size of a large import near that of its tables.
   std::function<void(uint64_t offset, uint64_t length)> release_input;
-  // Called with byte ranges the importer is about to read, in order;
-  // ImportTraceFile maps them in one go rather than a fault per page.
-  std::function<void(uint64_t offset, uint64_t length)> prefetch_input;
 };
 
 struct ImportResult {

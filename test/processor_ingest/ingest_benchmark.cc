@@ -67,9 +67,6 @@ int main(int argc, char** argv) {
   options.release_input = [&](uint64_t offset, uint64_t length) {
     file->ReleasePages(offset, length);
   };
-  options.prefetch_input = [&](uint64_t offset, uint64_t length) {
-    file->PrefetchPages(offset, length);
-  };
   const auto import_start = std::chrono::steady_clock::now();
   const ImportResult result = ImportTrace(file->data(), file->size(), &storage, options);
   const double import_s = Seconds(std::chrono::steady_clock::now() - import_start);

@@ -48,10 +48,6 @@ class MappedTraceFile {
   // them again reads them back from the page cache or the file). Lets a
   // reader of a file larger than memory keep its resident size bounded.
   void ReleasePages(uint64_t offset, uint64_t length) const;
-  // Maps the pages of [offset, offset + length) in one go, ahead of a
-  // reader (one system call instead of a page fault per page). Advice: a
-  // kernel without MADV_POPULATE_READ (before Linux 5.14) ignores it.
-  void PrefetchPages(uint64_t offset, uint64_t length) const;
 
  private:
   MappedTraceFile(const uint8_t* data, size_t size)
