@@ -91,16 +91,7 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   // reserved at once rather than grown by doubling (which would hold the old
   // and the new columns at the same time): capacity never touched costs
   // address space, not memory.
-  const size_t expected_slices = sorter.size();
-  SliceTable& slice = storage->slice;
-  slice.ts.reserve(expected_slices);
-  slice.dur.reserve(expected_slices);
-  slice.track_id.reserve(expected_slices);
-  slice.category.reserve(expected_slices);
-  slice.name.reserve(expected_slices);
-  slice.depth.reserve(expected_slices);
-  slice.parent_id.reserve(expected_slices);
-  slice.arg_set_id.reserve(expected_slices);
+  storage->slice.reserve(sorter.size());
   TrackEventParser parser(storage, &tracks);
   bool first = true;
   sorter.Drain(

@@ -82,6 +82,16 @@ struct SliceTable {
   std::vector<uint32_t> parent_id;   // kNullId at depth 0.
   std::vector<uint32_t> arg_set_id;  // kNullId without args.
   size_t size() const { return ts.size(); }
+  void reserve(size_t rows) {
+    ts.reserve(rows);
+    dur.reserve(rows);
+    track_id.reserve(rows);
+    category.reserve(rows);
+    name.reserve(rows);
+    depth.reserve(rows);
+    parent_id.reserve(rows);
+    arg_set_id.reserve(rows);
+  }
 };
 
 // counter: one value of a counter track; rows in ts order.
