@@ -151,15 +151,28 @@ async function main() {
       return m ? { name: m[1], index: Number(m[2]), count: Number(m[3]) }
                : { name: text, index: 1, count: 1 };
     });
+    const visibleRows = () => page.evaluate(() => [...document.querySelectorAll('tbody tr, table > tr')]
+      .filter((tr) => tr.offsetParent !== null && tr.cells.length >= 3).length);
+    // Waits for profile `index` to be on screen with its table rendered. The
+    // title changes a frame or more before the table's rows do (a CI run
+    // read a profile's rows mid-switch and saw none), so rows are awaited
+    // too; a profile that really has no frames is returned after the bound.
     const waitTitle = async (index) => {
+      let shown = null;
+      let triesShown = 0;
       for (let tries = 0; tries < 300; tries++) {
         const title = await readTitle();
         const table = await page.locator('th', { hasText: 'Symbol Name' }).count();
-        if (title && title.name && title.index === index && table > 0) return title;
+        if (title && title.name && title.index === index && table > 0) {
+          if (await visibleRows() > 0) return title;
+          shown = title;
+          if (++triesShown >= 50) return shown;  // 5 s with no rows: an empty profile
+        }
         // speedscope reports a file it cannot import in an alert.
         if (errors.some((e) => e.startsWith('dialog:'))) break;
         await page.waitForTimeout(100);
       }
+      if (shown) return shown;
       throw new Error(`speedscope showed no profile ${index}: ${errors.join('; ') || 'timeout'}`);
     };
     const first = await waitTitle(1);
