@@ -236,11 +236,71 @@ inline std::vector<int64_t> RawEventTimes(const std::vector<char>& bytes) {
   return out;
 }
 
-// Read access to an imported trace.
+// Every table, stat and string of two models, compared: the importer's
+// one-thread and two-thread pass 2 must build the same model.
+inline void ExpectSameModel(const TraceStorage& a, const TraceStorage& b) {
+  ASSERT_EQ(a.strings.size(), b.strings.size());
+  for (StringId id = 1; id < a.strings.size(); id++)
+    ASSERT_EQ(a.strings.Get(id), b.strings.Get(id)) << id;
+  EXPECT_EQ(a.process.pid, b.process.pid);
+  EXPECT_EQ(a.process.name, b.process.name);
+  EXPECT_EQ(a.thread.tid, b.thread.tid);
+  EXPECT_EQ(a.thread.upid, b.thread.upid);
+  EXPECT_EQ(a.thread.name, b.thread.name);
+  EXPECT_EQ(a.track.name, b.track.name);
+  EXPECT_EQ(a.track.kind, b.track.kind);
+  EXPECT_EQ(a.track.utid, b.track.utid);
+  EXPECT_EQ(a.track.upid, b.track.upid);
+  EXPECT_EQ(a.track.parent_id, b.track.parent_id);
+  EXPECT_EQ(a.track.uuid, b.track.uuid);
+  EXPECT_EQ(a.slice.ts, b.slice.ts);
+  EXPECT_EQ(a.slice.dur, b.slice.dur);
+  EXPECT_EQ(a.slice.track_id, b.slice.track_id);
+  EXPECT_EQ(a.slice.category, b.slice.category);
+  EXPECT_EQ(a.slice.name, b.slice.name);
+  EXPECT_EQ(a.slice.depth, b.slice.depth);
+  EXPECT_EQ(a.slice.parent_id, b.slice.parent_id);
+  EXPECT_EQ(a.slice.arg_set_id, b.slice.arg_set_id);
+  EXPECT_EQ(a.counter.ts, b.counter.ts);
+  EXPECT_EQ(a.counter.value, b.counter.value);
+  EXPECT_EQ(a.counter.track_id, b.counter.track_id);
+  EXPECT_EQ(a.flow.slice_out, b.flow.slice_out);
+  EXPECT_EQ(a.flow.slice_in, b.flow.slice_in);
+  EXPECT_EQ(a.args.arg_set_id, b.args.arg_set_id);
+  EXPECT_EQ(a.args.key, b.args.key);
+  EXPECT_EQ(a.args.value_type, b.args.value_type);
+  EXPECT_EQ(a.args.int_value, b.args.int_value);
+  EXPECT_EQ(a.args.string_value, b.args.string_value);
+  EXPECT_EQ(a.metadata.name, b.metadata.name);
+  EXPECT_EQ(a.metadata.int_value, b.metadata.int_value);
+  for (int key = 0; key < processor::stats::kNumKeys; key++) {
+    const auto k = static_cast<processor::stats::Key>(key);
+    EXPECT_EQ(a.stats.Get(k), b.stats.Get(k)) << processor::stats::Describe(k).name;
+    EXPECT_EQ(a.stats.GetIndexed(k), b.stats.GetIndexed(k)) << processor::stats::Describe(k).name;
+  }
+  ASSERT_EQ(a.data_losses.size(), b.data_losses.size());
+  for (size_t i = 0; i < a.data_losses.size(); i++) {
+    EXPECT_EQ(a.data_losses[i].sequence_id, b.data_losses[i].sequence_id);
+    EXPECT_EQ(a.data_losses[i].offset, b.data_losses[i].offset);
+    EXPECT_EQ(a.data_losses[i].ts, b.data_losses[i].ts);
+  }
+}
+
+// Read access to an imported trace. Every trace is imported twice, with
+// pass 2 on one thread and on two, and the models must be the same.
 class Imported {
  public:
   explicit Imported(const std::vector<char>& trace) {
     result_ = processor::ImportTrace(trace.data(), trace.size(), &s_);
+    processor::ImportOptions two_threads;
+    two_threads.two_thread_pass_min_events = 0;
+    TraceStorage other;
+    const ImportResult other_result =
+        processor::ImportTrace(trace.data(), trace.size(), &other, two_threads);
+    EXPECT_EQ(result_.packets_parsed, other_result.packets_parsed);
+    EXPECT_EQ(result_.first_ts, other_result.first_ts);
+    EXPECT_EQ(result_.last_ts, other_result.last_ts);
+    ExpectSameModel(s_, other);
   }
 
   const TraceStorage& s() const { return s_; }

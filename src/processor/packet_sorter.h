@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <queue>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -146,24 +145,31 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
     if (queue && queue->size > 0)
       cursors.push_back(Cursor{queue.get()});
   }
-  auto head = [&](size_t c) -> const SortedEvent& {
-    return cursors[c].queue->at(cursors[c].next);
+  // The heap holds each cursor's head by value, so that comparing two
+  // heads reads neither the cursor nor its queue's blocks.
+  struct Head {
+    SortedEvent event;
+    size_t cursor;
   };
-  auto after = [&](size_t a, size_t b) { return Before(head(b), head(a)); };
-  std::priority_queue<size_t, std::vector<size_t>, decltype(after)> heads(after);
+  auto after = [](const Head& a, const Head& b) { return Before(b.event, a.event); };
+  std::vector<Head> heap;
+  heap.reserve(cursors.size());
   for (size_t c = 0; c < cursors.size(); c++)
-    heads.push(c);
+    heap.push_back(Head{cursors[c].queue->at(0), c});
+  std::make_heap(heap.begin(), heap.end(), after);
 
-  while (!heads.empty()) {
-    const size_t c = heads.top();
-    heads.pop();
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    const size_t c = heap.back().cursor;
+    heap.pop_back();
     Cursor& cursor = cursors[c];
     Queue& q = *cursor.queue;
     // A run of one queue before every other head needs no heap traffic:
     // the common case, as a file holds each writer's chunks whole.
-    const bool alone = heads.empty();
-    const SortedEvent bound = alone ? SortedEvent{0, 0} : head(heads.top());
-    do {
+    const bool alone = heap.empty();
+    const SortedEvent bound = alone ? SortedEvent{0, 0} : heap.front().event;
+    const SortedEvent* event = &q.at(cursor.next);
+    for (;;) {
       uint32_t generation;
       if (!q.generation_of_event.empty()) {
         generation = q.generation_of_event[cursor.next];
@@ -173,16 +179,15 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
           cursor.change++;
         generation = q.generation_changes[cursor.change].second;
       }
-      const SortedEvent& event = q.at(cursor.next);
-      const uint64_t size = event.packed & kSizeMask;
+      const uint64_t size = event->packed & kSizeMask;
       uint64_t offset;
       if (ZT_LIKELY(size != kSpilled)) {
-        offset = event.packed >> kSizeBits;
-        fn(event.ts, offset, size, generation);
+        offset = event->packed >> kSizeBits;
+        fn(event->ts, offset, size, generation);
       } else {
-        const auto& spilled = spilled_[event.packed >> kSizeBits];
+        const auto& spilled = spilled_[event->packed >> kSizeBits];
         offset = spilled.first;
-        fn(event.ts, offset, spilled.second, generation);
+        fn(event->ts, offset, spilled.second, generation);
       }
       const size_t region = static_cast<size_t>(offset >> kRegionShift);
       if (--pending_in_region_[region] == 0)
@@ -190,11 +195,18 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
       cursor.next++;
       if (cursor.next % kBlockEvents == 0)
         q.blocks[cursor.next / kBlockEvents - 1].reset();  // Consumed: freed.
-    } while (cursor.next < q.size && (alone || !Before(bound, q.at(cursor.next))));
-    if (cursor.next < q.size)
-      heads.push(c);
-    else
+      if (cursor.next == q.size)
+        break;
+      event = &q.at(cursor.next);
+      if (!alone && Before(bound, *event))
+        break;
+    }
+    if (cursor.next < q.size) {
+      heap.push_back(Head{*event, c});
+      std::push_heap(heap.begin(), heap.end(), after);
+    } else {
       q.blocks.clear();
+    }
   }
   queues_.clear();
   spilled_.clear();

@@ -8,6 +8,7 @@
 #include "src/processor/proto_trace_reader.h"
 #include "src/processor/track_event_parser.h"
 #include "src/processor/track_tracker.h"
+#include "src/processor/two_thread_pass.h"
 #include "zt/base/compiler.h"
 #include "zt/processor/mapped_trace_file.h"
 
@@ -93,23 +94,31 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   // address space, not memory.
   storage->slice.reserve(sorter.size());
   TrackEventParser parser(storage, &tracks);
-  bool first = true;
-  sorter.Drain(
-      [&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation) {
-        if (first) {
-          result.first_ts = ts;
-          first = false;
-        }
-        result.last_ts = ts;
-        result.packets_parsed++;
-        parser.Parse(ts, reader.generation(generation),
-                     protozero::ConstBytes{base + offset, static_cast<size_t>(event_size)});
-      },
-      [&](uint64_t offset, uint64_t length) {
-        // No event left to parse there: the input's pages can go.
-        if (options.release_input)
-          options.release_input(offset, length);
-      });
+  if (sorter.size() >= options.two_thread_pass_min_events) {
+    const PassTwoCounts counts =
+        ParseOnTwoThreads(base, reader, &sorter, &tracks, &parser, options.release_input);
+    result.packets_parsed = counts.events;
+    result.first_ts = counts.first_ts;
+    result.last_ts = counts.last_ts;
+  } else {
+    bool first = true;
+    sorter.Drain(
+        [&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation) {
+          if (first) {
+            result.first_ts = ts;
+            first = false;
+          }
+          result.last_ts = ts;
+          result.packets_parsed++;
+          parser.Parse(ts, reader.generation(generation),
+                       protozero::ConstBytes{base + offset, static_cast<size_t>(event_size)});
+        },
+        [&](uint64_t offset, uint64_t length) {
+          // No event left to parse there: the input's pages can go.
+          if (options.release_input)
+            options.release_input(offset, length);
+        });
+  }
   parser.Finish();
   if (options.release_input)
     options.release_input(0, size);

@@ -37,6 +37,11 @@ struct ImportOptions {
   // soon; ImportTraceFile drops them from memory (the bytes stay readable).
   // Keeps the resident size of a large import near that of its tables.
   std::function<void(uint64_t offset, uint64_t length)> release_input;
+  // Pass 2 (parsing in time order) runs on two threads when the trace has
+  // at least this many events; the tables are the same either way. Small
+  // imports stay on the calling thread, where a thread costs more than it
+  // saves; tests set 0 to cover the two-thread path on small traces.
+  uint64_t two_thread_pass_min_events = 1u << 16;
 };
 
 struct ImportResult {

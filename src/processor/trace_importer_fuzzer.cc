@@ -70,5 +70,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (size_t i = 0; i < storage.thread.size(); i++)
     Check(storage.thread.upid[i] == kNullId || storage.thread.upid[i] < storage.process.size());
+
+  // Pass 2 on two threads builds the same model from any bytes.
+  ImportOptions two_threads;
+  two_threads.two_thread_pass_min_events = 0;
+  TraceStorage other;
+  const ImportResult other_result = ImportTrace(data, size, &other, two_threads);
+  Check(other_result.packets_parsed == result.packets_parsed);
+  Check(other.strings.size() == strings);
+  Check(other.slice.ts == slice.ts && other.slice.dur == slice.dur &&
+        other.slice.track_id == slice.track_id && other.slice.name == slice.name &&
+        other.slice.category == slice.category && other.slice.parent_id == slice.parent_id &&
+        other.slice.arg_set_id == slice.arg_set_id);
+  Check(other.counter.ts == counter.ts && other.counter.value.size() == counter.value.size() &&
+        other.counter.track_id == counter.track_id);
+  Check(other.flow.slice_out == storage.flow.slice_out &&
+        other.flow.slice_in == storage.flow.slice_in);
+  Check(other.args.key == args.key && other.args.int_value == args.int_value);
+  Check(other.track.uuid == track.uuid && other.track.kind == track.kind);
+  for (int key = 0; key < stats::kNumKeys; key++)
+    Check(other.stats.Get(static_cast<stats::Key>(key)) ==
+          storage.stats.Get(static_cast<stats::Key>(key)));
   return 0;
 }

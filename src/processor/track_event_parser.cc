@@ -121,6 +121,107 @@ TrackEventParser::~TrackEventParser() = default;
 
 void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
                              protozero::ConstBytes bytes) {
+  SimpleEvent simple;
+  if (ZT_LIKELY(DecodeSimple(generation, bytes, &simple)))
+    ApplySimple(ts, simple);
+  else
+    ParseFully(ts, generation, bytes);
+}
+
+bool TrackEventParser::DecodeSimple(const InternedGeneration& generation,
+                                    protozero::ConstBytes bytes, SimpleEvent* out) {
+  // The same reading as ParseFully() for the fields a simple event may
+  // have (the last of a repeated scalar wins; unknown fields are skipped);
+  // any other known field, or one of an unexpected wire type, is not
+  // simple.
+  uint64_t type = 0;
+  uint64_t name_iid = 0;
+  uint32_t category_iid_count = 0;
+  uint64_t category_iid = 0;
+  bool has_track_uuid = false;
+  uint64_t track_uuid = 0;
+  FieldReader reader(bytes.data, bytes.size);
+  RawField f{};
+  while (reader.Next(&f)) {
+    switch (f.id) {
+      case kEventType:
+        if (f.wire_type != RawField::kVarint)
+          return false;
+        type = f.value;
+        break;
+      case kEventNameIid:
+        if (f.wire_type != RawField::kVarint)
+          return false;
+        name_iid = f.value;
+        break;
+      case kEventCategoryIids:
+        if (f.wire_type != RawField::kVarint || category_iid_count++ > 0)
+          return false;
+        category_iid = f.value;
+        break;
+      case kEventTrackUuid:
+        if (f.wire_type != RawField::kVarint)
+          return false;
+        has_track_uuid = true;
+        track_uuid = f.value;
+        break;
+      case kEventDebugAnnotations:
+      case kEventExtraCounterValues:
+      case kEventCategories:
+      case kEventName:
+      case kEventCounterValue:
+      case kEventExtraCounterTrackUuids:
+      case kEventFlowIdsOld:
+      case kEventTerminatingFlowIdsOld:
+      case kEventDoubleCounterValue:
+      case kEventExtraDoubleCounterTrackUuids:
+      case kEventExtraDoubleCounterValues:
+      case kEventFlowIds:
+      case kEventTerminatingFlowIds:
+        return false;
+      default:
+        break;
+    }
+  }
+  if (reader.error())
+    return false;
+  if (has_track_uuid) {
+    out->track_uuid = track_uuid;
+  } else if (generation.has_default_track) {
+    out->track_uuid = generation.default_track_uuid;
+  } else {
+    return false;
+  }
+  out->type = static_cast<uint8_t>(type);
+  out->name = kNullStringId;
+  out->category = kNullStringId;
+  if (type == kEventTypeSliceEnd)
+    return true;  // An end's name and category are not read.
+  if (type != kEventTypeSliceBegin && type != kEventTypeInstant)
+    return false;
+  if (name_iid != 0 && !generation.event_names.Get(name_iid, &out->name))
+    return false;
+  if (category_iid_count == 1 && !generation.event_categories.Get(category_iid, &out->category))
+    return false;
+  return true;
+}
+
+void TrackEventParser::ApplySimpleOnTrack(int64_t ts, uint32_t track_id,
+                                          const SimpleEvent& event) {
+  if (track_id == kNullId) {
+    storage_->stats.Increment(stats::track_event_missing_track);
+    return;
+  }
+  if (event.type == kEventTypeSliceEnd)
+    slices_.End(ts, track_id);
+  else if (event.type == kEventTypeSliceBegin)
+    slices_.Begin(ts, track_id, event.category, event.name, kNullId);
+  else
+    slices_.Instant(ts, track_id, event.category, event.name, kNullId);
+}
+
+void TrackEventParser::ParseFully(int64_t ts, const InternedGeneration& generation,
+                                  protozero::ConstBytes bytes) {
   Event& event = *event_;
   event.Clear();
   FieldReader reader(bytes.data, bytes.size);

@@ -34,8 +34,35 @@ class TrackEventParser {
   ~TrackEventParser();
 
   // `event` is the TrackEvent's bytes; `ts` its time on the trace clock.
+  // DecodeSimple() then ApplySimple(), or ParseFully().
   void Parse(int64_t ts, const InternedGeneration& generation,
              protozero::ConstBytes event);
+
+  // Nearly every event of an SDK trace is simple: a begin, end or instant
+  // whose name and category are interned ids of its generation (or absent),
+  // on a track given by uuid, with nothing else (no args, flows, counters,
+  // inline strings). Such an event is decoded apart from being applied:
+  // DecodeSimple() reads only the event and its generation, which pass 2
+  // never changes, so the importer runs it on another thread than the
+  // Apply/Parse calls (docs/design/trace_processor.md, "Pass 2 on two
+  // threads"). It returns false, and sets nothing a caller may use, for any
+  // event that is not simple or is malformed: ParseFully() handles those
+  // (and counts what is wrong).
+  struct SimpleEvent {
+    uint64_t track_uuid;
+    StringId name;      // kNullStringId for an end.
+    StringId category;  // kNullStringId for an end.
+    uint8_t type;       // Begin, end or instant (TrackEvent.Type numbers).
+  };
+  static bool DecodeSimple(const InternedGeneration& generation, protozero::ConstBytes event,
+                           SimpleEvent* out);
+  void ApplySimple(int64_t ts, const SimpleEvent& event) {
+    ApplySimpleOnTrack(ts, tracks_->TrackForUuid(event.track_uuid), event);
+  }
+  // The same with the track already resolved (kNullId: none, counted).
+  void ApplySimpleOnTrack(int64_t ts, uint32_t track_id, const SimpleEvent& event);
+  void ParseFully(int64_t ts, const InternedGeneration& generation,
+                  protozero::ConstBytes event);
 
   // After the last event.
   void Finish() { slices_.Finish(); }

@@ -1,0 +1,45 @@
+// Pass 2 of the import (parsing in time order) on two threads
+// (docs/design/trace_processor.md, "Pass 2 on two threads").
+//
+// A worker thread merges the sorter's queues and decodes the simple events
+// (TrackEventParser::DecodeSimple), which reads nothing that pass 2 changes:
+// the queues it owns, the sequences' interned generations, the mapped input.
+// It sends each event to the calling thread as a short record (a few bytes:
+// time delta, a track slot, name and category ids; or where a non-simple
+// event is, for ParseFully()), and the input regions it is done with. The
+// calling thread applies them in the order sent, so every table, stat and
+// callback is touched by one thread, in the same order as the one-thread
+// path, and the tables come out identical.
+
+#ifndef ZT_SRC_PROCESSOR_TWO_THREAD_PASS_H_
+#define ZT_SRC_PROCESSOR_TWO_THREAD_PASS_H_
+
+#include <cstdint>
+#include <functional>
+
+#include "src/processor/packet_sorter.h"
+#include "src/processor/proto_trace_reader.h"
+#include "src/processor/track_event_parser.h"
+#include "src/processor/track_tracker.h"
+
+namespace zt {
+namespace processor {
+
+struct PassTwoCounts {
+  uint64_t events = 0;
+  int64_t first_ts = 0;
+  int64_t last_ts = 0;
+};
+
+// Drains `sorter` into `parser` as ImportTrace's one-thread loop does, and
+// calls release_input (if set) for each input region once every event in
+// it is applied. Returns when both threads are done.
+PassTwoCounts ParseOnTwoThreads(const uint8_t* base, const ProtoTraceReader& reader,
+                                PacketSorter* sorter, TrackTracker* tracks,
+                                TrackEventParser* parser,
+                                const std::function<void(uint64_t, uint64_t)>& release_input);
+
+}  // namespace processor
+}  // namespace zt
+
+#endif  // ZT_SRC_PROCESSOR_TWO_THREAD_PASS_H_
