@@ -50,6 +50,43 @@ struct RawField {
   }
 };
 
+// A varint of at most 9 bytes at *p (the one-, two- and three-byte ones
+// without a loop): the value and true, *p moved past it; false, and *p
+// unchanged, for anything else (longer, or cut by `end`), which a caller's
+// slow path reads with the full rules.
+ZT_ALWAYS_INLINE inline bool ReadShortVarint(const uint8_t** p, const uint8_t* end,
+                                             uint64_t* value) {
+  const uint8_t* q = *p;
+  const size_t left = static_cast<size_t>(end - q);
+  if (ZT_LIKELY(left >= 1 && q[0] < 0x80)) {
+    *value = q[0];
+    *p = q + 1;
+    return true;
+  }
+  if (ZT_LIKELY(left >= 2 && q[1] < 0x80)) {
+    *value = (q[0] & 0x7fu) | static_cast<uint64_t>(q[1]) << 7;
+    *p = q + 2;
+    return true;
+  }
+  if (left >= 3 && q[2] < 0x80) {
+    *value = (q[0] & 0x7fu) | static_cast<uint64_t>(q[1] & 0x7fu) << 7 |
+             static_cast<uint64_t>(q[2]) << 14;
+    *p = q + 3;
+    return true;
+  }
+  uint64_t result = 0;
+  for (unsigned shift = 0; shift < 63 && q < end; shift += 7) {
+    const uint8_t byte = *q++;
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) {
+      *value = result;
+      *p = q;
+      return true;
+    }
+  }
+  return false;
+}
+
 class FieldReader {
  public:
   FieldReader(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}

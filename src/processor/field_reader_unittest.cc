@@ -78,6 +78,39 @@ TEST(FieldReaderTest, RepeatedValuesPackedOrNot) {
   EXPECT_EQ(values, (std::vector<uint64_t>{2}));  // The 3-byte tail is no value.
 }
 
+TEST(FieldReaderTest, ShortVarintsAreReadAndLongOrCutOnesLeftAlone) {
+  auto read = [](const std::string& bytes, uint64_t* value, size_t* used) {
+    const uint8_t* p = Bytes(bytes);
+    const bool ok = ReadShortVarint(&p, Bytes(bytes) + bytes.size(), value);
+    *used = static_cast<size_t>(p - Bytes(bytes));
+    return ok;
+  };
+  uint64_t value = 0;
+  size_t used = 0;
+  EXPECT_TRUE(read(std::string("\x7f\x01", 2), &value, &used));
+  EXPECT_EQ(value, 127u);
+  EXPECT_EQ(used, 1u);
+  EXPECT_TRUE(read("\xac\x02", &value, &used));
+  EXPECT_EQ(value, 300u);
+  EXPECT_EQ(used, 2u);
+  EXPECT_TRUE(read("\xff\xff\x7f", &value, &used));
+  EXPECT_EQ(value, (uint64_t{1} << 21) - 1);
+  EXPECT_EQ(used, 3u);
+  const std::string nine = std::string(8, '\xff') + "\x7f";
+  EXPECT_TRUE(read(nine, &value, &used));
+  EXPECT_EQ(value, (uint64_t{1} << 63) - 1);
+  EXPECT_EQ(used, 9u);
+  // Ten bytes (a negative int64) and a varint cut by the end: false, and
+  // nothing consumed, for the caller's full reader.
+  value = 42;
+  EXPECT_FALSE(read(std::string(9, '\xff') + "\x01", &value, &used));
+  EXPECT_EQ(used, 0u);
+  EXPECT_FALSE(read("\x80\x80", &value, &used));
+  EXPECT_EQ(used, 0u);
+  EXPECT_FALSE(read("", &value, &used));
+  EXPECT_EQ(value, 42u);
+}
+
 }  // namespace
 }  // namespace processor
 }  // namespace zt

@@ -61,28 +61,6 @@ constexpr uint32_t kPacketClockUnitMultiplier = 4;
 // A sequence may define this many clocks of its own (ids 64..127).
 constexpr size_t kPacketMaxSequenceClocks = 64;
 
-// A varint of at most ten bytes inside [*p, end), for the fast path.
-ZT_ALWAYS_INLINE inline bool ReadFastVarint(const uint8_t** p, const uint8_t* end,
-                                            uint64_t* value) {
-  const uint8_t* q = *p;
-  if (ZT_LIKELY(q < end && *q < 0x80)) {
-    *value = *q;
-    *p = q + 1;
-    return true;
-  }
-  uint64_t result = 0;
-  for (unsigned shift = 0; shift < 64 && q < end; shift += 7) {
-    const uint8_t byte = *q++;
-    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if (!(byte & 0x80)) {
-      *value = result;
-      *p = q;
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 ProtoTraceReader::ProtoTraceReader(const uint8_t* base, TraceStorage* storage,
@@ -157,7 +135,7 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
       key = (key & 0x7f) | static_cast<uint32_t>(*p++) << 7;
     }
     uint64_t value;
-    if (!ReadFastVarint(&p, end, &value))
+    if (!ReadShortVarint(&p, end, &value))
       return ReadPacketFully(view);
     switch (key) {
       case kPacketTimestamp << 3:

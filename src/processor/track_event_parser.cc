@@ -128,6 +128,32 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
     ParseFully(ts, generation, bytes);
 }
 
+ZT_ALWAYS_INLINE inline bool TrackEventParser::FinishSimple(
+    const InternedGeneration& generation, uint64_t type,
+                                    uint64_t name_iid, uint32_t category_iid_count,
+                                    uint64_t category_iid, bool has_track_uuid,
+                                    uint64_t track_uuid, SimpleEvent* out) {
+  if (has_track_uuid) {
+    out->track_uuid = track_uuid;
+  } else if (generation.has_default_track) {
+    out->track_uuid = generation.default_track_uuid;
+  } else {
+    return false;
+  }
+  out->type = static_cast<uint8_t>(type);
+  out->name = kNullStringId;
+  out->category = kNullStringId;
+  if (type == kEventTypeSliceEnd)
+    return true;  // An end's name and category are not read.
+  if (type != kEventTypeSliceBegin && type != kEventTypeInstant)
+    return false;
+  if (name_iid != 0 && !generation.event_names.Get(name_iid, &out->name))
+    return false;
+  if (category_iid_count == 1 && !generation.event_categories.Get(category_iid, &out->category))
+    return false;
+  return true;
+}
+
 bool TrackEventParser::DecodeSimple(const InternedGeneration& generation,
                                     protozero::ConstBytes bytes, SimpleEvent* out) {
   // The same reading as ParseFully() for the fields a simple event may
@@ -140,6 +166,43 @@ bool TrackEventParser::DecodeSimple(const InternedGeneration& generation,
   uint64_t category_iid = 0;
   bool has_track_uuid = false;
   uint64_t track_uuid = 0;
+  // First by whole one-byte keys and short varints, which is all an SDK
+  // event is made of; at the first other key, again from the start with
+  // the full rules.
+  const uint8_t* p = bytes.data;
+  const uint8_t* const end = p + bytes.size;
+  while (p < end) {
+    const uint8_t key = *p++;
+    uint64_t value;
+    if (!ReadShortVarint(&p, end, &value))
+      goto slow;
+    switch (key) {
+      case kEventType << 3:
+        type = value;
+        break;
+      case kEventNameIid << 3:
+        name_iid = value;
+        break;
+      case kEventCategoryIids << 3:
+        if (category_iid_count++ > 0)
+          return false;
+        category_iid = value;
+        break;
+      case kEventTrackUuid << 3:
+        has_track_uuid = true;
+        track_uuid = value;
+        break;
+      default:
+        goto slow;
+    }
+  }
+  return FinishSimple(generation, type, name_iid, category_iid_count, category_iid,
+                      has_track_uuid, track_uuid, out);
+
+slow:
+  type = name_iid = category_iid = track_uuid = 0;
+  category_iid_count = 0;
+  has_track_uuid = false;
   FieldReader reader(bytes.data, bytes.size);
   RawField f{};
   while (reader.Next(&f)) {
@@ -185,26 +248,10 @@ bool TrackEventParser::DecodeSimple(const InternedGeneration& generation,
   }
   if (reader.error())
     return false;
-  if (has_track_uuid) {
-    out->track_uuid = track_uuid;
-  } else if (generation.has_default_track) {
-    out->track_uuid = generation.default_track_uuid;
-  } else {
-    return false;
-  }
-  out->type = static_cast<uint8_t>(type);
-  out->name = kNullStringId;
-  out->category = kNullStringId;
-  if (type == kEventTypeSliceEnd)
-    return true;  // An end's name and category are not read.
-  if (type != kEventTypeSliceBegin && type != kEventTypeInstant)
-    return false;
-  if (name_iid != 0 && !generation.event_names.Get(name_iid, &out->name))
-    return false;
-  if (category_iid_count == 1 && !generation.event_categories.Get(category_iid, &out->category))
-    return false;
-  return true;
+  return FinishSimple(generation, type, name_iid, category_iid_count, category_iid,
+                      has_track_uuid, track_uuid, out);
 }
+
 
 void TrackEventParser::ApplySimpleOnTrack(int64_t ts, uint32_t track_id,
                                           const SimpleEvent& event) {

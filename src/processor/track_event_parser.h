@@ -70,6 +70,12 @@ class TrackEventParser {
  private:
   struct Event;
 
+  // DecodeSimple's checks once the fields are read.
+  static bool FinishSimple(const InternedGeneration& generation, uint64_t type,
+                           uint64_t name_iid, uint32_t category_iid_count,
+                           uint64_t category_iid, bool has_track_uuid, uint64_t track_uuid,
+                           SimpleEvent* out);
+
   void AddCounterValue(int64_t ts, uint32_t track_id, double value);
   uint32_t AddArgs(const InternedGeneration& generation, const Event& event);
   void AddAnnotation(const InternedGeneration& generation, protozero::ConstBytes bytes,
