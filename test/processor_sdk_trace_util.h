@@ -293,7 +293,7 @@ class Imported {
   explicit Imported(const std::vector<char>& trace) {
     result_ = processor::ImportTrace(trace.data(), trace.size(), &s_);
     processor::ImportOptions two_threads;
-    two_threads.two_thread_pass_min_events = 0;
+    two_threads.two_threads_min_bytes = 0;
     TraceStorage other;
     const ImportResult other_result =
         processor::ImportTrace(trace.data(), trace.size(), &other, two_threads);

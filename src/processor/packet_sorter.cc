@@ -24,7 +24,18 @@ void PacketSorter::BlockDeleter::operator()(SortedEvent* block) const {
   munmap(block, kBlockEvents * sizeof(SortedEvent));
 }
 
-PacketSorter::PacketSorter() = default;
+PacketSorter::HintBlockPtr PacketSorter::NewHintBlock() {
+  void* block = mmap(nullptr, kBlockEvents * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  ZT_CHECK(block != MAP_FAILED);
+  return HintBlockPtr(static_cast<uint64_t*>(block));
+}
+
+void PacketSorter::HintBlockDeleter::operator()(uint64_t* block) const {
+  munmap(block, kBlockEvents * sizeof(uint64_t));
+}
+
+PacketSorter::PacketSorter(bool with_hints) : with_hints_(with_hints) {}
 PacketSorter::~PacketSorter() = default;
 
 PacketSorter::Queue* PacketSorter::AddQueue(uint32_t queue) {
@@ -45,23 +56,31 @@ void PacketSorter::SortUnsortedQueues() {
     if (!queue || queue->sorted)
       continue;
     // Rare (a writer whose clock went back): sort a copy, carrying each
-    // event's generation along.
+    // event's generation (and hint) along.
     Queue& q = *queue;
     unsorted_queues_++;
-    std::vector<std::pair<SortedEvent, uint32_t>> events(q.size);
+    struct Moved {
+      SortedEvent event;
+      uint32_t generation;
+      uint64_t hint;
+    };
+    std::vector<Moved> events(q.size);
     size_t change = 0;
     for (size_t i = 0; i < q.size; i++) {
       while (change + 1 < q.generation_changes.size() &&
              q.generation_changes[change + 1].first <= i)
         change++;
-      events[i] = {q.at(i), q.generation_changes[change].second};
+      events[i] = {q.at(i), q.generation_changes[change].second,
+                   with_hints_ ? q.hint_at(i) : 0};
     }
     std::stable_sort(events.begin(), events.end(),
-                     [](const auto& a, const auto& b) { return Before(a.first, b.first); });
+                     [](const Moved& a, const Moved& b) { return Before(a.event, b.event); });
     q.generation_of_event.resize(q.size);
     for (size_t i = 0; i < q.size; i++) {
-      q.at(i) = events[i].first;
-      q.generation_of_event[i] = events[i].second;
+      q.at(i) = events[i].event;
+      q.generation_of_event[i] = events[i].generation;
+      if (with_hints_)
+        q.hint_at(i) = events[i].hint;
     }
   }
 

@@ -13,7 +13,11 @@
 // The interned-state generation of an event is not stored per event: a
 // queue records the points where its sequence's generation changed, and
 // the merge walks them along (an unsorted queue keeps one per event).
-// Thread-compatible.
+//
+// A sorter made `with_hints` also keeps 8 bytes per event that the caller
+// computed when queueing (what a TrackEvent holds, read off its bytes on
+// pass 1's second thread; TrackEventParser::ScanHint) and hands them back
+// with the event; without, every hint is 0. Thread-compatible.
 
 #ifndef ZT_SRC_PROCESSOR_PACKET_SORTER_H_
 #define ZT_SRC_PROCESSOR_PACKET_SORTER_H_
@@ -40,13 +44,14 @@ struct SortedEvent {
 
 class PacketSorter {
  public:
-  PacketSorter();
+  explicit PacketSorter(bool with_hints = false);
   ~PacketSorter();
 
   // `queue` is the sequence's index (dense, from 0); `generation` the
-  // interned-state generation the event was read under.
+  // interned-state generation the event was read under; `hint` is kept
+  // only by a sorter made with hints.
   void Push(uint32_t queue, int64_t ts, uint64_t offset, uint64_t size,
-            uint32_t generation) {
+            uint32_t generation, uint64_t hint = 0) {
     Queue& q = queue < queues_.size() && queues_[queue] ? *queues_[queue] : *AddQueue(queue);
     if (q.size > 0 && ts < q.last_ts)
       q.sorted = false;
@@ -54,8 +59,11 @@ class PacketSorter {
     if (ZT_UNLIKELY(q.generation_changes.empty() ||
                     q.generation_changes.back().second != generation))
       q.generation_changes.emplace_back(q.size, generation);
-    if (ZT_UNLIKELY(q.size % kBlockEvents == 0))
+    if (ZT_UNLIKELY(q.size % kBlockEvents == 0)) {
       q.blocks.emplace_back(NewBlock());
+      if (with_hints_)
+        q.hint_blocks.emplace_back(NewHintBlock());
+    }
     const size_t region = static_cast<size_t>(offset >> kRegionShift);
     if (ZT_UNLIKELY(region >= pending_in_region_.size()))
       pending_in_region_.resize(region + 1, 0);
@@ -64,6 +72,8 @@ class PacketSorter {
                                 ? offset << kSizeBits | size
                                 : Spill(offset, size);
     q.at(q.size) = SortedEvent{ts, packed};
+    if (with_hints_)
+      q.hint_at(q.size) = hint;
     q.size++;
     size_++;
   }
@@ -72,7 +82,7 @@ class PacketSorter {
   // Queues that were not in time order in the file.
   uint64_t unsorted_queues() const { return unsorted_queues_; }
 
-  // Calls fn(ts, offset, size, generation) for every event in (ts, offset)
+  // Calls fn(ts, offset, size, generation, hint) for every event in (ts, offset)
   // order and empties the sorter. A template: it runs once per event. Calls
   // done(offset, length) for each 2 MiB region of the input once no event
   // in it remains to be called for (regions that never had one first).
@@ -103,9 +113,15 @@ class PacketSorter {
   };
   using BlockPtr = std::unique_ptr<SortedEvent[], BlockDeleter>;
   static BlockPtr NewBlock();
+  struct HintBlockDeleter {
+    void operator()(uint64_t* block) const;
+  };
+  using HintBlockPtr = std::unique_ptr<uint64_t[], HintBlockDeleter>;
+  static HintBlockPtr NewHintBlock();
 
   struct Queue {
     std::vector<BlockPtr> blocks;
+    std::vector<HintBlockPtr> hint_blocks;  // With hints only.
     size_t size = 0;
     bool sorted = true;
     int64_t last_ts = 0;
@@ -115,6 +131,7 @@ class PacketSorter {
     std::vector<uint32_t> generation_of_event;
 
     SortedEvent& at(size_t i) { return blocks[i / kBlockEvents][i % kBlockEvents]; }
+    uint64_t& hint_at(size_t i) { return hint_blocks[i / kBlockEvents][i % kBlockEvents]; }
   };
 
   void SortUnsortedQueues();
@@ -124,6 +141,7 @@ class PacketSorter {
   std::vector<std::pair<uint64_t, uint64_t>> spilled_;  // (offset, size).
   std::vector<uint32_t> pending_in_region_;  // Events not drained, per region.
   std::vector<std::unique_ptr<Queue>> queues_;
+  const bool with_hints_;
   size_t size_ = 0;
   uint64_t unsorted_queues_ = 0;
 };
@@ -180,21 +198,25 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
         generation = q.generation_changes[cursor.change].second;
       }
       const uint64_t size = event->packed & kSizeMask;
+      const uint64_t hint = with_hints_ ? q.hint_at(cursor.next) : 0;
       uint64_t offset;
       if (ZT_LIKELY(size != kSpilled)) {
         offset = event->packed >> kSizeBits;
-        fn(event->ts, offset, size, generation);
+        fn(event->ts, offset, size, generation, hint);
       } else {
         const auto& spilled = spilled_[event->packed >> kSizeBits];
         offset = spilled.first;
-        fn(event->ts, offset, spilled.second, generation);
+        fn(event->ts, offset, spilled.second, generation, hint);
       }
       const size_t region = static_cast<size_t>(offset >> kRegionShift);
       if (--pending_in_region_[region] == 0)
         done(uint64_t{region} << kRegionShift, uint64_t{1} << kRegionShift);
       cursor.next++;
-      if (cursor.next % kBlockEvents == 0)
+      if (cursor.next % kBlockEvents == 0) {
         q.blocks[cursor.next / kBlockEvents - 1].reset();  // Consumed: freed.
+        if (with_hints_)
+          q.hint_blocks[cursor.next / kBlockEvents - 1].reset();
+      }
       if (cursor.next == q.size)
         break;
       event = &q.at(cursor.next);
@@ -206,6 +228,7 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
       std::push_heap(heap.begin(), heap.end(), after);
     } else {
       q.blocks.clear();
+      q.hint_blocks.clear();
     }
   }
   queues_.clear();

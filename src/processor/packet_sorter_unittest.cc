@@ -18,7 +18,8 @@ using Drained = std::tuple<int64_t, uint64_t, uint64_t, uint32_t>;
 std::vector<Drained> DrainAll(PacketSorter* sorter) {
   std::vector<Drained> out;
   sorter->Drain(
-      [&](int64_t ts, uint64_t offset, uint64_t size, uint32_t generation) {
+      [&](int64_t ts, uint64_t offset, uint64_t size, uint32_t generation, uint64_t hint) {
+        EXPECT_EQ(hint, 0u);  // A sorter without hints hands back 0.
         out.emplace_back(ts, offset, size, generation);
       },
       [](uint64_t, uint64_t) {});
@@ -72,7 +73,7 @@ TEST(PacketSorterTest, RegionsAreDoneWhenTheirLastEventIs) {
   sorter.Push(1, 20, 2 * kRegion + 50, 1, 0);    // Region 2.
   std::vector<std::pair<std::string, uint64_t>> log;
   sorter.Drain(
-      [&](int64_t ts, uint64_t, uint64_t, uint32_t) { log.emplace_back("event", ts); },
+      [&](int64_t ts, uint64_t, uint64_t, uint32_t, uint64_t) { log.emplace_back("event", ts); },
       [&](uint64_t offset, uint64_t length) {
         EXPECT_EQ(length, kRegion);
         log.emplace_back("done", offset / kRegion);
@@ -111,6 +112,24 @@ TEST(PacketSorterTest, MatchesAFullSort) {
   });
   EXPECT_EQ(DrainAll(&sorter), expected);
   EXPECT_EQ(sorter.unsorted_queues(), 1u);
+}
+
+TEST(PacketSorterTest, HintsTravelWithTheirEventsThroughSortAndMerge) {
+  PacketSorter sorter(/*with_hints=*/true);
+  // Queue 0 out of time order (sorted at Drain), queue 1 in order; the hint
+  // of each event is its offset + 1000.
+  sorter.Push(0, 30, 10, 1, 7, 1010);
+  sorter.Push(0, 10, 20, 1, 7, 1020);
+  sorter.Push(1, 20, 30, 1, 8, 1030);
+  sorter.Push(0, 40, 40, 1, 9, 1040);
+  std::vector<std::pair<uint64_t, uint64_t>> got;  // (offset, hint)
+  sorter.Drain(
+      [&](int64_t, uint64_t offset, uint64_t, uint32_t, uint64_t hint) {
+        got.emplace_back(offset, hint);
+      },
+      [](uint64_t, uint64_t) {});
+  EXPECT_EQ(got, (std::vector<std::pair<uint64_t, uint64_t>>{
+                     {20, 1020}, {30, 1030}, {10, 1010}, {40, 1040}}));
 }
 
 }  // namespace

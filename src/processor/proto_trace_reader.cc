@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "src/processor/field_reader.h"
+#include "src/processor/track_event_parser.h"
 #include "zt/base/compiler.h"
 #include "zt/protozero/proto_decoder.h"
 
@@ -173,7 +174,7 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
                    timestamp, &ts))
     return;
   if (track_event) {
-    sorter_->Push(sequence_index, ts, static_cast<uint64_t>(track_event - base_),
+    QueueEvent(sequence_index, ts, static_cast<uint64_t>(track_event - base_),
                   track_event_size, generation_index_[sequence_index]);
   }
 }
@@ -313,7 +314,7 @@ void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
     storage_->data_losses.back().ts = ts;
 
   if (track_event.data) {
-    sorter_->Push(sequence_index, ts, static_cast<uint64_t>(track_event.data - base_),
+    QueueEvent(sequence_index, ts, static_cast<uint64_t>(track_event.data - base_),
                   track_event.size, generation_index_[sequence_index]);
   }
 }
@@ -621,6 +622,18 @@ void ProtoTraceReader::ParseTraceUuid(ConstBytes bytes) {
   metadata.name.push_back(name);
   metadata.int_value.push_back(kNullInt);
   metadata.str_value.push_back(storage_->strings.Intern(text));
+}
+
+void ProtoTraceReader::PushQueuedEvents(const uint8_t* base, const uint8_t* p,
+                                        const uint8_t* end, PacketSorter* sorter) {
+  ZT_CHECK((end - p) % sizeof(QueuedEvent) == 0);
+  for (; p < end; p += sizeof(QueuedEvent)) {
+    QueuedEvent event;
+    memcpy(&event, p, sizeof(event));
+    const uint64_t hint = TrackEventParser::ScanHint(
+        protozero::ConstBytes{base + event.offset, static_cast<size_t>(event.size)});
+    sorter->Push(event.queue, event.ts, event.offset, event.size, event.generation, hint);
+  }
 }
 
 void ProtoTraceReader::Finish() {

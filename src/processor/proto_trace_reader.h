@@ -13,10 +13,12 @@
 #define ZT_SRC_PROCESSOR_PROTO_TRACE_READER_H_
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
+#include "src/processor/batch_channel.h"
 #include "src/processor/clock_tracker.h"
 #include "src/processor/packet_sorter.h"
 #include "src/processor/sequence_state.h"
@@ -37,6 +39,18 @@ class ProtoTraceReader {
 
   void ReadPacket(const PacketView& packet);
 
+  // From now on, track events are not pushed into the sorter but sent
+  // through `channel` as records, for another thread to push with
+  // PushQueuedEvents() (pass 1 on two threads; two_thread_pass.h). The
+  // sorter must then not be touched here until that thread is done.
+  void QueueEventsThrough(BatchChannel* channel) { queue_channel_ = channel; }
+  // The other side: pushes the events of those records into a sorter, in
+  // the order sent.
+  // The sorter (made with hints) also gets each event's
+  // TrackEventParser::ScanHint(), read off the input at `base`.
+  static void PushQueuedEvents(const uint8_t* base, const uint8_t* p, const uint8_t* end,
+                               PacketSorter* sorter);
+
   // After the last packet: attributes loss marks to buffers (TraceStats'
   // writer_stats), records per-sequence facts.
   void Finish();
@@ -48,8 +62,29 @@ class ProtoTraceReader {
 
  private:
   struct Packet;
+  // A record of QueueEvent(): fixed size, copied whole (cheaper to write
+  // and read than varints, which matters on the reading thread).
+  struct QueuedEvent {
+    int64_t ts;
+    uint64_t offset;
+    uint64_t size;
+    uint32_t queue;
+    uint32_t generation;
+  };
 
   void ReadPacketFully(const PacketView& packet);
+  // A track event for pass 2: into the sorter, or through the channel.
+  ZT_ALWAYS_INLINE void QueueEvent(uint32_t queue, int64_t ts, uint64_t offset, uint64_t size,
+                                   uint32_t generation) {
+    if (!queue_channel_) {
+      sorter_->Push(queue, ts, offset, size, generation);
+      return;
+    }
+    const QueuedEvent event{ts, offset, size, queue, generation};
+    uint8_t* p = queue_channel_->Reserve(sizeof(event));
+    memcpy(p, &event, sizeof(event));
+    queue_channel_->Commit(p + sizeof(event));
+  }
   SequenceState* GetSequence(uint32_t sequence_id, uint32_t* index);
   SequenceState* LookUpSequence(uint32_t sequence_id, uint32_t* index);
   void NewGeneration(SequenceState* sequence, bool keep_interned_data);
@@ -71,6 +106,7 @@ class ProtoTraceReader {
   TrackTracker* const tracks_;
   ClockTracker* const clocks_;
   PacketSorter* const sorter_;
+  BatchChannel* queue_channel_ = nullptr;
   std::unordered_map<uint32_t, uint32_t> sequence_index_;
   std::vector<std::unique_ptr<SequenceState>> sequences_;
   std::vector<std::unique_ptr<InternedGeneration>> generations_;

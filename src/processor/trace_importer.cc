@@ -1,8 +1,12 @@
 #include "src/processor/trace_importer.h"
 
+#include <chrono>
 #include <cstdint>
+#include <memory>
+#include <thread>
 #include <vector>
 
+#include "src/processor/batch_channel.h"
 #include "src/processor/clock_tracker.h"
 #include "src/processor/packet_sorter.h"
 #include "src/processor/proto_trace_reader.h"
@@ -40,14 +44,29 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
                          const ImportOptions& options) {
   const uint8_t* const base = static_cast<const uint8_t*>(data);
   ImportResult result;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
   TrackTracker tracks(storage);
   ClockTracker clocks;
-  PacketSorter sorter;
+  const bool two_threads = size >= options.two_threads_min_bytes;
+  PacketSorter sorter(/*with_hints=*/two_threads);
   ProtoTraceReader reader(base, storage, &tracks, &clocks, &sorter);
 
   // Pass 1, in file order: state, clocks, descriptors; events queued.
   // What pass 1 has read is copied out (strings) or will be read again in
-  // time order: behind the tokenizer, the input can go.
+  // time order: behind the tokenizer, the input can go. On a large trace
+  // another thread does the queueing (the sorter is its own until joined).
+  std::unique_ptr<BatchChannel> queue_channel;
+  std::thread queuer;
+  if (two_threads) {
+    queue_channel.reset(new BatchChannel());
+    reader.QueueEventsThrough(queue_channel.get());
+    queuer = std::thread([&sorter, base, channel = queue_channel.get()] {
+      channel->ConsumeAll([&](const uint8_t* p, const uint8_t* end) {
+        ProtoTraceReader::PushQueuedEvents(base, p, end, &sorter);
+      });
+    });
+  }
   TraceTokenizer tokenizer(data, size);
   PacketView packet;
   uint64_t next_report = kReportInterval;
@@ -74,6 +93,10 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
     options.progress(tokenizer.position(), size);
   if (options.release_input && size > released)
     options.release_input(released, size - released);
+  if (two_threads) {
+    queue_channel->Close();
+    queuer.join();
+  }
   reader.Finish();
   result.sequences = reader.sequence_count();
 
@@ -88,13 +111,16 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   storage->stats.Set(stats::trace_unknown_top_level_fields,
                      static_cast<int64_t>(damage.unknown_fields));
 
+  const Clock::time_point pass1_end = Clock::now();
+  result.pass1_seconds = std::chrono::duration<double>(pass1_end - start).count();
+
   // Pass 2, in time order: events into tables. A slice per event at most,
   // reserved at once rather than grown by doubling (which would hold the old
   // and the new columns at the same time): capacity never touched costs
   // address space, not memory.
   storage->slice.reserve(sorter.size());
   TrackEventParser parser(storage, &tracks);
-  if (sorter.size() >= options.two_thread_pass_min_events) {
+  if (two_threads) {
     const PassTwoCounts counts =
         ParseOnTwoThreads(base, reader, &sorter, &tracks, &parser, options.release_input);
     result.packets_parsed = counts.events;
@@ -103,7 +129,7 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   } else {
     bool first = true;
     sorter.Drain(
-        [&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation) {
+        [&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation, uint64_t) {
           if (first) {
             result.first_ts = ts;
             first = false;
@@ -120,6 +146,7 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
         });
   }
   parser.Finish();
+  result.pass2_seconds = std::chrono::duration<double>(Clock::now() - pass1_end).count();
   if (options.release_input)
     options.release_input(0, size);
 

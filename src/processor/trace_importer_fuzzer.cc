@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // Pass 2 on two threads builds the same model from any bytes.
   ImportOptions two_threads;
-  two_threads.two_thread_pass_min_events = 0;
+  two_threads.two_threads_min_bytes = 0;
   TraceStorage other;
   const ImportResult other_result = ImportTrace(data, size, &other, two_threads);
   Check(other_result.packets_parsed == result.packets_parsed);

@@ -253,6 +253,57 @@ slow:
 }
 
 
+namespace {
+// A hint: bit 0 set, the type in bits 1-2, whether a category iid was given
+// in bit 3, the name iid in bits 4-33, the category iid in bits 34-63.
+constexpr uint64_t kHintIidBits = 30;
+constexpr uint64_t kHintIidMask = (uint64_t{1} << kHintIidBits) - 1;
+}  // namespace
+
+uint64_t TrackEventParser::ScanHint(protozero::ConstBytes bytes) {
+  // DecodeSimple()'s fast path, stopping where it would not decide alone:
+  // any other key, or an explicit track (its uuid does not fit).
+  uint64_t type = 0;
+  uint64_t name_iid = 0;
+  uint32_t category_iid_count = 0;
+  uint64_t category_iid = 0;
+  const uint8_t* p = bytes.data;
+  const uint8_t* const end = p + bytes.size;
+  while (p < end) {
+    const uint8_t key = *p++;
+    uint64_t value;
+    if (!ReadShortVarint(&p, end, &value))
+      return 0;
+    switch (key) {
+      case kEventType << 3:
+        type = value;
+        break;
+      case kEventNameIid << 3:
+        name_iid = value;
+        break;
+      case kEventCategoryIids << 3:
+        if (category_iid_count++ > 0)
+          return 0;
+        category_iid = value;
+        break;
+      default:
+        return 0;
+    }
+  }
+  if (type < kEventTypeSliceBegin || type > kEventTypeInstant || name_iid > kHintIidMask ||
+      category_iid > kHintIidMask)
+    return 0;
+  return 1 | type << 1 | uint64_t{category_iid_count} << 3 | name_iid << 4 |
+         category_iid << (4 + kHintIidBits);
+}
+
+bool TrackEventParser::DecodeSimpleFromHint(const InternedGeneration& generation,
+                                            uint64_t hint, SimpleEvent* out) {
+  return FinishSimple(generation, (hint >> 1) & 3, (hint >> 4) & kHintIidMask,
+                      static_cast<uint32_t>((hint >> 3) & 1), hint >> (4 + kHintIidBits),
+                      /*has_track_uuid=*/false, 0, out);
+}
+
 void TrackEventParser::ApplySimpleOnTrack(int64_t ts, uint32_t track_id,
                                           const SimpleEvent& event) {
   if (track_id == kNullId) {

@@ -56,6 +56,15 @@ class TrackEventParser {
   };
   static bool DecodeSimple(const InternedGeneration& generation, protozero::ConstBytes event,
                            SimpleEvent* out);
+  // The part of DecodeSimple() that needs no generation, done earlier (on
+  // pass 1's second thread) and kept as 8 bytes with the queued event: the
+  // type and the name and category iids of an event made only of those
+  // (one-byte keys, short varints, on its sequence's default track); 0 for
+  // any other event. DecodeSimpleFromHint() is then DecodeSimple() without
+  // reading the event: for a non-zero hint both give the same answer.
+  static uint64_t ScanHint(protozero::ConstBytes event);
+  static bool DecodeSimpleFromHint(const InternedGeneration& generation, uint64_t hint,
+                                   SimpleEvent* out);
   void ApplySimple(int64_t ts, const SimpleEvent& event) {
     ApplySimpleOnTrack(ts, tracks_->TrackForUuid(event.track_uuid), event);
   }

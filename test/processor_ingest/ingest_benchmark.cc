@@ -88,6 +88,11 @@ int main(int argc, char** argv) {
   printf("import           %.3f s  %.0f MB/s  %.1f M events/s  (%" PRIu64 " events)\n",
          import_s, mb / import_s, static_cast<double>(result.packets_parsed) / import_s / 1e6,
          result.packets_parsed);
+  const bool two_threads = file->size() >= zt::processor::ImportOptions().two_threads_min_bytes;
+  printf("  pass 1         %.3f s  (file order: state, clocks, queues%s)\n", result.pass1_seconds,
+         two_threads ? "; queued on a second thread" : "");
+  printf("  pass 2         %.3f s  (time order: events into tables%s)\n", result.pass2_seconds,
+         two_threads ? "; merged on a second thread" : "");
   printf("model            %zu slices, %zu counter values, %zu flows, %zu args, %zu strings\n",
          storage.slice.size(), storage.counter.size(), storage.flow.size(),
          storage.args.size(), storage.strings.size());
