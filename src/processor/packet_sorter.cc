@@ -36,7 +36,24 @@ void PacketSorter::HintBlockDeleter::operator()(uint64_t* block) const {
 }
 
 PacketSorter::PacketSorter(bool with_hints) : with_hints_(with_hints) {}
-PacketSorter::~PacketSorter() = default;
+PacketSorter::~PacketSorter() { FreePending(); }
+
+void PacketSorter::FreePending() {
+  std::sort(pending_free_.begin(), pending_free_.end());
+  size_t i = 0;
+  while (i < pending_free_.size()) {
+    char* start = static_cast<char*>(pending_free_[i].first);
+    char* end = start + pending_free_[i].second;
+    size_t j = i + 1;
+    while (j < pending_free_.size() && pending_free_[j].first == end) {
+      end += pending_free_[j].second;
+      j++;
+    }
+    munmap(start, static_cast<size_t>(end - start));
+    i = j;
+  }
+  pending_free_.clear();
+}
 
 PacketSorter::Queue* PacketSorter::AddQueue(uint32_t queue) {
   if (queue >= queues_.size())

@@ -79,6 +79,7 @@ class PacketSorter {
   }
 
   size_t size() const { return size_; }
+  bool with_hints() const { return with_hints_; }
   // Queues that were not in time order in the file.
   uint64_t unsorted_queues() const { return unsorted_queues_; }
 
@@ -90,6 +91,8 @@ class PacketSorter {
   void Drain(Fn fn, RegionDone done);
 
   static constexpr uint32_t kRegionShift = 21;
+  // Up to this many queues, Drain() finds the next one by a scan.
+  static constexpr size_t kScannedHeadsMax = 8;
 
  private:
   static constexpr size_t kBlockEvents = 4096;  // 64 KiB.
@@ -135,10 +138,23 @@ class PacketSorter {
   };
 
   void SortUnsortedQueues();
+  // Consumed blocks are unmapped a batch at a time, neighbours in one call:
+  // each munmap() interrupts every other core running this process (to
+  // flush its TLB), which one call per 64 KiB block made a large cost of a
+  // two-thread import. Blocks mapped one after another are usually
+  // adjacent, and are consumed in about the order they were mapped.
+  void FreeLater(void* block, size_t bytes) {
+    pending_free_.emplace_back(block, bytes);
+    if (pending_free_.size() >= kFreeBatch)
+      FreePending();
+  }
+  void FreePending();
+  static constexpr size_t kFreeBatch = 64;  // At most 4 MiB held back.
   Queue* AddQueue(uint32_t queue);
   uint64_t Spill(uint64_t offset, uint64_t size);
 
   std::vector<std::pair<uint64_t, uint64_t>> spilled_;  // (offset, size).
+  std::vector<std::pair<void*, size_t>> pending_free_;  // (block, bytes).
   std::vector<uint32_t> pending_in_region_;  // Events not drained, per region.
   std::vector<std::unique_ptr<Queue>> queues_;
   const bool with_hints_;
@@ -163,29 +179,55 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
     if (queue && queue->size > 0)
       cursors.push_back(Cursor{queue.get()});
   }
-  // The heap holds each cursor's head by value, so that comparing two
-  // heads reads neither the cursor nor its queue's blocks.
+  // Each cursor's head is kept by value, so that comparing two heads reads
+  // neither the cursor nor its queue's blocks: in a heap, or, for a few
+  // queues (a few writer threads: the common case, where runs are short),
+  // in a plain array scanned for its minimum, which costs fewer
+  // instructions than a heap's pop and push.
   struct Head {
     SortedEvent event;
     size_t cursor;
   };
   auto after = [](const Head& a, const Head& b) { return Before(b.event, a.event); };
-  std::vector<Head> heap;
-  heap.reserve(cursors.size());
+  const bool scan = cursors.size() <= kScannedHeadsMax;
+  std::vector<Head> heads;
+  heads.reserve(cursors.size());
   for (size_t c = 0; c < cursors.size(); c++)
-    heap.push_back(Head{cursors[c].queue->at(0), c});
-  std::make_heap(heap.begin(), heap.end(), after);
+    heads.push_back(Head{cursors[c].queue->at(0), c});
+  if (!scan)
+    std::make_heap(heads.begin(), heads.end(), after);
 
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), after);
-    const size_t c = heap.back().cursor;
-    heap.pop_back();
+  while (!heads.empty()) {
+    size_t c;
+    SortedEvent bound{0, 0};
+    if (scan) {
+      size_t first = 0;
+      for (size_t i = 1; i < heads.size(); i++) {
+        if (Before(heads[i].event, heads[first].event))
+          first = i;
+      }
+      c = heads[first].cursor;
+      heads[first] = heads.back();
+      heads.pop_back();
+      if (!heads.empty()) {
+        bound = heads[0].event;
+        for (size_t i = 1; i < heads.size(); i++) {
+          if (Before(heads[i].event, bound))
+            bound = heads[i].event;
+        }
+      }
+    } else {
+      std::pop_heap(heads.begin(), heads.end(), after);
+      c = heads.back().cursor;
+      heads.pop_back();
+      if (!heads.empty())
+        bound = heads.front().event;
+    }
     Cursor& cursor = cursors[c];
     Queue& q = *cursor.queue;
     // A run of one queue before every other head needs no heap traffic:
     // the common case, as a file holds each writer's chunks whole.
-    const bool alone = heap.empty();
-    const SortedEvent bound = alone ? SortedEvent{0, 0} : heap.front().event;
+    const bool alone = heads.empty();
     const SortedEvent* event = &q.at(cursor.next);
     for (;;) {
       uint32_t generation;
@@ -213,9 +255,12 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
         done(uint64_t{region} << kRegionShift, uint64_t{1} << kRegionShift);
       cursor.next++;
       if (cursor.next % kBlockEvents == 0) {
-        q.blocks[cursor.next / kBlockEvents - 1].reset();  // Consumed: freed.
+        // Consumed: freed (in batches, see FreeLater()).
+        FreeLater(q.blocks[cursor.next / kBlockEvents - 1].release(),
+                  kBlockEvents * sizeof(SortedEvent));
         if (with_hints_)
-          q.hint_blocks[cursor.next / kBlockEvents - 1].reset();
+          FreeLater(q.hint_blocks[cursor.next / kBlockEvents - 1].release(),
+                    kBlockEvents * sizeof(uint64_t));
       }
       if (cursor.next == q.size)
         break;
@@ -224,13 +269,15 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
         break;
     }
     if (cursor.next < q.size) {
-      heap.push_back(Head{*event, c});
-      std::push_heap(heap.begin(), heap.end(), after);
+      heads.push_back(Head{*event, c});
+      if (!scan)
+        std::push_heap(heads.begin(), heads.end(), after);
     } else {
       q.blocks.clear();
       q.hint_blocks.clear();
     }
   }
+  FreePending();
   queues_.clear();
   spilled_.clear();
   pending_in_region_.clear();

@@ -88,23 +88,28 @@ TEST(PacketSorterTest, RegionsAreDoneWhenTheirLastEventIs) {
 
 // Many events across block boundaries and generations, in random
 // interleavings, against a plain sort.
-TEST(PacketSorterTest, MatchesAFullSort) {
+// Few queues are merged by scanning their heads, many through a heap:
+// both must give a full sort's order.
+class PacketSorterMergeTest : public testing::TestWithParam<uint32_t> {};
+
+TEST_P(PacketSorterMergeTest, MatchesAFullSort) {
+  const uint32_t queues = GetParam();
   std::mt19937_64 random(42);
   PacketSorter sorter;
   std::vector<Drained> expected;
-  std::vector<int64_t> clock(5, 0);
-  std::vector<uint32_t> generation(5, 0);
+  std::vector<int64_t> clock(queues, 0);
+  std::vector<uint32_t> generation(queues, 0);
   uint64_t offset = 0;
   for (int i = 0; i < 30000; i++) {
-    const uint32_t queue = static_cast<uint32_t>(random() % 5);
+    const uint32_t queue = static_cast<uint32_t>(random() % queues);
     clock[queue] += static_cast<int64_t>(random() % 100);
     if (random() % 1000 == 0)
       generation[queue]++;
-    if (queue == 4 && random() % 50 == 0)
+    if (queue == queues - 1 && random() % 50 == 0)
       clock[queue] -= 500;  // This writer's clock sometimes goes back.
     offset += 1 + random() % 50;
-    sorter.Push(queue, clock[queue], offset, i % 300, generation[queue] * 10 + queue);
-    expected.emplace_back(clock[queue], offset, i % 300, generation[queue] * 10 + queue);
+    sorter.Push(queue, clock[queue], offset, i % 300, generation[queue] * 100 + queue);
+    expected.emplace_back(clock[queue], offset, i % 300, generation[queue] * 100 + queue);
   }
   std::stable_sort(expected.begin(), expected.end(), [](const Drained& a, const Drained& b) {
     return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b)
@@ -113,6 +118,10 @@ TEST(PacketSorterTest, MatchesAFullSort) {
   EXPECT_EQ(DrainAll(&sorter), expected);
   EXPECT_EQ(sorter.unsorted_queues(), 1u);
 }
+
+INSTANTIATE_TEST_SUITE_P(QueueCounts, PacketSorterMergeTest,
+                         testing::Values(2u, 5u, PacketSorter::kScannedHeadsMax,
+                                         PacketSorter::kScannedHeadsMax + 1, 40u));
 
 TEST(PacketSorterTest, HintsTravelWithTheirEventsThroughSortAndMerge) {
   PacketSorter sorter(/*with_hints=*/true);

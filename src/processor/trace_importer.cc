@@ -122,7 +122,8 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   TrackEventParser parser(storage, &tracks);
   if (two_threads) {
     const PassTwoCounts counts =
-        ParseOnTwoThreads(base, reader, &sorter, &tracks, &parser, options.release_input);
+        ParseOnTwoThreads(base, reader, &sorter, &tracks, &parser, &storage->slice,
+                          options.release_input);
     result.packets_parsed = counts.events;
     result.first_ts = counts.first_ts;
     result.last_ts = counts.last_ts;

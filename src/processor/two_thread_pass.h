@@ -33,10 +33,12 @@ struct PassTwoCounts {
 
 // Drains `sorter` into `parser` as ImportTrace's one-thread loop does, and
 // calls release_input (if set) for each input region once every event in
-// it is applied. Returns when both threads are done.
+// it is applied. `slice_table` is the one `parser` fills, its columns
+// reserved: the merging thread populates their pages ahead of use. Returns
+// when both threads are done.
 PassTwoCounts ParseOnTwoThreads(const uint8_t* base, const ProtoTraceReader& reader,
                                 PacketSorter* sorter, TrackTracker* tracks,
-                                TrackEventParser* parser,
+                                TrackEventParser* parser, SliceTable* slice_table,
                                 const std::function<void(uint64_t, uint64_t)>& release_input);
 
 }  // namespace processor
