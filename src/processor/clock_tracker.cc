@@ -113,6 +113,7 @@ bool ClockTracker::SetTraceClock(ClockId id) {
     return false;
   if (conversion_happened_)
     return false;
+  epoch_++;
   trace_clock_ = id;
   routes_.clear();
   last_route_ = nullptr;
@@ -260,6 +261,7 @@ uint32_t ClockTracker::EdgeIndex(uint32_t a, uint32_t b) {
 }
 
 void ClockTracker::InvalidateFastRanges() {
+  epoch_++;
   for (auto& entry : routes_) {
     entry.second.fast_min = kMax;
     entry.second.fast_end = kMin;

@@ -141,6 +141,29 @@ class ClockTracker {
     return ToTraceTimeSlow(id, ts_ns);
   }
 
+  // For a caller that converts many timestamps of one clock: after a
+  // ToTraceTime(id, ...) that succeeded, the range it was on. Every ts_ns
+  // in [min, end) converts to WrapAdd(ts_ns, offset), for as long as
+  // epoch() stays `epoch` (any snapshot or trace clock change bumps it).
+  // False if the last conversion was not of `id` (or failed).
+  struct Range {
+    int64_t min;
+    int64_t end;
+    int64_t offset;
+    uint64_t epoch;
+  };
+  bool LastRange(ClockId id, Range* range) const {
+    if (id == trace_clock_) {
+      *range = Range{kMin, kMax, 0, epoch_};
+      return true;
+    }
+    if (!last_route_ || last_source_ != id || last_route_->fast_min >= last_route_->fast_end)
+      return false;
+    *range = Range{last_route_->fast_min, last_route_->fast_end, last_route_->fast_offset, epoch_};
+    return true;
+  }
+  uint64_t epoch() const { return epoch_; }
+
   // Refused snapshots (duplicate clock, trace clock went back).
   uint64_t invalid_snapshots() const { return invalid_snapshots_; }
   // ToTraceTime() calls that found no path.
@@ -214,6 +237,7 @@ class ClockTracker {
   std::unordered_map<ClockId, Route> routes_;
   ClockId last_source_ = 0;
   const Route* last_route_ = nullptr;
+  uint64_t epoch_ = 0;  // See LastRange().
 };
 
 }  // namespace processor

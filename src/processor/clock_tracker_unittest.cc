@@ -346,6 +346,29 @@ TEST(ClockTrackerTest, MatchesReferenceOnRandomTree) {
   }
 }
 
+TEST(ClockTrackerTest, LastRangeConvertsLikeToTraceTimeUntilTheEpochChanges) {
+  ClockTracker clocks;
+  ASSERT_EQ(clocks.AddSnapshot({{kBoot, 1000}, {kMonotonic, 400}}), Status::kOk);
+  ASSERT_EQ(clocks.AddSnapshot({{kBoot, 2000}, {kMonotonic, 1300}}), Status::kOk);
+  ClockTracker::Range range;
+  EXPECT_FALSE(clocks.LastRange(kMonotonic, &range));  // Nothing converted yet.
+  ASSERT_EQ(clocks.ToTraceTime(kMonotonic, 500), 1100);
+  ASSERT_TRUE(clocks.LastRange(kMonotonic, &range));
+  ClockTracker::Range other;
+  EXPECT_FALSE(clocks.LastRange(kRealtime, &other));  // Not the last one converted.
+  // The first snapshot serves everything before the second one's value.
+  EXPECT_EQ(range.end, 1300);
+  for (int64_t ts : {int64_t{-5}, int64_t{0}, int64_t{900}, range.end - 1})
+    EXPECT_EQ(clocks.ToTraceTime(kMonotonic, ts), ts + range.offset) << ts;
+  EXPECT_EQ(range.epoch, clocks.epoch());
+  // The trace clock converts to itself everywhere.
+  ASSERT_TRUE(clocks.LastRange(kBoot, &range));
+  EXPECT_EQ(range.offset, 0);
+  const uint64_t before = clocks.epoch();
+  ASSERT_EQ(clocks.AddSnapshot({{kBoot, 3000}, {kMonotonic, 2000}}), Status::kOk);
+  EXPECT_NE(clocks.epoch(), before);
+}
+
 }  // namespace
 }  // namespace processor
 }  // namespace zt

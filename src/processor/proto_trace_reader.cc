@@ -71,12 +71,41 @@ ProtoTraceReader::ProtoTraceReader(const uint8_t* base, TraceStorage* storage,
 
 ProtoTraceReader::~ProtoTraceReader() = default;
 
-SequenceState* ProtoTraceReader::GetSequence(uint32_t sequence_id, uint32_t* index) {
-  // Packets of one sequence come in runs (a writer's chunk at a time).
-  if (ZT_LIKELY(last_sequence_ && last_sequence_->sequence_id == sequence_id)) {
-    *index = last_sequence_index_;
-    return last_sequence_;
+void ProtoTraceReader::RememberTrailer(const uint8_t* trailer, const uint8_t* end) {
+  // Only a trailer of trusted fields alone (uid, sequence id, pid) in one-
+  // or two-byte keys and short varints, holding the sequence id, is kept.
+  trailer_size_ = 0;
+  bool has_sequence_id = false;
+  uint32_t sequence_id = 0;
+  const size_t size = static_cast<size_t>(end - trailer);
+  if (size > sizeof(trailer_))
+    return;
+  const uint8_t* p = trailer;
+  while (p < end) {
+    uint32_t key = *p++;
+    if (key >= 0x80) {
+      if (p == end || *p >= 0x80)
+        return;
+      key = (key & 0x7f) | static_cast<uint32_t>(*p++) << 7;
+    }
+    uint64_t value;
+    if (!ReadShortVarint(&p, end, &value))
+      return;
+    if (key == kPacketTrustedSequenceId << 3) {
+      has_sequence_id = true;
+      sequence_id = static_cast<uint32_t>(value);
+    } else if (key != kPacketTrustedUid << 3 && key != kPacketTrustedPid << 3) {
+      return;
+    }
   }
+  if (!has_sequence_id)
+    return;
+  memcpy(trailer_, trailer, size);
+  trailer_size_ = static_cast<uint32_t>(size);
+  trailer_sequence_id_ = sequence_id;
+}
+
+SequenceState* ProtoTraceReader::GetSequenceSlow(uint32_t sequence_id, uint32_t* index) {
   SequenceState* sequence = LookUpSequence(sequence_id, index);
   last_sequence_ = sequence;
   last_sequence_index_ = *index;
@@ -128,7 +157,21 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
   // that is not a well-formed varint of the expected kind falls back too.
   const uint8_t* p = view.data;
   const uint8_t* const end = p + view.size;
+  const uint8_t* trailer = nullptr;
   while (p < end) {
+    // The service ends every packet of a sequence with the same trusted
+    // fields, byte for byte: bytes equal to the last trailer read say what
+    // it said.
+    if (*p == kPacketTrustedUid << 3) {
+      const size_t left = static_cast<size_t>(end - p);
+      if (left == trailer_size_ && memcmp(p, trailer_, left) == 0) {
+        sequence_id = trailer_sequence_id_;
+        trailer = nullptr;
+        break;
+      }
+      if (!trailer)
+        trailer = p;
+    }
     uint32_t key = *p++;
     if (key >= 0x80) {
       if (p == end || *p >= 0x80)
@@ -165,17 +208,40 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
   }
   if (ZT_UNLIKELY(flags & kPacketSeqIncrementalStateCleared))
     return ReadPacketFully(view);
+  if (ZT_UNLIKELY(trailer != nullptr))
+    RememberTrailer(trailer, end);
   uint32_t sequence_index = 0;
   SequenceState* sequence = GetSequence(sequence_id, &sequence_index);
   if (ZT_UNLIKELY(!sequence->seen_any_packet))
     return ReadPacketFully(view);
   int64_t ts;
-  if (!PlaceInTime(sequence, flags, has_timestamp, sequence->generation->default_clock_id,
-                   timestamp, &ts))
-    return;
+  const uint32_t clock_id = sequence->generation->default_clock_id;
+  if (!PlaceInTimeFast(sequence, flags, has_timestamp, clock_id, timestamp, &ts)) {
+    if (!PlaceInTime(sequence, flags, has_timestamp, clock_id, timestamp, &ts))
+      return;
+    RememberConversion(sequence, has_timestamp, clock_id);
+  }
   if (track_event) {
     QueueEvent(sequence_index, ts, static_cast<uint64_t>(track_event - base_),
                   track_event_size, generation_index_[sequence_index]);
+  }
+}
+
+void ProtoTraceReader::RememberConversion(SequenceState* sequence, bool has_timestamp,
+                                          uint32_t clock_id) {
+  SequenceState::TimeCache& cache = sequence->time_cache;
+  cache.raw_id = 0;
+  if (!has_timestamp || clock_id == 0)
+    return;
+  ClockId id = clock_id;
+  SequenceClock* clock = nullptr;
+  if (ClockTracker::IsSequenceScoped(clock_id)) {
+    clock = sequence->FindClock(clock_id);
+    id = ClockTracker::SequenceScopedClockId(sequence->sequence_id, clock_id);
+  }
+  if (clocks_->LastRange(id, &cache.range)) {
+    cache.raw_id = clock_id;
+    cache.clock = clock;
   }
 }
 
@@ -256,6 +322,9 @@ void ProtoTraceReader::ReadPacketFully(const PacketView& view) {
 
   uint32_t sequence_index = 0;
   SequenceState* sequence = GetSequence(sequence_id, &sequence_index);
+  // Its state may change here (clocks, defaults, clears): the fast path's
+  // conversion is learned again.
+  sequence->time_cache.raw_id = 0;
   const bool first_seen = !sequence->seen_any_packet;
   sequence->seen_any_packet = true;
   if (first_seen && !first_on_sequence && sequence_id != 0)
@@ -356,7 +425,8 @@ bool ProtoTraceReader::ToTraceTime(SequenceState* sequence, uint32_t clock_id,
     }
     int64_t value = static_cast<int64_t>(raw * clock->unit_multiplier_ns);
     if (clock->is_incremental) {
-      clock->last_value_ns += value;
+      clock->last_value_ns = static_cast<int64_t>(static_cast<uint64_t>(clock->last_value_ns) +
+                                                  static_cast<uint64_t>(value));
       value = clock->last_value_ns;
     }
     converted = clocks_->ToTraceTime(

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/processor/clock_tracker.h"
 #include "src/processor/string_pool.h"
 
 namespace zt {
@@ -101,6 +102,17 @@ struct SequenceState {
   int64_t last_ts = kNoTs;  // Trace time of its last packet with one.
   static constexpr int64_t kNoTs = INT64_MIN;
   std::vector<SequenceClock> clocks;
+
+  // ProtoTraceReader's fast path: the last conversion of the clock of its
+  // previous fast-path packet, valid while the ClockTracker's epoch stays
+  // `range.epoch` and a value stays in the range. Dropped whenever the
+  // sequence's state changes (any packet read fully), so that `clock`
+  // (into `clocks`) is never stale.
+  struct TimeCache {
+    uint32_t raw_id = 0;             // 0: empty.
+    SequenceClock* clock = nullptr;  // Sequence-scoped clocks only.
+    ClockTracker::Range range{};
+  } time_cache;
 
   SequenceClock* FindClock(uint32_t raw_id) {
     for (SequenceClock& clock : clocks) {
