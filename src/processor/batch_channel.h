@@ -103,6 +103,12 @@ class BatchChannel {
     filling_ = &bytes_[static_cast<size_t>(published_ % kBatches) * kBatchBytes];
     filling_end_ = filling_ + kBatchBytes;
     cursor_ = filling_;
+    lock.unlock();
+    // The batch's cache lines were last read on the consumer's core: ask
+    // for all of them to be owned here now, rather than wait for each one
+    // at its first store (which measured most of the producer's time).
+    for (size_t offset = 0; offset < kBatchBytes; offset += 64)
+      __builtin_prefetch(filling_ + offset, /*rw=*/1, /*locality=*/3);
   }
 
   void Publish() {
