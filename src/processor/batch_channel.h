@@ -42,7 +42,7 @@ namespace processor {
 class BatchChannel {
  public:
   static constexpr size_t kBatchBytes = 16 << 10;
-  static constexpr size_t kBatches = 8;
+  static constexpr size_t kBatches = 32;
 
   BatchChannel() : bytes_(kBatchBytes * kBatches) {}
   BatchChannel(const BatchChannel&) = delete;

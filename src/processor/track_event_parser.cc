@@ -128,32 +128,6 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
     ParseFully(ts, generation, bytes);
 }
 
-ZT_ALWAYS_INLINE inline bool TrackEventParser::FinishSimple(
-    const InternedGeneration& generation, uint64_t type,
-                                    uint64_t name_iid, uint32_t category_iid_count,
-                                    uint64_t category_iid, bool has_track_uuid,
-                                    uint64_t track_uuid, SimpleEvent* out) {
-  if (has_track_uuid) {
-    out->track_uuid = track_uuid;
-  } else if (generation.has_default_track) {
-    out->track_uuid = generation.default_track_uuid;
-  } else {
-    return false;
-  }
-  out->type = static_cast<uint8_t>(type);
-  out->name = kNullStringId;
-  out->category = kNullStringId;
-  if (type == kEventTypeSliceEnd)
-    return true;  // An end's name and category are not read.
-  if (type != kEventTypeSliceBegin && type != kEventTypeInstant)
-    return false;
-  if (name_iid != 0 && !generation.event_names.Get(name_iid, &out->name))
-    return false;
-  if (category_iid_count == 1 && !generation.event_categories.Get(category_iid, &out->category))
-    return false;
-  return true;
-}
-
 bool TrackEventParser::DecodeSimple(const InternedGeneration& generation,
                                     protozero::ConstBytes bytes, SimpleEvent* out) {
   // The same reading as ParseFully() for the fields a simple event may
@@ -253,13 +227,6 @@ slow:
 }
 
 
-namespace {
-// A hint: bit 0 set, the type in bits 1-2, whether a category iid was given
-// in bit 3, the name iid in bits 4-33, the category iid in bits 34-63.
-constexpr uint64_t kHintIidBits = 30;
-constexpr uint64_t kHintIidMask = (uint64_t{1} << kHintIidBits) - 1;
-}  // namespace
-
 uint64_t TrackEventParser::ScanHint(protozero::ConstBytes bytes) {
   // DecodeSimple()'s fast path, stopping where it would not decide alone:
   // any other key, or an explicit track (its uuid does not fit).
@@ -295,13 +262,6 @@ uint64_t TrackEventParser::ScanHint(protozero::ConstBytes bytes) {
     return 0;
   return 1 | type << 1 | uint64_t{category_iid_count} << 3 | name_iid << 4 |
          category_iid << (4 + kHintIidBits);
-}
-
-bool TrackEventParser::DecodeSimpleFromHint(const InternedGeneration& generation,
-                                            uint64_t hint, SimpleEvent* out) {
-  return FinishSimple(generation, (hint >> 1) & 3, (hint >> 4) & kHintIidMask,
-                      static_cast<uint32_t>((hint >> 3) & 1), hint >> (4 + kHintIidBits),
-                      /*has_track_uuid=*/false, 0, out);
 }
 
 void TrackEventParser::ApplySimpleOnTrack(int64_t ts, uint32_t track_id,

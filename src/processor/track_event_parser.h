@@ -64,7 +64,11 @@ class TrackEventParser {
   // reading the event: for a non-zero hint both give the same answer.
   static uint64_t ScanHint(protozero::ConstBytes event);
   static bool DecodeSimpleFromHint(const InternedGeneration& generation, uint64_t hint,
-                                   SimpleEvent* out);
+                                   SimpleEvent* out) {
+    return FinishSimple(generation, (hint >> 1) & 3, (hint >> 4) & kHintIidMask,
+                        static_cast<uint32_t>((hint >> 3) & 1), hint >> (4 + kHintIidBits),
+                        /*has_track_uuid=*/false, 0, out);
+  }
   void ApplySimple(int64_t ts, const SimpleEvent& event) {
     ApplySimpleOnTrack(ts, tracks_->TrackForUuid(event.track_uuid), event);
   }
@@ -79,11 +83,42 @@ class TrackEventParser {
  private:
   struct Event;
 
-  // DecodeSimple's checks once the fields are read.
+  // TrackEvent.Type numbers.
+  static constexpr uint64_t kSimpleBegin = 1;
+  static constexpr uint64_t kSimpleEnd = 2;
+  static constexpr uint64_t kSimpleInstant = 3;
+  // A hint: bit 0 set, the type in bits 1-2, whether a category iid was
+  // given in bit 3, the name iid in bits 4-33, the category iid in 34-63.
+  static constexpr uint64_t kHintIidBits = 30;
+  static constexpr uint64_t kHintIidMask = (uint64_t{1} << kHintIidBits) - 1;
+
+  // DecodeSimple's checks once the fields are read (inline: the merging
+  // thread runs it per event).
   static bool FinishSimple(const InternedGeneration& generation, uint64_t type,
                            uint64_t name_iid, uint32_t category_iid_count,
                            uint64_t category_iid, bool has_track_uuid, uint64_t track_uuid,
-                           SimpleEvent* out);
+                           SimpleEvent* out) {
+    if (has_track_uuid) {
+      out->track_uuid = track_uuid;
+    } else if (generation.has_default_track) {
+      out->track_uuid = generation.default_track_uuid;
+    } else {
+      return false;
+    }
+    out->type = static_cast<uint8_t>(type);
+    out->name = kNullStringId;
+    out->category = kNullStringId;
+    if (type == kSimpleEnd)
+      return true;  // An end's name and category are not read.
+    if (type != kSimpleBegin && type != kSimpleInstant)
+      return false;
+    if (name_iid != 0 && !generation.event_names.Get(name_iid, &out->name))
+      return false;
+    if (category_iid_count == 1 &&
+        !generation.event_categories.Get(category_iid, &out->category))
+      return false;
+    return true;
+  }
 
   void AddCounterValue(int64_t ts, uint32_t track_id, double value);
   uint32_t AddArgs(const InternedGeneration& generation, const Event& event);
