@@ -78,7 +78,7 @@ void ProtoTraceReader::RememberTrailer(const uint8_t* trailer, const uint8_t* en
   bool has_sequence_id = false;
   uint32_t sequence_id = 0;
   const size_t size = static_cast<size_t>(end - trailer);
-  if (size > sizeof(trailer_))
+  if (size < sizeof(trailer_head_) || size > 2 * sizeof(trailer_head_))
     return;
   const uint8_t* p = trailer;
   while (p < end) {
@@ -100,7 +100,8 @@ void ProtoTraceReader::RememberTrailer(const uint8_t* trailer, const uint8_t* en
   }
   if (!has_sequence_id)
     return;
-  memcpy(trailer_, trailer, size);
+  memcpy(&trailer_head_, trailer, sizeof(trailer_head_));
+  memcpy(&trailer_tail_, end - sizeof(trailer_tail_), sizeof(trailer_tail_));
   trailer_size_ = static_cast<uint32_t>(size);
   trailer_sequence_id_ = sequence_id;
 }
@@ -163,11 +164,18 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
     // fields, byte for byte: bytes equal to the last trailer read say what
     // it said.
     if (*p == kPacketTrustedUid << 3) {
+      // 8 to 16 bytes, compared as two words that cover them.
       const size_t left = static_cast<size_t>(end - p);
-      if (left == trailer_size_ && memcmp(p, trailer_, left) == 0) {
-        sequence_id = trailer_sequence_id_;
-        trailer = nullptr;
-        break;
+      if (left == trailer_size_) {
+        uint64_t head;
+        uint64_t tail;
+        memcpy(&head, p, sizeof(head));
+        memcpy(&tail, end - sizeof(tail), sizeof(tail));
+        if (head == trailer_head_ && tail == trailer_tail_) {
+          sequence_id = trailer_sequence_id_;
+          trailer = nullptr;
+          break;
+        }
       }
       if (!trailer)
         trailer = p;

@@ -159,8 +159,10 @@ class ProtoTraceReader {
   PacketSorter* const sorter_;
   BatchChannel* queue_channel_ = nullptr;
   // The trusted fields ending the last packet read in full on the fast
-  // path, and the sequence id they hold (ReadPacket()).
-  uint8_t trailer_[16];
+  // path (8 to 16 bytes: the first and last 8 of them), and the sequence id
+  // they hold (ReadPacket()).
+  uint64_t trailer_head_ = 0;
+  uint64_t trailer_tail_ = 0;
   uint32_t trailer_size_ = 0;
   uint32_t trailer_sequence_id_ = 0;
   std::unordered_map<uint32_t, uint32_t> sequence_index_;
