@@ -72,15 +72,19 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   uint64_t next_report = kReportInterval;
   uint64_t next_release = kReleaseInterval;
   uint64_t released = 0;
+  uint64_t previous_mark = 0;
   while (tokenizer.Next(&packet)) {
     reader.ReadPacket(packet);
     if (ZT_UNLIKELY(tokenizer.position() >= next_release)) {
       const uint64_t done = tokenizer.position();
       next_release = done + kReleaseInterval;
-      if (options.release_input) {
-        options.release_input(released, done - released);
-        released = done;
+      // One interval behind: the queueing thread reads events a little
+      // after this one has (at most a channel's worth).
+      if (options.release_input && previous_mark > released) {
+        options.release_input(released, previous_mark - released);
+        released = previous_mark;
       }
+      previous_mark = done;
       if (done >= next_report) {
         next_report = done + kReportInterval;
         if (options.progress)
@@ -91,12 +95,12 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   result.tokenizer = tokenizer.stats();
   if (options.progress)
     options.progress(tokenizer.position(), size);
-  if (options.release_input && size > released)
-    options.release_input(released, size - released);
   if (two_threads) {
     queue_channel->Close();
     queuer.join();
   }
+  if (options.release_input && size > released)
+    options.release_input(released, size - released);
   reader.Finish();
   result.sequences = reader.sequence_count();
 
