@@ -89,6 +89,10 @@ class BatchChannel {
         size = batch_size_[slot];
       }
       const uint8_t* batch = &bytes_[slot * kBatchBytes];
+      // Written on the producer's core: fetched here all at once rather than
+      // a line at a time as fn() reaches it.
+      for (size_t offset = 0; offset < size; offset += 64)
+        __builtin_prefetch(batch + offset, /*rw=*/0, /*locality=*/3);
       fn(batch, batch + size);
       std::lock_guard<std::mutex> lock(mutex_);
       consumed_++;
