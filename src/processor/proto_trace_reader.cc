@@ -159,6 +159,25 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
   const uint8_t* p = view.data;
   const uint8_t* const end = p + view.size;
   const uint8_t* trailer = nullptr;
+  // The shape of nearly every packet first, in straight-line code: its
+  // time, then its event (the loop below reads them the same way, and
+  // everything else).
+  if (ZT_LIKELY(p < end && *p == kPacketTimestamp << 3)) {
+    const uint8_t* q = p + 1;
+    if (ReadShortVarint(&q, end, &timestamp)) {
+      has_timestamp = true;
+      p = q;
+    }
+  }
+  if (ZT_LIKELY(p < end && *p == (kPacketTrackEvent << 3 | 2))) {
+    const uint8_t* q = p + 1;
+    uint64_t size;
+    if (ReadShortVarint(&q, end, &size) && size <= static_cast<uint64_t>(end - q)) {
+      track_event = q;
+      track_event_size = size;
+      p = q + size;
+    }
+  }
   while (p < end) {
     // The service ends every packet of a sequence with the same trusted
     // fields, byte for byte: bytes equal to the last trailer read say what
