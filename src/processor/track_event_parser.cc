@@ -128,140 +128,133 @@ void TrackEventParser::Parse(int64_t ts, const InternedGeneration& generation,
     ParseFully(ts, generation, bytes);
 }
 
-bool TrackEventParser::DecodeSimple(const InternedGeneration& generation,
-                                    protozero::ConstBytes bytes, SimpleEvent* out) {
-  // The same reading as ParseFully() for the fields a simple event may
-  // have (the last of a repeated scalar wins; unknown fields are skipped);
-  // any other known field, or one of an unexpected wire type, is not
-  // simple.
+namespace {
+
+// The fields a simple event may have, as read so far.
+struct SimpleFields {
   uint64_t type = 0;
   uint64_t name_iid = 0;
   uint32_t category_iid_count = 0;
   uint64_t category_iid = 0;
   bool has_track_uuid = false;
   uint64_t track_uuid = 0;
-  // First by whole one-byte keys and short varints, which is all an SDK
-  // event is made of; at the first other key, again from the start with
-  // the full rules.
+};
+
+enum class FastScan { kRead, kOtherKey, kNotSimple };
+
+// Reads an event made only of whole one-byte keys of the simple fields and
+// short varints (which is all an SDK event is made of), as ParseFully()
+// would (the last of a repeated scalar wins). kOtherKey at anything else:
+// the caller decides with the full rules; kNotSimple when the event cannot
+// be simple whatever follows (a second category).
+ZT_ALWAYS_INLINE inline FastScan ScanFastFields(protozero::ConstBytes bytes,
+                                                SimpleFields* fields) {
   const uint8_t* p = bytes.data;
   const uint8_t* const end = p + bytes.size;
   while (p < end) {
     const uint8_t key = *p++;
     uint64_t value;
     if (!ReadShortVarint(&p, end, &value))
-      goto slow;
+      return FastScan::kOtherKey;
     switch (key) {
       case kEventType << 3:
-        type = value;
+        fields->type = value;
         break;
       case kEventNameIid << 3:
-        name_iid = value;
+        fields->name_iid = value;
         break;
       case kEventCategoryIids << 3:
-        if (category_iid_count++ > 0)
-          return false;
-        category_iid = value;
+        if (fields->category_iid_count++ > 0)
+          return FastScan::kNotSimple;
+        fields->category_iid = value;
         break;
       case kEventTrackUuid << 3:
-        has_track_uuid = true;
-        track_uuid = value;
+        fields->has_track_uuid = true;
+        fields->track_uuid = value;
         break;
       default:
-        goto slow;
+        return FastScan::kOtherKey;
     }
   }
-  return FinishSimple(generation, type, name_iid, category_iid_count, category_iid,
-                      has_track_uuid, track_uuid, out);
+  return FastScan::kRead;
+}
 
-slow:
-  type = name_iid = category_iid = track_uuid = 0;
-  category_iid_count = 0;
-  has_track_uuid = false;
-  FieldReader reader(bytes.data, bytes.size);
-  RawField f{};
-  while (reader.Next(&f)) {
-    switch (f.id) {
-      case kEventType:
-        if (f.wire_type != RawField::kVarint)
-          return false;
-        type = f.value;
-        break;
-      case kEventNameIid:
-        if (f.wire_type != RawField::kVarint)
-          return false;
-        name_iid = f.value;
-        break;
-      case kEventCategoryIids:
-        if (f.wire_type != RawField::kVarint || category_iid_count++ > 0)
-          return false;
-        category_iid = f.value;
-        break;
-      case kEventTrackUuid:
-        if (f.wire_type != RawField::kVarint)
-          return false;
-        has_track_uuid = true;
-        track_uuid = f.value;
-        break;
-      case kEventDebugAnnotations:
-      case kEventExtraCounterValues:
-      case kEventCategories:
-      case kEventName:
-      case kEventCounterValue:
-      case kEventExtraCounterTrackUuids:
-      case kEventFlowIdsOld:
-      case kEventTerminatingFlowIdsOld:
-      case kEventDoubleCounterValue:
-      case kEventExtraDoubleCounterTrackUuids:
-      case kEventExtraDoubleCounterValues:
-      case kEventFlowIds:
-      case kEventTerminatingFlowIds:
-        return false;
-      default:
-        break;
-    }
-  }
-  if (reader.error())
+}  // namespace
+
+bool TrackEventParser::DecodeSimple(const InternedGeneration& generation,
+                                    protozero::ConstBytes bytes, SimpleEvent* out) {
+  // The same reading as ParseFully() for the fields a simple event may
+  // have (the last of a repeated scalar wins; unknown fields are skipped);
+  // any other known field, or one of an unexpected wire type, is not
+  // simple. The fast scan first; at its first other key, again from the
+  // start with the full rules.
+  SimpleFields fields;
+  const FastScan scan = ScanFastFields(bytes, &fields);
+  if (scan == FastScan::kNotSimple)
     return false;
-  return FinishSimple(generation, type, name_iid, category_iid_count, category_iid,
-                      has_track_uuid, track_uuid, out);
+  if (scan == FastScan::kOtherKey) {
+    fields = SimpleFields();
+    FieldReader reader(bytes.data, bytes.size);
+    RawField f{};
+    while (reader.Next(&f)) {
+      switch (f.id) {
+        case kEventType:
+          if (f.wire_type != RawField::kVarint)
+            return false;
+          fields.type = f.value;
+          break;
+        case kEventNameIid:
+          if (f.wire_type != RawField::kVarint)
+            return false;
+          fields.name_iid = f.value;
+          break;
+        case kEventCategoryIids:
+          if (f.wire_type != RawField::kVarint || fields.category_iid_count++ > 0)
+            return false;
+          fields.category_iid = f.value;
+          break;
+        case kEventTrackUuid:
+          if (f.wire_type != RawField::kVarint)
+            return false;
+          fields.has_track_uuid = true;
+          fields.track_uuid = f.value;
+          break;
+        case kEventDebugAnnotations:
+        case kEventExtraCounterValues:
+        case kEventCategories:
+        case kEventName:
+        case kEventCounterValue:
+        case kEventExtraCounterTrackUuids:
+        case kEventFlowIdsOld:
+        case kEventTerminatingFlowIdsOld:
+        case kEventDoubleCounterValue:
+        case kEventExtraDoubleCounterTrackUuids:
+        case kEventExtraDoubleCounterValues:
+        case kEventFlowIds:
+        case kEventTerminatingFlowIds:
+          return false;
+        default:
+          break;
+      }
+    }
+    if (reader.error())
+      return false;
+  }
+  return FinishSimple(generation, fields.type, fields.name_iid, fields.category_iid_count,
+                      fields.category_iid, fields.has_track_uuid, fields.track_uuid, out);
 }
 
 
 uint64_t TrackEventParser::ScanHint(protozero::ConstBytes bytes) {
-  // DecodeSimple()'s fast path, stopping where it would not decide alone:
-  // any other key, or an explicit track (its uuid does not fit).
-  uint64_t type = 0;
-  uint64_t name_iid = 0;
-  uint32_t category_iid_count = 0;
-  uint64_t category_iid = 0;
-  const uint8_t* p = bytes.data;
-  const uint8_t* const end = p + bytes.size;
-  while (p < end) {
-    const uint8_t key = *p++;
-    uint64_t value;
-    if (!ReadShortVarint(&p, end, &value))
-      return 0;
-    switch (key) {
-      case kEventType << 3:
-        type = value;
-        break;
-      case kEventNameIid << 3:
-        name_iid = value;
-        break;
-      case kEventCategoryIids << 3:
-        if (category_iid_count++ > 0)
-          return 0;
-        category_iid = value;
-        break;
-      default:
-        return 0;
-    }
-  }
-  if (type < kEventTypeSliceBegin || type > kEventTypeInstant || name_iid > kHintIidMask ||
-      category_iid > kHintIidMask)
+  // DecodeSimple()'s fast scan, where it decides alone and the result fits:
+  // no other key, the default track (a uuid does not fit), small iids.
+  SimpleFields fields;
+  if (ScanFastFields(bytes, &fields) != FastScan::kRead || fields.has_track_uuid ||
+      fields.type < kEventTypeSliceBegin || fields.type > kEventTypeInstant ||
+      fields.name_iid > kHintIidMask || fields.category_iid > kHintIidMask)
     return 0;
-  return 1 | type << 1 | uint64_t{category_iid_count} << 3 | name_iid << 4 |
-         category_iid << (4 + kHintIidBits);
+  return 1 | fields.type << 1 | uint64_t{fields.category_iid_count} << 3 |
+         fields.name_iid << 4 | fields.category_iid << (4 + kHintIidBits);
 }
 
 void TrackEventParser::ApplySimpleOnTrack(int64_t ts, uint32_t track_id,
