@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < storage.thread.size(); i++)
     Check(storage.thread.upid[i] == kNullId || storage.thread.upid[i] < storage.process.size());
 
-  // Pass 2 on two threads builds the same model from any bytes.
+  // Both passes on two threads build the same model from any bytes.
   ImportOptions two_threads;
   two_threads.two_threads_min_bytes = 0;
   TraceStorage other;

@@ -42,12 +42,12 @@ class TrackEventParser {
   // whose name and category are interned ids of its generation (or absent),
   // on a track given by uuid, with nothing else (no args, flows, counters,
   // inline strings). Such an event is decoded apart from being applied:
-  // DecodeSimple() reads only the event and its generation, which pass 2
-  // never changes, so the importer runs it on another thread than the
-  // Apply/Parse calls (docs/design/trace_processor.md, "Pass 2 on two
-  // threads"). It returns false, and sets nothing a caller may use, for any
-  // event that is not simple or is malformed: ParseFully() handles those
-  // (and counts what is wrong).
+  // DecodeSimple() (or DecodeSimpleFromHint()) reads only the event and its
+  // generation, which pass 2 never changes, so the importer can run it on
+  // another thread than the Apply/Parse calls (docs/design/
+  // trace_processor.md, "Two threads"). It returns false, and sets nothing
+  // a caller may use, for any event that is not simple or is malformed:
+  // ParseFully() handles those (and counts what is wrong).
   struct SimpleEvent {
     uint64_t track_uuid;
     StringId name;      // kNullStringId for an end.

@@ -143,7 +143,8 @@ PassTwoCounts ParseOnTwoThreads(const uint8_t* base, const ProtoTraceReader& rea
                                 const std::function<void(uint64_t, uint64_t)>& release_input) {
   const uint64_t slice_table_rows = slice_table->size();
   BatchChannel channel;
-  const bool with_hints = sorter->with_hints();
+  // Pass 1 on two threads filled it with hints: the merge needs them.
+  ZT_CHECK(sorter->with_hints());
   SliceColumnPrefaulter prefaulter(slice_table);
   std::thread merger([&] {
     SlotNumbering slots;
@@ -154,17 +155,11 @@ PassTwoCounts ParseOnTwoThreads(const uint8_t* base, const ProtoTraceReader& rea
           uint8_t* p = channel.Reserve(2 * sizeof(Unit));
           TrackEventParser::SimpleEvent simple;
           const InternedGeneration& interned = reader.generation(generation);
-          // With hints (pass 1 on two threads), an event without one goes
-          // whole to ParseFully(), which models a simple event the same way:
-          // this thread never reads the input then.
-          if (ZT_LIKELY(with_hints
-                            ? hint != 0 &&
-                                  TrackEventParser::DecodeSimpleFromHint(interned, hint, &simple)
-                            : TrackEventParser::DecodeSimple(
-                                  interned,
-                                  protozero::ConstBytes{base + offset,
-                                                        static_cast<size_t>(event_size)},
-                                  &simple)) &&
+          // An event without a hint goes whole to ParseFully(), which
+          // models a simple event the same way: this thread never reads the
+          // input.
+          if (ZT_LIKELY(hint != 0 &&
+                        TrackEventParser::DecodeSimpleFromHint(interned, hint, &simple)) &&
               ZT_LIKELY(simple.name >> kIdBits == 0 && simple.category >> kIdBits == 0)) {
             bool is_new;
             const uint32_t slot = slots.SlotOf(simple.track_uuid, &is_new);

@@ -1,12 +1,13 @@
 // Pass 2 of the import (parsing in time order) on two threads
-// (docs/design/trace_processor.md, "Pass 2 on two threads").
+// (docs/design/trace_processor.md, "Two threads").
 //
-// A worker thread merges the sorter's queues and decodes the simple events
-// (TrackEventParser::DecodeSimple), which reads nothing that pass 2 changes:
-// the queues it owns, the sequences' interned generations, the mapped input.
-// It sends each event to the calling thread as a short record (a few bytes:
-// time delta, a track slot, name and category ids; or where a non-simple
-// event is, for ParseFully()), and the input regions it is done with. The
+// A worker thread merges the sorter's queues (made with hints: pass 1 on two
+// threads) and turns each hinted event into a simple event
+// (TrackEventParser::DecodeSimpleFromHint), which reads nothing that pass 2
+// changes: the queues it owns and the sequences' interned generations.
+// It sends each event to the calling thread as a 16-byte record (time,
+// type, a track slot, name and category ids; or where a non-simple event
+// is, for ParseFully()), and the input regions it is done with. The
 // calling thread applies them in the order sent, so every table, stat and
 // callback is touched by one thread, in the same order as the one-thread
 // path, and the tables come out identical.
