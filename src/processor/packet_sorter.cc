@@ -3,7 +3,6 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <queue>
 #include <utility>
 
 #include "zt/base/logging.h"
@@ -11,13 +10,22 @@
 namespace zt {
 namespace processor {
 
-PacketSorter::BlockPtr PacketSorter::NewBlock() {
-  void* block = mmap(nullptr, kBlockEvents * sizeof(SortedEvent), PROT_READ | PROT_WRITE,
+namespace {
+
+// A block of the sorter, mapped directly and populated at once. Out of
+// address space, nothing sensible is left to do for an importer (as when
+// operator new fails in a build without exceptions).
+void* MapBlock(size_t bytes) {
+  void* block = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  // Out of address space: nothing sensible is left to do for an importer
-  // (as when operator new fails in a build without exceptions).
   ZT_CHECK(block != MAP_FAILED);
-  return BlockPtr(static_cast<SortedEvent*>(block));
+  return block;
+}
+
+}  // namespace
+
+PacketSorter::BlockPtr PacketSorter::NewBlock() {
+  return BlockPtr(static_cast<SortedEvent*>(MapBlock(kBlockEvents * sizeof(SortedEvent))));
 }
 
 void PacketSorter::BlockDeleter::operator()(SortedEvent* block) const {
@@ -25,10 +33,7 @@ void PacketSorter::BlockDeleter::operator()(SortedEvent* block) const {
 }
 
 PacketSorter::HintBlockPtr PacketSorter::NewHintBlock() {
-  void* block = mmap(nullptr, kBlockEvents * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  ZT_CHECK(block != MAP_FAILED);
-  return HintBlockPtr(static_cast<uint64_t*>(block));
+  return HintBlockPtr(static_cast<uint64_t*>(MapBlock(kBlockEvents * sizeof(uint64_t))));
 }
 
 void PacketSorter::HintBlockDeleter::operator()(uint64_t* block) const {
