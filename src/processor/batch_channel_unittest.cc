@@ -64,6 +64,35 @@ TEST(BatchChannelTest, ClosingWithoutRecordsEndsTheConsumer) {
   EXPECT_EQ(calls, 0u);
 }
 
+TEST(BatchChannelTest, FewerBatchesThanTheWakeLevelAllArriveAtClose) {
+  // A waiting consumer sleeps until kWakeBatches are ready: a stream that
+  // ends with fewer must still reach it, on Close().
+  static_assert(BatchChannel::kWakeBatches > 2, "the test needs a partial wake level");
+  constexpr size_t kRecords = 2 * BatchChannel::kBatchBytes / 8 + 1;  // 2 batches and a bit.
+  for (int round = 0; round < 20; round++) {
+    BatchChannel channel;
+    std::thread producer([&] {
+      for (uint64_t i = 0; i < kRecords; i++) {
+        uint8_t* p = channel.Reserve(8);
+        memcpy(p, &i, 8);
+        channel.Commit(p + 8);
+      }
+      channel.Close();
+    });
+    uint64_t expected = 0;
+    channel.ConsumeAll([&](const uint8_t* p, const uint8_t* end) {
+      for (; p + 8 <= end; p += 8) {
+        uint64_t value;
+        memcpy(&value, p, 8);
+        EXPECT_EQ(value, expected);
+        expected++;
+      }
+    });
+    producer.join();
+    EXPECT_EQ(expected, kRecords);
+  }
+}
+
 TEST(BatchChannelTest, AReservationLargerThanABatchIsRefused) {
   BatchChannel channel;
   EXPECT_DEATH(channel.Reserve(BatchChannel::kBatchBytes + 1), "");
