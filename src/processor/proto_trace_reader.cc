@@ -160,14 +160,19 @@ void ProtoTraceReader::ReadPacket(const PacketView& view) {
   const uint8_t* const end = p + view.size;
   const uint8_t* trailer = nullptr;
   // The shape of nearly every packet first, in straight-line code: its
-  // time, then its event (the loop below reads them the same way, and
-  // everything else).
+  // time, its flags, then its event (the order the SDKs write them; the
+  // loop below reads them the same way in any order, and everything else).
   if (ZT_LIKELY(p < end && *p == kPacketTimestamp << 3)) {
     const uint8_t* q = p + 1;
     if (ReadShortVarint(&q, end, &timestamp)) {
       has_timestamp = true;
       p = q;
     }
+  }
+  if (p < end && *p == kPacketSequenceFlags << 3) {
+    const uint8_t* q = p + 1;
+    if (ReadShortVarint(&q, end, &flags))
+      p = q;
   }
   if (ZT_LIKELY(p < end && *p == (kPacketTrackEvent << 3 | 2))) {
     const uint8_t* q = p + 1;
