@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstddef>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -173,11 +174,20 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
     Queue* queue;
     size_t next = 0;
     size_t change = 0;  // Index into generation_changes.
+    // The generation of events from generation_changes[change] on, and
+    // the index of the next change (or SIZE_MAX): one compare per event.
+    uint32_t generation = 0;
+    size_t next_change_at = SIZE_MAX;
   };
   std::vector<Cursor> cursors;
   for (std::unique_ptr<Queue>& queue : queues_) {
-    if (queue && queue->size > 0)
-      cursors.push_back(Cursor{queue.get()});
+    if (queue && queue->size > 0) {
+      Cursor cursor{queue.get()};
+      cursor.generation = queue->generation_changes[0].second;
+      if (queue->generation_changes.size() > 1)
+        cursor.next_change_at = queue->generation_changes[1].first;
+      cursors.push_back(cursor);
+    }
   }
   // Each cursor's head is kept by value, so that comparing two heads reads
   // neither the cursor nor its queue's blocks: in a heap, or, for a few
@@ -190,55 +200,56 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
   };
   auto after = [](const Head& a, const Head& b) { return Before(b.event, a.event); };
   const bool scan = cursors.size() <= kScannedHeadsMax;
-  std::vector<Head> heads;
-  heads.reserve(cursors.size());
+  // heads[0, live) are the queues not yet drained (a fixed array and a
+  // count: no vector bookkeeping per run).
+  std::vector<Head> heads(cursors.size());
+  size_t live = cursors.size();
   for (size_t c = 0; c < cursors.size(); c++)
-    heads.push_back(Head{cursors[c].queue->at(0), c});
+    heads[c] = Head{cursors[c].queue->at(0), c};
   if (!scan)
-    std::make_heap(heads.begin(), heads.end(), after);
+    std::make_heap(heads.begin(), heads.begin() + live, after);
 
-  while (!heads.empty()) {
+  while (live > 0) {
     size_t c;
     SortedEvent bound{0, 0};
     if (scan) {
       size_t first = 0;
-      for (size_t i = 1; i < heads.size(); i++) {
+      for (size_t i = 1; i < live; i++) {
         if (Before(heads[i].event, heads[first].event))
           first = i;
       }
       c = heads[first].cursor;
-      heads[first] = heads.back();
-      heads.pop_back();
-      if (!heads.empty()) {
+      heads[first] = heads[--live];
+      if (live > 0) {
         bound = heads[0].event;
-        for (size_t i = 1; i < heads.size(); i++) {
+        for (size_t i = 1; i < live; i++) {
           if (Before(heads[i].event, bound))
             bound = heads[i].event;
         }
       }
     } else {
-      std::pop_heap(heads.begin(), heads.end(), after);
-      c = heads.back().cursor;
-      heads.pop_back();
-      if (!heads.empty())
+      std::pop_heap(heads.begin(), heads.begin() + live, after);
+      c = heads[--live].cursor;
+      if (live > 0)
         bound = heads.front().event;
     }
     Cursor& cursor = cursors[c];
     Queue& q = *cursor.queue;
     // A run of one queue before every other head needs no heap traffic:
     // the common case, as a file holds each writer's chunks whole.
-    const bool alone = heads.empty();
+    const bool alone = live == 0;
     const SortedEvent* event = &q.at(cursor.next);
     for (;;) {
-      uint32_t generation;
-      if (!q.generation_of_event.empty()) {
-        generation = q.generation_of_event[cursor.next];
-      } else {
-        while (cursor.change + 1 < q.generation_changes.size() &&
-               q.generation_changes[cursor.change + 1].first <= cursor.next)
-          cursor.change++;
-        generation = q.generation_changes[cursor.change].second;
+      if (ZT_UNLIKELY(cursor.next >= cursor.next_change_at)) {
+        cursor.change++;
+        cursor.generation = q.generation_changes[cursor.change].second;
+        cursor.next_change_at = cursor.change + 1 < q.generation_changes.size()
+                                    ? q.generation_changes[cursor.change + 1].first
+                                    : SIZE_MAX;
       }
+      const uint32_t generation = q.generation_of_event.empty()
+                                      ? cursor.generation
+                                      : q.generation_of_event[cursor.next];
       const uint64_t size = event->packed & kSizeMask;
       const uint64_t hint = with_hints_ ? q.hint_at(cursor.next) : 0;
       uint64_t offset;
@@ -269,9 +280,9 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
         break;
     }
     if (cursor.next < q.size) {
-      heads.push_back(Head{*event, c});
+      heads[live++] = Head{*event, c};
       if (!scan)
-        std::push_heap(heads.begin(), heads.end(), after);
+        std::push_heap(heads.begin(), heads.begin() + live, after);
     } else {
       q.blocks.clear();
       q.hint_blocks.clear();

@@ -150,8 +150,10 @@ PassTwoCounts ParseOnTwoThreads(const uint8_t* base, const ProtoTraceReader& rea
     SlotNumbering slots;
     uint64_t rows_sent = slice_table_rows;
     sorter->Drain(
+        // Inlined into the merge loop: a call per event spilled and
+        // reloaded most of the merge's registers.
         [&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation,
-            uint64_t hint) {
+            uint64_t hint) ZT_ALWAYS_INLINE {
           uint8_t* p = channel.Reserve(2 * sizeof(Unit));
           TrackEventParser::SimpleEvent simple;
           const InternedGeneration& interned = reader.generation(generation);
