@@ -42,6 +42,20 @@ uint64_t PeakRss() {
   return kb * 1024;
 }
 
+// CPU time of the whole process (every thread), user and system.
+struct CpuTimes {
+  double user = 0;
+  double system = 0;
+};
+CpuTimes ProcessCpuTimes() {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  CpuTimes t;
+  t.user = static_cast<double>(usage.ru_utime.tv_sec) + usage.ru_utime.tv_usec / 1e6;
+  t.system = static_cast<double>(usage.ru_stime.tv_sec) + usage.ru_stime.tv_usec / 1e6;
+  return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,9 +81,11 @@ int main(int argc, char** argv) {
   options.release_input = [&](uint64_t offset, uint64_t length) {
     file->ReleasePages(offset, length);
   };
+  const CpuTimes cpu_start = ProcessCpuTimes();
   const auto import_start = std::chrono::steady_clock::now();
   const ImportResult result = ImportTrace(file->data(), file->size(), &storage, options);
   const double import_s = Seconds(std::chrono::steady_clock::now() - import_start);
+  const CpuTimes cpu_end = ProcessCpuTimes();
   const uint64_t rss = PeakRss();
 
   // The floor: headers only, over the same mapping.
@@ -93,6 +109,8 @@ int main(int argc, char** argv) {
          two_threads ? "; queued on a second thread" : "");
   printf("  pass 2         %.3f s  (time order: events into tables%s)\n", result.pass2_seconds,
          two_threads ? "; merged on a second thread" : "");
+  printf("  cpu            %.3f s user + %.3f s system (all threads)\n",
+         cpu_end.user - cpu_start.user, cpu_end.system - cpu_start.system);
   printf("model            %zu slices, %zu counter values, %zu flows, %zu args, %zu strings\n",
          storage.slice.size(), storage.counter.size(), storage.flow.size(),
          storage.args.size(), storage.strings.size());
