@@ -32,14 +32,6 @@ void PacketSorter::BlockDeleter::operator()(SortedEvent* block) const {
   munmap(block, kBlockEvents * sizeof(SortedEvent));
 }
 
-PacketSorter::HintBlockPtr PacketSorter::NewHintBlock() {
-  return HintBlockPtr(static_cast<uint64_t*>(MapBlock(kBlockEvents * sizeof(uint64_t))));
-}
-
-void PacketSorter::HintBlockDeleter::operator()(uint64_t* block) const {
-  munmap(block, kBlockEvents * sizeof(uint64_t));
-}
-
 PacketSorter::PacketSorter(bool with_hints) : with_hints_(with_hints) {}
 PacketSorter::~PacketSorter() { FreePending(); }
 
@@ -78,13 +70,12 @@ void PacketSorter::SortUnsortedQueues() {
     if (!queue || queue->sorted)
       continue;
     // Rare (a writer whose clock went back): sort a copy, carrying each
-    // event's generation (and hint) along.
+    // event's generation along (a hint is inside the entry).
     Queue& q = *queue;
     unsorted_queues_++;
     struct Moved {
       SortedEvent event;
       uint32_t generation;
-      uint64_t hint;
     };
     std::vector<Moved> events(q.size);
     size_t change = 0;
@@ -92,8 +83,7 @@ void PacketSorter::SortUnsortedQueues() {
       while (change + 1 < q.generation_changes.size() &&
              q.generation_changes[change + 1].first <= i)
         change++;
-      events[i] = {q.at(i), q.generation_changes[change].second,
-                   with_hints_ ? q.hint_at(i) : 0};
+      events[i] = {q.at(i), q.generation_changes[change].second};
     }
     std::stable_sort(events.begin(), events.end(),
                      [](const Moved& a, const Moved& b) { return Before(a.event, b.event); });
@@ -101,8 +91,6 @@ void PacketSorter::SortUnsortedQueues() {
     for (size_t i = 0; i < q.size; i++) {
       q.at(i) = events[i].event;
       q.generation_of_event[i] = events[i].generation;
-      if (with_hints_)
-        q.hint_at(i) = events[i].hint;
     }
   }
 

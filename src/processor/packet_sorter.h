@@ -14,10 +14,13 @@
 // queue records the points where its sequence's generation changed, and
 // the merge walks them along (an unsorted queue keeps one per event).
 //
-// A sorter made `with_hints` also keeps 8 bytes per event that the caller
-// computed when queueing (what a TrackEvent holds, read off its bytes on
-// pass 1's second thread; TrackEventParser::ScanHint) and hands them back
-// with the event; without, every hint is 0. Thread-compatible.
+// A sorter made `with_hints` also keeps a hint of up to 23 bits per event
+// that the caller computed when queueing (what a TrackEvent holds, read off
+// its bytes on pass 1's second thread; TrackEventParser::ScanHint) and hands
+// it back with the event; without, every hint is 0. A hint takes the place
+// of the event's size, which its reader never needs: the entry stays 16
+// bytes (with the hint beside it, 24 bytes an event had cost more memory
+// work than the file's own bytes). Thread-compatible.
 
 #ifndef ZT_SRC_PROCESSOR_PACKET_SORTER_H_
 #define ZT_SRC_PROCESSOR_PACKET_SORTER_H_
@@ -30,14 +33,15 @@
 #include <vector>
 
 #include "zt/base/compiler.h"
+#include "zt/base/logging.h"
 
 namespace zt {
 namespace processor {
 
 // 16 bytes: the time, and the TrackEvent's bytes packed as 40 bits of
-// offset and 24 of size. The rare event that does not fit (a TrackEvent of
-// 16 MiB or more, or past the first TiB of the file) is spilled to a side
-// table instead.
+// offset and 24 of size (or of hint: the top one of the 24 says which). The
+// rare event that does not fit (a TrackEvent of 8 MiB or more, or past the
+// first TiB of the file) is spilled to a side table instead.
 struct SortedEvent {
   int64_t ts;
   uint64_t packed;
@@ -48,11 +52,16 @@ class PacketSorter {
   explicit PacketSorter(bool with_hints = false);
   ~PacketSorter();
 
+  // The largest hint (a hint and its flag are never all ones: kSpilled).
+  static constexpr uint64_t kMaxHint = (uint64_t{1} << 23) - 2;
+
   // `queue` is the sequence's index (dense, from 0); `generation` the
-  // interned-state generation the event was read under; `hint` is kept
-  // only by a sorter made with hints.
+  // interned-state generation the event was read under; `hint` (at most
+  // kMaxHint) is kept only by a sorter made with hints, and an event with a
+  // non-zero hint is drained with size 0 (not kept).
   void Push(uint32_t queue, int64_t ts, uint64_t offset, uint64_t size,
             uint32_t generation, uint64_t hint = 0) {
+    ZT_CHECK(hint <= kMaxHint);
     Queue& q = queue < queues_.size() && queues_[queue] ? *queues_[queue] : *AddQueue(queue);
     if (q.size > 0 && ts < q.last_ts)
       q.sorted = false;
@@ -60,21 +69,19 @@ class PacketSorter {
     if (ZT_UNLIKELY(q.generation_changes.empty() ||
                     q.generation_changes.back().second != generation))
       q.generation_changes.emplace_back(q.size, generation);
-    if (ZT_UNLIKELY(q.size % kBlockEvents == 0)) {
+    if (ZT_UNLIKELY(q.size % kBlockEvents == 0))
       q.blocks.emplace_back(NewBlock());
-      if (with_hints_)
-        q.hint_blocks.emplace_back(NewHintBlock());
-    }
     const size_t region = static_cast<size_t>(offset >> kRegionShift);
     if (ZT_UNLIKELY(region >= pending_in_region_.size()))
       pending_in_region_.resize(region + 1, 0);
     pending_in_region_[region]++;
-    const uint64_t packed = ZT_LIKELY(offset < kMaxPackedOffset && size < kSpilled)
-                                ? offset << kSizeBits | size
-                                : Spill(offset, size);
+    // A spilled event keeps its size, not its hint (its reader decodes it).
+    const bool hinted = with_hints_ && hint != 0;
+    const uint64_t packed =
+        ZT_LIKELY(offset < kMaxPackedOffset && (hinted || size < kHinted))
+            ? offset << kSizeBits | (hinted ? kHinted | hint : size)
+            : Spill(offset, size);
     q.at(q.size) = SortedEvent{ts, packed};
-    if (with_hints_)
-      q.hint_at(q.size) = hint;
     q.size++;
     size_++;
   }
@@ -102,6 +109,8 @@ class PacketSorter {
   static constexpr uint64_t kMaxPackedOffset = uint64_t{1} << (64 - kSizeBits);
   // A size field of all ones: the offset bits index the spill table.
   static constexpr uint64_t kSpilled = kSizeMask;
+  // A size field with its top bit set holds a hint, below that bit.
+  static constexpr uint64_t kHinted = uint64_t{1} << (kSizeBits - 1);
 
   // Within one queue offsets grow with the packed value (spilled events
   // excepted, which only break ties between equal times).
@@ -117,15 +126,9 @@ class PacketSorter {
   };
   using BlockPtr = std::unique_ptr<SortedEvent[], BlockDeleter>;
   static BlockPtr NewBlock();
-  struct HintBlockDeleter {
-    void operator()(uint64_t* block) const;
-  };
-  using HintBlockPtr = std::unique_ptr<uint64_t[], HintBlockDeleter>;
-  static HintBlockPtr NewHintBlock();
 
   struct Queue {
     std::vector<BlockPtr> blocks;
-    std::vector<HintBlockPtr> hint_blocks;  // With hints only.
     size_t size = 0;
     bool sorted = true;
     int64_t last_ts = 0;
@@ -135,7 +138,6 @@ class PacketSorter {
     std::vector<uint32_t> generation_of_event;
 
     SortedEvent& at(size_t i) { return blocks[i / kBlockEvents][i % kBlockEvents]; }
-    uint64_t& hint_at(size_t i) { return hint_blocks[i / kBlockEvents][i % kBlockEvents]; }
   };
 
   void SortUnsortedQueues();
@@ -250,8 +252,12 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
       const uint32_t generation = q.generation_of_event.empty()
                                       ? cursor.generation
                                       : q.generation_of_event[cursor.next];
-      const uint64_t size = event->packed & kSizeMask;
-      const uint64_t hint = with_hints_ ? q.hint_at(cursor.next) : 0;
+      uint64_t size = event->packed & kSizeMask;
+      uint64_t hint = 0;
+      if (size != kSpilled && (size & kHinted) != 0) {
+        hint = size & ~kHinted;
+        size = 0;
+      }
       uint64_t offset;
       if (ZT_LIKELY(size != kSpilled)) {
         offset = event->packed >> kSizeBits;
@@ -269,9 +275,6 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
         // Consumed: freed (in batches, see FreeLater()).
         FreeLater(q.blocks[cursor.next / kBlockEvents - 1].release(),
                   kBlockEvents * sizeof(SortedEvent));
-        if (with_hints_)
-          FreeLater(q.hint_blocks[cursor.next / kBlockEvents - 1].release(),
-                    kBlockEvents * sizeof(uint64_t));
       }
       if (cursor.next == q.size)
         break;
@@ -285,7 +288,6 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
         std::push_heap(heads.begin(), heads.begin() + live, after);
     } else {
       q.blocks.clear();
-      q.hint_blocks.clear();
     }
   }
   FreePending();

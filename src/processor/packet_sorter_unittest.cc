@@ -141,6 +141,30 @@ TEST(PacketSorterTest, HintsTravelWithTheirEventsThroughSortAndMerge) {
                      {20, 1020}, {30, 1030}, {10, 1010}, {40, 1040}}));
 }
 
+TEST(PacketSorterTest, AHintTakesThePlaceOfTheSizeAndLargeEventsKeepTheirs) {
+  PacketSorter sorter(/*with_hints=*/true);
+  const uint64_t big = uint64_t{1} << 23;  // Too large to pack: spilled.
+  sorter.Push(0, 10, 100, 7, 1, PacketSorter::kMaxHint);
+  sorter.Push(0, 20, 200, 9, 1, 0);
+  sorter.Push(0, 30, 300, big, 1, 5);
+  sorter.Push(0, 40, 400, big + 1, 1, 0);
+  std::vector<std::vector<uint64_t>> got;  // (offset, size, hint)
+  sorter.Drain(
+      [&](int64_t, uint64_t offset, uint64_t size, uint32_t, uint64_t hint) {
+        got.push_back({offset, size, hint});
+      },
+      [](uint64_t, uint64_t) {});
+  EXPECT_EQ(got, (std::vector<std::vector<uint64_t>>{{100, 0, PacketSorter::kMaxHint},
+                                                      {200, 9, 0},
+                                                      {300, 0, 5},
+                                                      {400, big + 1, 0}}));
+}
+
+TEST(PacketSorterTest, AHintAboveTheMaximumIsRefused) {
+  PacketSorter sorter(/*with_hints=*/true);
+  EXPECT_DEATH(sorter.Push(0, 10, 100, 7, 1, PacketSorter::kMaxHint + 1), "");
+}
+
 }  // namespace
 }  // namespace processor
 }  // namespace zt

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "src/processor/field_reader.h"
+#include "src/processor/packet_sorter.h"
 #include "zt/base/compiler.h"
 #include "zt/protozero/proto_decoder.h"
 
@@ -248,13 +249,20 @@ bool TrackEventParser::DecodeSimple(const InternedGeneration& generation,
 uint64_t TrackEventParser::ScanHint(protozero::ConstBytes bytes) {
   // DecodeSimple()'s fast scan, where it decides alone and the result fits:
   // no other key, the default track (a uuid does not fit), small iids.
+  // A category iid of 0 (not one that interning gives) cannot be told from
+  // none in a hint: such an event is decoded from its bytes.
   SimpleFields fields;
   if (ScanFastFields(bytes, &fields) != FastScan::kRead || fields.has_track_uuid ||
       fields.type < kEventTypeSliceBegin || fields.type > kEventTypeInstant ||
-      fields.name_iid > kHintIidMask || fields.category_iid > kHintIidMask)
+      fields.name_iid >> kHintNameBits != 0 || fields.category_iid >> kHintCategoryBits != 0 ||
+      (fields.category_iid_count != 0 && fields.category_iid == 0))
     return 0;
-  return 1 | fields.type << 1 | uint64_t{fields.category_iid_count} << 3 |
-         fields.name_iid << 4 | fields.category_iid << (4 + kHintIidBits);
+  const uint64_t category_iid = fields.category_iid_count != 0 ? fields.category_iid : 0;
+  const uint64_t hint =
+      1 | fields.type << 1 | fields.name_iid << 3 | category_iid << (3 + kHintNameBits);
+  static_assert(3 + kHintNameBits + kHintCategoryBits == 23, "a hint is 23 bits");
+  ZT_CHECK(hint <= PacketSorter::kMaxHint);
+  return hint;
 }
 
 void TrackEventParser::ApplySimpleOnTrack(int64_t ts, uint32_t track_id,

@@ -57,7 +57,7 @@ class TrackEventParser {
   static bool DecodeSimple(const InternedGeneration& generation, protozero::ConstBytes event,
                            SimpleEvent* out);
   // The part of DecodeSimple() that needs no generation, done earlier (on
-  // pass 1's second thread) and kept as 8 bytes with the queued event: the
+  // pass 1's second thread) and kept as 23 bits with the queued event: the
   // type and the name and category iids of an event made only of those
   // (one-byte keys, short varints, on its sequence's default track); 0 for
   // any other event. DecodeSimpleFromHint() is then DecodeSimple() without
@@ -65,8 +65,10 @@ class TrackEventParser {
   static uint64_t ScanHint(protozero::ConstBytes event);
   static bool DecodeSimpleFromHint(const InternedGeneration& generation, uint64_t hint,
                                    SimpleEvent* out) {
-    return FinishSimple(generation, (hint >> 1) & 3, (hint >> 4) & kHintIidMask,
-                        static_cast<uint32_t>((hint >> 3) & 1), hint >> (4 + kHintIidBits),
+    const uint64_t category_iid = hint >> (3 + kHintNameBits);
+    return FinishSimple(generation, (hint >> 1) & 3,
+                        (hint >> 3) & ((uint64_t{1} << kHintNameBits) - 1),
+                        category_iid != 0 ? 1u : 0u, category_iid,
                         /*has_track_uuid=*/false, 0, out);
   }
   void ApplySimple(int64_t ts, const SimpleEvent& event) {
@@ -87,10 +89,12 @@ class TrackEventParser {
   static constexpr uint64_t kSimpleBegin = 1;
   static constexpr uint64_t kSimpleEnd = 2;
   static constexpr uint64_t kSimpleInstant = 3;
-  // A hint: bit 0 set, the type in bits 1-2, whether a category iid was
-  // given in bit 3, the name iid in bits 4-33, the category iid in 34-63.
-  static constexpr uint64_t kHintIidBits = 30;
-  static constexpr uint64_t kHintIidMask = (uint64_t{1} << kHintIidBits) - 1;
+  // A hint is 23 bits, so that the sorter keeps it in place of the event's
+  // size (PacketSorter::kMaxHint): bit 0 set, the type in bits 1-2, the
+  // name iid in bits 3-15, the category iid in bits 16-22, 0 for none
+  // (iids start at 1). Events with larger iids get no hint.
+  static constexpr uint64_t kHintNameBits = 13;
+  static constexpr uint64_t kHintCategoryBits = 7;
 
   // DecodeSimple's checks once the fields are read (inline: the merging
   // thread runs it per event).

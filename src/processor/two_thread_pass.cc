@@ -135,6 +135,23 @@ class SliceColumnPrefaulter {
   bool enabled_ = true;
 };
 
+// The size of a queued TrackEvent, from the length varint that precedes its
+// bytes (pass 1 read it there): the last byte of a varint is the only one
+// below 0x80, and the byte before the varint is the field's key, which is
+// below 0x80 too. Rare: for a hinted event whose hint did not decode (an
+// iid its generation lacks).
+uint64_t SizeBeforeEvent(const uint8_t* base, uint64_t offset) {
+  const uint8_t* const end = base + offset;
+  ZT_CHECK(offset >= 2 && end[-1] < 0x80);
+  const uint8_t* begin = end - 1;
+  while (begin > base && begin[-1] >= 0x80 && end - begin < 10)
+    begin--;
+  uint64_t size = 0;
+  for (const uint8_t* b = begin; b < end; b++)
+    size |= uint64_t{*b & 0x7fu} << (7 * (b - begin));
+  return size;
+}
+
 }  // namespace
 
 PassTwoCounts ParseOnTwoThreads(const uint8_t* base, const ProtoTraceReader& reader,
@@ -180,6 +197,8 @@ PassTwoCounts ParseOnTwoThreads(const uint8_t* base, const ProtoTraceReader& rea
             }
           }
           prefaulter.RowsComing(++rows_sent);  // At most one row.
+          if (hint != 0)  // The sorter kept the hint, not the size.
+            event_size = SizeBeforeEvent(base, offset);
           p = PutUnit(p, static_cast<uint64_t>(ts), kRecordFull | uint64_t{generation} << 2);
           p = PutUnit(p, offset, event_size);
           channel.Commit(p);
