@@ -26,8 +26,8 @@
 #define ZT_SRC_PROCESSOR_PACKET_SORTER_H_
 
 #include <algorithm>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
