@@ -1,0 +1,153 @@
+// Dictionary compression of long C++ names, as Templight's trace format
+// stores them (docs/design/templight.md): a name is an entry whose
+// `marked_name` holds its text with some pieces replaced by '\0'
+// placeholders, and whose `marker_ids` say which earlier entry fills each
+// placeholder, in order. Names that share pieces (`std::allocator<char>`
+// in a hundred instantiations) share entries. Independent of Templight's
+// messages: callers move (marked_name, marker_ids) pairs in and out.
+//
+//   NameCompressor compressor([&](const DictionaryEntry& entry) {
+//     WriteEntry(entry.marked_name, entry.marker_ids);  // Children first.
+//   });
+//   uint32_t id = compressor.Compress("std::vector<int, std::allocator<int>>");
+//
+//   NameExpander expander;  // Sequential: each entry expanded on arrival.
+//   std::string error;
+//   if (!expander.Add(marked_name, marker_ids, &error))
+//     Count(error);  // The id is taken; expanding it fails.
+//   std::string_view name;
+//   if (expander.Expand(id, &name, &error)) Use(name);
+//
+// Cost: compressing a name already seen is one hash lookup (of a copy of
+// the name); a new name is split once per level of nesting (linear in its
+// length per level).
+// Sequential expansion copies each entry's name once; batch expansion
+// expands an entry the first time it is asked for, with an explicit stack.
+// Expanded names are kept for the expander's lifetime (views stay valid).
+//
+// Thread-compatible: one compressor or expander per thread.
+
+#ifndef ZT_PROCESSOR_NAME_DICTIONARY_H_
+#define ZT_PROCESSOR_NAME_DICTIONARY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace zt {
+namespace processor {
+
+// One dictionary entry: its text, with a '\0' per placeholder, and the id
+// of the entry that fills each placeholder, in order.
+struct DictionaryEntry {
+  uint32_t id = 0;
+  std::string_view marked_name;
+  std::vector<uint32_t> marker_ids;
+};
+
+class NameCompressor {
+ public:
+  static constexpr uint32_t kNoId = UINT32_MAX;
+  // Called once per new entry, an entry's markers before the entry itself;
+  // the entry's views are valid during the call only.
+  using EntrySink = std::function<void(const DictionaryEntry& entry)>;
+
+  // Names nested deeper than this are stored whole below that level (a
+  // bound on the recursion for hostile names).
+  static constexpr int kMaxNesting = 64;
+
+  explicit NameCompressor(EntrySink sink);
+  ~NameCompressor();
+  NameCompressor(const NameCompressor&) = delete;
+  NameCompressor& operator=(const NameCompressor&) = delete;
+
+  // The id of `name`'s entry, made (with the entries of its pieces) if new.
+  // Splits outside template arguments at "::", and at the first level of
+  // '<', ',' and '>' (arguments without their surrounding spaces);
+  // `operator<`, `operator<<` and `operator<=` are not brackets. Expanding
+  // the id gives `name` back byte for byte, whatever it holds. kNoId for a
+  // name that contains '\0' (it cannot be told from a placeholder).
+  uint32_t Compress(std::string_view name);
+
+  // Entries made so far (the next entry's id).
+  uint32_t entry_count() const { return next_id_; }
+
+ private:
+  uint32_t CompressAt(std::string_view name, int nesting);
+  // Appends to *marked the argument name[begin, end) of a template
+  // argument list: its surrounding spaces as text, the rest (even empty)
+  // as a marker.
+  void AddArgument(std::string_view name, size_t begin, size_t end, int nesting,
+                   std::string* marked, std::vector<uint32_t>* markers);
+
+  EntrySink sink_;
+  std::unordered_map<std::string, uint32_t> ids_;
+  uint32_t next_id_ = 0;
+};
+
+class NameExpander {
+ public:
+  enum class Method {
+    // Each entry is expanded when added, from earlier entries only (the
+    // order Templight writes them): a forward reference is refused.
+    kSequential,
+    // Entries are kept as added and expanded when first asked for: a
+    // forward reference is allowed, a cycle is refused.
+    kBatch,
+  };
+  static constexpr size_t kDefaultMaxNameBytes = size_t{1} << 20;
+
+  // Names longer than `max_name_bytes` are refused: nested entries can
+  // double a name's length at every level.
+  explicit NameExpander(Method method = Method::kSequential,
+                        size_t max_name_bytes = kDefaultMaxNameBytes);
+  ~NameExpander();
+  NameExpander(const NameExpander&) = delete;
+  NameExpander& operator=(const NameExpander&) = delete;
+
+  // Adds the next entry; its id is size() before the call. Sequential: the
+  // entry is expanded now, and on failure (a marker that is not an earlier
+  // entry, or one that failed; fewer or more markers than placeholders; a
+  // name over the limit) false is returned with the reason in *error: the
+  // id is taken and expanding it fails. Batch: always true.
+  bool Add(std::string_view marked_name, const std::vector<uint32_t>& marker_ids,
+           std::string* error);
+
+  // The expanded name of entry `id`, valid for the expander's lifetime;
+  // false with the reason in *error if it has none.
+  bool Expand(uint32_t id, std::string_view* name, std::string* error);
+
+  size_t size() const { return entries_.size(); }
+  Method method() const { return method_; }
+
+ private:
+  struct Entry {
+    std::string marked_name;            // Batch only (cleared once expanded).
+    std::vector<uint32_t> marker_ids;   // Batch only.
+    std::string_view expanded;          // Into arena_, once expanded.
+    enum State : uint8_t { kPending, kExpanding, kExpanded, kFailed } state = kPending;
+  };
+
+  // Expands entry `id` whose markers are all expanded; sets its state.
+  bool ExpandFromMarkers(uint32_t id, std::string_view marked_name,
+                         const std::vector<uint32_t>& marker_ids, std::string* error);
+  std::string_view Store(const std::string& name);
+
+  const Method method_;
+  const size_t max_name_bytes_;
+  std::vector<Entry> entries_;
+  std::vector<std::unique_ptr<char[]>> arena_blocks_;
+  size_t arena_left_ = 0;
+  char* arena_next_ = nullptr;
+  std::string scratch_;
+};
+
+}  // namespace processor
+}  // namespace zt
+
+#endif  // ZT_PROCESSOR_NAME_DICTIONARY_H_
