@@ -1,0 +1,401 @@
+#include "src/processor/templight_reader.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <unordered_map>
+#include <utility>
+
+#include "zt/protozero/proto_decoder.h"
+
+namespace zt {
+namespace processor {
+
+namespace {
+
+// Field numbers (docs/wire.md, "Templight traces").
+constexpr uint32_t kCollectionTrace = 1;
+constexpr uint32_t kTraceHeader = 1;
+constexpr uint32_t kTraceEntry = 2;
+constexpr uint32_t kTraceName = 3;
+constexpr uint32_t kHeaderVersion = 1;
+constexpr uint32_t kHeaderSourceFile = 2;
+constexpr uint32_t kEntryBegin = 1;
+constexpr uint32_t kEntryEnd = 2;
+constexpr uint32_t kBeginKind = 1;
+constexpr uint32_t kBeginName = 2;
+constexpr uint32_t kBeginLocation = 3;
+constexpr uint32_t kBeginTimeStamp = 4;
+constexpr uint32_t kBeginMemory = 5;
+constexpr uint32_t kBeginOrigin = 6;
+constexpr uint32_t kEndTimeStamp = 1;
+constexpr uint32_t kEndMemory = 2;
+constexpr uint32_t kNamePlain = 1;
+constexpr uint32_t kNameCompressed = 2;
+constexpr uint32_t kNameDictId = 3;
+constexpr uint32_t kLocationFileName = 1;
+constexpr uint32_t kLocationFileId = 2;
+constexpr uint32_t kLocationLine = 3;
+constexpr uint32_t kLocationColumn = 4;
+constexpr uint32_t kDictionaryMarkedName = 1;
+constexpr uint32_t kDictionaryMarkerIds = 2;
+
+using protozero::ConstBytes;
+using protozero::Field;
+using protozero::ProtoDecoder;
+using WireType = protozero::proto_utils::ProtoWireType;
+
+std::string Describe(const char* format, uint64_t a, uint64_t b = 0) {
+  char buf[200];
+  snprintf(buf, sizeof(buf), format, a, b);
+  return buf;
+}
+
+// Reads one TemplightTrace: one translation unit.
+class UnitReader {
+ public:
+  UnitReader(const uint8_t* file_base, const TemplightReadOptions& options,
+             TemplightProfile* profile,
+             std::unordered_map<std::string, uint32_t>* file_index,
+             std::unordered_map<std::string_view, uint32_t>* name_index)
+      : base_(file_base),
+        options_(options),
+        profile_(profile),
+        file_index_(file_index),
+        name_index_(name_index) {}
+
+  void Read(ConstBytes trace) {
+    unit_ = static_cast<uint32_t>(profile_->units.size());
+    profile_->units.emplace_back();
+    profile_->units.back().first_instantiation = profile_->instantiations.size();
+    profile_->expanders.emplace_back(new NameExpander(options_.method, options_.max_name_bytes));
+    expander_ = profile_->expanders.back().get();
+
+    ProtoDecoder decoder(trace);
+    for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+      if (f.id() == kTraceHeader && f.type() == WireType::kLengthDelimited) {
+        ReadHeader(f.as_bytes());
+      } else if (f.id() == kTraceEntry && f.type() == WireType::kLengthDelimited) {
+        ReadEntry(f.as_bytes());
+      } else if (f.id() == kTraceName && f.type() == WireType::kLengthDelimited) {
+        ReadDictionaryEntry(f.as_bytes());
+      } else {
+        profile_->unknown_fields++;
+      }
+    }
+    if (decoder.parse_error()) {
+      Problem(trace.data + decoder.read_offset(),
+              Describe("translation unit %" PRIu64
+                       ": the trace is truncated or corrupt here (%" PRIu64 " bytes not read)",
+                       unit_, decoder.bytes_left()));
+    }
+    // Batch: names are expanded once every entry of the unit is known.
+    for (const PendingName& pending : pending_names_)
+      ResolveDictName(pending);
+    TemplightUnit& unit = profile_->units[unit_];
+    unit.instantiation_count = profile_->instantiations.size() - unit.first_instantiation;
+    unit.dictionary_entries = expander_->size();
+  }
+
+ private:
+  struct PendingName {
+    size_t instantiation;
+    uint32_t dict_id;
+    const uint8_t* where;
+  };
+
+  void Problem(const uint8_t* where, std::string what) {
+    profile_->problems.push_back(
+        TemplightProblem{static_cast<uint64_t>(where - base_), std::move(what)});
+  }
+
+  void ReadHeader(ConstBytes bytes) {
+    TemplightUnit& unit = profile_->units[unit_];
+    ProtoDecoder decoder(bytes);
+    for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+      if (f.id() == kHeaderVersion)
+        unit.version = f.as_uint32();
+      else if (f.id() == kHeaderSourceFile)
+        unit.source_file = f.as_std_string();
+    }
+    if (decoder.parse_error())
+      Problem(bytes.data, Describe("translation unit %" PRIu64 ": a corrupt header", unit_));
+  }
+
+  void ReadDictionaryEntry(ConstBytes bytes) {
+    std::string_view marked_name;
+    std::vector<uint32_t> markers;
+    ProtoDecoder decoder(bytes);
+    for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+      if (f.id() == kDictionaryMarkedName) {
+        marked_name = f.as_string();
+      } else if (f.id() == kDictionaryMarkerIds && f.type() == WireType::kVarInt) {
+        markers.push_back(f.as_uint32());
+      } else if (f.id() == kDictionaryMarkerIds && f.type() == WireType::kLengthDelimited) {
+        // Packed, as a proto3 writer would put it.
+        const uint8_t* p = f.data();
+        const uint8_t* const end = p + f.size();
+        while (p < end) {
+          uint64_t value = 0;
+          const uint8_t* next = protozero::proto_utils::ParseVarInt(p, end, &value);
+          if (next == p)
+            break;
+          markers.push_back(static_cast<uint32_t>(value));
+          p = next;
+        }
+      }
+    }
+    std::string error;
+    if (decoder.parse_error()) {
+      error = Describe("dictionary entry %" PRIu64 " is corrupt", expander_->size());
+      markers.clear();
+      marked_name = {};
+    }
+    if (!expander_->Add(marked_name, markers, &error) || !error.empty())
+      Problem(bytes.data, Describe("translation unit %" PRIu64 ": ", unit_) + error);
+  }
+
+  void ReadEntry(ConstBytes bytes) {
+    ProtoDecoder decoder(bytes);
+    for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+      if (f.id() == kEntryBegin && f.type() == WireType::kLengthDelimited)
+        ReadBegin(f.as_bytes());
+      else if (f.id() == kEntryEnd && f.type() == WireType::kLengthDelimited)
+        ReadEnd(f.as_bytes());
+    }
+    if (decoder.parse_error())
+      Problem(bytes.data, Describe("translation unit %" PRIu64 ": a corrupt entry", unit_));
+  }
+
+  bool TimeNs(double seconds, const uint8_t* where, int64_t* ns) {
+    // Nanoseconds fit 64 bits for ±292 years.
+    if (!std::isfinite(seconds) || std::fabs(seconds) > 9.2e9) {
+      Problem(where, Describe("translation unit %" PRIu64 ": a time stamp out of range", unit_));
+      return false;
+    }
+    *ns = std::llround(seconds * 1e9);
+    return true;
+  }
+
+  void ReadBegin(ConstBytes bytes) {
+    TemplightInstantiation instantiation;
+    NameField name;
+    instantiation.unit = unit_;
+    instantiation.depth = static_cast<uint32_t>(open_.size());
+    instantiation.parent = open_.empty() ? -1 : static_cast<int64_t>(open_.back());
+    const size_t index = profile_->instantiations.size();
+    ProtoDecoder decoder(bytes);
+    for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+      switch (f.id()) {
+        case kBeginKind:
+          instantiation.kind = f.as_uint32();
+          break;
+        case kBeginName:
+          ReadName(f.as_bytes(), &name);
+          break;
+        case kBeginLocation:
+          ReadLocation(f.as_bytes(), &instantiation.location);
+          break;
+        case kBeginTimeStamp:
+          TimeNs(f.as_double(), bytes.data, &instantiation.begin_ns);
+          break;
+        case kBeginMemory:
+          instantiation.memory_begin = f.as_uint64();
+          break;
+        case kBeginOrigin:
+          ReadLocation(f.as_bytes(), &instantiation.origin);
+          break;
+        default:
+          break;
+      }
+    }
+    if (decoder.parse_error())
+      Problem(bytes.data, Describe("translation unit %" PRIu64 ": a corrupt begin", unit_));
+    // The last name given wins, as for any protobuf field read twice.
+    if (name.kind == NameField::kPlain) {
+      instantiation.name = InternCopy(name.plain);
+    } else if (name.kind == NameField::kCompressed) {
+      Problem(name.where, Describe("translation unit %" PRIu64
+                                   ": a zlib-compressed name (not read yet)",
+                                   unit_));
+    }
+    profile_->instantiations.push_back(instantiation);
+    open_.push_back(index);
+    if (name.kind == NameField::kDictId) {
+      const PendingName pending{index, name.dict_id, name.where};
+      if (options_.method == NameExpander::Method::kSequential)
+        ResolveDictName(pending);
+      else
+        pending_names_.push_back(pending);  // Once the unit's entries are all read.
+    }
+  }
+
+  void ReadEnd(ConstBytes bytes) {
+    if (open_.empty()) {
+      Problem(bytes.data,
+              Describe("translation unit %" PRIu64 ": an end without a begin", unit_));
+      return;
+    }
+    TemplightInstantiation& instantiation = profile_->instantiations[open_.back()];
+    open_.pop_back();
+    instantiation.end_ns = instantiation.begin_ns;  // An end without a time.
+    ProtoDecoder decoder(bytes);
+    for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+      if (f.id() == kEndTimeStamp)
+        TimeNs(f.as_double(), bytes.data, &instantiation.end_ns);
+      else if (f.id() == kEndMemory)
+        instantiation.memory_end = f.as_uint64();
+    }
+  }
+
+  // What a begin's TemplateName said last.
+  struct NameField {
+    enum Kind { kNone, kPlain, kCompressed, kDictId } kind = kNone;
+    std::string_view plain;
+    uint32_t dict_id = 0;
+    const uint8_t* where = nullptr;
+  };
+
+  void ReadName(ConstBytes bytes, NameField* name) {
+    ProtoDecoder decoder(bytes);
+    for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+      if (f.id() == kNamePlain && f.type() == WireType::kLengthDelimited) {
+        name->kind = NameField::kPlain;
+        name->plain = f.as_string();
+      } else if (f.id() == kNameDictId && f.type() == WireType::kVarInt) {
+        name->kind = NameField::kDictId;
+        name->dict_id = f.as_uint32();
+      } else if (f.id() == kNameCompressed && f.type() == WireType::kLengthDelimited) {
+        name->kind = NameField::kCompressed;
+      } else {
+        continue;
+      }
+      name->where = bytes.data;
+    }
+  }
+
+  void ResolveDictName(const PendingName& pending) {
+    std::string_view name;
+    std::string error;
+    if (!expander_->Expand(pending.dict_id, &name, &error)) {
+      Problem(pending.where, Describe("translation unit %" PRIu64 ": ", unit_) + error);
+      return;
+    }
+    // Expanded names live in the expander: indexed, not copied.
+    uint32_t id;
+    auto found = name_index_->find(name);
+    if (found != name_index_->end()) {
+      id = found->second;
+    } else {
+      id = static_cast<uint32_t>(profile_->names.size());
+      profile_->names.push_back(name);
+      name_index_->emplace(name, id);
+    }
+    profile_->instantiations[pending.instantiation].name = id;
+  }
+
+  uint32_t InternCopy(std::string_view name) {
+    auto found = name_index_->find(name);
+    if (found != name_index_->end())
+      return found->second;
+    profile_->name_storage.emplace_back(new std::string(name));
+    const std::string_view stored = *profile_->name_storage.back();
+    const uint32_t id = static_cast<uint32_t>(profile_->names.size());
+    profile_->names.push_back(stored);
+    name_index_->emplace(stored, id);
+    return id;
+  }
+
+  void ReadLocation(ConstBytes bytes, TemplightLocation* location) {
+    std::string_view file_name;
+    bool has_name = false;
+    bool has_id = false;
+    uint32_t file_id = 0;
+    ProtoDecoder decoder(bytes);
+    for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+      switch (f.id()) {
+        case kLocationFileName:
+          file_name = f.as_string();
+          has_name = true;
+          break;
+        case kLocationFileId:
+          file_id = f.as_uint32();
+          has_id = true;
+          break;
+        case kLocationLine:
+          location->line = f.as_uint32();
+          break;
+        case kLocationColumn:
+          location->column = f.as_uint32();
+          break;
+        default:
+          break;
+      }
+    }
+    if (has_name) {
+      auto found = file_index_->find(std::string(file_name));
+      if (found != file_index_->end()) {
+        location->file = found->second;
+      } else {
+        location->file = static_cast<uint32_t>(profile_->files.size());
+        profile_->files.emplace_back(file_name);
+        file_index_->emplace(std::string(file_name), location->file);
+      }
+      if (has_id)
+        unit_files_[file_id] = location->file;
+    } else if (has_id) {
+      auto found = unit_files_.find(file_id);
+      if (found != unit_files_.end()) {
+        location->file = found->second;
+      } else {
+        Problem(bytes.data, Describe("translation unit %" PRIu64
+                                     ": file id %" PRIu64 " used before it was named",
+                                     unit_, file_id));
+      }
+    }
+  }
+
+  const uint8_t* const base_;
+  const TemplightReadOptions& options_;
+  TemplightProfile* const profile_;
+  std::unordered_map<std::string, uint32_t>* const file_index_;  // Path -> files index.
+  std::unordered_map<std::string_view, uint32_t>* const name_index_;
+  uint32_t unit_ = 0;
+  NameExpander* expander_ = nullptr;
+  std::vector<size_t> open_;  // Begins not yet ended, innermost last.
+  std::unordered_map<uint32_t, uint32_t> unit_files_;  // file_id -> files index.
+  std::vector<PendingName> pending_names_;
+};
+
+}  // namespace
+
+bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& options,
+                   TemplightProfile* profile) {
+  const uint8_t* const base = static_cast<const uint8_t*>(data);
+  std::unordered_map<std::string, uint32_t> file_index;
+  std::unordered_map<std::string_view, uint32_t> name_index;
+  for (size_t i = 0; i < profile->files.size(); i++)
+    file_index.emplace(profile->files[i], static_cast<uint32_t>(i));
+  for (size_t i = 0; i < profile->names.size(); i++)
+    name_index.emplace(profile->names[i], static_cast<uint32_t>(i));
+  bool any_trace = false;
+  ProtoDecoder collection(base, size);
+  for (Field f = collection.ReadField(); f.valid(); f = collection.ReadField()) {
+    if (f.id() == kCollectionTrace && f.type() == WireType::kLengthDelimited) {
+      any_trace = true;
+      UnitReader(base, options, profile, &file_index, &name_index).Read(f.as_bytes());
+    } else {
+      profile->unknown_fields++;
+    }
+  }
+  if (collection.parse_error()) {
+    profile->problems.push_back(TemplightProblem{
+        collection.read_offset(),
+        Describe("the file is truncated or corrupt here (%" PRIu64 " bytes not read)",
+                 collection.bytes_left())});
+  }
+  return any_trace;
+}
+
+}  // namespace processor
+}  // namespace zt
