@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include <zlib.h>
+
 #include "zt/protozero/proto_decoder.h"
 
 namespace zt {
@@ -49,6 +51,42 @@ std::string Describe(const char* format, uint64_t a, uint64_t b = 0) {
   char buf[200];
   snprintf(buf, sizeof(buf), format, a, b);
   return buf;
+}
+
+// Inflates zlib data (as Templight's writer compresses a name) into *out,
+// refusing more than `max_bytes` of output (a small input can inflate to
+// gigabytes).
+bool Inflate(ConstBytes in, size_t max_bytes, std::string* out, std::string* why) {
+  z_stream stream{};
+  if (inflateInit(&stream) != Z_OK) {
+    *why = "zlib could not start";
+    return false;
+  }
+  stream.next_in = const_cast<Bytef*>(in.data);
+  stream.avail_in = static_cast<uInt>(in.size);
+  out->clear();
+  // inflate() returns Z_OK only when it made progress (input read or output
+  // written): the loop ends, by the input's end or by the limit.
+  int result;
+  char chunk[16 << 10];
+  do {
+    stream.next_out = reinterpret_cast<Bytef*>(chunk);
+    stream.avail_out = sizeof(chunk);
+    result = inflate(&stream, Z_NO_FLUSH);
+    const size_t produced = sizeof(chunk) - stream.avail_out;
+    if (out->size() + produced > max_bytes) {
+      *why = Describe("a zlib-compressed name longer than %" PRIu64 " bytes", max_bytes);
+      inflateEnd(&stream);
+      return false;
+    }
+    out->append(chunk, produced);
+  } while (result == Z_OK);
+  inflateEnd(&stream);
+  if (result != Z_STREAM_END) {
+    *why = "a zlib-compressed name that is truncated or corrupt";
+    return false;
+  }
+  return true;
 }
 
 // Reads one TemplightTrace: one translation unit.
@@ -215,9 +253,11 @@ class UnitReader {
     if (name.kind == NameField::kPlain) {
       instantiation.name = InternCopy(name.plain);
     } else if (name.kind == NameField::kCompressed) {
-      Problem(name.where, Describe("translation unit %" PRIu64
-                                   ": a zlib-compressed name (not read yet)",
-                                   unit_));
+      std::string why;
+      if (Inflate(name.compressed, options_.max_name_bytes, &inflated_, &why))
+        instantiation.name = InternCopy(inflated_);
+      else
+        Problem(name.where, Describe("translation unit %" PRIu64 ": ", unit_) + why);
     }
     profile_->instantiations.push_back(instantiation);
     open_.push_back(index);
@@ -252,6 +292,7 @@ class UnitReader {
   struct NameField {
     enum Kind { kNone, kPlain, kCompressed, kDictId } kind = kNone;
     std::string_view plain;
+    ConstBytes compressed{nullptr, 0};
     uint32_t dict_id = 0;
     const uint8_t* where = nullptr;
   };
@@ -267,6 +308,7 @@ class UnitReader {
         name->dict_id = f.as_uint32();
       } else if (f.id() == kNameCompressed && f.type() == WireType::kLengthDelimited) {
         name->kind = NameField::kCompressed;
+        name->compressed = f.as_bytes();
       } else {
         continue;
       }
@@ -365,6 +407,7 @@ class UnitReader {
   std::vector<size_t> open_;  // Begins not yet ended, innermost last.
   std::unordered_map<uint32_t, uint32_t> unit_files_;  // file_id -> files index.
   std::vector<PendingName> pending_names_;
+  std::string inflated_;  // Scratch for zlib names.
 };
 
 }  // namespace

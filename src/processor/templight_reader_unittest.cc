@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 namespace zt {
 namespace processor {
@@ -206,6 +207,63 @@ TEST(TemplightReaderTest, HostileEntriesAreReportedNotFollowed) {
                       }));
     }
   }
+}
+
+// A length-delimited protobuf field: key byte, varint size, bytes.
+std::string Field(uint8_t key, const std::string& value) {
+  std::string out(1, static_cast<char>(key));
+  size_t size = value.size();
+  do {
+    out.push_back(static_cast<char>((size & 0x7f) | (size > 0x7f ? 0x80 : 0)));
+    size >>= 7;
+  } while (size);
+  return out + value;
+}
+
+// A file of one unit whose begins are named by these TemplateName messages.
+std::string FileWithNames(const std::vector<std::string>& template_names) {
+  std::string trace;
+  for (const std::string& name : template_names)
+    trace += Field(0x12, Field(0x0a, Field(0x12, name)));  // entries.begin.name
+  return Field(0x0a, trace);
+}
+
+std::string Zlib(const std::string& text) {
+  uLongf size = compressBound(text.size());
+  std::string out(size, '\0');
+  EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(&out[0]), &size,
+                      reinterpret_cast<const Bytef*>(text.data()), text.size(), 9),
+            Z_OK);
+  out.resize(size);
+  return out;
+}
+
+TEST(TemplightReaderTest, ZlibNamesAreInflatedWithinTheLimit) {
+  const std::string name = "std::vector<std::basic_string<char>, std::allocator<char>>";
+  const std::string compressed = Zlib(name);
+  const std::string bomb = Zlib(std::string(2 << 20, 'a'));  // 2 MiB of 'a'.
+  // TemplateName.compressed_name is field 2.
+  const std::string file = FileWithNames({
+      Field(0x12, compressed),
+      Field(0x12, compressed.substr(0, 4)),   // Truncated.
+      Field(0x12, "\x78\x9c\xff\xff\xff"),  // A zlib header, then not deflate data.
+      Field(0x12, bomb),
+  });
+  TemplightProfile profile;
+  ASSERT_TRUE(ReadTemplight(file.data(), file.size(), TemplightReadOptions(), &profile));
+  ASSERT_EQ(profile.instantiations.size(), 4u);
+  ASSERT_NE(profile.instantiations[0].name, TemplightInstantiation::kNoName);
+  EXPECT_EQ(profile.names[profile.instantiations[0].name], name);
+  std::vector<std::string> what;
+  for (const TemplightProblem& problem : profile.problems)
+    what.push_back(problem.what);
+  EXPECT_EQ(what, (std::vector<std::string>{
+                      "translation unit 0: a zlib-compressed name that is truncated or corrupt",
+                      "translation unit 0: a zlib-compressed name that is truncated or corrupt",
+                      "translation unit 0: a zlib-compressed name longer than 1048576 bytes",
+                  }));
+  for (size_t i = 1; i < 4; i++)
+    EXPECT_EQ(profile.instantiations[i].name, TemplightInstantiation::kNoName);
 }
 
 }  // namespace
