@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <zlib.h>
+
 #include "zt/processor/name_dictionary.h"
 
 namespace zt {
@@ -103,6 +105,8 @@ class UnitWriter {
                               : NameCompressor::kNoId;
       if (id != NameCompressor::kNoId)
         PutVarintField(&name, 3, id);  // dict_id
+      else if (mode_ == TemplightNameMode::kZlib && Deflate(text, &deflated_))
+        PutBytesField(&name, 2, deflated_);  // compressed_name
       else
         PutBytesField(&name, 1, text);  // name
     }
@@ -138,8 +142,20 @@ class UnitWriter {
     return message;
   }
 
+  static bool Deflate(std::string_view text, std::string* out) {
+    uLongf size = compressBound(static_cast<uLong>(text.size()));
+    out->resize(size);
+    if (compress(reinterpret_cast<Bytef*>(&(*out)[0]), &size,
+                 reinterpret_cast<const Bytef*>(text.data()),
+                 static_cast<uLong>(text.size())) != Z_OK)
+      return false;
+    out->resize(size);
+    return true;
+  }
+
   const TemplightProfile& profile_;
   const TemplightNameMode mode_;
+  std::string deflated_;  // Scratch for kZlib.
   std::string trace_;
   NameCompressor compressor_;
   std::unordered_map<uint32_t, uint32_t> file_ids_;  // Profile file -> unit file id.

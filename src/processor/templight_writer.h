@@ -25,6 +25,7 @@ namespace processor {
 
 enum class TemplightNameMode {
   kPlain,       // TemplateName.name (Templight's mode 0).
+  kZlib,        // TemplateName.compressed_name, each name deflated (mode 1).
   kDictionary,  // TemplateName.dict_id (mode 2, Templight's default).
 };
 

@@ -63,13 +63,14 @@ void ExpectSameProfile(const TemplightProfile& a, const TemplightProfile& b) {
   }
 }
 
-TEST(TemplightWriterTest, EveryFixtureRoundTripsInBothNameModes) {
+TEST(TemplightWriterTest, EveryFixtureRoundTripsInEveryNameMode) {
   for (const char* name : {"tiny.memory.trace.pbf", "plain_names_c0.trace.pbf",
                            "kind23_clang16.trace.pbf", "two_traces_concat.trace.pbf",
                            "unclosed_begins.trace.pbf"}) {
     SCOPED_TRACE(name);
     const TemplightProfile original = Read(ReadTestFile(name));
-    for (TemplightNameMode mode : {TemplightNameMode::kDictionary, TemplightNameMode::kPlain}) {
+    for (TemplightNameMode mode : {TemplightNameMode::kDictionary, TemplightNameMode::kPlain,
+                                   TemplightNameMode::kZlib}) {
       const std::string written = WriteTemplight(original, mode);
       ExpectSameProfile(original, Read(written));
     }

@@ -1,0 +1,152 @@
+// Makes a large Templight trace for the benchmark (issue 13): N template
+// instantiations with names built like a template-heavy C++ program's
+// (nested standard and project templates, shared arguments), nested up to
+// 8 deep, with locations in a few hundred headers, times and memory; written
+// with Templight's dictionary compression by WriteTemplight.
+//
+//   make_templight_trace OUT.trace.pbf [INSTANTIATIONS=1000000] [SEED=1]
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "src/processor/templight_writer.h"
+
+namespace {
+
+using zt::processor::TemplightInstantiation;
+using zt::processor::TemplightNameMode;
+using zt::processor::TemplightProfile;
+using zt::processor::TemplightUnit;
+
+class NameMaker {
+ public:
+  explicit NameMaker(uint32_t seed) : random_(seed) {
+    const char* const spaces[] = {"std", "std::__detail", "boost::mpl", "app", "app::detail",
+                                  "net", "io::buffers", "math::linalg"};
+    const char* const templates[] = {"vector", "map", "pair", "tuple", "unique_ptr",
+                                     "function", "optional", "variant", "basic_string",
+                                     "allocator", "char_traits", "less", "hash",
+                                     "Matrix", "Expr", "Holder", "Traits", "Node",
+                                     "Visitor", "enable_if"};
+    const char* const leaves[] = {"int", "char", "double", "unsigned long", "bool",
+                                  "const char *", "void", "float", "long long"};
+    for (const char* space : spaces) {
+      for (const char* name : templates)
+        templates_.push_back(std::string(space) + "::" + name);
+      for (int i = 0; i < 40; i++)
+        leaves_.push_back(std::string(space) + "::Type" + std::to_string(i));
+    }
+    for (const char* leaf : leaves)
+      leaves_.push_back(leaf);
+  }
+
+  std::string Make(int depth) {
+    if (depth <= 0 || random_() % 3 == 0)
+      return leaves_[random_() % leaves_.size()];
+    std::string name = templates_[random_() % templates_.size()] + "<";
+    const int arguments = 1 + static_cast<int>(random_() % 3);
+    for (int i = 0; i < arguments; i++) {
+      if (i > 0)
+        name += ", ";
+      name += Make(depth - 1);
+    }
+    name += ">";
+    if (random_() % 8 == 0)
+      name += "::type";
+    return name;
+  }
+
+  std::mt19937& random() { return random_; }
+
+ private:
+  std::mt19937 random_;
+  std::vector<std::string> templates_;
+  std::vector<std::string> leaves_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argc > 4) {
+    fprintf(stderr, "usage: %s OUT [INSTANTIATIONS=1000000] [SEED=1]\n", argv[0]);
+    return 2;
+  }
+  const long count = argc > 2 ? strtol(argv[2], nullptr, 10) : 1000000;
+  const uint32_t seed = argc > 3 ? static_cast<uint32_t>(strtoul(argv[3], nullptr, 10)) : 1;
+  if (count <= 0) {
+    fprintf(stderr, "make_templight_trace: INSTANTIATIONS must be positive\n");
+    return 2;
+  }
+  NameMaker maker(seed);
+  std::mt19937& random = maker.random();
+
+  TemplightProfile profile;
+  for (int i = 0; i < 300; i++)
+    profile.files.push_back("/usr/include/project/header_" + std::to_string(i) + ".h");
+  // A pool of distinct names, drawn from with a skew: real profiles repeat
+  // the same instantiations (memoization entries) many times.
+  std::vector<std::string> pool;
+  for (long i = 0; i < count / 5 + 1; i++)
+    pool.push_back(maker.Make(4));
+  for (const std::string& name : pool) {
+    profile.name_storage.emplace_back(new std::string(name));
+    profile.names.push_back(*profile.name_storage.back());
+  }
+
+  profile.units.emplace_back();
+  TemplightUnit& unit = profile.units.back();
+  unit.version = 1;
+  unit.source_file = "/src/app/main.cpp";
+  std::vector<size_t> open;  // Stack of instantiation indices.
+  int64_t now = 1000000;
+  uint64_t memory = 64 << 20;
+  for (long i = 0; i < count; i++) {
+    // Close a few, then open one at the resulting depth.
+    while (!open.empty() && (open.size() >= 8 || random() % 2 == 0)) {
+      TemplightInstantiation& done = profile.instantiations[open.back()];
+      now += random() % 2000;
+      done.end_ns = now;
+      done.memory_end = memory += random() % 512;
+      open.pop_back();
+    }
+    TemplightInstantiation instantiation;
+    const double u = std::uniform_real_distribution<double>(0, 1)(random);
+    instantiation.name = static_cast<uint32_t>(u * u * static_cast<double>(pool.size()));
+    instantiation.kind = static_cast<uint32_t>(random() % 12);
+    instantiation.location.file = static_cast<uint32_t>(random() % profile.files.size());
+    instantiation.location.line = 1 + static_cast<uint32_t>(random() % 3000);
+    instantiation.location.column = 1 + static_cast<uint32_t>(random() % 80);
+    if (random() % 2 == 0) {
+      instantiation.origin.file = static_cast<uint32_t>(random() % profile.files.size());
+      instantiation.origin.line = 1 + static_cast<uint32_t>(random() % 3000);
+      instantiation.origin.column = 1 + static_cast<uint32_t>(random() % 80);
+    }
+    now += random() % 1000;
+    instantiation.begin_ns = now;
+    instantiation.memory_begin = memory;
+    instantiation.depth = static_cast<uint32_t>(open.size());
+    instantiation.parent = open.empty() ? -1 : static_cast<int64_t>(open.back());
+    open.push_back(profile.instantiations.size());
+    profile.instantiations.push_back(instantiation);
+  }
+  while (!open.empty()) {
+    now += random() % 2000;
+    profile.instantiations[open.back()].end_ns = now;
+    profile.instantiations[open.back()].memory_end = memory;
+    open.pop_back();
+  }
+  unit.instantiation_count = profile.instantiations.size();
+
+  const std::string bytes = WriteTemplight(profile, TemplightNameMode::kDictionary);
+  FILE* out = fopen(argv[1], "wb");
+  if (!out || fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size() || fclose(out) != 0) {
+    fprintf(stderr, "make_templight_trace: cannot write %s\n", argv[1]);
+    return 1;
+  }
+  printf("%s: %ld instantiations, %zu distinct names, %.1f MB\n", argv[1], count, pool.size(),
+         static_cast<double>(bytes.size()) / 1e6);
+  return 0;
+}

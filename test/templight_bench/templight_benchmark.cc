@@ -1,0 +1,108 @@
+// The Templight import measurement (issue 13): reads a Templight trace with
+// one name expansion method in a fresh process and reports time,
+// instantiations/s and peak RSS; then writes the profile back in each name
+// mode (speed and size) and compares the sizes with zlib. A one-shot
+// program: peak RSS needs a fresh process per method.
+//
+//   templight_benchmark TRACE sequential|batch
+//
+// Run by test/templight_bench/run_templight_benchmark.sh.
+
+#include <zlib.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "src/processor/templight_writer.h"
+#include "zt/processor/mapped_trace_file.h"
+
+namespace {
+
+using zt::processor::NameExpander;
+using zt::processor::TemplightNameMode;
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+uint64_t PeakRss() {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (!f)
+    return 0;
+  char line[256];
+  uint64_t kb = 0;
+  while (fgets(line, sizeof(line), f)) {
+    if (strncmp(line, "VmHWM:", 6) == 0)
+      sscanf(line + 6, "%" SCNu64, &kb);
+  }
+  fclose(f);
+  return kb * 1024;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3 || (strcmp(argv[2], "sequential") != 0 && strcmp(argv[2], "batch") != 0)) {
+    fprintf(stderr, "usage: %s TRACE sequential|batch\n", argv[0]);
+    return 2;
+  }
+  std::string error;
+  std::unique_ptr<zt::processor::MappedTraceFile> file =
+      zt::processor::MappedTraceFile::Open(argv[1], &error);
+  if (!file) {
+    fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  const double mb = static_cast<double>(file->size()) / 1e6;
+
+  zt::processor::TemplightReadOptions options;
+  options.method = strcmp(argv[2], "batch") == 0 ? NameExpander::Method::kBatch
+                                                 : NameExpander::Method::kSequential;
+  zt::processor::TemplightProfile profile;
+  const auto start = std::chrono::steady_clock::now();
+  zt::processor::ReadTemplight(file->data(), file->size(), options, &profile);
+  const double read_s = Seconds(std::chrono::steady_clock::now() - start);
+  const uint64_t rss = PeakRss();
+  uint64_t name_bytes = 0;
+  for (const auto& instantiation : profile.instantiations) {
+    if (instantiation.name != zt::processor::TemplightInstantiation::kNoName)
+      name_bytes += profile.names[instantiation.name].size();
+  }
+  printf("trace            %.1f MB, %zu instantiations, %zu distinct names, %zu problems\n", mb,
+         profile.instantiations.size(), profile.names.size(), profile.problems.size());
+  printf("read (%s) %.3f s  %.2f M instantiations/s  %.0f MB/s\n", argv[2], read_s,
+         static_cast<double>(profile.instantiations.size()) / read_s / 1e6, mb / read_s);
+  printf("peak RSS         %.1f MB = %.2f x the trace\n", static_cast<double>(rss) / 1e6,
+         static_cast<double>(rss) / 1e6 / mb);
+
+  // Writing, in each name mode; sizes against the names themselves and zlib.
+  struct Mode {
+    const char* label;
+    TemplightNameMode mode;
+  };
+  std::string plain;
+  for (const Mode& mode : {Mode{"dictionary", TemplightNameMode::kDictionary},
+                           Mode{"zlib names", TemplightNameMode::kZlib},
+                           Mode{"plain names", TemplightNameMode::kPlain}}) {
+    const auto write_start = std::chrono::steady_clock::now();
+    std::string bytes = WriteTemplight(profile, mode.mode);
+    const double write_s = Seconds(std::chrono::steady_clock::now() - write_start);
+    printf("write %-11s %.3f s  %.1f MB\n", mode.label, write_s,
+           static_cast<double>(bytes.size()) / 1e6);
+    if (mode.mode == TemplightNameMode::kPlain)
+      plain = std::move(bytes);
+  }
+  uLongf zipped = compressBound(static_cast<uLong>(plain.size()));
+  std::string buffer(zipped, '\0');
+  compress2(reinterpret_cast<Bytef*>(&buffer[0]), &zipped,
+            reinterpret_cast<const Bytef*>(plain.data()), static_cast<uLong>(plain.size()),
+            Z_DEFAULT_COMPRESSION);
+  printf("names            %.1f MB of names in the instantiations; plain-names file zlib'd "
+         "whole: %.1f MB\n",
+         static_cast<double>(name_bytes) / 1e6, static_cast<double>(zipped) / 1e6);
+  return 0;
+}
