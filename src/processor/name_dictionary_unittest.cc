@@ -1,13 +1,12 @@
 #include "zt/processor/name_dictionary.h"
 
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "src/processor/test/templight_test_files.h"
 #include "zt/protozero/proto_decoder.h"
 
 namespace zt {
@@ -261,13 +260,6 @@ TEST(NameDictionaryTest, ALongChainExpandsWithoutRecursion) {
   EXPECT_EQ(error, "dictionary entry 1000 expands to more than 1000 bytes");
 }
 
-std::string ReadTestFile(const std::string& name) {
-  std::ifstream in(std::string(ZT_TEST_DATA_DIR) + "/templight/" + name, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
 // The "name" values of the fixture's expected entries, in begin order (its
 // names hold no quote or backslash).
 std::vector<std::string> ExpectedNames(const std::string& json) {
@@ -286,7 +278,7 @@ TEST(NameDictionaryTest, MakesTheSameDictionaryAsTemplightsWriterOnTheTinyFixtur
   // The fixture's dictionary entries and the dict_id of every begin, read
   // with protozero's generic decoder: collection.traces (1) holds
   // entries (2) {begin (1) {name (2) {dict_id (3)}}} and names (3).
-  const std::string file = ReadTestFile("tiny.memory.trace.pbf");
+  const std::string file = ReadTemplightTestFile("tiny.memory.trace.pbf");
   ASSERT_FALSE(file.empty());
   std::vector<StoredEntry> fixture_entries;
   std::vector<uint32_t> begin_ids;
@@ -316,7 +308,7 @@ TEST(NameDictionaryTest, MakesTheSameDictionaryAsTemplightsWriterOnTheTinyFixtur
       }
     }
   }
-  const std::vector<std::string> expected = ExpectedNames(ReadTestFile("tiny.expected.json"));
+  const std::vector<std::string> expected = ExpectedNames(ReadTemplightTestFile("tiny.expected.json"));
   ASSERT_EQ(begin_ids.size(), expected.size());
   ASSERT_EQ(fixture_entries.size(), 38u);
 

@@ -1,23 +1,16 @@
 #include "src/processor/templight_reader.h"
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include "src/processor/test/templight_test_files.h"
+
 namespace zt {
 namespace processor {
 namespace {
-
-std::string ReadTestFile(const std::string& name) {
-  std::ifstream in(std::string(ZT_TEST_DATA_DIR) + "/templight/" + name, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 // The expected entries of tiny.expected.json, each as the text from its
 // `{"name":` to the next: values are read by key from that text (the
@@ -59,7 +52,7 @@ std::string LocationText(const TemplightProfile& profile, const TemplightLocatio
 }
 
 void ExpectTinyFixture(NameExpander::Method method) {
-  const std::string file = ReadTestFile("tiny.memory.trace.pbf");
+  const std::string file = ReadTemplightTestFile("tiny.memory.trace.pbf");
   ASSERT_FALSE(file.empty());
   TemplightProfile profile;
   TemplightReadOptions options;
@@ -73,7 +66,7 @@ void ExpectTinyFixture(NameExpander::Method method) {
   EXPECT_EQ(profile.units[0].dictionary_entries, 38u);
   EXPECT_EQ(profile.files.size(), 7u);
 
-  const std::vector<std::string> expected = ExpectedEntries(ReadTestFile("tiny.expected.json"));
+  const std::vector<std::string> expected = ExpectedEntries(ReadTemplightTestFile("tiny.expected.json"));
   ASSERT_EQ(profile.instantiations.size(), expected.size());
   ASSERT_EQ(expected.size(), 10u);
   for (size_t i = 0; i < expected.size(); i++) {
@@ -109,7 +102,7 @@ TEST(TemplightReaderTest, EveryFixtureLoadsWithoutProblems) {
   for (const char* name : {"plain_names_c0.trace.pbf", "kind23_clang16.trace.pbf",
                            "two_traces_concat.trace.pbf", "unclosed_begins.trace.pbf"}) {
     SCOPED_TRACE(name);
-    const std::string file = ReadTestFile(name);
+    const std::string file = ReadTemplightTestFile(name);
     ASSERT_FALSE(file.empty());
     for (NameExpander::Method method :
          {NameExpander::Method::kSequential, NameExpander::Method::kBatch}) {
@@ -126,7 +119,7 @@ TEST(TemplightReaderTest, EveryFixtureLoadsWithoutProblems) {
 }
 
 TEST(TemplightReaderTest, TwoTranslationUnitsAreTwoUnits) {
-  const std::string file = ReadTestFile("two_traces_concat.trace.pbf");
+  const std::string file = ReadTemplightTestFile("two_traces_concat.trace.pbf");
   TemplightProfile profile;
   ASSERT_TRUE(ReadTemplight(file.data(), file.size(), TemplightReadOptions(), &profile));
   ASSERT_EQ(profile.units.size(), 2u);
@@ -140,7 +133,7 @@ TEST(TemplightReaderTest, TwoTranslationUnitsAreTwoUnits) {
 }
 
 TEST(TemplightReaderTest, BeginsLeftOpenHaveNoEnd) {
-  const std::string file = ReadTestFile("unclosed_begins.trace.pbf");
+  const std::string file = ReadTemplightTestFile("unclosed_begins.trace.pbf");
   TemplightProfile profile;
   ASSERT_TRUE(ReadTemplight(file.data(), file.size(), TemplightReadOptions(), &profile));
   size_t open = 0;
@@ -150,7 +143,7 @@ TEST(TemplightReaderTest, BeginsLeftOpenHaveNoEnd) {
 }
 
 TEST(TemplightReaderTest, ATruncatedFileKeepsWhatCameBeforeAndSaysWhere) {
-  const std::string file = ReadTestFile("tiny.memory.trace.pbf");
+  const std::string file = ReadTemplightTestFile("tiny.memory.trace.pbf");
   TemplightProfile whole;
   ASSERT_TRUE(ReadTemplight(file.data(), file.size(), TemplightReadOptions(), &whole));
   for (size_t cut = 1; cut < file.size(); cut += 7) {

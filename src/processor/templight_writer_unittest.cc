@@ -1,21 +1,14 @@
 #include "src/processor/templight_writer.h"
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "src/processor/test/templight_test_files.h"
+
 namespace zt {
 namespace processor {
 namespace {
-
-std::string ReadTestFile(const std::string& name) {
-  std::ifstream in(std::string(ZT_TEST_DATA_DIR) + "/templight/" + name, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 TemplightProfile Read(const std::string& bytes) {
   TemplightProfile profile;
@@ -68,7 +61,7 @@ TEST(TemplightWriterTest, EveryFixtureRoundTripsInEveryNameMode) {
                            "kind23_clang16.trace.pbf", "two_traces_concat.trace.pbf",
                            "unclosed_begins.trace.pbf"}) {
     SCOPED_TRACE(name);
-    const TemplightProfile original = Read(ReadTestFile(name));
+    const TemplightProfile original = Read(ReadTemplightTestFile(name));
     for (TemplightNameMode mode : {TemplightNameMode::kDictionary, TemplightNameMode::kPlain,
                                    TemplightNameMode::kZlib}) {
       const std::string written = WriteTemplight(original, mode);
@@ -80,12 +73,12 @@ TEST(TemplightWriterTest, EveryFixtureRoundTripsInEveryNameMode) {
 TEST(TemplightWriterTest, WritesTheTinyFixtureByteForByteAsTemplightDid) {
   // Same dictionary, same field order, same file ids, same doubles: the
   // file Templight's writer made.
-  const std::string original = ReadTestFile("tiny.memory.trace.pbf");
+  const std::string original = ReadTemplightTestFile("tiny.memory.trace.pbf");
   EXPECT_EQ(WriteTemplight(Read(original), TemplightNameMode::kDictionary), original);
 }
 
 TEST(TemplightWriterTest, DictionaryNamesAreSmallerThanPlainOnes) {
-  const TemplightProfile profile = Read(ReadTestFile("tiny.memory.trace.pbf"));
+  const TemplightProfile profile = Read(ReadTemplightTestFile("tiny.memory.trace.pbf"));
   EXPECT_LT(WriteTemplight(profile, TemplightNameMode::kDictionary).size(),
             WriteTemplight(profile, TemplightNameMode::kPlain).size());
 }

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "src/processor/trace_importer.h"
+#include "test/common/peak_rss.h"
 #include "zt/processor/mapped_trace_file.h"
 #include "zt/processor/trace_tokenizer.h"
 
@@ -27,20 +28,6 @@ double Seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-// Peak resident set (VmHWM), in bytes.
-uint64_t PeakRss() {
-  FILE* f = fopen("/proc/self/status", "r");
-  if (!f)
-    return 0;
-  char line[256];
-  uint64_t kb = 0;
-  while (fgets(line, sizeof(line), f)) {
-    if (strncmp(line, "VmHWM:", 6) == 0)
-      sscanf(line + 6, "%" SCNu64, &kb);
-  }
-  fclose(f);
-  return kb * 1024;
-}
 
 // CPU time of the whole process (every thread), user and system.
 struct CpuTimes {
@@ -86,7 +73,7 @@ int main(int argc, char** argv) {
   const ImportResult result = ImportTrace(file->data(), file->size(), &storage, options);
   const double import_s = Seconds(std::chrono::steady_clock::now() - import_start);
   const CpuTimes cpu_end = ProcessCpuTimes();
-  const uint64_t rss = PeakRss();
+  const uint64_t rss = zt::test::PeakRss();
 
   // The floor: headers only, over the same mapping.
   file->ReleasePages(0, file->size());

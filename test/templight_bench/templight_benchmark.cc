@@ -18,6 +18,7 @@
 #include <string>
 
 #include "src/processor/templight_writer.h"
+#include "test/common/peak_rss.h"
 #include "zt/processor/mapped_trace_file.h"
 
 namespace {
@@ -29,19 +30,6 @@ double Seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-uint64_t PeakRss() {
-  FILE* f = fopen("/proc/self/status", "r");
-  if (!f)
-    return 0;
-  char line[256];
-  uint64_t kb = 0;
-  while (fgets(line, sizeof(line), f)) {
-    if (strncmp(line, "VmHWM:", 6) == 0)
-      sscanf(line + 6, "%" SCNu64, &kb);
-  }
-  fclose(f);
-  return kb * 1024;
-}
 
 }  // namespace
 
@@ -66,7 +54,7 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   zt::processor::ReadTemplight(file->data(), file->size(), options, &profile);
   const double read_s = Seconds(std::chrono::steady_clock::now() - start);
-  const uint64_t rss = PeakRss();
+  const uint64_t rss = zt::test::PeakRss();
   uint64_t name_bytes = 0;
   for (const auto& instantiation : profile.instantiations) {
     if (instantiation.name != zt::processor::TemplightInstantiation::kNoName)
