@@ -147,6 +147,13 @@ class UnitReader {
         TemplightProblem{static_cast<uint64_t>(where - base_), std::move(what)});
   }
 
+  // A nested message that did not decode to its end: what came before
+  // its damage is kept, the damage is reported.
+  void ReportIfCorrupt(const ProtoDecoder& decoder, ConstBytes bytes, const char* what) {
+    if (decoder.parse_error())
+      Problem(bytes.data, Describe("translation unit %" PRIu64 ": a corrupt ", unit_) + what);
+  }
+
   void ReadHeader(ConstBytes bytes) {
     TemplightUnit& unit = profile_->units[unit_];
     ProtoDecoder decoder(bytes);
@@ -156,8 +163,7 @@ class UnitReader {
       else if (f.id() == kHeaderSourceFile)
         unit.source_file = f.as_std_string();
     }
-    if (decoder.parse_error())
-      Problem(bytes.data, Describe("translation unit %" PRIu64 ": a corrupt header", unit_));
+    ReportIfCorrupt(decoder, bytes, "header");
   }
 
   void ReadDictionaryEntry(ConstBytes bytes) {
@@ -201,8 +207,7 @@ class UnitReader {
       else if (f.id() == kEntryEnd && f.type() == WireType::kLengthDelimited)
         ReadEnd(f.as_bytes());
     }
-    if (decoder.parse_error())
-      Problem(bytes.data, Describe("translation unit %" PRIu64 ": a corrupt entry", unit_));
+    ReportIfCorrupt(decoder, bytes, "entry");
   }
 
   bool TimeNs(double seconds, const uint8_t* where, int64_t* ns) {
@@ -247,8 +252,7 @@ class UnitReader {
           break;
       }
     }
-    if (decoder.parse_error())
-      Problem(bytes.data, Describe("translation unit %" PRIu64 ": a corrupt begin", unit_));
+    ReportIfCorrupt(decoder, bytes, "begin");
     // The last name given wins, as for any protobuf field read twice.
     if (name.kind == NameField::kPlain) {
       instantiation.name = InternCopy(name.plain);
@@ -286,6 +290,7 @@ class UnitReader {
       else if (f.id() == kEndMemory)
         instantiation.memory_end = f.as_uint64();
     }
+    ReportIfCorrupt(decoder, bytes, "end");
   }
 
   // What a begin's TemplateName said last.
@@ -314,6 +319,7 @@ class UnitReader {
       }
       name->where = bytes.data;
     }
+    ReportIfCorrupt(decoder, bytes, "template name");
   }
 
   void ResolveDictName(const PendingName& pending) {
@@ -374,6 +380,7 @@ class UnitReader {
           break;
       }
     }
+    ReportIfCorrupt(decoder, bytes, "location");
     if (has_name) {
       auto found = file_index_->find(std::string(file_name));
       if (found != file_index_->end()) {

@@ -259,6 +259,26 @@ TEST(TemplightReaderTest, ZlibNamesAreInflatedWithinTheLimit) {
     EXPECT_EQ(profile.instantiations[i].name, TemplightInstantiation::kNoName);
 }
 
+TEST(TemplightReaderTest, ACorruptNestedMessageIsReportedAndTheRestKept) {
+  // A begin whose location is cut inside its file name (the length says 9
+  // bytes, 2 follow) but whose kind and time are whole, then a good begin.
+  const std::string bad_location = std::string("\x0a\x09/a", 3);
+  const std::string begin_bad = "\x08\x05" + Field(0x1a, bad_location);
+  const std::string begin_good = std::string("\x08\x07", 2);
+  std::string trace = Field(0x12, Field(0x0a, begin_bad));
+  trace += Field(0x12, Field(0x0a, begin_good));
+  const std::string file = Field(0x0a, trace);
+  TemplightProfile profile;
+  ASSERT_TRUE(ReadTemplight(file.data(), file.size(), TemplightReadOptions(), &profile));
+  ASSERT_EQ(profile.instantiations.size(), 2u);
+  EXPECT_EQ(profile.instantiations[0].kind, 5u);
+  EXPECT_EQ(profile.instantiations[0].location.file, TemplightLocation::kNoFile);
+  EXPECT_EQ(profile.instantiations[1].kind, 7u);
+  ASSERT_EQ(profile.problems.size(), 1u);
+  EXPECT_EQ(profile.problems[0].what, "translation unit 0: a corrupt location");
+  EXPECT_EQ(file.substr(profile.problems[0].offset, bad_location.size()), bad_location);
+}
+
 }  // namespace
 }  // namespace processor
 }  // namespace zt
