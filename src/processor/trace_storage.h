@@ -152,6 +152,33 @@ struct DataLossMark {
   uint64_t reasons = 0;      // DataLossReason bits as written (1: unknown).
 };
 
+// templight_instantiation: what a Templight trace (clang's template
+// instantiation profile, docs/design/templight.md) says of each
+// instantiation beyond its slice: one row per slice of a Templight track,
+// joined by slice_id. Not an upstream table.
+struct TemplightInstantiationTable {
+  std::vector<uint32_t> slice_id;
+  std::vector<uint32_t> kind;        // As recorded; its meaning depends on clang's version.
+  std::vector<StringId> kind_name;   // kNullStringId when the number is not known.
+  std::vector<StringId> file;        // kNullStringId when not recorded.
+  std::vector<uint32_t> line;
+  std::vector<uint32_t> column;
+  std::vector<StringId> origin_file;  // kNullStringId: no origin recorded.
+  std::vector<uint32_t> origin_line;
+  std::vector<uint32_t> origin_column;
+  std::vector<uint64_t> memory_begin;  // Bytes in use at the begin; 0: not recorded.
+  std::vector<uint64_t> memory_end;    // At the end; 0: not recorded (or still open).
+  size_t size() const { return slice_id.size(); }
+};
+
+// One Templight translation unit: its track (named after source_file) and
+// its header, kept so that the unit is written back as it came.
+struct TemplightUnitRow {
+  uint32_t track_id = kNullId;
+  uint32_t version = 0;
+  StringId source_file = kNullStringId;
+};
+
 struct TraceStorage {
   StringPool strings;
   ProcessTable process;
@@ -164,6 +191,8 @@ struct TraceStorage {
   MetadataTable metadata;
   StatsTable stats;
   std::vector<DataLossMark> data_losses;
+  TemplightInstantiationTable templight;  // Empty unless the input was Templight.
+  std::vector<TemplightUnitRow> templight_units;
   uint32_t next_arg_set_id = 0;
 };
 
