@@ -68,6 +68,13 @@ enum Type : uint8_t { kSingle, kIndexed };
   F(traced_buf_patches_failed, kIndexed, kDataLoss, kTrace, "")                  \
   F(traced_buf_abi_violations, kIndexed, kDataLoss, kTrace, "")                  \
   F(traced_buf_trace_writer_packet_loss, kIndexed, kDataLoss, kTrace, "")        \
+  F(templight_problems, kSingle, kError, kTrace,                                \
+    "zt: malformed parts of a Templight trace (a corrupt message, a bad "       \
+    "dictionary reference, an end without a begin), skipped; `ztrace stats` "    \
+    "lists the first ones with their offsets")                                   \
+  F(templight_unknown_fields, kSingle, kInfo, kTrace,                            \
+    "zt: well-formed fields a Templight trace holds that zerotrace does not "    \
+    "read")                                                                      \
   F(traced_producers_connected, kSingle, kInfo, kTrace, "")                      \
   F(traced_producers_seen, kSingle, kInfo, kTrace, "")                           \
   F(traced_data_sources_registered, kSingle, kInfo, kTrace, "")                  \

@@ -110,6 +110,7 @@ class UnitReader {
     expander_ = profile_->expanders.back().get();
 
     ProtoDecoder decoder(trace);
+    size_t at = 0;  // Where the next field starts.
     for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
       if (f.id() == kTraceHeader && f.type() == WireType::kLengthDelimited) {
         ReadHeader(f.as_bytes());
@@ -120,12 +121,13 @@ class UnitReader {
       } else {
         profile_->unknown_fields++;
       }
+      at = decoder.read_offset();
     }
     if (decoder.parse_error()) {
-      Problem(trace.data + decoder.read_offset(),
+      Problem(trace.data + at,
               Describe("translation unit %" PRIu64
                        ": the trace is truncated or corrupt here (%" PRIu64 " bytes not read)",
-                       unit_, decoder.bytes_left()));
+                       unit_, trace.size - at));
     }
     // Batch: names are expanded once every entry of the unit is known.
     for (const PendingName& pending : pending_names_)
@@ -430,6 +432,7 @@ bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& op
     name_index.emplace(profile->names[i], static_cast<uint32_t>(i));
   bool any_trace = false;
   ProtoDecoder collection(base, size);
+  size_t at = 0;  // Where the next record starts (the decoder skips to the end on damage).
   for (Field f = collection.ReadField(); f.valid(); f = collection.ReadField()) {
     if (f.id() == kCollectionTrace && f.type() == WireType::kLengthDelimited) {
       any_trace = true;
@@ -437,12 +440,32 @@ bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& op
     } else {
       profile->unknown_fields++;
     }
+    at = collection.read_offset();
   }
   if (collection.parse_error()) {
-    profile->problems.push_back(TemplightProblem{
-        collection.read_offset(),
-        Describe("the file is truncated or corrupt here (%" PRIu64 " bytes not read)",
-                 collection.bytes_left())});
+    // A file cut inside its last trace (one translation unit per file is
+    // the usual case) still holds that trace's first entries: read them.
+    const uint8_t* p = base + at;
+    const uint8_t* const end = base + size;
+    uint64_t tag = 0;
+    uint64_t length = 0;
+    const uint8_t* after_tag = protozero::proto_utils::ParseVarInt(p, end, &tag);
+    const uint8_t* content =
+        after_tag == p ? p : protozero::proto_utils::ParseVarInt(after_tag, end, &length);
+    if (after_tag != p && content != after_tag && tag == ((kCollectionTrace << 3) | 2) &&
+        length > static_cast<uint64_t>(end - content)) {
+      any_trace = true;
+      UnitReader(base, options, profile, &file_index, &name_index)
+          .Read(ConstBytes{content, static_cast<size_t>(end - content)});
+      profile->problems.push_back(TemplightProblem{
+          at, Describe("the file ends %" PRIu64 " bytes into a trace of %" PRIu64
+                       " bytes: it is cut, its last entries are lost",
+                       static_cast<uint64_t>(end - content), length)});
+    } else {
+      profile->problems.push_back(TemplightProblem{
+          at, Describe("the file is truncated or corrupt here (%" PRIu64 " bytes not read)",
+                       static_cast<uint64_t>(size - at))});
+    }
   }
   return any_trace;
 }

@@ -10,6 +10,7 @@
 #include "src/processor/clock_tracker.h"
 #include "src/processor/packet_sorter.h"
 #include "src/processor/proto_trace_reader.h"
+#include "src/processor/templight_importer.h"
 #include "src/processor/track_event_parser.h"
 #include "src/processor/track_tracker.h"
 #include "src/processor/two_thread_pass.h"
@@ -42,6 +43,11 @@ void SetMetadataString(TraceStorage* storage, const char* name, const char* valu
 
 ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
                          const ImportOptions& options) {
+  using Format = ImportOptions::Format;
+  if (options.format == Format::kTemplight ||
+      (options.format == Format::kAuto && LooksLikeTemplight(data, size))) {
+    return ImportTemplight(data, size, options, storage);
+  }
   const uint8_t* const base = static_cast<const uint8_t*>(data);
   ImportResult result;
   using Clock = std::chrono::steady_clock;

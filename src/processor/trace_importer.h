@@ -24,6 +24,7 @@
 #include <string>
 
 #include "src/processor/trace_storage.h"
+#include "zt/processor/name_dictionary.h"
 #include "zt/processor/trace_tokenizer.h"
 
 namespace zt {
@@ -44,6 +45,12 @@ struct ImportOptions {
   // where a thread costs more than it saves; tests set 0 to cover the
   // two-thread path on small traces.
   uint64_t two_threads_min_bytes = 1u << 20;
+  // What the input is: found from its first bytes unless set.
+  enum class Format { kAuto, kProto, kTemplight };
+  Format format = Format::kAuto;
+  // How a Templight trace's dictionary names are expanded; both give the
+  // same model (docs/design/templight.md).
+  NameExpander::Method templight_method = NameExpander::Method::kSequential;
 };
 
 struct ImportResult {

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "src/processor/stats.h"
@@ -179,6 +180,14 @@ struct TemplightUnitRow {
   StringId source_file = kNullStringId;
 };
 
+// Something the importer could not read, with where (kept for the first
+// kMaxImportProblems; the stats table counts them all).
+struct ImportProblem {
+  uint64_t offset = 0;  // Byte offset in the file.
+  std::string what;
+};
+constexpr size_t kMaxImportProblems = 1000;
+
 struct TraceStorage {
   StringPool strings;
   ProcessTable process;
@@ -193,6 +202,7 @@ struct TraceStorage {
   std::vector<DataLossMark> data_losses;
   TemplightInstantiationTable templight;  // Empty unless the input was Templight.
   std::vector<TemplightUnitRow> templight_units;
+  std::vector<ImportProblem> import_problems;
   uint32_t next_arg_set_id = 0;
 };
 
