@@ -263,6 +263,31 @@ TEST(TraceProcessorTest, EmptyTrace) {
   EXPECT_NE(Rows(tp.get(), "SELECT COUNT(*) FROM stats")[0], "0");
 }
 
+// A Templight trace opens like any other: its instantiations are slices
+// on a track per translation unit, with their Templight columns joined.
+TEST(TraceProcessorTest, TemplightTraceJoinsSlices) {
+  std::string error;
+  auto tp = TraceProcessor::Open(std::string(ZT_TEST_DATA_DIR) + "/templight/tiny.memory.trace.pbf",
+                                 OpenOptions(), &error);
+  ASSERT_TRUE(tp) << error;
+  EXPECT_EQ(Rows(tp.get(), "SELECT COUNT(*), COUNT(DISTINCT track_id) FROM slice"),
+            Lines{"10|1"});
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT t.name, u.version, u.source_file FROM templight_unit u "
+                 "JOIN track t ON t.id = u.track_id"),
+            Lines{"/src/app/main.cpp|1|/src/app/main.cpp"});
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT s.ts, s.depth, i.kind, i.file, i.line, i.column, i.origin_file, "
+                 "i.origin_line, i.memory_begin FROM slice s "
+                 "JOIN templight_instantiation i ON i.slice_id = s.id WHERE s.id = 0"),
+            Lines{"612083000|0|0|/src/app/main.cpp|8|35|/usr/include/c++/13/bits/stl_vector.h|"
+                  "1044|48955200"});
+  EXPECT_EQ(Rows(tp.get(), "SELECT str_value FROM metadata WHERE name = 'trace_type'"),
+            Lines{"templight"});
+  EXPECT_EQ(Rows(tp.get(), "SELECT value FROM stats WHERE name = 'templight_problems'"),
+            Lines{"0"});
+}
+
 TEST(TraceProcessorTest, SqlValueToStringAsTheShell) {
   SqlValue v;
   EXPECT_EQ(v.ToString(), "");

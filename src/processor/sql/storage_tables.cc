@@ -148,6 +148,34 @@ StorageTables::StorageTables(const TraceStorage& s) {
   args->AddCustom("real_value", "REAL", ArgRealValue, &s.args);
   args->AddCustom("value_type", "TEXT", ArgValueType, &s.args);
 
+  // Templight input only (empty otherwise); memory values as INTEGER (a
+  // uint64 above 2^63 would read negative: no compiler uses 8 EiB).
+  const TemplightInstantiationTable& t = s.templight;
+  ColumnTable* templight = Add("templight_instantiation", t.size());
+  templight->AddRowId("id");
+  templight->AddUint32Id("slice_id", t.slice_id.data());
+  templight->AddUint32("kind", t.kind.data());
+  templight->AddStringId("kind_name", t.kind_name.data(), pool);
+  templight->AddStringId("file", t.file.data(), pool);
+  templight->AddUint32("line", t.line.data());
+  templight->AddUint32("column", t.column.data());
+  templight->AddStringId("origin_file", t.origin_file.data(), pool);
+  templight->AddUint32("origin_line", t.origin_line.data());
+  templight->AddUint32("origin_column", t.origin_column.data());
+  templight->AddInt64("memory_begin", reinterpret_cast<const int64_t*>(t.memory_begin.data()));
+  templight->AddInt64("memory_end", reinterpret_cast<const int64_t*>(t.memory_end.data()));
+
+  for (const TemplightUnitRow& unit : s.templight_units) {
+    templight_unit_track_.push_back(unit.track_id);
+    templight_unit_version_.push_back(unit.version);
+    templight_unit_source_.push_back(unit.source_file);
+  }
+  ColumnTable* units = Add("templight_unit", s.templight_units.size());
+  units->AddRowId("id");
+  units->AddUint32Id("track_id", templight_unit_track_.data());
+  units->AddUint32("version", templight_unit_version_.data());
+  units->AddStringId("source_file", templight_unit_source_.data(), pool);
+
   for (int k = 0; k < stats::kNumKeys; k++) {
     const auto key = static_cast<stats::Key>(k);
     const stats::Descriptor& d = stats::Describe(key);
@@ -217,6 +245,8 @@ std::vector<std::string> StorageTables::PublicNames() {
           "process_track",
           "slice",
           "stats",
+          "templight_instantiation",
+          "templight_unit",
           "thread",
           "thread_counter_track",
           "thread_track",

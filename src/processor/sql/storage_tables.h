@@ -19,6 +19,10 @@
 //   stats     name, idx, severity, source, value, description (every single
 //             stat, one row per index of indexed ones, as upstream's)
 //   metadata  name, key_type, int_value, str_value
+//   templight_instantiation  id, slice_id, kind, kind_name, file, line,
+//             column, origin_file, origin_line, origin_column,
+//             memory_begin, memory_end (zerotrace's: Templight input only)
+//   templight_unit  id, track_id, version, source_file
 //
 // The tables view the storage's vectors: the storage must outlive them and
 // not change.
@@ -70,6 +74,9 @@ class StorageTables {
   std::vector<int64_t> stat_value_;
   std::vector<const char*> stat_description_;
   std::vector<const char*> metadata_key_type_;
+  std::vector<uint32_t> templight_unit_track_;
+  std::vector<uint32_t> templight_unit_version_;
+  std::vector<StringId> templight_unit_source_;
   ArgStrings arg_strings_;
 };
 
