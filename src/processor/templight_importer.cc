@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/processor/templight_reader.h"
+#include "src/processor/track_tracker.h"
 #include "zt/protozero/proto_decoder.h"
 
 namespace zt {
@@ -86,6 +87,8 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   ImportResult result;
+  result.input_bytes = size;
+  TrackTracker placeholders(storage);  // Process and thread 0, as every import has.
 
   TemplightProfile profile;
   TemplightReadOptions read_options;

@@ -50,6 +50,7 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   }
   const uint8_t* const base = static_cast<const uint8_t*>(data);
   ImportResult result;
+  result.input_bytes = size;
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   TrackTracker tracks(storage);

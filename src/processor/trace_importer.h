@@ -55,6 +55,7 @@ struct ImportOptions {
 
 struct ImportResult {
   TokenizerStats tokenizer;
+  uint64_t input_bytes = 0;  // The whole input's size.
   uint64_t packets_parsed = 0;
   uint64_t sequences = 0;
   int64_t first_ts = 0;  // Trace-clock span of the imported events;

@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "src/processor/templight_summary.h"
+
 namespace zt {
 namespace processor {
-namespace {
 
-void AppendF(std::string* out, const char* format, ...) __attribute__((format(printf, 2, 3)));
 void AppendF(std::string* out, const char* format, ...) {
   char buffer[1024];
   va_list args;
@@ -31,8 +31,6 @@ std::string FormatBytes(uint64_t bytes) {
     snprintf(text, sizeof(text), "%" PRIu64 " bytes", bytes);
   return text;
 }
-
-}  // namespace
 
 std::vector<SliceTotals> ComputeSliceTotals(const TraceStorage& storage) {
   const SliceTable& slice = storage.slice;
@@ -112,9 +110,14 @@ std::string FormatSummary(const TraceStorage& storage, const ImportResult& resul
                           const SummaryOptions& options) {
   std::string out;
   const TokenizerStats& tokenizer = result.tokenizer;
-  AppendF(&out, "trace      %s: %s, %" PRIu64 " packets, %" PRIu64 " sequences\n",
-          options.trace_name.c_str(), FormatBytes(tokenizer.packet_bytes).c_str(),
-          tokenizer.packets, result.sequences);
+  if (!storage.templight_units.empty()) {
+    AppendF(&out, "trace      %s: a Templight trace, %s\n", options.trace_name.c_str(),
+            FormatBytes(result.input_bytes).c_str());
+  } else {
+    AppendF(&out, "trace      %s: %s, %" PRIu64 " packets, %" PRIu64 " sequences\n",
+            options.trace_name.c_str(), FormatBytes(tokenizer.packet_bytes).c_str(),
+            tokenizer.packets, result.sequences);
+  }
   if (result.packets_parsed > 0) {
     AppendF(&out, "span       %s (trace clock %" PRId64 " .. %" PRId64 " ns)\n",
             FormatDuration(result.last_ts - result.first_ts).c_str(), result.first_ts,
@@ -136,8 +139,9 @@ std::string FormatSummary(const TraceStorage& storage, const ImportResult& resul
     thread_tracks += storage.track.kind[i] == TrackKind::kThread;
     counter_tracks += storage.track.kind[i] == TrackKind::kCounter;
   }
-  const size_t threads = storage.thread.size() - 1;  // Less row 0, "none".
-  const size_t processes = storage.process.size() - 1;
+  // Less row 0, "none".
+  const size_t threads = storage.thread.size() ? storage.thread.size() - 1 : 0;
+  const size_t processes = storage.process.size() ? storage.process.size() - 1 : 0;
   AppendF(&out,
           "tracks     %zu thread%s in %zu process%s; %zu thread tracks, %zu counter "
           "tracks, %zu other tracks\n",
@@ -196,6 +200,20 @@ std::string FormatSummary(const TraceStorage& storage, const ImportResult& resul
     out += "problems   none\n";
   else
     out += "problems   (stats of error or data_loss severity)\n" + problems;
+  for (size_t i = 0; i < storage.import_problems.size(); i++) {
+    if (i == 20) {
+      AppendF(&out, "  ... and %zu more (the stats count them all)\n",
+              storage.import_problems.size() - 20);
+      break;
+    }
+    AppendF(&out, "  at byte %" PRIu64 ": %s\n", storage.import_problems[i].offset,
+            storage.import_problems[i].what.c_str());
+  }
+
+  if (!storage.templight_units.empty()) {
+    out += FormatTemplightSummary(storage, options.top_slices);
+    return out;
+  }
 
   const std::vector<SliceTotals> totals = ComputeSliceTotals(storage);
   if (!totals.empty()) {

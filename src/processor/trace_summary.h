@@ -31,6 +31,12 @@ struct SliceTotals {
 // unterminated slices count but add no time.
 std::vector<SliceTotals> ComputeSliceTotals(const TraceStorage& storage);
 
+// printf into the end of *out (a line of at most 1 KiB).
+void AppendF(std::string* out, const char* format, ...) __attribute__((format(printf, 2, 3)));
+
+// "512 bytes", "1.5 KiB", "80.2 MiB".
+std::string FormatBytes(uint64_t bytes);
+
 // "1.234 s", "56.789 ms", "12.000 us", "17 ns".
 std::string FormatDuration(int64_t ns);
 
