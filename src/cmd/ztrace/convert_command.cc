@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "src/processor/export_json.h"
+#include "src/processor/templight_profile_builder.h"
+#include "src/processor/templight_writer.h"
 #include "src/processor/trace_text_dump.h"
 #include "zt/processor/mapped_trace_file.h"
 
@@ -109,6 +111,18 @@ bool WriteText(const Input& in, const Output& out, std::string* error) {
   return true;
 }
 
+bool WriteTemplightTrace(const Input& in, const Output& out, std::string* error) {
+  processor::TemplightProfile profile;
+  if (!processor::BuildTemplightProfile(*in.tables, &profile, error))
+    return false;
+  const std::string bytes = processor::WriteTemplight(profile, processor::TemplightNameMode::kDictionary);
+  if (fwrite(bytes.data(), 1, bytes.size(), out.file) != bytes.size() || fflush(out.file) != 0) {
+    *error = strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 struct Format {
   const char* name;
   const char* description;
@@ -122,6 +136,9 @@ constexpr Format kFormats[] = {
      Reads::kTables, WriteJson},
     {"text", "every packet in protobuf text format, interned names resolved", Reads::kBytes,
      WriteText},
+    {"templight",
+     "Templight trace, names in Templight's dictionary (from Templight input; its tools read it)",
+     Reads::kTables, WriteTemplightTrace},
 };
 
 const Format* FindFormat(std::string_view name) {
@@ -159,10 +176,11 @@ std::string ConvertUsage() {
   std::string usage =
       "Usage: ztrace convert TRACE OUT --to FORMAT\n"
       "\n"
-      "Reads TRACE (a protobuf trace written by ztrace or Perfetto) and writes it\n"
-      "to OUT (\"-\": standard output) as FORMAT:\n";
+      "Reads TRACE (a protobuf trace written by ztrace or Perfetto, or a Templight\n"
+      "trace of clang's template instantiations) and writes it to OUT (\"-\":\n"
+      "standard output) as FORMAT:\n";
   for (const Format& f : kFormats) {
-    usage += "  " + std::string(f.name) + std::string(8 - strlen(f.name), ' ') + f.description +
+    usage += "  " + std::string(f.name) + std::string(strlen(f.name) < 11 ? 11 - strlen(f.name) : 1, ' ') + f.description +
              (f.write ? "" : " (not supported yet)") + "\n";
   }
   usage +=

@@ -109,8 +109,9 @@ class ConvertTest : public ::testing::Test {
 TEST_F(ConvertTest, HelpGoesToStdout) {
   EXPECT_EQ(Run({"--help"}), kExitOk);
   EXPECT_THAT(out_.text(), HasSubstr("Usage: ztrace convert TRACE OUT --to FORMAT"));
-  EXPECT_THAT(out_.text(), HasSubstr("  json    Chrome Trace Event JSON"));
-  EXPECT_THAT(out_.text(), HasSubstr("  text    every packet in protobuf text format"));
+  EXPECT_THAT(out_.text(), HasSubstr("  json       Chrome Trace Event JSON"));
+  EXPECT_THAT(out_.text(), HasSubstr("  text       every packet in protobuf text format"));
+  EXPECT_THAT(out_.text(), HasSubstr("  templight  Templight trace"));
   EXPECT_EQ(err_.text(), "");
 }
 
@@ -283,6 +284,52 @@ TEST(ConvertFixtureTest, UpstreamFixtureAsText) {
   EXPECT_EQ(Count(text, "packet {  # byte "), 1054u);
   EXPECT_EQ(Count(text, "  # \"Outer\"\n"), 45u);
   EXPECT_EQ(err.text(), "");
+}
+
+// Templight in, Templight out: the file Templight wrote, byte for byte; and
+// in Perfetto's formats, a slice per instantiation on the unit's track.
+TEST(ConvertFixtureTest, TemplightRoundTripAndJson) {
+  const std::string trace = std::string(ZT_TEST_DATA_DIR) + "/templight/tiny.memory.trace.pbf";
+  {
+    Captured out, err;
+    ConvertStreams streams;
+    streams.out = out.file();
+    streams.err = err.file();
+    ASSERT_EQ(RunConvert({trace, "-", "--to", "templight"}, processor::ImportTraceFile, streams),
+              kExitOk)
+        << err.text();
+    FILE* original = fopen(trace.c_str(), "rb");
+    ASSERT_TRUE(original);
+    std::string bytes(4096, '\0');
+    bytes.resize(fread(&bytes[0], 1, bytes.size(), original));
+    fclose(original);
+    EXPECT_EQ(out.text(), bytes);
+  }
+  {
+    Captured out, err;
+    ConvertStreams streams;
+    streams.out = out.file();
+    streams.err = err.file();
+    ASSERT_EQ(RunConvert({trace, "-", "--to", "json"}, processor::ImportTraceFile, streams),
+              kExitOk)
+        << err.text();
+    const std::string json = out.text();
+    EXPECT_EQ(Count(json, "\"ph\":\"X\""), 7u) << json;
+    EXPECT_EQ(Count(json, "\"ph\":\"i\""), 3u) << json;  // Memoizations: no time.
+    EXPECT_THAT(json, HasSubstr("\"name\":\"thread_name\",\"args\":{\"name\":\"/src/app/main.cpp\"}"));
+  }
+  {
+    // A Perfetto trace has no Templight unit to write.
+    Captured out, err;
+    ConvertStreams streams;
+    streams.out = out.file();
+    streams.err = err.file();
+    const std::string pftrace =
+        std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace";
+    EXPECT_EQ(RunConvert({pftrace, "-", "--to", "templight"}, processor::ImportTraceFile, streams),
+              kExitFailure);
+    EXPECT_THAT(err.text(), HasSubstr("no Templight translation unit"));
+  }
 }
 
 }  // namespace
