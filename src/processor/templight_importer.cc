@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "src/processor/templight_kinds.h"
 #include "src/processor/templight_reader.h"
 #include "src/processor/track_tracker.h"
 #include "zt/protozero/proto_decoder.h"
@@ -107,6 +109,7 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
 
   // One global track per unit, named after its source file.
   const uint32_t first_track = static_cast<uint32_t>(storage->track.size());
+  const size_t first_unit = storage->templight_units.size();
   for (size_t u = 0; u < profile.units.size(); u++) {
     const TemplightUnit& unit = profile.units[u];
     TrackTable& track = storage->track;
@@ -126,6 +129,29 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
     track.uuid.push_back(0);
     track.unit.push_back(kNullStringId);
   }
+
+  // Kind names: each unit's numbering is picked from the kinds it used.
+  std::vector<TemplightKindEvidence> evidence(profile.units.size());
+  for (const TemplightInstantiation& i : profile.instantiations)
+    evidence[i.unit].Add(i.kind);
+  std::vector<TemplightKindTable> kind_table(profile.units.size());
+  for (size_t u = 0; u < profile.units.size(); u++) {
+    kind_table[u] = PickTemplightKindTable(evidence[u]);
+    storage->templight_units[first_unit + u].kind_numbering =
+        strings.Intern(TemplightKindTableLabel(kind_table[u]));
+  }
+  std::unordered_map<uint64_t, StringId> kind_names;  // (table << 32 | kind) -> name.
+  auto kind_name = [&](uint32_t unit, uint32_t kind) {
+    const TemplightKindTable table = kind_table[unit];
+    const uint64_t key = (uint64_t{static_cast<uint8_t>(table)} << 32) | kind;
+    auto found = kind_names.find(key);
+    if (found != kind_names.end())
+      return found->second;
+    const char* name = TemplightKindName(kind, table);
+    const StringId id = name ? strings.Intern(name) : kNullStringId;
+    kind_names.emplace(key, id);
+    return id;
+  };
 
   // Slices are in ts order (ties: begin order). Begins come in time order
   // within a unit; units may overlap, and a damaged file may go back.
@@ -181,7 +207,8 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
     if (i.end_ns < 0)
       unterminated++;
     slice.track_id.push_back(first_track + i.unit);
-    slice.category.push_back(kNullStringId);
+    const StringId kind = kind_name(i.unit, i.kind);
+    slice.category.push_back(kind);
     slice.name.push_back(i.name == TemplightInstantiation::kNoName
                              ? strings.Intern("(unreadable name)")
                              : names.Get(i.name, profile.names[i.name]));
@@ -191,7 +218,7 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
 
     table.slice_id.push_back(first_slice + static_cast<uint32_t>(row));
     table.kind.push_back(i.kind);
-    table.kind_name.push_back(kNullStringId);
+    table.kind_name.push_back(kind);
     table.file.push_back(i.location.file == TemplightLocation::kNoFile
                              ? kNullStringId
                              : files.Get(i.location.file, profile.files[i.location.file]));

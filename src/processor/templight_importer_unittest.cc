@@ -162,6 +162,38 @@ TEST(TemplightImporterTest, TinyFixtureTrack) {
   EXPECT_TRUE(found_type);
 }
 
+TEST(TemplightImporterTest, KindsAreNamedByTheUnitsNumbering) {
+  {
+    const std::string bytes = ReadTemplightTestFile("tiny.memory.trace.pbf");
+    TraceStorage s;
+    ImportTrace(bytes.data(), bytes.size(), &s);
+    ASSERT_EQ(s.templight.size(), 10u);
+    EXPECT_EQ(s.templight.kind[0], 0u);
+    EXPECT_EQ(Str(s, s.templight.kind_name[0]), "TemplateInstantiation");
+    EXPECT_EQ(Str(s, s.slice.category[0]), "TemplateInstantiation");
+    for (uint32_t row = 0; row < s.templight.size(); row++) {
+      if (s.templight.kind[row] == 11) {
+        EXPECT_EQ(Str(s, s.templight.kind_name[row]), "Memoization");
+      }
+    }
+  }
+  {
+    const std::string bytes = ReadTemplightTestFile("kind23_clang16.trace.pbf");
+    TraceStorage s;
+    ImportTrace(bytes.data(), bytes.size(), &s);
+    ASSERT_EQ(s.templight_units.size(), 1u);
+    EXPECT_EQ(Str(s, s.templight_units[0].kind_numbering), "clang 16");
+    bool seen = false;
+    for (uint32_t row = 0; row < s.templight.size(); row++) {
+      if (s.templight.kind[row] == 23) {
+        EXPECT_EQ(Str(s, s.templight.kind_name[row]), "Memoization");
+        seen = true;
+      }
+    }
+    EXPECT_TRUE(seen);
+  }
+}
+
 TEST(TemplightImporterTest, TwoUnitsOverlapInTimeAndStayApart) {
   const std::string bytes = ReadTemplightTestFile("two_traces_concat.trace.pbf");
   TraceStorage s;

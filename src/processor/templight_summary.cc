@@ -154,11 +154,14 @@ std::string FormatTemplightSummary(const TraceStorage& storage, size_t top) {
           storage.templight_units.size(), storage.templight_units.size() == 1 ? "" : "s",
           table.size(), open, by_template.size(), by_name.size(), by_file.size());
   for (const TemplightUnitRow& unit : storage.templight_units) {
-    AppendF(&out, "  unit: %s (Templight version %u)\n",
+    AppendF(&out, "  unit: %s (Templight version %u, kinds numbered as %s)\n",
             unit.source_file == kNullStringId
                 ? "(no source file)"
                 : std::string(storage.strings.Get(unit.source_file)).c_str(),
-            unit.version);
+            unit.version,
+            unit.kind_numbering == kNullStringId
+                ? "unknown"
+                : std::string(storage.strings.Get(unit.kind_numbering)).c_str());
   }
   if (table.size() == 0)
     return out;

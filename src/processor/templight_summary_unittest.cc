@@ -96,7 +96,7 @@ TEST(TemplightSummaryTest, TinyFixture) {
   TraceStorage s;
   ImportTrace(bytes.data(), bytes.size(), &s);
   const std::string text = FormatTemplightSummary(s, 3);
-  EXPECT_NE(text.find("unit: /src/app/main.cpp (Templight version 1)"), std::string::npos)
+  EXPECT_NE(text.find("unit: /src/app/main.cpp (Templight version 1, kinds numbered as "), std::string::npos)
       << text;
   EXPECT_NE(text.find("top templates by time"), std::string::npos) << text;
   EXPECT_NE(text.find("top files by time"), std::string::npos) << text;

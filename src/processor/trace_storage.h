@@ -178,6 +178,9 @@ struct TemplightUnitRow {
   uint32_t track_id = kNullId;
   uint32_t version = 0;
   StringId source_file = kNullStringId;
+  // Which clang numbering names its kinds ("clang 16", "unknown": see
+  // templight_kinds.h), picked from the kinds the unit used.
+  StringId kind_numbering = kNullStringId;
 };
 
 // Something the importer could not read, with where (kept for the first

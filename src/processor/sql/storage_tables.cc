@@ -169,12 +169,14 @@ StorageTables::StorageTables(const TraceStorage& s) {
     templight_unit_track_.push_back(unit.track_id);
     templight_unit_version_.push_back(unit.version);
     templight_unit_source_.push_back(unit.source_file);
+    templight_unit_numbering_.push_back(unit.kind_numbering);
   }
   ColumnTable* units = Add("templight_unit", s.templight_units.size());
   units->AddRowId("id");
   units->AddUint32Id("track_id", templight_unit_track_.data());
   units->AddUint32("version", templight_unit_version_.data());
   units->AddStringId("source_file", templight_unit_source_.data(), pool);
+  units->AddStringId("kind_numbering", templight_unit_numbering_.data(), pool);
 
   for (int k = 0; k < stats::kNumKeys; k++) {
     const auto key = static_cast<stats::Key>(k);

@@ -22,7 +22,7 @@
 //   templight_instantiation  id, slice_id, kind, kind_name, file, line,
 //             column, origin_file, origin_line, origin_column,
 //             memory_begin, memory_end (zerotrace's: Templight input only)
-//   templight_unit  id, track_id, version, source_file
+//   templight_unit  id, track_id, version, source_file, kind_numbering
 //
 // The tables view the storage's vectors: the storage must outlive them and
 // not change.
@@ -77,6 +77,7 @@ class StorageTables {
   std::vector<uint32_t> templight_unit_track_;
   std::vector<uint32_t> templight_unit_version_;
   std::vector<StringId> templight_unit_source_;
+  std::vector<StringId> templight_unit_numbering_;
   ArgStrings arg_strings_;
 };
 
