@@ -11,6 +11,7 @@
 #include "src/processor/templight_kinds.h"
 #include "src/processor/templight_reader.h"
 #include "src/processor/track_tracker.h"
+#include "zt/base/compiler.h"
 #include "zt/protozero/proto_decoder.h"
 
 namespace zt {
@@ -30,21 +31,7 @@ bool IsPrintablePath(std::string_view text) {
   return true;
 }
 
-// Interns profile strings into the pool once each, on first use.
-class LazyInterner {
- public:
-  LazyInterner(StringPool* pool, size_t count) : pool_(pool), ids_(count, kNullStringId) {}
-  StringId Get(uint32_t index, std::string_view text) {
-    StringId& id = ids_[index];
-    if (id == kNullStringId)
-      id = pool_->Intern(text);
-    return id;
-  }
-
- private:
-  StringPool* pool_;
-  std::vector<StringId> ids_;
-};
+constexpr uint64_t kProgressInterval = 64u << 20;
 
 void SetMetadata(TraceStorage* storage, const char* name, int64_t int_value,
                  const char* str_value) {
@@ -84,6 +71,202 @@ bool LooksLikeTemplight(const void* data, size_t size) {
   return has_header;
 }
 
+namespace {
+
+// Fills the model's columns as the reader meets instantiations: row r of
+// the slice and templight tables is instantiation r (in begin order) until
+// Finish() sorts them by time, if they are not already.
+class ModelSink : public TemplightInstantiationSink {
+ public:
+  ModelSink(TraceStorage* storage, TemplightProfile* profile)
+      : storage_(storage),
+        profile_(profile),
+        strings_(storage->strings),
+        first_slice_(static_cast<uint32_t>(storage->slice.size())),
+        first_track_(static_cast<uint32_t>(storage->track.size())) {}
+
+  void Reserve(size_t rows) {
+    storage_->slice.reserve(storage_->slice.size() + rows);
+    TemplightInstantiationTable& t = storage_->templight;
+    const size_t total = t.size() + rows;
+    t.slice_id.reserve(total);
+    t.kind.reserve(total);
+    t.kind_name.reserve(total);
+    t.file.reserve(total);
+    t.line.reserve(total);
+    t.column.reserve(total);
+    t.origin_file.reserve(total);
+    t.origin_line.reserve(total);
+    t.origin_column.reserve(total);
+    t.memory_begin.reserve(total);
+    t.memory_end.reserve(total);
+  }
+
+  void OnBegin(const TemplightInstantiation& i) override {
+    SliceTable& slice = storage_->slice;
+    TemplightInstantiationTable& t = storage_->templight;
+    const uint32_t row = static_cast<uint32_t>(slice.size());
+    slice.ts.push_back(i.begin_ns);
+    slice.dur.push_back(-1);
+    slice.track_id.push_back(first_track_ + i.unit);
+    slice.category.push_back(kNullStringId);  // The kind's name, once the unit is read.
+    slice.name.push_back(i.name == TemplightInstantiation::kNoName ? kNullStringId
+                                                                    : Name(i.name));
+    slice.depth.push_back(i.depth);
+    slice.parent_id.push_back(i.parent < 0 ? kNullId
+                                           : first_slice_ + static_cast<uint32_t>(i.parent));
+    slice.arg_set_id.push_back(kNullId);
+    t.slice_id.push_back(row);
+    t.kind.push_back(i.kind);
+    t.kind_name.push_back(kNullStringId);
+    t.file.push_back(File(i.location.file));
+    t.line.push_back(i.location.line);
+    t.column.push_back(i.location.column);
+    t.origin_file.push_back(File(i.origin.file));
+    t.origin_line.push_back(i.origin.line);
+    t.origin_column.push_back(i.origin.column);
+    t.memory_begin.push_back(i.memory_begin);
+    t.memory_end.push_back(0);
+    if (i.unit >= evidence_.size())
+      evidence_.resize(i.unit + 1);
+    evidence_[i.unit].Add(i.kind);
+    if (ZT_UNLIKELY(row > first_slice_ && i.begin_ns < slice.ts[row - 1]))
+      sorted_ = false;
+  }
+
+  void OnEnd(size_t index, int64_t end_ns, uint64_t memory_end) override {
+    const size_t row = first_slice_ + index;
+    // An end before its begin (a damaged clock) is kept as an instant.
+    storage_->slice.dur[row] = std::max<int64_t>(0, end_ns - storage_->slice.ts[row]);
+    storage_->templight.memory_end[row] = memory_end;
+  }
+
+  void OnName(size_t index, uint32_t name) override {
+    storage_->slice.name[first_slice_ + index] = Name(name);
+  }
+
+  void OnUnitEnd(uint32_t unit) override {
+    const TemplightUnit& header = profile_->units[unit];
+    TrackTable& track = storage_->track;
+    TemplightUnitRow row;
+    row.track_id = static_cast<uint32_t>(track.size());
+    row.version = header.version;
+    row.source_file = strings_.Intern(header.source_file);
+    const TemplightKindTable table =
+        PickTemplightKindTable(unit < evidence_.size() ? evidence_[unit] : TemplightKindEvidence());
+    row.kind_numbering = strings_.Intern(TemplightKindTableLabel(table));
+    storage_->templight_units.push_back(row);
+    track.name.push_back(header.source_file.empty()
+                             ? strings_.Intern("translation unit " + std::to_string(unit + 1))
+                             : row.source_file);
+    track.kind.push_back(TrackKind::kGlobal);
+    track.utid.push_back(kNullId);
+    track.upid.push_back(kNullId);
+    track.parent_id.push_back(kNullId);
+    track.uuid.push_back(0);
+    track.unit.push_back(kNullStringId);
+
+    // What needed the whole unit: kind names, names never given.
+    SliceTable& slice = storage_->slice;
+    TemplightInstantiationTable& t = storage_->templight;
+    StringId names[64] = {};  // Kinds below 64 by number; others looked up.
+    const size_t end = first_slice_ + header.first_instantiation + header.instantiation_count;
+    for (size_t r = first_slice_ + header.first_instantiation; r < end; r++) {
+      const uint32_t kind = t.kind[r];
+      StringId name;
+      if (kind < 64 && names[kind] != kNullStringId) {
+        name = names[kind];
+      } else {
+        const char* text = TemplightKindName(kind, table);
+        name = text ? strings_.Intern(text) : kNullStringId;
+        if (kind < 64)
+          names[kind] = name;
+      }
+      t.kind_name[r] = name;
+      slice.category[r] = name;
+      if (slice.name[r] == kNullStringId)
+        slice.name[r] = strings_.Intern("(unreadable name)");
+      unterminated_ += slice.dur[r] < 0;
+    }
+  }
+
+  // Rows in ts order (ties: begin order), as the slice table promises.
+  void Finish() {
+    if (sorted_)
+      return;
+    SliceTable& slice = storage_->slice;
+    const size_t rows = slice.size() - first_slice_;
+    std::vector<uint32_t> order(rows);  // New row -> old row (relative).
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return slice.ts[first_slice_ + a] < slice.ts[first_slice_ + b];
+    });
+    std::vector<uint32_t> new_row(rows);
+    for (uint32_t r = 0; r < rows; r++)
+      new_row[order[r]] = r;
+    auto permute = [&](auto& column) {
+      auto copy = column;
+      for (size_t r = 0; r < rows; r++)
+        column[first_slice_ + r] = copy[first_slice_ + order[r]];
+    };
+    permute(slice.ts);
+    permute(slice.dur);
+    permute(slice.track_id);
+    permute(slice.category);
+    permute(slice.name);
+    permute(slice.depth);
+    permute(slice.parent_id);
+    for (size_t r = 0; r < rows; r++) {
+      uint32_t& parent = slice.parent_id[first_slice_ + r];
+      if (parent != kNullId)
+        parent = first_slice_ + new_row[parent - first_slice_];
+    }
+    TemplightInstantiationTable& t = storage_->templight;
+    permute(t.kind);
+    permute(t.kind_name);
+    permute(t.file);
+    permute(t.line);
+    permute(t.column);
+    permute(t.origin_file);
+    permute(t.origin_line);
+    permute(t.origin_column);
+    permute(t.memory_begin);
+    permute(t.memory_end);
+  }
+
+  int64_t unterminated() const { return unterminated_; }
+
+ private:
+  StringId Name(uint32_t index) { return Lazy(&name_ids_, index, profile_->names[index]); }
+  StringId File(uint32_t index) {
+    if (index == TemplightLocation::kNoFile)
+      return kNullStringId;
+    return Lazy(&file_ids_, index, profile_->files[index]);
+  }
+  // Each profile string interned once, on first use.
+  StringId Lazy(std::vector<StringId>* ids, uint32_t index, std::string_view text) {
+    if (index >= ids->size())
+      ids->resize(std::max<size_t>(index + 1, ids->size() * 2), kNullStringId);
+    StringId& id = (*ids)[index];
+    if (id == kNullStringId)
+      id = strings_.Intern(text);
+    return id;
+  }
+
+  TraceStorage* const storage_;
+  TemplightProfile* const profile_;
+  StringPool& strings_;
+  const uint32_t first_slice_;
+  const uint32_t first_track_;
+  std::vector<StringId> name_ids_;
+  std::vector<StringId> file_ids_;
+  std::vector<TemplightKindEvidence> evidence_;
+  bool sorted_ = true;
+  int64_t unterminated_ = 0;
+};
+
+}  // namespace
+
 ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions& options,
                              TraceStorage* storage) {
   using Clock = std::chrono::steady_clock;
@@ -93,152 +276,38 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
   TrackTracker placeholders(storage);  // Process and thread 0, as every import has.
 
   TemplightProfile profile;
+  ModelSink sink(storage, &profile);
+  // Room for every row at once: growing by doubling would hold the old and
+  // new columns together at the peak.
+  sink.Reserve(CountTemplightBegins(data, size));
   TemplightReadOptions read_options;
   read_options.method = options.templight_method;
+  read_options.sink = &sink;
+  uint64_t next_report = kProgressInterval;
+  read_options.release_input = [&](uint64_t offset, uint64_t length) {
+    if (options.release_input)
+      options.release_input(offset, length);
+    if (options.progress && offset + length >= next_report) {
+      next_report = offset + length + kProgressInterval;
+      options.progress(offset + length, size);
+    }
+  };
   ReadTemplight(data, size, read_options, &profile);
+  sink.Finish();
   if (options.progress)
     options.progress(size, size);
   if (options.release_input)
     options.release_input(0, size);
-  const Clock::time_point read_end = Clock::now();
-  result.pass1_seconds = std::chrono::duration<double>(read_end - start).count();
-
-  StringPool& strings = storage->strings;
-  LazyInterner names(&strings, profile.names.size());
-  LazyInterner files(&strings, profile.files.size());
-
-  // One global track per unit, named after its source file.
-  const uint32_t first_track = static_cast<uint32_t>(storage->track.size());
-  const size_t first_unit = storage->templight_units.size();
-  for (size_t u = 0; u < profile.units.size(); u++) {
-    const TemplightUnit& unit = profile.units[u];
-    TrackTable& track = storage->track;
-    const std::string name = unit.source_file.empty()
-                                 ? "translation unit " + std::to_string(u + 1)
-                                 : unit.source_file;
-    TemplightUnitRow row;
-    row.track_id = static_cast<uint32_t>(track.size());
-    row.version = unit.version;
-    row.source_file = strings.Intern(unit.source_file);
-    storage->templight_units.push_back(row);
-    track.name.push_back(strings.Intern(name));
-    track.kind.push_back(TrackKind::kGlobal);
-    track.utid.push_back(kNullId);
-    track.upid.push_back(kNullId);
-    track.parent_id.push_back(kNullId);
-    track.uuid.push_back(0);
-    track.unit.push_back(kNullStringId);
-  }
-
-  // Kind names: each unit's numbering is picked from the kinds it used.
-  std::vector<TemplightKindEvidence> evidence(profile.units.size());
-  for (const TemplightInstantiation& i : profile.instantiations)
-    evidence[i.unit].Add(i.kind);
-  std::vector<TemplightKindTable> kind_table(profile.units.size());
-  for (size_t u = 0; u < profile.units.size(); u++) {
-    kind_table[u] = PickTemplightKindTable(evidence[u]);
-    storage->templight_units[first_unit + u].kind_numbering =
-        strings.Intern(TemplightKindTableLabel(kind_table[u]));
-  }
-  std::unordered_map<uint64_t, StringId> kind_names;  // (table << 32 | kind) -> name.
-  auto kind_name = [&](uint32_t unit, uint32_t kind) {
-    const TemplightKindTable table = kind_table[unit];
-    const uint64_t key = (uint64_t{static_cast<uint8_t>(table)} << 32) | kind;
-    auto found = kind_names.find(key);
-    if (found != kind_names.end())
-      return found->second;
-    const char* name = TemplightKindName(kind, table);
-    const StringId id = name ? strings.Intern(name) : kNullStringId;
-    kind_names.emplace(key, id);
-    return id;
-  };
-
-  // Slices are in ts order (ties: begin order). Begins come in time order
-  // within a unit; units may overlap, and a damaged file may go back.
-  const std::vector<TemplightInstantiation>& in = profile.instantiations;
-  const size_t count = in.size();
-  std::vector<uint32_t> order;  // Slice row -> instantiation; empty: identity.
-  for (size_t i = 1; i < count; i++) {
-    if (in[i].begin_ns < in[i - 1].begin_ns) {
-      order.resize(count);
-      std::iota(order.begin(), order.end(), 0u);
-      std::stable_sort(order.begin(), order.end(), [&in](uint32_t a, uint32_t b) {
-        return in[a].begin_ns < in[b].begin_ns;
-      });
-      break;
-    }
-  }
-  std::vector<uint32_t> row_of;  // Instantiation -> slice row, when reordered.
-  if (!order.empty()) {
-    row_of.resize(count);
-    for (size_t row = 0; row < count; row++)
-      row_of[order[row]] = static_cast<uint32_t>(row);
-  }
-  const uint32_t first_slice = static_cast<uint32_t>(storage->slice.size());
-  auto slice_of = [&](size_t instantiation) {
-    return first_slice +
-           (row_of.empty() ? static_cast<uint32_t>(instantiation) : row_of[instantiation]);
-  };
-
-  SliceTable& slice = storage->slice;
-  TemplightInstantiationTable& table = storage->templight;
-  slice.reserve(slice.size() + count);
-  auto reserve_table = [&table](size_t rows) {
-    table.slice_id.reserve(rows);
-    table.kind.reserve(rows);
-    table.kind_name.reserve(rows);
-    table.file.reserve(rows);
-    table.line.reserve(rows);
-    table.column.reserve(rows);
-    table.origin_file.reserve(rows);
-    table.origin_line.reserve(rows);
-    table.origin_column.reserve(rows);
-    table.memory_begin.reserve(rows);
-    table.memory_end.reserve(rows);
-  };
-  reserve_table(table.size() + count);
-  int64_t unterminated = 0;
-  for (size_t row = 0; row < count; row++) {
-    const size_t index = order.empty() ? row : order[row];
-    const TemplightInstantiation& i = in[index];
-    slice.ts.push_back(i.begin_ns);
-    // An end before its begin (a damaged clock) is kept as an instant.
-    slice.dur.push_back(i.end_ns < 0 ? -1 : std::max<int64_t>(0, i.end_ns - i.begin_ns));
-    if (i.end_ns < 0)
-      unterminated++;
-    slice.track_id.push_back(first_track + i.unit);
-    const StringId kind = kind_name(i.unit, i.kind);
-    slice.category.push_back(kind);
-    slice.name.push_back(i.name == TemplightInstantiation::kNoName
-                             ? strings.Intern("(unreadable name)")
-                             : names.Get(i.name, profile.names[i.name]));
-    slice.depth.push_back(i.depth);
-    slice.parent_id.push_back(i.parent < 0 ? kNullId : slice_of(static_cast<size_t>(i.parent)));
-    slice.arg_set_id.push_back(kNullId);
-
-    table.slice_id.push_back(first_slice + static_cast<uint32_t>(row));
-    table.kind.push_back(i.kind);
-    table.kind_name.push_back(kind);
-    table.file.push_back(i.location.file == TemplightLocation::kNoFile
-                             ? kNullStringId
-                             : files.Get(i.location.file, profile.files[i.location.file]));
-    table.line.push_back(i.location.line);
-    table.column.push_back(i.location.column);
-    const bool has_origin = i.origin.file != TemplightLocation::kNoFile;
-    table.origin_file.push_back(has_origin ? files.Get(i.origin.file, profile.files[i.origin.file])
-                                           : kNullStringId);
-    table.origin_line.push_back(i.origin.line);
-    table.origin_column.push_back(i.origin.column);
-    table.memory_begin.push_back(i.memory_begin);
-    table.memory_end.push_back(i.memory_end);
-  }
-  if (count) {
-    result.first_ts = slice.ts[first_slice];
+  const SliceTable& slice = storage->slice;
+  result.packets_parsed = storage->templight.size();
+  result.sequences = profile.units.size();
+  if (slice.size()) {
+    result.first_ts = slice.ts.front();
     result.last_ts = slice.ts.back();
   }
 
   StatsTable& stats = storage->stats;
-  stats.Increment(stats::slices_unterminated, unterminated);
+  stats.Increment(stats::slices_unterminated, sink.unterminated());
   stats.Increment(stats::templight_problems, static_cast<int64_t>(profile.problems.size()));
   stats.Increment(stats::templight_unknown_fields, static_cast<int64_t>(profile.unknown_fields));
   for (TemplightProblem& problem : profile.problems) {
@@ -246,11 +315,9 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
       break;
     storage->import_problems.push_back(ImportProblem{problem.offset, std::move(problem.what)});
   }
-  result.packets_parsed = count;
-  result.sequences = profile.units.size();
   SetMetadata(storage, "trace_size_bytes", static_cast<int64_t>(size), nullptr);
   SetMetadata(storage, "trace_type", 0, "templight");
-  result.pass2_seconds = std::chrono::duration<double>(Clock::now() - read_end).count();
+  result.pass1_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
 }
 

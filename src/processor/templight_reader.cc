@@ -89,23 +89,85 @@ bool Inflate(ConstBytes in, size_t max_bytes, std::string* out, std::string* why
   return true;
 }
 
+// Hands the input behind the reader back to the caller, every 8 MiB.
+class InputReleaser {
+ public:
+  InputReleaser(const uint8_t* base, const TemplightReadOptions& options)
+      : base_(base), release_(options.release_input) {}
+  // Nothing before `p` will be read again.
+  void Behind(const uint8_t* p) {
+    const uint64_t offset = static_cast<uint64_t>(p - base_);
+    if (release_ && offset >= released_ + kInterval) {
+      release_(released_, offset - released_);
+      released_ = offset;
+    }
+  }
+
+ private:
+  static constexpr uint64_t kInterval = 8u << 20;
+  const uint8_t* const base_;
+  const std::function<void(uint64_t, uint64_t)>& release_;
+  uint64_t released_ = 0;
+};
+
+// Where instantiations go: the profile's vector, or the caller's sink.
+class InstantiationList {
+ public:
+  InstantiationList(TemplightProfile* profile, TemplightInstantiationSink* sink)
+      : profile_(profile), sink_(sink), size_(profile->instantiations.size()) {}
+  size_t size() const { return size_; }
+  void Add(const TemplightInstantiation& instantiation) {
+    size_++;
+    if (sink_)
+      sink_->OnBegin(instantiation);
+    else
+      profile_->instantiations.push_back(instantiation);
+  }
+  void SetEnd(size_t index, int64_t end_ns, uint64_t memory_end) {
+    if (sink_) {
+      sink_->OnEnd(index, end_ns, memory_end);
+    } else {
+      profile_->instantiations[index].end_ns = end_ns;
+      profile_->instantiations[index].memory_end = memory_end;
+    }
+  }
+  void SetName(size_t index, uint32_t name) {
+    if (sink_)
+      sink_->OnName(index, name);
+    else
+      profile_->instantiations[index].name = name;
+  }
+  void UnitEnd(uint32_t unit) {
+    if (sink_)
+      sink_->OnUnitEnd(unit);
+  }
+
+ private:
+  TemplightProfile* const profile_;
+  TemplightInstantiationSink* const sink_;
+  size_t size_;
+};
+
 // Reads one TemplightTrace: one translation unit.
 class UnitReader {
  public:
   UnitReader(const uint8_t* file_base, const TemplightReadOptions& options,
-             TemplightProfile* profile,
+             TemplightProfile* profile, InstantiationList* instantiations,
+             InputReleaser* releaser,
              std::unordered_map<std::string, uint32_t>* file_index,
              std::unordered_map<std::string_view, uint32_t>* name_index)
       : base_(file_base),
         options_(options),
         profile_(profile),
+        instantiations_(instantiations),
+        releaser_(releaser),
         file_index_(file_index),
         name_index_(name_index) {}
 
   void Read(ConstBytes trace) {
     unit_ = static_cast<uint32_t>(profile_->units.size());
     profile_->units.emplace_back();
-    profile_->units.back().first_instantiation = profile_->instantiations.size();
+    profile_->units.back().first_instantiation = instantiations_->size();
     profile_->expanders.emplace_back(new NameExpander(options_.method, options_.max_name_bytes));
     expander_ = profile_->expanders.back().get();
 
@@ -122,6 +184,7 @@ class UnitReader {
         profile_->unknown_fields++;
       }
       at = decoder.read_offset();
+      releaser_->Behind(trace.data + at);
     }
     if (decoder.parse_error()) {
       Problem(trace.data + at,
@@ -133,8 +196,9 @@ class UnitReader {
     for (const PendingName& pending : pending_names_)
       ResolveDictName(pending);
     TemplightUnit& unit = profile_->units[unit_];
-    unit.instantiation_count = profile_->instantiations.size() - unit.first_instantiation;
+    unit.instantiation_count = instantiations_->size() - unit.first_instantiation;
     unit.dictionary_entries = expander_->size();
+    instantiations_->UnitEnd(unit_);
   }
 
  private:
@@ -227,8 +291,8 @@ class UnitReader {
     NameField name;
     instantiation.unit = unit_;
     instantiation.depth = static_cast<uint32_t>(open_.size());
-    instantiation.parent = open_.empty() ? -1 : static_cast<int64_t>(open_.back());
-    const size_t index = profile_->instantiations.size();
+    instantiation.parent = open_.empty() ? -1 : static_cast<int64_t>(open_.back().index);
+    const size_t index = instantiations_->size();
     ProtoDecoder decoder(bytes);
     for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
       switch (f.id()) {
@@ -265,8 +329,8 @@ class UnitReader {
       else
         Problem(name.where, Describe("translation unit %" PRIu64 ": ", unit_) + why);
     }
-    profile_->instantiations.push_back(instantiation);
-    open_.push_back(index);
+    instantiations_->Add(instantiation);
+    open_.push_back(Open{index, instantiation.begin_ns});
     if (name.kind == NameField::kDictId) {
       const PendingName pending{index, name.dict_id, name.where};
       if (options_.method == NameExpander::Method::kSequential)
@@ -282,17 +346,19 @@ class UnitReader {
               Describe("translation unit %" PRIu64 ": an end without a begin", unit_));
       return;
     }
-    TemplightInstantiation& instantiation = profile_->instantiations[open_.back()];
+    const Open ended = open_.back();
     open_.pop_back();
-    instantiation.end_ns = instantiation.begin_ns;  // An end without a time.
+    int64_t end_ns = ended.begin_ns;  // An end without a time.
+    uint64_t memory_end = 0;
     ProtoDecoder decoder(bytes);
     for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
       if (f.id() == kEndTimeStamp)
-        TimeNs(f.as_double(), bytes.data, &instantiation.end_ns);
+        TimeNs(f.as_double(), bytes.data, &end_ns);
       else if (f.id() == kEndMemory)
-        instantiation.memory_end = f.as_uint64();
+        memory_end = f.as_uint64();
     }
     ReportIfCorrupt(decoder, bytes, "end");
+    instantiations_->SetEnd(ended.index, end_ns, memory_end);
   }
 
   // What a begin's TemplateName said last.
@@ -341,7 +407,7 @@ class UnitReader {
       profile_->names.push_back(name);
       name_index_->emplace(name, id);
     }
-    profile_->instantiations[pending.instantiation].name = id;
+    instantiations_->SetName(pending.instantiation, id);
   }
 
   uint32_t InternCopy(std::string_view name) {
@@ -409,17 +475,41 @@ class UnitReader {
   const uint8_t* const base_;
   const TemplightReadOptions& options_;
   TemplightProfile* const profile_;
+  InstantiationList* const instantiations_;
+  InputReleaser* const releaser_;
   std::unordered_map<std::string, uint32_t>* const file_index_;  // Path -> files index.
   std::unordered_map<std::string_view, uint32_t>* const name_index_;
   uint32_t unit_ = 0;
   NameExpander* expander_ = nullptr;
-  std::vector<size_t> open_;  // Begins not yet ended, innermost last.
+  struct Open {
+    size_t index;
+    int64_t begin_ns;
+  };
+  std::vector<Open> open_;  // Begins not yet ended, innermost last.
   std::unordered_map<uint32_t, uint32_t> unit_files_;  // file_id -> files index.
   std::vector<PendingName> pending_names_;
   std::string inflated_;  // Scratch for zlib names.
 };
 
 }  // namespace
+
+TemplightInstantiationSink::~TemplightInstantiationSink() = default;
+
+size_t CountTemplightBegins(const void* data, size_t size) {
+  size_t begins = 0;
+  ProtoDecoder collection(static_cast<const uint8_t*>(data), size);
+  for (Field f = collection.ReadField(); f.valid(); f = collection.ReadField()) {
+    if (f.id() != kCollectionTrace || f.type() != WireType::kLengthDelimited)
+      continue;
+    ProtoDecoder trace(f.as_bytes());
+    for (Field e = trace.ReadField(); e.valid(); e = trace.ReadField()) {
+      // An entry whose first byte is the tag of `begin` (field 1, bytes).
+      if (e.id() == kTraceEntry && e.size() > 0 && e.data()[0] == ((kEntryBegin << 3) | 2))
+        begins++;
+    }
+  }
+  return begins;
+}
 
 bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& options,
                    TemplightProfile* profile) {
@@ -431,12 +521,15 @@ bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& op
   for (size_t i = 0; i < profile->names.size(); i++)
     name_index.emplace(profile->names[i], static_cast<uint32_t>(i));
   bool any_trace = false;
+  InstantiationList instantiations(profile, options.sink);
+  InputReleaser releaser(base, options);
   ProtoDecoder collection(base, size);
   size_t at = 0;  // Where the next record starts (the decoder skips to the end on damage).
   for (Field f = collection.ReadField(); f.valid(); f = collection.ReadField()) {
     if (f.id() == kCollectionTrace && f.type() == WireType::kLengthDelimited) {
       any_trace = true;
-      UnitReader(base, options, profile, &file_index, &name_index).Read(f.as_bytes());
+      UnitReader(base, options, profile, &instantiations, &releaser, &file_index, &name_index)
+          .Read(f.as_bytes());
     } else {
       profile->unknown_fields++;
     }
@@ -455,7 +548,7 @@ bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& op
     if (after_tag != p && content != after_tag && tag == ((kCollectionTrace << 3) | 2) &&
         length > static_cast<uint64_t>(end - content)) {
       any_trace = true;
-      UnitReader(base, options, profile, &file_index, &name_index)
+      UnitReader(base, options, profile, &instantiations, &releaser, &file_index, &name_index)
           .Read(ConstBytes{content, static_cast<size_t>(end - content)});
       profile->problems.push_back(TemplightProblem{
           at, Describe("the file ends %" PRIu64 " bytes into a trace of %" PRIu64

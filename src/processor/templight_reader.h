@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -87,10 +88,35 @@ struct TemplightProfile {
   std::vector<std::unique_ptr<std::string>> name_storage;
 };
 
+// Takes the instantiations as they are read, in place of
+// TemplightProfile::instantiations (which then stays empty): the importer
+// fills the model's columns this way without a second copy. Indices count
+// from the profile's instantiations.size() at the call, in begin order.
+class TemplightInstantiationSink {
+ public:
+  virtual ~TemplightInstantiationSink();
+  // A begin: its name is TemplightInstantiation::kNoName until OnName.
+  virtual void OnBegin(const TemplightInstantiation& instantiation) = 0;
+  virtual void OnEnd(size_t index, int64_t end_ns, uint64_t memory_end) = 0;
+  virtual void OnName(size_t index, uint32_t name) = 0;
+  // After a unit's last instantiation and name; profile->units[unit] is
+  // complete.
+  virtual void OnUnitEnd(uint32_t unit) = 0;
+};
+
 struct TemplightReadOptions {
   NameExpander::Method method = NameExpander::Method::kSequential;
   size_t max_name_bytes = NameExpander::kDefaultMaxNameBytes;
+  // Null: instantiations go to the profile.
+  TemplightInstantiationSink* sink = nullptr;
+  // Called with byte ranges of the input that will not be read again (the
+  // reader copies what it keeps); may be empty.
+  std::function<void(uint64_t offset, uint64_t length)> release_input;
 };
+
+// The number of begins in `data` (a first look at each entry's first
+// byte, no more): what a caller reserves room for.
+size_t CountTemplightBegins(const void* data, size_t size);
 
 // Appends what `data` holds to *profile. False when nothing could be read
 // (not a Templight file: no trace in it); problems are recorded either way.

@@ -1,8 +1,10 @@
-// The Templight import measurement (issue 13): reads a Templight trace with
-// one name expansion method in a fresh process and reports time,
-// instantiations/s and peak RSS; then writes the profile back in each name
-// mode (speed and size) and compares the sizes with zlib. A one-shot
-// program: peak RSS needs a fresh process per method.
+// The Templight import measurement (issue 13): imports a Templight trace
+// into the processor's model (ImportTraceFile, what `ztrace stats`, `query`
+// and `convert` do) with one name expansion method in a fresh process and
+// reports time, instantiations/s and peak RSS; then rebuilds the profile
+// from the model and writes it back in each name mode (speed and size),
+// and compares the sizes with zlib. A one-shot program: peak RSS needs a
+// fresh process per method.
 //
 //   templight_benchmark TRACE sequential|batch
 //
@@ -17,9 +19,10 @@
 #include <memory>
 #include <string>
 
+#include "src/processor/templight_profile_builder.h"
 #include "src/processor/templight_writer.h"
+#include "src/processor/trace_importer.h"
 #include "test/common/peak_rss.h"
-#include "zt/processor/mapped_trace_file.h"
 
 namespace {
 
@@ -30,7 +33,6 @@ double Seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,34 +40,43 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: %s TRACE sequential|batch\n", argv[0]);
     return 2;
   }
+  zt::processor::ImportOptions options;
+  options.format = zt::processor::ImportOptions::Format::kTemplight;
+  options.templight_method = strcmp(argv[2], "batch") == 0 ? NameExpander::Method::kBatch
+                                                           : NameExpander::Method::kSequential;
   std::string error;
-  std::unique_ptr<zt::processor::MappedTraceFile> file =
-      zt::processor::MappedTraceFile::Open(argv[1], &error);
-  if (!file) {
+  zt::processor::ImportResult result;
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<zt::processor::TraceStorage> storage =
+      zt::processor::ImportTraceFile(argv[1], options, &result, &error);
+  const double read_s = Seconds(std::chrono::steady_clock::now() - start);
+  const uint64_t rss = zt::test::PeakRss();
+  if (!storage) {
     fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
-  const double mb = static_cast<double>(file->size()) / 1e6;
+  const double mb = static_cast<double>(result.input_bytes) / 1e6;
+  const size_t count = storage->templight.size();
+  printf("trace            %.1f MB, %zu instantiations, %zu strings, %" PRId64 " problems\n", mb,
+         count, storage->strings.size(),
+         storage->stats.Get(zt::processor::stats::templight_problems));
+  printf("import (%s) %.3f s  %.2f M instantiations/s  %.0f MB/s  (read %.3f s, model %.3f s)\n",
+         argv[2], read_s, static_cast<double>(count) / read_s / 1e6, mb / read_s,
+         result.pass1_seconds, result.pass2_seconds);
+  printf("peak RSS         %.1f MB = %.2f x the trace (string pool %.1f MB)\n",
+         static_cast<double>(rss) / 1e6, static_cast<double>(rss) / 1e6 / mb,
+         static_cast<double>(storage->strings.memory_bytes()) / 1e6);
 
-  zt::processor::TemplightReadOptions options;
-  options.method = strcmp(argv[2], "batch") == 0 ? NameExpander::Method::kBatch
-                                                 : NameExpander::Method::kSequential;
+  const auto build_start = std::chrono::steady_clock::now();
   zt::processor::TemplightProfile profile;
-  const auto start = std::chrono::steady_clock::now();
-  zt::processor::ReadTemplight(file->data(), file->size(), options, &profile);
-  const double read_s = Seconds(std::chrono::steady_clock::now() - start);
-  const uint64_t rss = zt::test::PeakRss();
-  uint64_t name_bytes = 0;
-  for (const auto& instantiation : profile.instantiations) {
-    if (instantiation.name != zt::processor::TemplightInstantiation::kNoName)
-      name_bytes += profile.names[instantiation.name].size();
+  if (!zt::processor::BuildTemplightProfile(*storage, &profile, &error)) {
+    fprintf(stderr, "%s\n", error.c_str());
+    return 1;
   }
-  printf("trace            %.1f MB, %zu instantiations, %zu distinct names, %zu problems\n", mb,
-         profile.instantiations.size(), profile.names.size(), profile.problems.size());
-  printf("read (%s) %.3f s  %.2f M instantiations/s  %.0f MB/s\n", argv[2], read_s,
-         static_cast<double>(profile.instantiations.size()) / read_s / 1e6, mb / read_s);
-  printf("peak RSS         %.1f MB = %.2f x the trace\n", static_cast<double>(rss) / 1e6,
-         static_cast<double>(rss) / 1e6 / mb);
+  printf("profile from the model %.3f s\n", Seconds(std::chrono::steady_clock::now() - build_start));
+  uint64_t name_bytes = 0;
+  for (const auto& instantiation : profile.instantiations)
+    name_bytes += profile.names[instantiation.name].size();
 
   // Writing, in each name mode; sizes against the names themselves and zlib.
   struct Mode {
