@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "src/processor/templight_args.h"
+
 namespace zt {
 namespace processor {
 
@@ -79,7 +81,7 @@ class Exporter {
   void WriteV1Flows();
   void WriteCounters();
   void WriteMetadata();
-  void WriteArgs(uint32_t arg_set_id);
+  void WriteArgs(uint32_t arg_set_id, uint32_t templight_row);
   void WriteArgValue(uint32_t row);
   void AddStatsNote();
 
@@ -464,9 +466,10 @@ void Exporter::WriteArgValue(uint32_t row) {
   }
 }
 
-// One arg set as a JSON object: keys split at '.' and "[i]" into nested
-// objects and arrays, "debug." dropped.
-void Exporter::WriteArgs(uint32_t arg_set_id) {
+// One arg set (kNullId: none) as a JSON object: keys split at '.' and "[i]"
+// into nested objects and arrays, "debug." dropped; then the slice's
+// templight_instantiation row (kNullId: none) as more members.
+void Exporter::WriteArgs(uint32_t arg_set_id, uint32_t templight_row) {
   struct Node {
     // Object member name as its JSON literal: names that differ only in
     // invalid UTF-8 become the same key, and must merge as such.
@@ -477,7 +480,9 @@ void Exporter::WriteArgs(uint32_t arg_set_id) {
     std::vector<Node> children;
   };
   Node root;
-  for (uint32_t i = args_begin_[arg_set_id]; i < args_begin_[arg_set_id + 1]; ++i) {
+  const uint32_t rows_begin = arg_set_id == kNullId ? 0 : args_begin_[arg_set_id];
+  const uint32_t rows_end = arg_set_id == kNullId ? 0 : args_begin_[arg_set_id + 1];
+  for (uint32_t i = rows_begin; i < rows_end; ++i) {
     const uint32_t row = args_rows_[i];
     std::string_view key = s_.strings.Get(s_.args.key[row]);
     if (key.substr(0, 6) == "debug.") key.remove_prefix(6);
@@ -567,6 +572,35 @@ void Exporter::WriteArgs(uint32_t arg_set_id) {
     buf_ += '}';
   };
   write(root, write);
+  if (templight_row == kNullId) return;
+  if (root.is_array) {
+    notes_arg_conflicts_.Add("templight args of slice with an array of args");
+    return;
+  }
+  buf_.pop_back();  // The object's '}': the Templight args go in it.
+  bool first = root.children.empty();
+  ForEachTemplightArg(s_, templight_row, [&](const TemplightArg& arg) {
+    std::string literal;
+    AppendJsonString(arg.key, &literal);
+    for (const Node& c : root.children) {
+      if (c.name == literal) {
+        notes_arg_conflicts_.Add(std::string(arg.key));
+        return;
+      }
+    }
+    buf_ += first ? "" : ",";
+    first = false;
+    buf_ += literal;
+    buf_ += ':';
+    if (arg.type == ArgType::kString) {
+      Str(arg.string_value);
+    } else if (arg.type == ArgType::kUint) {
+      AppendJsonInt(static_cast<uint64_t>(arg.int_value), &buf_);
+    } else {
+      AppendJsonInt(arg.int_value, &buf_);
+    }
+  });
+  buf_ += '}';
 }
 
 void Exporter::WriteSlices() {
@@ -625,10 +659,13 @@ void Exporter::WriteSlices() {
       Str(sl.category[i]);
     }
     const uint32_t set = sl.arg_set_id[i];
-    if (set != kNullId && set + 1 < args_begin_.size() &&
-        args_begin_[set] != args_begin_[set + 1]) {
+    const bool has_args = set != kNullId && set + 1 < args_begin_.size() &&
+                          args_begin_[set] != args_begin_[set + 1];
+    const uint32_t templight_row =
+        s_.templight.size() == 0 ? kNullId : FindTemplightRow(s_.templight, i);
+    if (has_args || templight_row != kNullId) {
       buf_ += ",\"args\":";
-      WriteArgs(set);
+      WriteArgs(has_args ? set : kNullId, templight_row);
     }
     if (flows) {
       buf_ += ",\"bind_id\":";

@@ -24,7 +24,8 @@
 //     "flow_in"; a chain shares one id); a slice's further flows as v1
 //     "s"/"f" events 1 ns into each slice, before its first child;
 //   * args: "args" objects, debug annotations without "debug.", dotted and
-//     indexed keys rebuilt as nested objects and arrays;
+//     indexed keys rebuilt as nested objects and arrays; a slice's
+//     templight_instantiation row adds its args (templight_args.h);
 //   * process and thread names: "M" process_name / thread_name events;
 //   * metadata rows: the top-level "metadata" object.
 // Timestamps are microseconds with exactly three decimals, printed from the
