@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "src/processor/export_json.h"
+#include "src/processor/export_pftrace.h"
 #include "src/processor/templight_profile_builder.h"
 #include "src/processor/templight_writer.h"
 #include "src/processor/trace_text_dump.h"
@@ -91,6 +92,25 @@ bool WriteJson(const Input& in, const Output& out, std::string* error) {
   return true;
 }
 
+bool WritePftrace(const Input& in, const Output& out, std::string* error) {
+  processor::FileJsonSink sink(out.file);
+  processor::PftraceExportOptions options;
+  options.progress = [&out](uint64_t done, uint64_t total) {
+    out.progress->Show("writing", done, total, "rows");
+  };
+  const processor::PftraceExportResult result =
+      processor::ExportPftrace(*in.tables, &sink, options);
+  out.progress->Clear();
+  if (!result.ok) {
+    *error = result.error;
+    return false;
+  }
+  for (const std::string& note : result.notes) {
+    fprintf(out.err, "ztrace convert: not in the Perfetto trace: %s\n", note.c_str());
+  }
+  return true;
+}
+
 bool WriteText(const Input& in, const Output& out, std::string* error) {
   int write_errno = 0;
   const processor::TextDumpResult result = processor::DumpTraceAsText(
@@ -134,6 +154,8 @@ struct Format {
 constexpr Format kFormats[] = {
     {"json", "Chrome Trace Event JSON (chrome://tracing, Perfetto UI, speedscope)",
      Reads::kTables, WriteJson},
+    {"pftrace", "Perfetto protobuf trace (Perfetto UI, trace_processor)", Reads::kTables,
+     WritePftrace},
     {"text", "every packet in protobuf text format, interned names resolved", Reads::kBytes,
      WriteText},
     {"templight",
@@ -186,8 +208,8 @@ std::string ConvertUsage() {
   usage +=
       "\n"
       "What FORMAT cannot hold (for json: counter units, stats, a second flow\n"
-      "on one slice, ...) is listed on stderr. Progress is shown on stderr when\n"
-      "it is a terminal.\n"
+      "on one slice, ...; for pftrace: metadata, stats, ...) is listed on\n"
+      "stderr. Progress is shown on stderr when it is a terminal.\n"
       "\n"
       "Options:\n"
       "  -t, --to FORMAT  the output format (required)\n"

@@ -1,10 +1,12 @@
 // `ztrace convert TRACE OUT --to FORMAT`: reads a protobuf trace into the
 // processor's tables and writes them in another format, as upstream's
 // traceconv does. Formats: json (Chrome Trace Event JSON, export_json.h);
-// text is reserved for the text dump (not wired in yet: usage error). A
-// format is one row of the table in convert_command.cc, which says whether
-// it reads the imported tables or the file's bytes (mapped; the text dump
-// reads those) and names its write function.
+// pftrace (a Perfetto protobuf trace of track events, export_pftrace.h: the
+// model written back, Templight traces included); text (every packet in
+// protobuf text format, trace_text_dump.h). A format is one row of the
+// table in convert_command.cc, which says whether it reads the imported
+// tables or the file's bytes (mapped; the text dump reads those) and names
+// its write function.
 //
 // Exit codes (exit_codes.h): 0 done (notes about what the format cannot hold go to stderr,
 // never silently dropped), 1 the trace cannot be read or the output cannot
