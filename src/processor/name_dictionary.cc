@@ -1,8 +1,10 @@
 #include "zt/processor/name_dictionary.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 namespace zt {
@@ -136,7 +138,8 @@ void NameCompressor::AddArgument(std::string_view name, size_t begin, size_t end
 }
 
 NameExpander::NameExpander(Method method, size_t max_name_bytes)
-    : method_(method), max_name_bytes_(max_name_bytes) {}
+    : method_(method),
+      max_name_bytes_(std::min<size_t>(max_name_bytes, std::numeric_limits<uint32_t>::max())) {}
 NameExpander::~NameExpander() = default;
 
 bool NameExpander::Add(std::string_view marked_name, const std::vector<uint32_t>& marker_ids,
@@ -144,15 +147,26 @@ bool NameExpander::Add(std::string_view marked_name, const std::vector<uint32_t>
   const uint32_t id = static_cast<uint32_t>(entries_.size());
   entries_.emplace_back();
   if (method_ == Method::kBatch) {
-    entries_.back().marked_name.assign(marked_name.data(), marked_name.size());
-    entries_.back().marker_ids = marker_ids;
+    Entry& entry = entries_.back();
+    if (markers_.size() + marker_ids.size() > std::numeric_limits<uint32_t>::max() ||
+        marked_name.size() > std::numeric_limits<uint32_t>::max()) {
+      entry.state = Entry::kFailed;  // Past what 32-bit positions hold: refused.
+      *error = Format("dictionary entry %" PRIu64 " is past the expander's capacity", id);
+      return false;
+    }
+    const std::string_view stored = Store(marked_name);
+    entry.text = stored.data();
+    entry.size = static_cast<uint32_t>(stored.size());
+    entry.first_marker = static_cast<uint32_t>(markers_.size());
+    entry.marker_count = static_cast<uint32_t>(marker_ids.size());
+    markers_.insert(markers_.end(), marker_ids.begin(), marker_ids.end());
     return true;
   }
-  return ExpandFromMarkers(id, marked_name, marker_ids, error);
+  return ExpandFromMarkers(id, marked_name, marker_ids.data(), marker_ids.size(), error);
 }
 
 bool NameExpander::ExpandFromMarkers(uint32_t id, std::string_view marked_name,
-                                     const std::vector<uint32_t>& marker_ids,
+                                     const uint32_t* marker_ids, size_t marker_count,
                                      std::string* error) {
   scratch_.clear();
   size_t next_marker = 0;
@@ -161,10 +175,10 @@ bool NameExpander::ExpandFromMarkers(uint32_t id, std::string_view marked_name,
     const char c = marked_name[i];
     if (c != '\0') {
       scratch_.push_back(c);
-    } else if (next_marker == marker_ids.size()) {
+    } else if (next_marker == marker_count) {
       *error = Format("dictionary entry %" PRIu64 " has more placeholders than its %" PRIu64
                       " marker ids",
-                      id, marker_ids.size());
+                      id, marker_count);
       ok = false;
     } else {
       const uint32_t ref = marker_ids[next_marker++];
@@ -185,7 +199,7 @@ bool NameExpander::ExpandFromMarkers(uint32_t id, std::string_view marked_name,
                         id, ref);
         ok = false;
       } else {
-        scratch_.append(entries_[ref].expanded.data(), entries_[ref].expanded.size());
+        scratch_.append(entries_[ref].text, entries_[ref].size);
       }
     }
     if (ok && scratch_.size() > max_name_bytes_) {
@@ -194,10 +208,10 @@ bool NameExpander::ExpandFromMarkers(uint32_t id, std::string_view marked_name,
       ok = false;
     }
   }
-  if (ok && next_marker != marker_ids.size()) {
+  if (ok && next_marker != marker_count) {
     *error = Format("dictionary entry %" PRIu64 " has %" PRIu64
                     " marker ids but fewer placeholders (%" PRIu64 ")",
-                    id, marker_ids.size(), next_marker);
+                    id, marker_count, next_marker);
     ok = false;
   }
   Entry& entry = entries_[id];
@@ -205,7 +219,9 @@ bool NameExpander::ExpandFromMarkers(uint32_t id, std::string_view marked_name,
     entry.state = Entry::kFailed;
     return false;
   }
-  entry.expanded = Store(scratch_);
+  const std::string_view stored = Store(scratch_);
+  entry.text = stored.data();
+  entry.size = static_cast<uint32_t>(stored.size());
   entry.state = Entry::kExpanded;
   return true;
 }
@@ -229,8 +245,8 @@ bool NameExpander::Expand(uint32_t id, std::string_view* name, std::string* erro
       Frame& frame = stack.back();
       Entry& entry = entries_[frame.id];
       bool descended = false;
-      while (frame.next_marker < entry.marker_ids.size()) {
-        const uint32_t ref = entry.marker_ids[frame.next_marker++];
+      while (frame.next_marker < entry.marker_count) {
+        const uint32_t ref = markers_[entry.first_marker + frame.next_marker++];
         if (ref < entries_.size() && entries_[ref].state == Entry::kPending) {
           entries_[ref].state = Entry::kExpanding;
           stack.push_back(Frame{ref, 0});  // `frame` and `entry` now stale.
@@ -244,12 +260,11 @@ bool NameExpander::Expand(uint32_t id, std::string_view* name, std::string* erro
       // range: ExpandFromMarkers decides, and says why it fails.
       std::string why;
       const uint32_t done = frame.id;
-      Entry& expanding = entries_[done];
-      const std::string marked = std::move(expanding.marked_name);
-      const std::vector<uint32_t> markers = std::move(expanding.marker_ids);
-      expanding.marked_name.clear();
-      expanding.marker_ids.clear();
-      if (!ExpandFromMarkers(done, marked, markers, &why) && first_why.empty())
+      const Entry& expanding = entries_[done];
+      if (!ExpandFromMarkers(done, std::string_view(expanding.text, expanding.size),
+                             markers_.data() + expanding.first_marker, expanding.marker_count,
+                             &why) &&
+          first_why.empty())
         first_why = std::move(why);
       stack.pop_back();
     }
@@ -261,11 +276,11 @@ bool NameExpander::Expand(uint32_t id, std::string_view* name, std::string* erro
                  : Format("dictionary entry %" PRIu64 " could not be expanded", id);
     return false;
   }
-  *name = entry.expanded;
+  *name = std::string_view(entry.text, entry.size);
   return true;
 }
 
-std::string_view NameExpander::Store(const std::string& name) {
+std::string_view NameExpander::Store(std::string_view name) {
   constexpr size_t kBlockBytes = size_t{1} << 20;
   if (name.size() > arena_left_) {
     // A long name gets a block of its own; the current block stays open.

@@ -25,6 +25,17 @@ StringId StringPool::Intern(std::string_view text) {
   return id;
 }
 
+StringId StringPool::InternStable(std::string_view text) {
+  auto it = ids_.find(text);
+  if (it != ids_.end())
+    return it->second;
+  const StringId id = static_cast<StringId>(strings_.size());
+  strings_.push_back(text);
+  ids_.emplace(text, id);
+  viewed_bytes_ += text.size();
+  return id;
+}
+
 std::string_view StringPool::CopyIntoArena(std::string_view text) {
   if (text.empty())
     return std::string_view("", 0);

@@ -35,6 +35,11 @@ class StringPool {
   StringPool& operator=(const StringPool&) = delete;
 
   StringId Intern(std::string_view text);
+  // The same without a copy: the pool keeps the view, so `text` must stay
+  // valid and unchanged as long as the pool (TraceStorage::string_owners
+  // keeps such bytes' owners). For names already held elsewhere (a
+  // Templight dictionary's expansions), to hold them once, not twice.
+  StringId InternStable(std::string_view text);
   // Null for kNullStringId; any other id must come from this pool.
   std::string_view Get(StringId id) const { return strings_[id]; }
   bool IsNull(StringId id) const { return id == kNullStringId; }
@@ -42,6 +47,8 @@ class StringPool {
   size_t size() const { return strings_.size(); }
   // Bytes held (arena blocks and index), for memory reports.
   size_t memory_bytes() const;
+  // Bytes of the strings interned by InternStable (viewed, not held).
+  size_t viewed_bytes() const { return viewed_bytes_; }
 
  private:
   std::string_view CopyIntoArena(std::string_view text);
@@ -52,6 +59,7 @@ class StringPool {
   char* block_free_ = nullptr;
   size_t block_left_ = 0;
   size_t arena_bytes_ = 0;
+  size_t viewed_bytes_ = 0;
 };
 
 }  // namespace processor

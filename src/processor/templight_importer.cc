@@ -237,7 +237,16 @@ class ModelSink : public TemplightInstantiationSink {
   int64_t unterminated() const { return unterminated_; }
 
  private:
-  StringId Name(uint32_t index) { return Lazy(&name_ids_, index, profile_->names[index]); }
+  // Names are viewed where the reader keeps them (the storage takes their
+  // owners): a large trace's names are held once.
+  StringId Name(uint32_t index) {
+    if (index >= name_ids_.size())
+      name_ids_.resize(std::max<size_t>(index + 1, name_ids_.size() * 2), kNullStringId);
+    StringId& id = name_ids_[index];
+    if (id == kNullStringId)
+      id = strings_.InternStable(profile_->names[index]);
+    return id;
+  }
   StringId File(uint32_t index) {
     if (index == TemplightLocation::kNoFile)
       return kNullStringId;
@@ -294,6 +303,10 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
   };
   ReadTemplight(data, size, read_options, &profile);
   sink.Finish();
+  for (std::unique_ptr<NameExpander>& expander : profile.expanders)
+    storage->string_owners.emplace_back(std::move(expander));
+  for (std::unique_ptr<std::string>& name : profile.name_storage)
+    storage->string_owners.emplace_back(std::move(name));
   if (options.progress)
     options.progress(size, size);
   if (options.release_input)

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,9 @@ struct ImportProblem {
 constexpr size_t kMaxImportProblems = 1000;
 
 struct TraceStorage {
+  // Owners of bytes the string pool views without a copy
+  // (StringPool::InternStable): kept, unread, as long as the storage.
+  std::vector<std::shared_ptr<void>> string_owners;
   StringPool strings;
   ProcessTable process;
   ThreadTable thread;
