@@ -160,6 +160,7 @@ bool NameExpander::Add(std::string_view marked_name, const std::vector<uint32_t>
     entry.first_marker = static_cast<uint32_t>(markers_.size());
     entry.marker_count = static_cast<uint32_t>(marker_ids.size());
     markers_.insert(markers_.end(), marker_ids.begin(), marker_ids.end());
+    marked_bytes_ += marked_name.size();
     return true;
   }
   return ExpandFromMarkers(id, marked_name, marker_ids.data(), marker_ids.size(), error);
@@ -232,6 +233,10 @@ bool NameExpander::Expand(uint32_t id, std::string_view* name, std::string* erro
     return false;
   }
   std::string first_why;  // Batch: the first failure met on the way.
+  if (method_ == Method::kBatch && entries_[id].state == Entry::kPending && !memoize_pieces_ &&
+      !ExpandUnmemoized(id, &first_why)) {
+    memoize_pieces_ = true;  // The work bound: from now on, the memoized walk.
+  }
   if (method_ == Method::kBatch && entries_[id].state == Entry::kPending) {
     // Depth first with an explicit stack (a hostile file can chain
     // millions of entries): an entry is expanded once its markers are.
@@ -277,6 +282,111 @@ bool NameExpander::Expand(uint32_t id, std::string_view* name, std::string* erro
     return false;
   }
   *name = std::string_view(entry.text, entry.size);
+  return true;
+}
+
+bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
+  const uint64_t work_bound = 8 * (uint64_t{entries_.size()} + marked_bytes_) + (1u << 20);
+  struct Frame {
+    uint32_t id;
+    uint32_t next_char;
+    uint32_t next_marker;
+  };
+  std::vector<Frame> stack{{id, 0, 0}};
+  entries_[id].state = Entry::kExpanding;
+  scratch_.clear();
+  uint32_t failed = id;  // The entry a failure is pinned on.
+  bool ok = true;
+  bool out_of_work = false;
+  while (ok && !stack.empty()) {
+    Frame& frame = stack.back();
+    const Entry& entry = entries_[frame.id];
+    // Text up to the next placeholder.
+    const char* const text = entry.text;
+    uint32_t at = frame.next_char;
+    while (at < entry.size && text[at] != '\0')
+      at++;
+    scratch_.append(text + frame.next_char, at - frame.next_char);
+    unmemoized_work_ += 1 + (at - frame.next_char);
+    if (scratch_.size() > max_name_bytes_) {
+      *why = Format("dictionary entry %" PRIu64 " expands to more than %" PRIu64 " bytes", id,
+                    max_name_bytes_);
+      ok = false;
+      break;
+    }
+    if (unmemoized_work_ > work_bound) {
+      out_of_work = true;
+      break;
+    }
+    if (at == entry.size) {
+      if (frame.next_marker != entry.marker_count) {
+        *why = Format("dictionary entry %" PRIu64 " has %" PRIu64
+                      " marker ids but fewer placeholders (%" PRIu64 ")",
+                      frame.id, entry.marker_count, frame.next_marker);
+        failed = frame.id;
+        ok = false;
+        break;
+      }
+      if (frame.id != id)
+        entries_[frame.id].state = Entry::kPending;  // Not kept: a piece.
+      stack.pop_back();
+      continue;
+    }
+    frame.next_char = at + 1;  // Past the placeholder.
+    if (frame.next_marker == entry.marker_count) {
+      *why = Format("dictionary entry %" PRIu64 " has more placeholders than its %" PRIu64
+                    " marker ids",
+                    frame.id, entry.marker_count);
+      failed = frame.id;
+      ok = false;
+      break;
+    }
+    const uint32_t ref = markers_[entry.first_marker + frame.next_marker++];
+    if (ref == frame.id) {
+      *why = Format("dictionary entry %" PRIu64 " refers to itself", frame.id);
+      failed = frame.id;
+      ok = false;
+    } else if (ref >= entries_.size()) {
+      *why = Format("dictionary entry %" PRIu64 " refers to entry %" PRIu64
+                    ", which is not an earlier entry (%" PRIu64 " so far)",
+                    frame.id, ref, entries_.size());
+      failed = frame.id;
+      ok = false;
+    } else if (entries_[ref].state == Entry::kExpanded) {
+      scratch_.append(entries_[ref].text, entries_[ref].size);
+    } else if (entries_[ref].state == Entry::kPending) {
+      entries_[ref].state = Entry::kExpanding;
+      stack.push_back(Frame{ref, 0, 0});  // `frame` and `entry` now stale.
+    } else {
+      *why = Format(entries_[ref].state == Entry::kExpanding
+                        ? "dictionary entry %" PRIu64 " refers to entry %" PRIu64
+                          ", which refers back to it (a cycle)"
+                        : "dictionary entry %" PRIu64 " refers to entry %" PRIu64
+                          ", which could not be expanded",
+                    frame.id, ref);
+      // A cycle fails every entry on it, whoever asks: as the memoized walk.
+      failed = entries_[ref].state == Entry::kExpanding ? frame.id : id;
+      ok = false;
+    }
+  }
+  // What is left on the stack goes back to pending, unless it is decided.
+  for (const Frame& frame : stack) {
+    if (entries_[frame.id].state == Entry::kExpanding)
+      entries_[frame.id].state = Entry::kPending;
+  }
+  if (out_of_work)
+    return false;
+  if (!ok) {
+    // The entry at fault fails for good, and so does the one asked for.
+    entries_[failed].state = Entry::kFailed;
+    entries_[id].state = Entry::kFailed;
+    return true;
+  }
+  const std::string_view stored = Store(scratch_);
+  Entry& entry = entries_[id];
+  entry.text = stored.data();
+  entry.size = static_cast<uint32_t>(stored.size());
+  entry.state = Entry::kExpanded;
   return true;
 }
 

@@ -237,8 +237,36 @@ TEST(NameDictionaryTest, ANameThatDoublesAtEveryLevelStopsAtTheLimit) {
     batch.Add(std::string("\0\0", 2), {i - 1, i - 1}, &error);
   }
   EXPECT_EQ(ExpandOrError(&batch, 12).size(), 4096u);
+  // The batch method keeps no pieces: the entry asked for is refused.
   EXPECT_EQ(ExpandOrError(&batch, 39),
+            "error: dictionary entry 39 expands to more than 4096 bytes");
+  EXPECT_EQ(ExpandOrError(&batch, 13),
             "error: dictionary entry 13 expands to more than 4096 bytes");
+}
+
+// Names that all walk one long chain: past the work bound (linear in the
+// dictionary), the batch method memoizes the pieces, so the total work stays
+// linear, and the names are the same.
+TEST(NameDictionaryTest, ManyNamesOverALongChainStayLinear) {
+  constexpr uint32_t kChain = 100000;
+  NameExpander batch(NameExpander::Method::kBatch);
+  NameExpander sequential(NameExpander::Method::kSequential);
+  std::string error;
+  for (NameExpander* expander : {&batch, &sequential}) {
+    expander->Add("a", {}, &error);
+    for (uint32_t i = 1; i < kChain; i++)  // Entry i: entry i-1, no text of its own.
+      expander->Add(std::string("\0", 1), {i - 1}, &error);
+    for (uint32_t i = 0; i < kChain; i++)  // Entry kChain + i: "<" chain end ">".
+      expander->Add(std::string("<\0>", 3), {kChain - 1}, &error);
+  }
+  // Unmemoized, this is 10^10 steps; bounded, it takes well under a second.
+  for (uint32_t i = 0; i < kChain; i++) {
+    std::string_view from_batch, from_sequential;
+    ASSERT_TRUE(batch.Expand(kChain + i, &from_batch, &error)) << error;
+    ASSERT_TRUE(sequential.Expand(kChain + i, &from_sequential, &error)) << error;
+    ASSERT_EQ(from_batch, "<a>");
+    ASSERT_EQ(from_batch, from_sequential);
+  }
 }
 
 TEST(NameDictionaryTest, ALongChainExpandsWithoutRecursion) {
@@ -257,7 +285,7 @@ TEST(NameDictionaryTest, ALongChainExpandsWithoutRecursion) {
   for (uint32_t i = 1; i < 200000; i++)
     small_limit.Add(std::string("\0b", 2), {i - 1}, &error);
   EXPECT_FALSE(small_limit.Expand(199999, &name, &error));
-  EXPECT_EQ(error, "dictionary entry 1000 expands to more than 1000 bytes");
+  EXPECT_EQ(error, "dictionary entry 199999 expands to more than 1000 bytes");
 }
 
 // The "name" values of the fixture's expected entries, in begin order (its

@@ -105,7 +105,8 @@ class TemplightInstantiationSink {
 };
 
 struct TemplightReadOptions {
-  NameExpander::Method method = NameExpander::Method::kSequential;
+  // Batch: faster, and keeps only the names asked for (docs/benchmarks.md).
+  NameExpander::Method method = NameExpander::Method::kBatch;
   size_t max_name_bytes = NameExpander::kDefaultMaxNameBytes;
   // Null: instantiations go to the profile.
   TemplightInstantiationSink* sink = nullptr;

@@ -49,8 +49,9 @@ struct ImportOptions {
   enum class Format { kAuto, kProto, kTemplight };
   Format format = Format::kAuto;
   // How a Templight trace's dictionary names are expanded; both give the
-  // same model (docs/design/templight.md).
-  NameExpander::Method templight_method = NameExpander::Method::kSequential;
+  // same model (docs/design/templight.md). Batch is the faster and the
+  // leaner on large traces (docs/benchmarks.md): the default.
+  NameExpander::Method templight_method = NameExpander::Method::kBatch;
 };
 
 struct ImportResult {
