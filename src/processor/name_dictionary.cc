@@ -390,16 +390,23 @@ bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
   return true;
 }
 
+size_t NameExpander::memory_bytes() const {
+  return arena_bytes_ + entries_.capacity() * sizeof(Entry) +
+         markers_.capacity() * sizeof(uint32_t) + arena_blocks_.capacity() * sizeof(void*);
+}
+
 std::string_view NameExpander::Store(std::string_view name) {
   constexpr size_t kBlockBytes = size_t{1} << 20;
   if (name.size() > arena_left_) {
     // A long name gets a block of its own; the current block stays open.
     if (name.size() > kBlockBytes / 4) {
       arena_blocks_.emplace_back(new char[name.size()]);
+      arena_bytes_ += name.size();
       memcpy(arena_blocks_.back().get(), name.data(), name.size());
       return std::string_view(arena_blocks_.back().get(), name.size());
     }
     arena_blocks_.emplace_back(new char[kBlockBytes]);
+    arena_bytes_ += kBlockBytes;
     arena_next_ = arena_blocks_.back().get();
     arena_left_ = kBlockBytes;
   }

@@ -192,6 +192,12 @@ class UnitReader {
                        ": the trace is truncated or corrupt here (%" PRIu64 " bytes not read)",
                        unit_, trace.size - at));
     }
+    if (times_went_back_) {
+      Problem(trace.data,
+              Describe("translation unit %" PRIu64 ": %" PRIu64
+                       " time stamps went back in time; each was taken as the time before it",
+                       unit_, times_went_back_));
+    }
     // Batch: names are expanded once every entry of the unit is known.
     for (const PendingName& pending : pending_names_)
       ResolveDictName(pending);
@@ -319,6 +325,7 @@ class UnitReader {
       }
     }
     ReportIfCorrupt(decoder, bytes, "begin");
+    instantiation.begin_ns = Monotonic(instantiation.begin_ns);
     // The last name given wins, as for any protobuf field read twice.
     if (name.kind == NameField::kPlain) {
       instantiation.name = InternCopy(name.plain);
@@ -358,6 +365,7 @@ class UnitReader {
         memory_end = f.as_uint64();
     }
     ReportIfCorrupt(decoder, bytes, "end");
+    end_ns = Monotonic(end_ns);
     instantiations_->SetEnd(ended.index, end_ns, memory_end);
   }
 
@@ -489,6 +497,19 @@ class UnitReader {
   std::unordered_map<uint32_t, uint32_t> unit_files_;  // file_id -> files index.
   std::vector<PendingName> pending_names_;
   std::string inflated_;  // Scratch for zlib names.
+  // Begins and ends come in time order, or the nesting they describe is
+  // impossible (a child before its parent, siblings overlapping): a time
+  // that goes back (a damaged file) is taken as the one before it.
+  int64_t Monotonic(int64_t ns) {
+    if (ns < last_ns_) {
+      times_went_back_++;
+      return last_ns_;
+    }
+    last_ns_ = ns;
+    return ns;
+  }
+  int64_t last_ns_ = INT64_MIN;
+  uint64_t times_went_back_ = 0;
 };
 
 }  // namespace

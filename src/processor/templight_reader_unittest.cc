@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include "src/processor/templight_writer.h"
 #include "src/processor/test/templight_test_files.h"
 
 namespace zt {
@@ -277,6 +278,50 @@ TEST(TemplightReaderTest, ACorruptNestedMessageIsReportedAndTheRestKept) {
   ASSERT_EQ(profile.problems.size(), 1u);
   EXPECT_EQ(profile.problems[0].what, "translation unit 0: a corrupt location");
   EXPECT_EQ(file.substr(profile.problems[0].offset, bad_location.size()), bad_location);
+}
+
+}  // namespace
+}  // namespace processor
+}  // namespace zt
+
+namespace zt {
+namespace processor {
+namespace {
+
+// A child that begins before its parent and ends after it (a damaged
+// clock): the times are made monotonic, so the nesting holds, and it is
+// reported.
+TEST(TemplightReaderTest, TimesThatGoBackAreClampedAndReported) {
+  TemplightProfile written;
+  written.units.push_back(TemplightUnit{});
+  written.units[0].source_file = "a.cpp";
+  written.units[0].instantiation_count = 2;
+  written.names.push_back("A");
+  written.names.push_back("B");
+  TemplightInstantiation a;
+  a.name = 0;
+  a.begin_ns = 100;
+  a.end_ns = 200;
+  TemplightInstantiation b;
+  b.name = 1;
+  b.begin_ns = 50;
+  b.end_ns = 300;
+  b.depth = 1;
+  b.parent = 0;
+  written.instantiations = {a, b};
+  const std::string bytes = WriteTemplight(written, TemplightNameMode::kPlain);
+
+  TemplightProfile profile;
+  ASSERT_TRUE(ReadTemplight(bytes.data(), bytes.size(), TemplightReadOptions(), &profile));
+  ASSERT_EQ(profile.instantiations.size(), 2u);
+  EXPECT_EQ(profile.instantiations[0].begin_ns, 100);
+  EXPECT_EQ(profile.instantiations[0].end_ns, 300);
+  EXPECT_EQ(profile.instantiations[1].begin_ns, 100);
+  EXPECT_EQ(profile.instantiations[1].end_ns, 300);
+  ASSERT_EQ(profile.problems.size(), 1u);
+  EXPECT_EQ(profile.problems[0].what,
+            "translation unit 0: 2 time stamps went back in time; each was taken as the time "
+            "before it");
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // Beyond "no crash, no out-of-bounds read, no endless loop", it checks the
 // model's invariants on whatever was imported: columns of equal length,
 // every id pointing at an existing row, depth and parent agreeing, slices
-// and counters in time order, durations not below -1.
+// and counters in time order, durations not below -1; for Templight input,
+// a templight row per slice and both name expansion methods agreeing.
 
 #include <cstdint>
 #include <cstdlib>
@@ -91,5 +92,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int key = 0; key < stats::kNumKeys; key++)
     Check(other.stats.Get(static_cast<stats::Key>(key)) ==
           storage.stats.Get(static_cast<stats::Key>(key)));
+
+  // Templight input: a row per slice, every id valid; and the sequential
+  // expansion method builds the same timeline, with the same name wherever
+  // it could expand one (it refuses forward references the batch allows).
+  const TemplightInstantiationTable& t = storage.templight;
+  Check(t.kind.size() == t.size() && t.kind_name.size() == t.size() &&
+        t.file.size() == t.size() && t.origin_file.size() == t.size() &&
+        t.memory_end.size() == t.size());
+  for (size_t r = 0; r < t.size(); r++) {
+    Check(t.slice_id[r] == r && r < slice.size());
+    Check(t.kind_name[r] < strings && t.file[r] < strings && t.origin_file[r] < strings);
+  }
+  for (const TemplightUnitRow& unit : storage.templight_units)
+    Check(unit.track_id < track.size() && unit.source_file < strings);
+  if (!storage.templight_units.empty()) {
+    ImportOptions sequential_options;
+    sequential_options.templight_method = NameExpander::Method::kSequential;
+    TraceStorage sequential;
+    ImportTrace(data, size, &sequential, sequential_options);
+    Check(sequential.slice.ts == slice.ts && sequential.slice.dur == slice.dur &&
+          sequential.slice.parent_id == slice.parent_id &&
+          sequential.slice.track_id == slice.track_id);
+    const StringId unreadable = sequential.strings.Intern("(unreadable name)");
+    for (size_t i = 0; i < slice.size(); i++) {
+      if (sequential.slice.name[i] != unreadable)
+        Check(sequential.strings.Get(sequential.slice.name[i]) == storage.strings.Get(slice.name[i]));
+    }
+  }
   return 0;
 }
