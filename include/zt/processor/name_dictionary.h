@@ -114,7 +114,8 @@ class NameExpander {
   // entry is expanded now, and on failure (a marker that is not an earlier
   // entry, or one that failed; fewer or more markers than placeholders; a
   // name over the limit) false is returned with the reason in *error: the
-  // id is taken and expanding it fails. Batch: always true.
+  // id is taken and expanding it fails. Batch: true (false only past 4 G
+  // marker ids in one expander).
   bool Add(std::string_view marked_name, const std::vector<uint32_t>& marker_ids,
            std::string* error);
 
@@ -124,24 +125,42 @@ class NameExpander {
 
   size_t size() const { return entries_.size(); }
   Method method() const { return method_; }
+  // Bytes held (entries, marker ids, the arena of names), for memory reports.
+  size_t memory_bytes() const;
 
  private:
+  // 24 bytes an entry: a large trace has hundreds of thousands.
   struct Entry {
-    std::string marked_name;            // Batch only (cleared once expanded).
-    std::vector<uint32_t> marker_ids;   // Batch only.
-    std::string_view expanded;          // Into arena_, once expanded.
+    // Pending (batch): the marked name; expanded: the name. In the arena.
+    const char* text = nullptr;
+    uint32_t size = 0;
+    uint32_t first_marker = 0;  // Batch: the entry's ids are markers_[first, first + count).
+    uint32_t marker_count = 0;
     enum State : uint8_t { kPending, kExpanding, kExpanded, kFailed } state = kPending;
   };
 
+  // Batch: expands `id` straight from the marked names, keeping only its
+  // own result (the pieces of a name are not kept: most are asked for
+  // never). False with no state changed when the work bound is reached;
+  // true when `id` is decided (expanded, or failed with *why).
+  bool ExpandUnmemoized(uint32_t id, std::string* why);
   // Expands entry `id` whose markers are all expanded; sets its state.
-  bool ExpandFromMarkers(uint32_t id, std::string_view marked_name,
-                         const std::vector<uint32_t>& marker_ids, std::string* error);
-  std::string_view Store(const std::string& name);
+  bool ExpandFromMarkers(uint32_t id, std::string_view marked_name, const uint32_t* marker_ids,
+                         size_t marker_count, std::string* error);
+  std::string_view Store(std::string_view text);
 
   const Method method_;
   const size_t max_name_bytes_;
   std::vector<Entry> entries_;
+  std::vector<uint32_t> markers_;  // Batch: every entry's marker ids, in entry order.
+  // Batch: entries visited and bytes copied by unmemoized expansions. Past
+  // a bound linear in the dictionary's size (a hostile dictionary can make
+  // every name walk a long chain), every piece is memoized from then on.
+  uint64_t unmemoized_work_ = 0;
+  uint64_t marked_bytes_ = 0;
+  bool memoize_pieces_ = false;
   std::vector<std::unique_ptr<char[]>> arena_blocks_;
+  size_t arena_bytes_ = 0;
   size_t arena_left_ = 0;
   char* arena_next_ = nullptr;
   std::string scratch_;
