@@ -60,9 +60,8 @@ int main(int argc, char** argv) {
   printf("trace            %.1f MB, %zu instantiations, %zu strings, %" PRId64 " problems\n", mb,
          count, storage->strings.size(),
          storage->stats.Get(zt::processor::stats::templight_problems));
-  printf("import (%s) %.3f s  %.2f M instantiations/s  %.0f MB/s  (read %.3f s, model %.3f s)\n",
-         argv[2], read_s, static_cast<double>(count) / read_s / 1e6, mb / read_s,
-         result.pass1_seconds, result.pass2_seconds);
+  printf("import (%s) %.3f s  %.2f M instantiations/s  %.0f MB/s\n",
+         argv[2], read_s, static_cast<double>(count) / read_s / 1e6, mb / read_s);
   printf("peak RSS         %.1f MB = %.2f x the trace (string pool %.1f MB)\n",
          static_cast<double>(rss) / 1e6, static_cast<double>(rss) / 1e6 / mb,
          static_cast<double>(storage->strings.memory_bytes()) / 1e6);
