@@ -68,7 +68,7 @@ enum Type : uint8_t { kSingle, kIndexed };
   F(traced_buf_patches_failed, kIndexed, kDataLoss, kTrace, "")                  \
   F(traced_buf_abi_violations, kIndexed, kDataLoss, kTrace, "")                  \
   F(traced_buf_trace_writer_packet_loss, kIndexed, kDataLoss, kTrace, "")        \
-  F(templight_problems, kSingle, kError, kTrace,                                \
+  F(templight_problems, kSingle, kDataLoss, kTrace,                                \
     "zt: malformed parts of a Templight trace (a corrupt message, a bad "       \
     "dictionary reference, an end without a begin), skipped; `ztrace stats` "    \
     "lists the first ones with their offsets")                                   \

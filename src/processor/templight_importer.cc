@@ -44,12 +44,20 @@ void SetMetadata(TraceStorage* storage, const char* name, int64_t int_value,
 }  // namespace
 
 bool LooksLikeTemplight(const void* data, size_t size) {
-  ProtoDecoder collection(static_cast<const uint8_t*>(data), size);
-  const Field first = collection.ReadField();
-  if (!first.valid() || first.id() != 1 || first.type() != WireType::kLengthDelimited)
+  // The first record by hand: a file cut inside it (one translation unit
+  // per file is the usual case) is still told by what it holds.
+  const uint8_t* const begin = static_cast<const uint8_t*>(data);
+  const uint8_t* const end = begin + size;
+  uint64_t tag = 0;
+  uint64_t length = 0;
+  const uint8_t* p = protozero::proto_utils::ParseVarInt(begin, end, &tag);
+  if (p == begin || tag != ((1 << 3) | 2))
+    return false;
+  const uint8_t* const body = protozero::proto_utils::ParseVarInt(p, end, &length);
+  if (body == p)
     return false;
   bool has_header = false;
-  ProtoDecoder trace(first.as_bytes());
+  ProtoDecoder trace(body, std::min<uint64_t>(length, static_cast<uint64_t>(end - body)));
   for (Field f = trace.ReadField(); f.valid(); f = trace.ReadField()) {
     if (f.id() < 1 || f.id() > 3 || f.type() != WireType::kLengthDelimited)
       return false;

@@ -59,7 +59,9 @@ TEST(ExportDbCommandTest, WritesADatabaseSqliteOpens) {
             "2130.0");
   EXPECT_EQ(One(db, "SELECT SUM(int_value) FROM args WHERE key = 'debug.int_arg'"), "765");
   EXPECT_EQ(One(db, "SELECT COUNT(*) FROM thread_track"), "2");
-  EXPECT_EQ(One(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'"), "14");
+  // Every table, the two Templight ones (empty here) included.
+  EXPECT_EQ(One(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'"), "16");
+  EXPECT_EQ(One(db, "SELECT COUNT(*) FROM templight_instantiation"), "0");
   EXPECT_EQ(One(db, "PRAGMA integrity_check"), "ok");
   sqlite3_close(db);
 

@@ -147,7 +147,9 @@ TEST(QueryCommandTest, PromptRunsStatementsAndDotCommands) {
                           "SELECT 'not run';\n");
   // A script (no terminal) with a failed statement ends with 1.
   EXPECT_EQ(r.code, kExitFailure);
-  EXPECT_NE(r.out.find("slice\nstats\nthread\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("slice\nstats\ntemplight_instantiation\ntemplight_unit\nthread\n"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("n\n---\n495\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("one\n1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("n\n495\n"), std::string::npos) << r.out;  // !1 in csv mode.

@@ -13,6 +13,25 @@
 namespace zt {
 namespace ztrace {
 
+namespace {
+
+// A stat of data_loss severity that is not zero (a Templight file's damage
+// has no place in the trace to mark, only its count).
+bool HasDataLossStat(const processor::StatsTable& stats) {
+  for (int k = 0; k < processor::stats::kNumKeys; k++) {
+    const auto key = static_cast<processor::stats::Key>(k);
+    const processor::stats::Descriptor& d = processor::stats::Describe(key);
+    if (d.severity != processor::stats::kDataLoss)
+      continue;
+    if (d.type == processor::stats::kSingle ? stats.Get(key) != 0
+                                            : stats.GetIndexedTotal(key) != 0)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string StatsUsage() {
   return R"(Usage: ztrace stats [OPTIONS] TRACE
 
@@ -24,6 +43,7 @@ that took the most time (total and self).
 Options:
   --top N     slices to list (default 10)
   --strict    exit with 1 if the trace is damaged or recorded a data loss
+              (a loss marked in it, or any stat of data_loss severity)
   -h, --help  this text
 
 Exit codes: 0 read, 1 unreadable (or, with --strict, lossy), 2 bad usage.
@@ -88,7 +108,7 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
     fprintf(err, "ztrace stats: cannot write the summary\n");
     return kExitFailure;
   }
-  if (strict && !storage->data_losses.empty())
+  if (strict && (!storage->data_losses.empty() || HasDataLossStat(storage->stats)))
     return kExitFailure;
   return kExitOk;
 }

@@ -41,6 +41,30 @@ CommandRun RunWith(const std::vector<std::string>& args) {
   return run;
 }
 
+// A Templight trace: the costliest templates, instantiations and files; a
+// cut one says where, and --strict fails on it.
+TEST(StatsCommandTest, SummarizesATemplightTrace) {
+  const std::string trace = std::string(ZT_TEST_DATA_DIR) + "/templight/tiny.memory.trace.pbf";
+  const CommandRun run = RunWith({trace, "--top", "2"});
+  EXPECT_EQ(run.code, kExitOk) << run.err;
+  for (const char* line :
+       {"a Templight trace, 1.4 KiB", "templight  1 translation unit, 10 instantiations",
+        "top templates by time", "top instantiations by memory", "top files by time",
+        "  std::operator<<      "}) {
+    EXPECT_NE(run.out.find(line), std::string::npos) << line << "\n" << run.out;
+  }
+
+  std::ifstream in(trace, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cut_path = testing::TempDir() + "/cut.trace.pbf";
+  std::ofstream(cut_path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  const CommandRun cut = RunWith({cut_path, "--strict"});
+  EXPECT_EQ(cut.code, kExitFailure) << cut.out;
+  EXPECT_NE(cut.out.find("templight_problems"), std::string::npos) << cut.out;
+  EXPECT_NE(cut.out.find("it is cut, its last entries are lost"), std::string::npos) << cut.out;
+  unlink(cut_path.c_str());
+}
+
 TEST(StatsCommandTest, SummarizesTheUpstreamFixture) {
   const CommandRun run = RunWith({kFixture, "--top", "3"});
   EXPECT_EQ(run.code, kExitOk) << run.err;
