@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "src/processor/templight_reader.h"
+#include "src/processor/templight_writer.h"
 #include "src/processor/test/templight_test_files.h"
 #include "src/processor/trace_importer.h"
 
@@ -204,6 +205,31 @@ TEST(TemplightImporterTest, TwoUnitsOverlapInTimeAndStayApart) {
     on_track[s.slice.track_id[row]]++;
   EXPECT_GT(on_track[0], 0u);
   EXPECT_GT(on_track[1], 0u);
+}
+
+// Memory above 4 GiB, times as double seconds to the nanosecond, a unit
+// with no source file.
+TEST(TemplightImporterTest, LargeMemoryAndExactTimes) {
+  TemplightProfile written;
+  written.units.push_back(TemplightUnit{});
+  written.units[0].instantiation_count = 1;
+  written.names.push_back("big<huge>");
+  TemplightInstantiation i;
+  i.name = 0;
+  i.begin_ns = 1234567891;
+  i.end_ns = 2345678912;
+  i.memory_begin = (uint64_t{5} << 30) + 3;
+  i.memory_end = (uint64_t{6} << 30) + 7;
+  written.instantiations.push_back(i);
+  const std::string bytes = WriteTemplight(written, TemplightNameMode::kDictionary);
+  TraceStorage s;
+  ImportTrace(bytes.data(), bytes.size(), &s);
+  ASSERT_EQ(s.templight.size(), 1u);
+  EXPECT_EQ(s.templight.memory_begin[0], (uint64_t{5} << 30) + 3);
+  EXPECT_EQ(s.templight.memory_end[0], (uint64_t{6} << 30) + 7);
+  EXPECT_EQ(s.slice.ts[0], 1234567891);
+  EXPECT_EQ(s.slice.dur[0], 2345678912 - 1234567891);
+  EXPECT_EQ(Str(s, s.track.name[0]), "translation unit 1");
 }
 
 TEST(TemplightImporterTest, DamageIsCountedAndTheRestLoaded) {
