@@ -1,7 +1,8 @@
 // SQL over a trace: loads a protobuf trace (zerotrace's or upstream
-// Perfetto's, v14 and later) and answers SQLite queries on tables named as
-// upstream Perfetto's trace processor names them, so that its common
-// queries work here unchanged:
+// Perfetto's, v14 and later; or a Templight trace of clang's template
+// instantiations) and answers SQLite queries on tables named as upstream
+// Perfetto's trace processor names them, so that its common queries work
+// here unchanged:
 //
 //   std::string error;
 //   auto tp = zt::processor::TraceProcessor::Open("trace.pftrace", {}, &error);
@@ -14,8 +15,10 @@
 //
 // Tables (docs/design/trace_processor.md, stage 6): slice, counter, track,
 // thread_track, process_track, counter_track, thread, process, flow, args,
-// stats, metadata. Absent values (a slice without parent, a thread of no
-// known process) are SQL NULL.
+// stats, metadata; and for Templight input templight_instantiation (kind,
+// location, origin, memory of each slice, joined by slice_id) and
+// templight_unit (docs/design/templight.md). Absent values (a slice without
+// parent, a thread of no known process) are SQL NULL.
 //
 // Cost: Open() reads the whole trace into memory-resident columns (see the
 // design note for the figures); the tables are then exposed to SQLite
