@@ -178,7 +178,7 @@ TEST_F(ConvertTest, WritesPftraceThatOurImporterReadsBack) {
 }
 
 TEST_F(ConvertTest, PftraceNotesGoToStderr) {
-  auto load = [this](const std::string&, const processor::ImportOptions&,
+  auto load = [](const std::string&, const processor::ImportOptions&,
                      processor::ImportResult*, std::string*) {
     auto storage = std::make_unique<processor::TraceStorage>();
     processor::test::FillSampleStorage(storage.get());
