@@ -37,7 +37,8 @@ std::string Format(const char* format, uint64_t a, uint64_t b = 0, uint64_t c = 
 
 }  // namespace
 
-NameCompressor::NameCompressor(EntrySink sink) : sink_(std::move(sink)) {}
+NameCompressor::NameCompressor(EntrySink sink, Names names)
+    : sink_(std::move(sink)), names_(names) {}
 NameCompressor::~NameCompressor() = default;
 
 uint32_t NameCompressor::Compress(std::string_view name) {
@@ -47,7 +48,7 @@ uint32_t NameCompressor::Compress(std::string_view name) {
 }
 
 uint32_t NameCompressor::CompressAt(std::string_view name, int nesting) {
-  auto found = ids_.find(std::string(name));
+  auto found = ids_.find(name);
   if (found != ids_.end())
     return found->second;
 
@@ -112,7 +113,23 @@ uint32_t NameCompressor::CompressAt(std::string_view name, int nesting) {
   }
 
   const uint32_t id = next_id_++;
-  ids_.emplace(std::string(name), id);
+  std::string_view key = name;
+  if (names_ == Names::kCopied && !name.empty()) {
+    // Keys in blocks that never move (a map of strings would cost a node
+    // and, past 15 bytes, a heap block per key).
+    constexpr size_t kBlockBytes = size_t{256} << 10;
+    if (name.size() > key_left_) {
+      const size_t block = std::max(kBlockBytes, name.size());
+      key_blocks_.emplace_back(new char[block]);
+      key_next_ = key_blocks_.back().get();
+      key_left_ = block;
+    }
+    memcpy(key_next_, name.data(), name.size());
+    key = std::string_view(key_next_, name.size());
+    key_next_ += name.size();
+    key_left_ -= name.size();
+  }
+  ids_.emplace(key, id);
   DictionaryEntry entry;
   entry.id = id;
   entry.marked_name = marked;

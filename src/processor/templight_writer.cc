@@ -55,7 +55,9 @@ class UnitWriter {
           for (uint32_t id : entry.marker_ids)
             PutVarintField(&message, 2, id);  // marker_ids
           PutBytesField(&trace_, 3, message);  // TemplightTrace.names
-        }) {}
+        },
+        // The profile's names outlive the writer: viewed, not copied.
+                    NameCompressor::Names::kOutliveCompressor) {}
 
   std::string Write(const TemplightUnit& unit) {
     std::string header;
@@ -166,8 +168,11 @@ class UnitWriter {
 
 std::string WriteTemplight(const TemplightProfile& profile, TemplightNameMode mode) {
   std::string out;
-  for (const TemplightUnit& unit : profile.units)
-    PutBytesField(&out, 1, UnitWriter(profile, mode).Write(unit));  // traces
+  for (const TemplightUnit& unit : profile.units) {
+    const std::string trace = UnitWriter(profile, mode).Write(unit);
+    out.reserve(out.size() + trace.size() + 16);  // Not doubled: traces are large.
+    PutBytesField(&out, 1, trace);  // traces
+  }
   return out;
 }
 

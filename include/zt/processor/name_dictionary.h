@@ -61,7 +61,15 @@ class NameCompressor {
   // bound on the recursion for hostile names).
   static constexpr int kMaxNesting = 64;
 
-  explicit NameCompressor(EntrySink sink);
+  // What Compress() may keep of the names it is given.
+  enum class Names {
+    kCopied,  // Copies each new name and piece (the default).
+    // The caller's names stay valid and unchanged as long as the compressor
+    // (a profile's names, a string pool's): kept as views, which halves the
+    // compressor's memory.
+    kOutliveCompressor,
+  };
+  explicit NameCompressor(EntrySink sink, Names names = Names::kCopied);
   ~NameCompressor();
   NameCompressor(const NameCompressor&) = delete;
   NameCompressor& operator=(const NameCompressor&) = delete;
@@ -86,7 +94,13 @@ class NameCompressor {
                    std::string* marked, std::vector<uint32_t>* markers);
 
   EntrySink sink_;
-  std::unordered_map<std::string, uint32_t> ids_;
+  const Names names_;
+  // Whole names and pieces seen, by text: views of the caller's names or of
+  // key_blocks_.
+  std::unordered_map<std::string_view, uint32_t> ids_;
+  std::vector<std::unique_ptr<char[]>> key_blocks_;
+  char* key_next_ = nullptr;
+  size_t key_left_ = 0;
   uint32_t next_id_ = 0;
 };
 
