@@ -1,5 +1,6 @@
 #include "src/processor/templight_reader.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -283,8 +284,9 @@ class UnitReader {
   }
 
   bool TimeNs(double seconds, const uint8_t* where, int64_t* ns) {
-    // Nanoseconds fit 64 bits for ±292 years.
-    if (!std::isfinite(seconds) || std::fabs(seconds) > 9.2e9) {
+    // Seconds since the compiler started: never negative; and below 146
+    // years, so that an end minus a begin fits 64 bits of nanoseconds.
+    if (!std::isfinite(seconds) || seconds < 0 || seconds > 4.6e9) {
       Problem(where, Describe("translation unit %" PRIu64 ": a time stamp out of range", unit_));
       return false;
     }
@@ -296,6 +298,7 @@ class UnitReader {
     TemplightInstantiation instantiation;
     NameField name;
     instantiation.unit = unit_;
+    instantiation.begin_ns = -1;  // Until a valid time is read.
     instantiation.depth = static_cast<uint32_t>(open_.size());
     instantiation.parent = open_.empty() ? -1 : static_cast<int64_t>(open_.back().index);
     const size_t index = instantiations_->size();
@@ -325,7 +328,11 @@ class UnitReader {
       }
     }
     ReportIfCorrupt(decoder, bytes, "begin");
-    instantiation.begin_ns = Monotonic(instantiation.begin_ns);
+    // A begin without a (valid) time begins when the last thing before it
+    // did.
+    instantiation.begin_ns = instantiation.begin_ns < 0 ? std::max<int64_t>(0, last_ns_)
+                                                        : Monotonic(instantiation.begin_ns);
+    last_ns_ = std::max(last_ns_, instantiation.begin_ns);
     // The last name given wins, as for any protobuf field read twice.
     if (name.kind == NameField::kPlain) {
       instantiation.name = InternCopy(name.plain);
@@ -355,7 +362,7 @@ class UnitReader {
     }
     const Open ended = open_.back();
     open_.pop_back();
-    int64_t end_ns = ended.begin_ns;  // An end without a time.
+    int64_t end_ns = -1;
     uint64_t memory_end = 0;
     ProtoDecoder decoder(bytes);
     for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
@@ -365,7 +372,10 @@ class UnitReader {
         memory_end = f.as_uint64();
     }
     ReportIfCorrupt(decoder, bytes, "end");
-    end_ns = Monotonic(end_ns);
+    // An end without a (valid) time ends when the last thing before it did:
+    // no time went back.
+    end_ns = end_ns < 0 ? std::max(ended.begin_ns, last_ns_) : Monotonic(end_ns);
+    last_ns_ = std::max(last_ns_, end_ns);
     instantiations_->SetEnd(ended.index, end_ns, memory_end);
   }
 

@@ -1,5 +1,6 @@
 #include "src/processor/templight_reader.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -230,6 +231,38 @@ std::string Zlib(const std::string& text) {
             Z_OK);
   out.resize(size);
   return out;
+}
+
+// Begin{time 2 s} Begin{no time} End{time 3 s} End{no time} Begin{time -1 s}
+// End{}: times that are missing follow what came before without a report;
+// a negative one is out of range, reported, and follows too.
+TEST(TemplightReaderTest, MissingAndNegativeTimes) {
+  auto seconds = [](double value) {
+    std::string bytes(8, '\0');
+    memcpy(&bytes[0], &value, 8);
+    return bytes;
+  };
+  const std::string begin_at_2 = Field(0x0a, std::string("\x21", 1) + seconds(2));  // time_stamp = 4
+  const std::string begin_untimed = Field(0x0a, std::string("\x08\x00", 2));        // kind = 0
+  const std::string end_at_3 = Field(0x12, std::string("\x09", 1) + seconds(3));      // time_stamp = 1
+  const std::string end_untimed = Field(0x12, "");
+  const std::string begin_negative = Field(0x0a, std::string("\x21", 1) + seconds(-1));
+  std::string trace;
+  for (const std::string& entry :
+       {begin_at_2, begin_untimed, end_at_3, end_untimed, begin_negative, end_untimed})
+    trace += Field(0x12, entry);
+  const std::string file = Field(0x0a, trace);
+  TemplightProfile profile;
+  ASSERT_TRUE(ReadTemplight(file.data(), file.size(), TemplightReadOptions(), &profile));
+  ASSERT_EQ(profile.instantiations.size(), 3u);
+  EXPECT_EQ(profile.instantiations[0].begin_ns, 2000000000);
+  EXPECT_EQ(profile.instantiations[0].end_ns, 3000000000);
+  EXPECT_EQ(profile.instantiations[1].begin_ns, 2000000000);
+  EXPECT_EQ(profile.instantiations[1].end_ns, 3000000000);
+  EXPECT_EQ(profile.instantiations[2].begin_ns, 3000000000);
+  EXPECT_EQ(profile.instantiations[2].end_ns, 3000000000);
+  ASSERT_EQ(profile.problems.size(), 1u);
+  EXPECT_EQ(profile.problems[0].what, "translation unit 0: a time stamp out of range");
 }
 
 TEST(TemplightReaderTest, ZlibNamesAreInflatedWithinTheLimit) {

@@ -76,22 +76,31 @@ std::vector<TemplightCost> ComputeTemplightCosts(const TraceStorage& storage,
     if (parent != kNullId && slice.dur[id] > 0)
       children_ns[parent] += slice.dur[id];
   }
+  // Counted once per stack: not again inside an instantiation of the same
+  // key (a recursive template would count its time twice). Rows come in
+  // slice order, parents first: each track's stack of open slices, and per
+  // key how many of them it has, answer "nested in the same key?" in
+  // amortized constant time however deep the stack.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> stacks;  // Per track.
+  std::vector<uint32_t> open_with_key(costs.size(), 0);
   for (size_t row = 0; row < table.size(); row++) {
     const uint32_t id = table.slice_id[row];
-    TemplightCost& cost = costs[key_of[id]];
+    const uint32_t key = key_of[id];
+    TemplightCost& cost = costs[key];
     cost.count++;
     const int64_t dur = slice.dur[id];
     if (dur > 0)
       cost.self_ns += std::max<int64_t>(0, dur - children_ns[id]);
-    // Counted once per stack: not again inside an instantiation of the
-    // same key (a recursive template would count its time twice).
-    bool nested_in_same = false;
-    for (uint32_t up = slice.parent_id[id]; up != kNullId; up = slice.parent_id[up]) {
-      if (key_of[up] == key_of[id]) {
-        nested_in_same = true;
-        break;
-      }
+    std::vector<uint32_t>& stack = stacks[slice.track_id[id]];
+    const uint32_t parent = slice.parent_id[id];
+    while (!stack.empty() && stack.back() != parent) {
+      if (key_of[stack.back()] != kNullId)
+        open_with_key[key_of[stack.back()]]--;
+      stack.pop_back();
     }
+    const bool nested_in_same = open_with_key[key] > 0;
+    stack.push_back(id);
+    open_with_key[key]++;
     if (nested_in_same)
       continue;
     if (dur > 0)

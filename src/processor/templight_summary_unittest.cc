@@ -91,6 +91,46 @@ TEST(TemplightSummaryTest, NestedSameTemplateCountsOnce) {
   EXPECT_NE(text.find("top instantiations by memory"), std::string::npos) << text;
 }
 
+// A stack 50,000 deep (a hostile file, or a deep recursion): one template,
+// counted once; a quadratic walk of ancestors would take minutes here.
+TEST(TemplightSummaryTest, DeepStackIsCountedOnceAndQuickly) {
+  TraceStorage s;
+  s.templight_units.push_back(TemplightUnitRow{0, 1, s.strings.Intern("deep.cpp")});
+  constexpr uint32_t kDepth = 50000;
+  for (uint32_t i = 0; i < kDepth; i++) {
+    s.slice.ts.push_back(i);
+    s.slice.dur.push_back(2 * (kDepth - i));
+    s.slice.track_id.push_back(0);
+    s.slice.category.push_back(kNullStringId);
+    s.slice.name.push_back(s.strings.Intern("rec<" + std::to_string(i) + ">"));
+    s.slice.depth.push_back(i);
+    s.slice.parent_id.push_back(i == 0 ? kNullId : i - 1);
+    s.slice.arg_set_id.push_back(kNullId);
+    TemplightInstantiationTable& t = s.templight;
+    t.slice_id.push_back(i);
+    t.kind.push_back(0);
+    t.kind_name.push_back(kNullStringId);
+    t.file.push_back(kNullStringId);
+    t.line.push_back(0);
+    t.column.push_back(0);
+    t.origin_file.push_back(kNullStringId);
+    t.origin_line.push_back(0);
+    t.origin_column.push_back(0);
+    t.memory_begin.push_back(0);
+    t.memory_end.push_back(0);
+  }
+  const std::vector<TemplightCost> by_template =
+      ComputeTemplightCosts(s, TemplightGrouping::kTemplate);
+  ASSERT_EQ(by_template.size(), 1u);
+  EXPECT_EQ(by_template[0].key, "rec");
+  EXPECT_EQ(by_template[0].count, kDepth);
+  EXPECT_EQ(by_template[0].total_ns, 2 * int64_t{kDepth});
+  EXPECT_EQ(by_template[0].self_ns, 2 * int64_t{kDepth});  // 2 ns each.
+  const std::vector<TemplightCost> by_name = ComputeTemplightCosts(s, TemplightGrouping::kName);
+  EXPECT_EQ(by_name.size(), kDepth);
+  EXPECT_EQ(by_name[0].total_ns, 2 * int64_t{kDepth});
+}
+
 TEST(TemplightSummaryTest, TinyFixture) {
   const std::string bytes = ReadTemplightTestFile("tiny.memory.trace.pbf");
   TraceStorage s;
