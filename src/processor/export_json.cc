@@ -134,6 +134,9 @@ class Exporter {
       "the slice's event, a flow needs a point 1 ns into each slice before "
       "its first child, where v1 flow events bind; or a slice is missing)"};
   NoteCounter notes_bad_slices_{"slices skipped: track id out of range"};
+  NoteCounter notes_too_deep_{
+      "slices nested 512 or more deep (written; Perfetto's UI drops them, its importer "
+      "keeping stacks 512 deep)"};
   NoteCounter notes_bad_dur_{"slices with a negative duration other than -1, "
                              "written as unterminated (\"B\")"};
   NoteCounter notes_after_open_{
@@ -614,6 +617,9 @@ void Exporter::WriteSlices() {
       notes_bad_slices_.Add(SliceExample(i));
       continue;
     }
+    // Written (chrome://tracing and speedscope show them), but said.
+    if (sl.depth[i] >= 512)
+      notes_too_deep_.Add(SliceExample(i));
     if (open_depth[track] != kNullId && sl.depth[i] <= open_depth[track]) {
       notes_after_open_.Add(SliceExample(i));
     }
@@ -800,7 +806,7 @@ JsonExportResult Exporter::Run() {
   for (const NoteCounter* n :
        {&notes_bad_slices_, &notes_bad_dur_, &notes_after_open_, &notes_flows_dropped_,
         &notes_arg_conflicts_, &notes_metadata_clashes_, &notes_json_args_, &notes_non_finite_, &notes_counter_units_,
-        &notes_thread_counters_, &notes_counter_names_, &notes_big_ts_, &notes_huge_ids_, &notes_tid_reuse_}) {
+        &notes_thread_counters_, &notes_counter_names_, &notes_big_ts_, &notes_huge_ids_, &notes_tid_reuse_, &notes_too_deep_}) {
     n->AddTo(&result_.notes);
   }
   AddStatsNote();

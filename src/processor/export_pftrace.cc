@@ -37,6 +37,9 @@ using protos::pbzero::TrackDescriptor;
 using protos::pbzero::TrackEvent;
 
 constexpr uint32_t kSequenceId = 1;
+// Upstream's slice tracker keeps stacks 512 deep: a begin deeper is dropped
+// (and counted as a warning).
+constexpr uint32_t kMaxReaderDepth = 512;
 constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();  // A dur -1 slice's end.
 
 // Counts one kind of loss and keeps its first example.
@@ -193,6 +196,9 @@ class Exporter {
   int64_t last_ts_ = std::numeric_limits<int64_t>::min();
 
   NoteCounter notes_bad_slices_{"slices skipped: track id out of range"};
+  NoteCounter notes_too_deep_{
+      "slices nested 512 or more deep skipped (Perfetto's trace processor drops them; a "
+      "template recursion can nest deeper)"};
   NoteCounter notes_negative_ts_{
       "slices and counter values before time 0 skipped (packet timestamps are unsigned)"};
   NoteCounter notes_bad_dur_{"slices with a negative duration other than -1, "
@@ -453,7 +459,8 @@ void Exporter::IndexArgs() {
 void Exporter::IndexFlows() {
   const size_t slices = s_.slice.size();
   auto written = [&](uint32_t slice) {
-    return slice < slices && s_.slice.track_id[slice] < s_.track.size() && s_.slice.ts[slice] >= 0;
+    return slice < slices && s_.slice.track_id[slice] < s_.track.size() &&
+           s_.slice.ts[slice] >= 0 && s_.slice.depth[slice] < kMaxReaderDepth;
   };
   for (uint32_t f = 0; f < s_.flow.size(); ++f) {
     const uint32_t out = s_.flow.slice_out[f];
@@ -755,6 +762,12 @@ void Exporter::WriteSlice(uint32_t i) {
     notes_negative_ts_.Add(SliceExample(i));
     return;
   }
+  if (sl.depth[i] >= kMaxReaderDepth) {
+    // Perfetto's importer drops such a begin, and its end would then close
+    // an enclosing slice: left out, begin and end, and said.
+    notes_too_deep_.Add(SliceExample(i));
+    return;
+  }
   if (ts < last_ts_) notes_unsorted_.Add(SliceExample(i));
   last_ts_ = std::max(last_ts_, ts);
   EndSlicesBefore(ts);
@@ -866,7 +879,7 @@ PftraceExportResult Exporter::Run() {
     notes_templight_units_.Add(std::string(s_.strings.Get(unit.source_file)));
   }
   for (const NoteCounter* n :
-       {&notes_bad_slices_, &notes_negative_ts_, &notes_bad_dur_, &notes_nesting_,
+       {&notes_bad_slices_, &notes_too_deep_, &notes_negative_ts_, &notes_bad_dur_, &notes_nesting_,
         &notes_ended_early_, &notes_unsorted_, &notes_flows_dropped_, &notes_counter_tracks_,
         &notes_arg_conflicts_, &notes_null_args_, &notes_non_debug_args_, &notes_array_gaps_,
         &notes_big_ids_, &notes_unplaced_counters_, &notes_not_written_, &notes_metadata_,

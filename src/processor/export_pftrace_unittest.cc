@@ -260,6 +260,31 @@ TEST(ExportPftraceTest, NestingAtEqualTimesIsKept) {
   EXPECT_THAT(ModelText(back), ::testing::ContainerEq(ModelText(s)));
 }
 
+// A recursion 600 deep: Perfetto's importer keeps stacks 512 deep, so the
+// slices below are left out (begin and end) and noted; the rest reads back
+// exactly, with no misplaced end.
+TEST(ExportPftraceTest, SlicesDeeperThanReadersKeepAreNoted) {
+  TraceStorage s;
+  AddProcess(&s, 0, "");
+  AddThread(&s, 0, kNullId, "");
+  const uint32_t track = AddTrack(&s, TrackKind::kGlobal, "deep", kNullId, kNullId);
+  uint32_t parent = kNullId;
+  for (uint32_t depth = 0; depth < 600; depth++)
+    parent = AddSlice(&s, 1000 + depth, 2000 - 2 * depth, track, "rec", depth, parent);
+  PftraceExportResult result;
+  const std::string bytes = Export(s, &result);
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_THAT(result.notes[0], HasSubstr("slices nested 512 or more deep skipped"));
+  EXPECT_THAT(result.notes[0], HasSubstr("88")) << result.notes[0];
+  TraceStorage back;
+  Import(bytes, &back);
+  ASSERT_EQ(back.slice.size(), 512u);
+  for (uint32_t i = 0; i < 512; i++) {
+    EXPECT_EQ(back.slice.depth[i], i);
+    EXPECT_EQ(back.slice.dur[i], 2000 - 2 * int64_t{i});
+  }
+}
+
 TEST(ExportPftraceTest, ArgsOfEveryTypeAndNestedKeys) {
   TraceStorage s;
   AddProcess(&s, 0, "");
