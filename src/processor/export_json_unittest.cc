@@ -659,3 +659,37 @@ TEST(ExportJsonTest, FullDiskIsReported) {
 }  // namespace
 }  // namespace processor
 }  // namespace zt
+
+namespace zt {
+namespace processor {
+namespace {
+
+// Slices 512 or more deep (a deep template recursion): written, and said,
+// since Perfetto's UI drops them.
+TEST(ExportJsonTest, SlicesDeeperThanPerfettoKeepsAreNoted) {
+  TraceStorage s;
+  test::AddProcess(&s, 0, "");
+  test::AddThread(&s, 0, kNullId, "");
+  const uint32_t track = test::AddTrack(&s, TrackKind::kGlobal, "deep", kNullId, kNullId);
+  uint32_t parent = kNullId;
+  for (uint32_t depth = 0; depth < 520; depth++)
+    parent = test::AddSlice(&s, 1000 + depth, 2000 - 2 * depth, track, "rec", depth, parent);
+  std::string json;
+  StringJsonSink sink(&json);
+  const JsonExportResult result = ExportJson(s, &sink);
+  ASSERT_TRUE(result.ok);
+  bool noted = false;
+  for (const std::string& note : result.notes)
+    noted |= note.find("slices nested 512 or more deep (written; Perfetto's UI drops them") == 0 &&
+             note.find(": 8") != std::string::npos;
+  EXPECT_TRUE(noted) << ::testing::PrintToString(result.notes);
+  size_t events = 0;
+  for (size_t at = json.find("\"ph\":\"X\""); at != std::string::npos;
+       at = json.find("\"ph\":\"X\"", at + 1))
+    events++;
+  EXPECT_EQ(events, 520u);
+}
+
+}  // namespace
+}  // namespace processor
+}  // namespace zt

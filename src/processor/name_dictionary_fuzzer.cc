@@ -3,9 +3,11 @@
 // The first byte picks what the rest is:
 // * even: dictionary entries, as a hostile file could hold them (any
 //   marked names, any marker ids: forward, out of range, cyclic), loaded
-//   into both expanders. Whatever the sequential method expands, the batch
-//   method must expand to the same name; whatever the batch method refuses,
-//   the sequential one must refuse too. Names stay under the limit.
+//   into both expanders (and a batch one memoizing every piece, the walk it
+//   switches to past its work bound: it must agree with the batch method on
+//   every id). Whatever the sequential method expands, the batch method
+//   must expand to the same name; whatever the batch method refuses, the
+//   sequential one must refuse too. Names stay under the limit.
 // * odd: names, one per line, compressed and then expanded by both
 //   methods: every name must come back byte for byte (or be refused by the
 //   compressor because it holds a '\0').
@@ -35,6 +37,9 @@ void Check(bool cond) {
 void FuzzExpanders(const uint8_t* p, const uint8_t* end) {
   NameExpander sequential(NameExpander::Method::kSequential, kMaxNameBytes);
   NameExpander batch(NameExpander::Method::kBatch, kMaxNameBytes);
+  // The walk a batch expander switches to past its work bound.
+  NameExpander memoizing(NameExpander::Method::kBatch, kMaxNameBytes);
+  memoizing.MemoizeAllPieces();
   while (p < end) {
     const size_t wanted = *p++ % 32u;
     const size_t length = std::min(wanted, static_cast<size_t>(end - p));
@@ -47,6 +52,7 @@ void FuzzExpanders(const uint8_t* p, const uint8_t* end) {
     std::string error;
     sequential.Add(marked, markers, &error);
     Check(batch.Add(marked, markers, &error));
+    Check(memoizing.Add(marked, markers, &error));
   }
   for (uint32_t id = 0; id < sequential.size() + 2; id++) {
     std::string_view from_sequential;
@@ -54,6 +60,9 @@ void FuzzExpanders(const uint8_t* p, const uint8_t* end) {
     std::string error;
     const bool sequential_ok = sequential.Expand(id, &from_sequential, &error);
     const bool batch_ok = batch.Expand(id, &from_batch, &error);
+    std::string_view from_memoizing;
+    const bool memoizing_ok = memoizing.Expand(id, &from_memoizing, &error);
+    Check(memoizing_ok == batch_ok && (!batch_ok || from_memoizing == from_batch));
     if (sequential_ok)
       Check(batch_ok && from_batch == from_sequential);
     if (!batch_ok)

@@ -137,6 +137,11 @@ class NameExpander {
   // false with the reason in *error if it has none.
   bool Expand(uint32_t id, std::string_view* name, std::string* error);
 
+  // Batch: memoize every piece from now on, as the expander does by itself
+  // past its work bound (for tests of that walk, and for callers that will
+  // ask for most pieces anyway). The names are the same either way.
+  void MemoizeAllPieces() { memoize_pieces_ = true; }
+
   size_t size() const { return entries_.size(); }
   Method method() const { return method_; }
   // Bytes held (entries, marker ids, the arena of names), for memory reports.
