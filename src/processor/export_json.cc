@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "src/processor/export_notes.h"
 #include "src/processor/templight_args.h"
 
 namespace zt {
@@ -27,26 +28,6 @@ constexpr int64_t kPidMaxLimit = int64_t{1} << 22;
 struct Place {
   int64_t pid = 0;
   int64_t tid = 0;
-};
-
-// Counts one kind of loss and keeps its first example.
-class NoteCounter {
- public:
-  explicit NoteCounter(std::string what) : what_(std::move(what)) {}
-  void Add(const std::string& example) {
-    if (count_++ == 0) example_ = example;
-  }
-  void AddTo(std::vector<std::string>* notes) const {
-    if (count_ == 0) return;
-    std::string note = what_ + ": " + std::to_string(count_);
-    if (!example_.empty()) note += " (first: " + example_ + ")";
-    notes->push_back(std::move(note));
-  }
-
- private:
-  std::string what_;
-  uint64_t count_ = 0;
-  std::string example_;
 };
 
 class Exporter {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "src/processor/export_notes.h"
 #include "src/processor/templight_args.h"
 #include "zt/protozero/proto_utils.h"
 #include "zt/protozero/scattered_heap_buffer.h"
@@ -41,26 +42,6 @@ constexpr uint32_t kSequenceId = 1;
 // (and counted as a warning).
 constexpr uint32_t kMaxReaderDepth = 512;
 constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();  // A dur -1 slice's end.
-
-// Counts one kind of loss and keeps its first example.
-class NoteCounter {
- public:
-  explicit NoteCounter(std::string what) : what_(std::move(what)) {}
-  void Add(const std::string& example) {
-    if (count_++ == 0) example_ = example;
-  }
-  void AddTo(std::vector<std::string>* notes) const {
-    if (count_ == 0) return;
-    std::string note = what_ + ": " + std::to_string(count_);
-    if (!example_.empty()) note += " (first: " + example_ + ")";
-    notes->push_back(std::move(note));
-  }
-
- private:
-  std::string what_;
-  uint64_t count_ = 0;
-  std::string example_;
-};
 
 // One arg of a slice as written: an arg row's value or a Templight column.
 struct ArgValue {

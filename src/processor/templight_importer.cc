@@ -95,19 +95,7 @@ class ModelSink : public TemplightInstantiationSink {
 
   void Reserve(size_t rows) {
     storage_->slice.reserve(storage_->slice.size() + rows);
-    TemplightInstantiationTable& t = storage_->templight;
-    const size_t total = t.size() + rows;
-    t.slice_id.reserve(total);
-    t.kind.reserve(total);
-    t.kind_name.reserve(total);
-    t.file.reserve(total);
-    t.line.reserve(total);
-    t.column.reserve(total);
-    t.origin_file.reserve(total);
-    t.origin_line.reserve(total);
-    t.origin_column.reserve(total);
-    t.memory_begin.reserve(total);
-    t.memory_end.reserve(total);
+    storage_->templight.reserve(storage_->templight.size() + rows);
   }
 
   void OnBegin(const TemplightInstantiation& i) override {

@@ -171,6 +171,13 @@ struct TemplightInstantiationTable {
   std::vector<uint64_t> memory_begin;  // Bytes in use at the begin; 0: not recorded.
   std::vector<uint64_t> memory_end;    // At the end; 0: not recorded (or still open).
   size_t size() const { return slice_id.size(); }
+  void reserve(size_t rows) {
+    for (std::vector<uint32_t>* c : {&slice_id, &kind, &kind_name, &file, &line, &column,
+                                     &origin_file, &origin_line, &origin_column})
+      c->reserve(rows);
+    memory_begin.reserve(rows);
+    memory_end.reserve(rows);
+  }
 };
 
 // One Templight translation unit: its track (named after source_file) and

@@ -101,6 +101,27 @@ class ConvertTest : public ::testing::Test {
     return RunConvert(args, Loader(), streams);
   }
 
+  // The command in a child whose files may not grow past `bytes` (the
+  // write then fails part way, EFBIG, as on a full disk); its exit code, or
+  // -1 if it did not exit.
+  int RunUnderFileSizeLimit(const std::vector<std::string>& args, rlim_t bytes) {
+    const pid_t child = fork();
+    if (child < 0)
+      return -1;
+    if (child == 0) {
+      signal(SIGXFSZ, SIG_IGN);
+      const struct rlimit limit = {bytes, bytes};
+      setrlimit(RLIMIT_FSIZE, &limit);
+      ConvertStreams streams;
+      streams.err = fopen("/dev/null", "w");
+      _exit(RunConvert(args, Loader(), streams));
+    }
+    int status = 0;
+    if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+      return -1;
+    return WEXITSTATUS(status);
+  }
+
   std::string dir_;
   std::string trace_;
   int loads_ = 0;
@@ -216,20 +237,7 @@ TEST_F(ConvertTest, PftraceWriteErrorsExitOne) {
 
 TEST_F(ConvertTest, PartialPftraceFileIsRemoved) {
   const std::string out = dir_ + "/partial.pftrace";
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    const struct rlimit limit = {100, 100};
-    setrlimit(RLIMIT_FSIZE, &limit);
-    ConvertStreams streams;
-    streams.err = fopen("/dev/null", "w");
-    _exit(RunConvert({trace_, out, "--to=pftrace"}, Loader(), streams));
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), kExitFailure);
+  EXPECT_EQ(RunUnderFileSizeLimit({trace_, out, "--to=pftrace"}, 100), kExitFailure);
   EXPECT_NE(access(out.c_str(), F_OK), 0);  // Removed.
 }
 
@@ -284,20 +292,7 @@ TEST_F(ConvertTest, PartialRegularFileIsRemoved) {
   // A file size limit makes the write fail (EFBIG) part way, as a full disk
   // would; in a child, so that the limit stays there.
   const std::string out = dir_ + "/partial.json";
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    signal(SIGXFSZ, SIG_IGN);
-    const struct rlimit limit = {1000, 1000};
-    setrlimit(RLIMIT_FSIZE, &limit);
-    ConvertStreams streams;
-    streams.err = fopen("/dev/null", "w");
-    _exit(RunConvert({trace_, out, "--to=json"}, Loader(), streams));
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), kExitFailure);
+  EXPECT_EQ(RunUnderFileSizeLimit({trace_, out, "--to=json"}, 1000), kExitFailure);
   EXPECT_NE(access(out.c_str(), F_OK), 0);  // Removed.
 }
 
