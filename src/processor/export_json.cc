@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "src/processor/arg_key.h"
 #include "src/processor/export_notes.h"
 #include "src/processor/templight_args.h"
 
@@ -474,28 +475,10 @@ void Exporter::WriteArgs(uint32_t arg_set_id, uint32_t templight_row) {
     bool ok = true;
     size_t pos = 0;
     for (;;) {
-      // The segment at pos: "[digits]", else a name up to '.' or '['.
-      bool is_index = false;
-      std::string_view name;
-      int64_t index = -1;
-      size_t name_from = pos;
-      if (pos < key.size() && key[pos] == '[') {
-        const size_t close = key.find(']', pos);
-        if (close != std::string_view::npos && close > pos + 1) {
-          auto res = std::from_chars(key.data() + pos + 1, key.data() + close, index);
-          if (res.ec == std::errc() && res.ptr == key.data() + close && index >= 0) {
-            is_index = true;
-            pos = close + 1;
-          }
-        }
-        if (!is_index) name_from = pos + 1;  // A '[' that opens no index.
-      }
-      if (!is_index) {
-        size_t end = key.find_first_of(".[", name_from);
-        if (end == std::string_view::npos) end = key.size();
-        name = key.substr(pos, end - pos);
-        pos = end;
-      }
+      const ArgKeySegment segment = NextArgKeySegment(key, &pos);
+      const bool is_index = segment.is_index;
+      const int64_t index = segment.index;
+      const std::string_view name = segment.name;
       // Descend.
       if (node->row != kNullId || (!node->children.empty() && node->is_array != is_index)) {
         ok = false;

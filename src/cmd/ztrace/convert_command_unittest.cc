@@ -101,6 +101,22 @@ class ConvertTest : public ::testing::Test {
     return RunConvert(args, Loader(), streams);
   }
 
+  // The command writing "-" into a pipe nobody reads (its reading end
+  // closed); messages to err_. -1 if the pipe cannot be made.
+  int RunIntoClosedPipe(const std::vector<std::string>& args) {
+    int fds[2];
+    if (pipe(fds) != 0)
+      return -1;
+    close(fds[0]);
+    FILE* pipe_out = fdopen(fds[1], "w");
+    ConvertStreams streams;
+    streams.out = pipe_out;
+    streams.err = err_.file();
+    const int code = RunConvert(args, Loader(), streams);
+    fclose(pipe_out);
+    return code;
+  }
+
   // The command in a child whose files may not grow past `bytes` (the
   // write then fails part way, EFBIG, as on a full disk); its exit code, or
   // -1 if it did not exit.
@@ -218,15 +234,7 @@ TEST_F(ConvertTest, PftraceNotesGoToStderr) {
 }
 
 TEST_F(ConvertTest, PftraceWriteErrorsExitOne) {
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  close(fds[0]);
-  FILE* pipe_out = fdopen(fds[1], "w");
-  ConvertStreams streams;
-  streams.out = pipe_out;
-  streams.err = err_.file();
-  EXPECT_EQ(RunConvert({trace_, "-", "--to=pftrace"}, Loader(), streams), kExitFailure);
-  fclose(pipe_out);
+  EXPECT_EQ(RunIntoClosedPipe({trace_, "-", "--to=pftrace"}), kExitFailure);
   EXPECT_THAT(err_.text(), HasSubstr("ztrace convert: writing stdout: Broken pipe"));
 
   struct stat before;
@@ -297,15 +305,7 @@ TEST_F(ConvertTest, PartialRegularFileIsRemoved) {
 }
 
 TEST_F(ConvertTest, ClosedPipeExitsOneInsteadOfDying) {
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  close(fds[0]);
-  FILE* pipe_out = fdopen(fds[1], "w");
-  ConvertStreams streams;
-  streams.out = pipe_out;
-  streams.err = err_.file();
-  EXPECT_EQ(RunConvert({trace_, "-", "--to=json"}, Loader(), streams), kExitFailure);
-  fclose(pipe_out);
+  EXPECT_EQ(RunIntoClosedPipe({trace_, "-", "--to=json"}), kExitFailure);
   EXPECT_THAT(err_.text(), HasSubstr("ztrace convert: writing stdout: Broken pipe"));
 }
 
