@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "src/processor/arg_key.h"
+#include "src/processor/arg_set_index.h"
 #include "src/processor/export_notes.h"
 #include "src/processor/templight_args.h"
 
@@ -54,7 +55,6 @@ class Exporter {
   // Preparation.
   void PlaceThreads();
   void PlaceTracks();
-  void IndexArgs();
   void IndexFlows();
 
   // Events.
@@ -93,8 +93,7 @@ class Exporter {
   int64_t global_pid_ = -1;          // Synthetic "Global tracks" process.
 
   // Args: rows of each set (CSR).
-  std::vector<uint32_t> args_begin_;
-  std::vector<uint32_t> args_rows_;
+  ArgSetIndex arg_sets_;
 
   // Flows per slice: the bind id of its exported incoming and outgoing flow.
   struct SliceFlows {
@@ -245,19 +244,6 @@ void Exporter::PlaceTracks() {
       track_synthetic_[t] = 1;
     }
     track_place_[t] = place;
-  }
-}
-
-void Exporter::IndexArgs() {
-  uint32_t sets = s_.next_arg_set_id;
-  for (uint32_t id : s_.args.arg_set_id) sets = std::max(sets, id + 1);
-  args_begin_.assign(static_cast<size_t>(sets) + 1, 0);
-  for (uint32_t id : s_.args.arg_set_id) ++args_begin_[id + 1];
-  for (size_t i = 1; i < args_begin_.size(); ++i) args_begin_[i] += args_begin_[i - 1];
-  args_rows_.resize(s_.args.size());
-  std::vector<uint32_t> fill(args_begin_.begin(), args_begin_.end() - 1);
-  for (uint32_t row = 0; row < s_.args.size(); ++row) {
-    args_rows_[fill[s_.args.arg_set_id[row]]++] = row;
   }
 }
 
@@ -465,10 +451,7 @@ void Exporter::WriteArgs(uint32_t arg_set_id, uint32_t templight_row) {
     std::vector<Node> children;
   };
   Node root;
-  const uint32_t rows_begin = arg_set_id == kNullId ? 0 : args_begin_[arg_set_id];
-  const uint32_t rows_end = arg_set_id == kNullId ? 0 : args_begin_[arg_set_id + 1];
-  for (uint32_t i = rows_begin; i < rows_end; ++i) {
-    const uint32_t row = args_rows_[i];
+  for (const uint32_t row : arg_sets_.Get(arg_set_id)) {
     std::string_view key = s_.strings.Get(s_.args.key[row]);
     if (key.substr(0, 6) == "debug.") key.remove_prefix(6);
     Node* node = &root;
@@ -629,8 +612,7 @@ void Exporter::WriteSlices() {
       Str(sl.category[i]);
     }
     const uint32_t set = sl.arg_set_id[i];
-    const bool has_args = set != kNullId && set + 1 < args_begin_.size() &&
-                          args_begin_[set] != args_begin_[set + 1];
+    const bool has_args = !arg_sets_.Get(set).empty();
     const uint32_t templight_row =
         s_.templight.size() == 0 ? kNullId : FindTemplightRow(s_.templight, i);
     if (has_args || templight_row != kNullId) {
@@ -723,33 +705,14 @@ void Exporter::WriteMetadata() {
 // One note for the stats table: the data-loss and error stats by name (what
 // a reader of the JSON alone would not know was lost), the info ones counted.
 void Exporter::AddStatsNote() {
-  std::string losses;
-  int info = 0;
-  for (int k = 0; k < stats::kNumKeys; ++k) {
-    const auto key = static_cast<stats::Key>(k);
-    const stats::Descriptor& d = stats::Describe(key);
-    const int64_t value =
-        d.type == stats::kIndexed ? s_.stats.GetIndexedTotal(key) : s_.stats.Get(key);
-    if (value == 0) continue;
-    if (d.severity == stats::kInfo) {
-      ++info;
-      continue;
-    }
-    losses += losses.empty() ? "" : ", ";
-    losses += std::string(d.name) + "=" + std::to_string(value) + " (" +
-              stats::SeverityName(d.severity) + ")";
-  }
-  if (losses.empty() && info == 0) return;
-  std::string note = "stats (`ztrace stats` prints them): ";
-  if (!losses.empty()) note += losses + "; ";
-  note += std::to_string(info) + " info stat" + (info == 1 ? "" : "s");
-  result_.notes.push_back(std::move(note));
+  std::string note = StatsNote(s_.stats);
+  if (!note.empty()) result_.notes.push_back(std::move(note));
 }
 
 JsonExportResult Exporter::Run() {
   PlaceThreads();
   PlaceTracks();
-  IndexArgs();
+  arg_sets_ = ArgSetIndex(s_);
   IndexFlows();
   buf_.reserve(128u << 10);
   // No "displayTimeUnit": Perfetto's trace processors v14 to ~v21 read

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "src/processor/stats.h"
+
 namespace zt {
 namespace processor {
 
@@ -33,6 +35,11 @@ class NoteCounter {
   uint64_t count_ = 0;
   std::string example_;
 };
+
+// One note for the stats table, which neither format holds: the data-loss
+// and error stats by name (what a reader of the output alone would not know
+// was lost), the info ones counted. Empty when every stat is zero.
+std::string StatsNote(const StatsTable& stats);
 
 }  // namespace processor
 }  // namespace zt

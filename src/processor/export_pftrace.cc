@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "src/processor/arg_key.h"
+#include "src/processor/arg_set_index.h"
 #include "src/processor/export_notes.h"
 #include "src/processor/templight_args.h"
 #include "zt/protozero/proto_utils.h"
@@ -96,7 +97,6 @@ class Exporter {
 
   // Preparation.
   void ChooseTracks();
-  void IndexArgs();
   void IndexFlows();
 
   // Packets.
@@ -158,8 +158,7 @@ class Exporter {
   std::vector<uint64_t> parent_uuid_;    // By track; 0: none.
 
   // Args: rows of each set (CSR).
-  std::vector<uint32_t> args_begin_;
-  std::vector<uint32_t> args_rows_;
+  ArgSetIndex arg_sets_;
 
   // Flows by slice: ids it starts and ids it ends.
   struct SliceFlows {
@@ -425,19 +424,6 @@ void Exporter::ChooseTracks() {
   }
 }
 
-void Exporter::IndexArgs() {
-  uint32_t sets = s_.next_arg_set_id;
-  for (uint32_t id : s_.args.arg_set_id) sets = std::max(sets, id + 1);
-  args_begin_.assign(static_cast<size_t>(sets) + 1, 0);
-  for (uint32_t id : s_.args.arg_set_id) ++args_begin_[id + 1];
-  for (size_t i = 1; i < args_begin_.size(); ++i) args_begin_[i] += args_begin_[i - 1];
-  args_rows_.resize(s_.args.size());
-  std::vector<uint32_t> fill(args_begin_.begin(), args_begin_.end() - 1);
-  for (uint32_t row = 0; row < s_.args.size(); ++row) {
-    args_rows_[fill[s_.args.arg_set_id[row]]++] = row;
-  }
-}
-
 void Exporter::IndexFlows() {
   const size_t slices = s_.slice.size();
   auto written = [&](uint32_t slice) {
@@ -628,15 +614,13 @@ void Exporter::WriteAnnotationValue(const ArgNode& node, DebugAnnotation* annota
 
 void Exporter::WriteAnnotations(uint32_t slice, TrackEvent* event) {
   const uint32_t set = s_.slice.arg_set_id[slice];
-  const bool has_args =
-      set != kNullId && set + 1 < args_begin_.size() && args_begin_[set] != args_begin_[set + 1];
+  const bool has_args = !arg_sets_.Get(set).empty();
   const uint32_t templight_row =
       s_.templight.size() == 0 ? kNullId : FindTemplightRow(s_.templight, slice);
   if (!has_args && templight_row == kNullId) return;
   ArgNode root;
   if (has_args) {
-    for (uint32_t i = args_begin_[set]; i < args_begin_[set + 1]; ++i) {
-      const uint32_t row = args_rows_[i];
+    for (const uint32_t row : arg_sets_.Get(set)) {
       std::string_view key = s_.strings.Get(s_.args.key[row]);
       const std::string example(key);
       if (key.substr(0, 6) == "debug.") {
@@ -820,7 +804,7 @@ void Exporter::WriteEvents() {
 PftraceExportResult Exporter::Run() {
   total_rows_ = s_.slice.size() + s_.counter.size();
   ChooseTracks();
-  IndexArgs();
+  arg_sets_ = ArgSetIndex(s_);
   IndexFlows();
   buf_.reserve(128u << 10);
   WriteDescriptors();
@@ -851,28 +835,8 @@ PftraceExportResult Exporter::Run() {
     n->AddTo(&result_.notes);
   }
   // The stats table: data loss and errors by name, the info ones counted.
-  std::string losses;
-  int info = 0;
-  for (int k = 0; k < stats::kNumKeys; ++k) {
-    const auto key = static_cast<stats::Key>(k);
-    const stats::Descriptor& d = stats::Describe(key);
-    const int64_t value =
-        d.type == stats::kIndexed ? s_.stats.GetIndexedTotal(key) : s_.stats.Get(key);
-    if (value == 0) continue;
-    if (d.severity == stats::kInfo) {
-      ++info;
-      continue;
-    }
-    losses += losses.empty() ? "" : ", ";
-    losses += std::string(d.name) + "=" + std::to_string(value) + " (" +
-              stats::SeverityName(d.severity) + ")";
-  }
-  if (!losses.empty() || info != 0) {
-    std::string note = "stats (`ztrace stats` prints them): ";
-    if (!losses.empty()) note += losses + "; ";
-    note += std::to_string(info) + " info stat" + (info == 1 ? "" : "s");
-    result_.notes.push_back(std::move(note));
-  }
+  std::string stats_note = StatsNote(s_.stats);
+  if (!stats_note.empty()) result_.notes.push_back(std::move(stats_note));
   return std::move(result_);
 }
 
