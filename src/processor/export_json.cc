@@ -148,16 +148,7 @@ class Exporter {
 };
 
 void Exporter::Flush() {
-  if (failed_ || buf_.empty()) {
-    buf_.clear();
-    return;
-  }
-  if (!sink_->Write(buf_.data(), buf_.size(), &result_.error)) {
-    failed_ = true;
-  } else {
-    result_.bytes += buf_.size();
-  }
-  buf_.clear();
+  FlushToSink(sink_, &buf_, &failed_, &result_.error, &result_.bytes);
 }
 
 void Exporter::PlaceThreads() {

@@ -139,5 +139,16 @@ void AppendMicros(int64_t ns, std::string* out) {
   out->append(digits, 4);
 }
 
+void FlushToSink(JsonSink* sink, std::string* buffer, bool* failed, std::string* error,
+                 uint64_t* bytes) {
+  if (!*failed && !buffer->empty()) {
+    if (sink->Write(buffer->data(), buffer->size(), error))
+      *bytes += buffer->size();
+    else
+      *failed = true;
+  }
+  buffer->clear();
+}
+
 }  // namespace processor
 }  // namespace zt

@@ -24,6 +24,12 @@ class JsonSink {
   virtual bool Finish(std::string* error);
 };
 
+// Hands *buffer to `sink` and empties it; after a failed write (*failed
+// set, *error the sink's message) later buffers are dropped. *bytes counts
+// what the sink took. The exporters' buffered output.
+void FlushToSink(JsonSink* sink, std::string* buffer, bool* failed, std::string* error,
+                 uint64_t* bytes);
+
 // To a stdio stream the caller owns (and closes). A write that fails
 // (EPIPE, ENOSPC, ...) fails the export with strerror's text; Finish()
 // flushes, so a full disk is reported even when it shows only then.
