@@ -166,13 +166,25 @@ class UnitWriter {
 
 }  // namespace
 
-std::string WriteTemplight(const TemplightProfile& profile, TemplightNameMode mode) {
-  std::string out;
+bool WriteTemplight(const TemplightProfile& profile, TemplightNameMode mode,
+                    const std::function<bool(std::string_view)>& write) {
   for (const TemplightUnit& unit : profile.units) {
     const std::string trace = UnitWriter(profile, mode).Write(unit);
-    out.reserve(out.size() + trace.size() + 16);  // Not doubled: traces are large.
-    PutBytesField(&out, 1, trace);  // traces
+    std::string key_and_length;
+    PutVarint(&key_and_length, (1 << 3) | 2);  // TemplightTraceCollection.traces
+    PutVarint(&key_and_length, trace.size());
+    if (!write(key_and_length) || !write(trace))
+      return false;
   }
+  return true;
+}
+
+std::string WriteTemplight(const TemplightProfile& profile, TemplightNameMode mode) {
+  std::string out;
+  WriteTemplight(profile, mode, [&out](std::string_view piece) {
+    out.append(piece.data(), piece.size());
+    return true;
+  });
   return out;
 }
 

@@ -11,12 +11,15 @@
 // the nanosecond, the profile's unit), and the nesting. Begins that were
 // still open stay open (no end is written for them).
 //
-// Cost: linear in the profile; the output is built in memory.
+// Cost: linear in the profile; the output is built in memory, or one
+// translation unit at a time.
 
 #ifndef ZT_SRC_PROCESSOR_TEMPLIGHT_WRITER_H_
 #define ZT_SRC_PROCESSOR_TEMPLIGHT_WRITER_H_
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "src/processor/templight_reader.h"
 
@@ -30,6 +33,12 @@ enum class TemplightNameMode {
 };
 
 std::string WriteTemplight(const TemplightProfile& profile, TemplightNameMode mode);
+
+// The same, handed to `write` a piece at a time (each translation unit is
+// built in memory, then handed over: its length comes first); stops and
+// returns false when `write` does.
+bool WriteTemplight(const TemplightProfile& profile, TemplightNameMode mode,
+                    const std::function<bool(std::string_view)>& write);
 
 }  // namespace processor
 }  // namespace zt

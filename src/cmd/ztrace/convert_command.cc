@@ -135,9 +135,16 @@ bool WriteTemplightTrace(const Input& in, const Output& out, std::string* error)
   processor::TemplightProfile profile;
   if (!processor::BuildTemplightProfile(*in.tables, &profile, error))
     return false;
-  const std::string bytes = processor::WriteTemplight(profile, processor::TemplightNameMode::kDictionary);
-  if (fwrite(bytes.data(), 1, bytes.size(), out.file) != bytes.size() || fflush(out.file) != 0) {
-    *error = strerror(errno);
+  int write_errno = 0;
+  const bool written = processor::WriteTemplight(
+      profile, processor::TemplightNameMode::kDictionary, [&](std::string_view piece) {
+        if (fwrite(piece.data(), 1, piece.size(), out.file) == piece.size())
+          return true;
+        write_errno = errno;
+        return false;
+      });
+  if (!written || fflush(out.file) != 0) {
+    *error = strerror(write_errno ? write_errno : errno);
     return false;
   }
   return true;

@@ -437,6 +437,19 @@ TEST(ConvertFixtureTest, TemplightRoundTripAndJson) {
     EXPECT_THAT(json, HasSubstr("\"name\":\"thread_name\",\"args\":{\"name\":\"/src/app/main.cpp\"}"));
   }
   {
+    // A full disk is an error, said.
+    Captured err;
+    ConvertStreams streams;
+    streams.err = err.file();
+    struct stat full;
+    if (stat("/dev/full", &full) == 0) {
+      EXPECT_EQ(RunConvert({trace, "/dev/full", "--to", "templight"}, processor::ImportTraceFile,
+                           streams),
+                kExitFailure);
+      EXPECT_THAT(err.text(), HasSubstr("writing /dev/full: No space left on device"));
+    }
+  }
+  {
     // A Perfetto trace has no Templight unit to write.
     Captured out, err;
     ConvertStreams streams;
