@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <map>
 #include <unordered_map>
 
 #include "src/processor/trace_summary.h"
@@ -45,6 +46,7 @@ std::vector<TemplightCost> ComputeTemplightCosts(const TraceStorage& storage,
   std::vector<TemplightCost> costs;
   std::unordered_map<std::string_view, uint32_t> index;
   std::vector<uint32_t> key_of(slice.size(), kNullId);
+  std::map<uint32_t, std::string> unnamed_kinds;  // Keys for kinds with no name (stable).
   for (size_t row = 0; row < table.size(); row++) {
     const uint32_t id = table.slice_id[row];
     std::string_view key;
@@ -58,6 +60,16 @@ std::vector<TemplightCost> ComputeTemplightCosts(const TraceStorage& storage,
       case TemplightGrouping::kFile:
         key = table.file[row] == kNullStringId ? std::string_view("(no file)")
                                                : strings.Get(table.file[row]);
+        break;
+      case TemplightGrouping::kKind:
+        if (table.kind_name[row] != kNullStringId) {
+          key = strings.Get(table.kind_name[row]);
+        } else {
+          std::string& number = unnamed_kinds[table.kind[row]];
+          if (number.empty())
+            number = "kind " + std::to_string(table.kind[row]);
+          key = number;
+        }
         break;
     }
     auto inserted = index.emplace(key, static_cast<uint32_t>(costs.size()));
@@ -81,9 +93,18 @@ std::vector<TemplightCost> ComputeTemplightCosts(const TraceStorage& storage,
   // slice order, parents first: each track's stack of open slices, and per
   // key how many of them it has, answer "nested in the same key?" in
   // amortized constant time however deep the stack.
-  std::unordered_map<uint32_t, std::vector<uint32_t>> stacks;  // Per track.
+  // One track at a time (units may overlap in time), rows in slice order
+  // within it.
+  std::vector<uint32_t> rows(table.size());
+  for (uint32_t row = 0; row < rows.size(); row++)
+    rows[row] = row;
+  std::stable_sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
+    return slice.track_id[table.slice_id[a]] < slice.track_id[table.slice_id[b]];
+  });
+  std::vector<uint32_t> stack;  // The current track's open slices.
   std::vector<uint32_t> open_with_key(costs.size(), 0);
-  for (size_t row = 0; row < table.size(); row++) {
+  uint32_t stack_track = kNullId;
+  for (const uint32_t row : rows) {
     const uint32_t id = table.slice_id[row];
     const uint32_t key = key_of[id];
     TemplightCost& cost = costs[key];
@@ -91,11 +112,10 @@ std::vector<TemplightCost> ComputeTemplightCosts(const TraceStorage& storage,
     const int64_t dur = slice.dur[id];
     if (dur > 0)
       cost.self_ns += std::max<int64_t>(0, dur - children_ns[id]);
-    std::vector<uint32_t>& stack = stacks[slice.track_id[id]];
-    const uint32_t parent = slice.parent_id[id];
+    const uint32_t parent = stack_track == slice.track_id[id] ? slice.parent_id[id] : kNullId;
+    stack_track = slice.track_id[id];
     while (!stack.empty() && stack.back() != parent) {
-      if (key_of[stack.back()] != kNullId)
-        open_with_key[key_of[stack.back()]]--;
+      open_with_key[key_of[stack.back()]]--;
       stack.pop_back();
     }
     const bool nested_in_same = open_with_key[key] > 0;
@@ -181,6 +201,8 @@ std::string FormatTemplightSummary(const TraceStorage& storage, size_t top) {
   else
     out += "memory     not recorded in this trace\n";
   AppendCosts(&out, "top files by time (where instantiations were requested)", "file", by_file,
+              top);
+  AppendCosts(&out, "by kind", "kind", ComputeTemplightCosts(storage, TemplightGrouping::kKind),
               top);
   return out;
 }

@@ -2,7 +2,7 @@
 // trace imported from Templight, the instantiations that cost the compiler
 // the most time and memory, by template (a name up to its template
 // arguments: every `std::vector<...>` together), by instantiation (the
-// full name) and by file (where the instantiation was requested).
+// full name), by file (where the instantiation was requested) and by kind.
 //
 // Time is the instantiations' own duration ("total": counted once per
 // stack, so a recursive template is not counted again inside itself) and
@@ -39,7 +39,9 @@ struct TemplightCost {
   uint64_t memory_bytes = 0;
 };
 
-enum class TemplightGrouping { kTemplate, kName, kFile };
+// kKind: the kind's name in its unit's numbering, or "kind N" when the
+// number is not known there.
+enum class TemplightGrouping { kTemplate, kName, kFile, kKind };
 
 // Every key's cost, the largest total time first.
 std::vector<TemplightCost> ComputeTemplightCosts(const TraceStorage& storage,

@@ -78,6 +78,17 @@ TEST(TemplightSummaryTest, NestedSameTemplateCountsOnce) {
   EXPECT_EQ(by_name[1].key, "fib<3>");
   EXPECT_EQ(by_name[1].total_ns, 60);  // A different name: counted.
 
+  // Kinds: named where the unit's numbering names them, numbers otherwise.
+  s.templight.kind[3] = 77;
+  s.templight.kind_name[0] = s.templight.kind_name[1] = s.templight.kind_name[2] =
+      s.strings.Intern("TemplateInstantiation");
+  const std::vector<TemplightCost> by_kind = ComputeTemplightCosts(s, TemplightGrouping::kKind);
+  ASSERT_EQ(by_kind.size(), 2u);
+  EXPECT_EQ(by_kind[0].key, "TemplateInstantiation");
+  EXPECT_EQ(by_kind[0].count, 3u);
+  EXPECT_EQ(by_kind[1].key, "kind 77");
+  EXPECT_EQ(by_kind[1].count, 1u);
+
   const std::vector<TemplightCost> by_file = ComputeTemplightCosts(s, TemplightGrouping::kFile);
   ASSERT_EQ(by_file.size(), 2u);
   EXPECT_EQ(by_file[0].key, "fib.h");
@@ -89,6 +100,7 @@ TEST(TemplightSummaryTest, NestedSameTemplateCountsOnce) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("top instantiations by memory"), std::string::npos) << text;
+  EXPECT_NE(text.find("  kind 77   "), std::string::npos) << text;
 }
 
 // A stack 50,000 deep (a hostile file, or a deep recursion): one template,
@@ -129,6 +141,28 @@ TEST(TemplightSummaryTest, DeepStackIsCountedOnceAndQuickly) {
   const std::vector<TemplightCost> by_name = ComputeTemplightCosts(s, TemplightGrouping::kName);
   EXPECT_EQ(by_name.size(), kDepth);
   EXPECT_EQ(by_name[0].total_ns, 2 * int64_t{kDepth});
+}
+
+// Two units (tracks) whose rows interleave in time: a stack left open on
+// one track does not make the other's instantiations look nested.
+TEST(TemplightSummaryTest, TracksAreStacksOfTheirOwn) {
+  const std::string bytes = ReadTemplightTestFile("two_traces_concat.trace.pbf");
+  TraceStorage s;
+  ImportTrace(bytes.data(), bytes.size(), &s);
+  int64_t memoization_ns = 0;  // None is nested in another here: all count.
+  for (uint32_t row = 0; row < s.templight.size(); row++) {
+    if (s.strings.Get(s.templight.kind_name[row]) == "Memoization")
+      memoization_ns += std::max<int64_t>(0, s.slice.dur[s.templight.slice_id[row]]);
+  }
+  ASSERT_GT(memoization_ns, 0);
+  bool found = false;
+  for (const TemplightCost& cost : ComputeTemplightCosts(s, TemplightGrouping::kKind)) {
+    if (cost.key == "Memoization") {
+      EXPECT_EQ(cost.total_ns, memoization_ns);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(TemplightSummaryTest, TinyFixture) {
