@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "src/processor/arg_key.h"
 #include "src/processor/arg_set_index.h"
+#include "src/processor/arg_tree.h"
 #include "src/processor/export_notes.h"
 #include "src/processor/templight_args.h"
 
@@ -432,62 +432,24 @@ void Exporter::WriteArgValue(uint32_t row) {
 // into nested objects and arrays, "debug." dropped; then the slice's
 // templight_instantiation row (kNullId: none) as more members.
 void Exporter::WriteArgs(uint32_t arg_set_id, uint32_t templight_row) {
-  struct Node {
-    // Object member name as its JSON literal: names that differ only in
-    // invalid UTF-8 become the same key, and must merge as such.
-    std::string name;
-    int64_t index = -1;     // Array element index.
-    uint32_t row = kNullId; // A leaf's arg row.
-    bool is_array = false;
-    std::vector<Node> children;
-  };
+  // Leaves are arg rows; member names are kept as their JSON literals.
+  using Node = ArgTreeNode<uint32_t>;
   Node root;
+  auto json_literal = [](std::string_view name) {
+    std::string text;
+    AppendJsonString(name, &text);
+    return text;
+  };
   for (const uint32_t row : arg_sets_.Get(arg_set_id)) {
     std::string_view key = s_.strings.Get(s_.args.key[row]);
     if (key.substr(0, 6) == "debug.") key.remove_prefix(6);
-    Node* node = &root;
-    bool ok = true;
-    size_t pos = 0;
-    for (;;) {
-      const ArgKeySegment segment = NextArgKeySegment(key, &pos);
-      const bool is_index = segment.is_index;
-      const int64_t index = segment.index;
-      const std::string_view name = segment.name;
-      // Descend.
-      if (node->row != kNullId || (!node->children.empty() && node->is_array != is_index)) {
-        ok = false;
-        break;
-      }
-      node->is_array = is_index;
-      std::string literal;
-      if (!is_index) AppendJsonString(name, &literal);
-      Node* child = nullptr;
-      for (Node& c : node->children) {
-        if (is_index ? c.index == index : c.name == literal) {
-          child = &c;
-          break;
-        }
-      }
-      if (!child) {
-        node->children.emplace_back();
-        child = &node->children.back();
-        child->name = std::move(literal);
-        child->index = index;
-      }
-      node = child;
-      if (pos >= key.size()) break;
-      if (key[pos] == '.') ++pos;  // Else '[': an index follows.
-    }
-    if (ok && node->row == kNullId && node->children.empty()) {
-      node->row = row;
-    } else {
+    if (!AddToArgTree(&root, key, row, /*root_may_be_array=*/true, json_literal))
       notes_arg_conflicts_.Add(std::string(s_.strings.Get(s_.args.key[row])));
-    }
   }
   // Write depth first.
   auto write = [&](const Node& node, auto&& self) -> void {
-    if (node.row != kNullId) {
-      WriteArgValue(node.row);
+    if (node.is_leaf) {
+      WriteArgValue(node.leaf);
       return;
     }
     if (node.is_array) {

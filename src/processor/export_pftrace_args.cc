@@ -3,56 +3,19 @@
 
 #include "src/processor/export_pftrace_exporter.h"
 
-#include "src/processor/arg_key.h"
 #include "src/processor/templight_args.h"
 
 namespace zt {
 namespace processor {
 namespace pftrace {
 
-void Exporter::AddArgToTree(ArgNode* root, std::string_view key, const ArgValue& value,
-                            const std::string& example) {
-  ArgNode* node = root;
-  size_t pos = 0;
-  for (;;) {
-    const ArgKeySegment segment = NextArgKeySegment(key, &pos);
-    const bool is_index = segment.is_index;
-    const int64_t index = segment.index;
-    const std::string_view name = segment.name;
-    if (node->is_leaf || (!node->children.empty() && node->is_array != is_index) ||
-        (node == root && is_index)) {
-      notes_arg_conflicts_.Add(example);
-      return;
-    }
-    node->is_array = is_index;
-    ArgNode* child = nullptr;
-    for (ArgNode& c : node->children) {
-      if (is_index ? c.index == index : c.name == name) {
-        child = &c;
-        break;
-      }
-    }
-    if (!child) {
-      node->children.emplace_back();
-      child = &node->children.back();
-      child->name = name;
-      child->index = index;
-    }
-    node = child;
-    if (pos >= key.size()) break;
-    if (key[pos] == '.') ++pos;  // Else '[': an index follows.
-  }
-  if (node->is_leaf || !node->children.empty()) {
-    notes_arg_conflicts_.Add(example);
-    return;
-  }
-  node->is_leaf = true;
-  node->value = value;
+std::string Exporter::Identity(std::string_view name) {
+  return std::string(name);
 }
 
 void Exporter::WriteAnnotationValue(const ArgNode& node, DebugAnnotation* annotation) {
   if (node.is_leaf) {
-    const ArgValue& v = node.value;
+    const ArgValue& v = node.leaf;
     switch (v.type) {
       case ArgType::kInt:
         annotation->set_int_value(v.int_value);
@@ -123,7 +86,9 @@ void Exporter::WriteAnnotations(uint32_t slice, TrackEvent* event) {
       value.string_value = s_.args.string_value[row];
       value.real_value = s_.args.real_value[row];
       if (value.type == ArgType::kNull) notes_null_args_.Add(example);
-      AddArgToTree(&root, key, value, example);
+      // Annotations at the top are named: no array there.
+      if (!AddToArgTree(&root, key, value, /*root_may_be_array=*/false, Identity))
+        notes_arg_conflicts_.Add(example);
     }
   }
   if (templight_row != kNullId) {
@@ -132,17 +97,8 @@ void Exporter::WriteAnnotations(uint32_t slice, TrackEvent* event) {
       value.type = arg.type;
       value.int_value = arg.int_value;
       value.string_value = arg.string_value;
-      // A single segment: keys with '.' or '[' would nest.
-      for (const ArgNode& c : root.children) {
-        if (c.name == arg.key) {
-          notes_arg_conflicts_.Add(std::string(arg.key));
-          return;
-        }
-      }
-      root.children.emplace_back();
-      root.children.back().name = arg.key;
-      root.children.back().is_leaf = true;
-      root.children.back().value = value;
+      if (!AddToArgTree(&root, arg.key, value, /*root_may_be_array=*/false, Identity))
+        notes_arg_conflicts_.Add(std::string(arg.key));
     });
   }
   for (const ArgNode& c : root.children) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "src/processor/arg_set_index.h"
+#include "src/processor/arg_tree.h"
 #include "src/processor/export_notes.h"
 #include "src/processor/export_pftrace.h"
 #include "zt/protozero/scattered_heap_buffer.h"
@@ -49,14 +50,8 @@ struct ArgValue {
 };
 
 // An arg set rebuilt as a tree: keys split at '.' and "[i]".
-struct ArgNode {
-  std::string_view name;  // Dictionary member name.
-  int64_t index = -1;     // Array element index.
-  bool is_leaf = false;
-  bool is_array = false;
-  ArgValue value;
-  std::vector<ArgNode> children;
-};
+// A slice's args as a tree (arg_tree.h), as debug annotations nest.
+using ArgNode = ArgTreeNode<ArgValue>;
 
 // A slice on its track's stack of open slices.
 struct Open {
@@ -106,9 +101,9 @@ class Exporter {
   void EndOn(uint32_t track, uint32_t slice, int64_t end);
 
   // Args.
-  void AddArgToTree(ArgNode* root, std::string_view key, const ArgValue& value,
-                    const std::string& example);
   void WriteAnnotations(uint32_t slice, TrackEvent* event);
+  // Annotation names are the keys' segments as they are.
+  static std::string Identity(std::string_view name);
   void WriteAnnotationValue(const ArgNode& node, DebugAnnotation* annotation);
 
   // Interning: names, categories and string values by StringId (iids are
