@@ -141,6 +141,8 @@ class NameExpander {
   // past its work bound (for tests of that walk, and for callers that will
   // ask for most pieces anyway). The names are the same either way.
   void MemoizeAllPieces() { memoize_pieces_ = true; }
+  // Whether it does (asked to, or past its work bound).
+  bool memoizes_all_pieces() const { return memoize_pieces_; }
 
   size_t size() const { return entries_.size(); }
   Method method() const { return method_; }
