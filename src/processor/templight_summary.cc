@@ -47,8 +47,18 @@ std::vector<TemplightCost> ComputeTemplightCosts(const TraceStorage& storage,
   std::unordered_map<std::string_view, uint32_t> index;
   std::vector<uint32_t> key_of(slice.size(), kNullId);
   std::map<uint32_t, std::string> unnamed_kinds;  // Keys for kinds with no name (stable).
+  // The grouping's string of each row (name, file, kind name) resolves to a
+  // key once per distinct string, not by hashing its text on every row.
+  std::vector<uint32_t> key_of_string(strings.size(), kNullId);
   for (size_t row = 0; row < table.size(); row++) {
     const uint32_t id = table.slice_id[row];
+    const StringId string_id = grouping == TemplightGrouping::kFile   ? table.file[row]
+                               : grouping == TemplightGrouping::kKind ? table.kind_name[row]
+                                                                      : slice.name[id];
+    if (string_id != kNullStringId && key_of_string[string_id] != kNullId) {
+      key_of[id] = key_of_string[string_id];
+      continue;
+    }
     std::string_view key;
     switch (grouping) {
       case TemplightGrouping::kName:
@@ -78,6 +88,8 @@ std::vector<TemplightCost> ComputeTemplightCosts(const TraceStorage& storage,
       costs.back().key = std::string(key);
     }
     key_of[id] = inserted.first->second;
+    if (string_id != kNullStringId)
+      key_of_string[string_id] = key_of[id];
   }
 
   // Time of each slice's direct children, for self time.
