@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "src/processor/batch_channel.h"
@@ -11,6 +12,7 @@
 #include "src/processor/packet_sorter.h"
 #include "src/processor/proto_trace_reader.h"
 #include "src/processor/templight_importer.h"
+#include "src/processor/trace_format.h"
 #include "src/processor/track_event_parser.h"
 #include "src/processor/track_tracker.h"
 #include "src/processor/two_thread_pass.h"
@@ -173,6 +175,14 @@ std::unique_ptr<TraceStorage> ImportTraceFile(const std::string& path,
   std::unique_ptr<MappedTraceFile> file = MappedTraceFile::Open(path, error);
   if (!file)
     return nullptr;
+  if (options.format == ImportOptions::Format::kAuto) {
+    std::string not_a_trace = NotATraceError(path, file->data(), file->size());
+    if (!not_a_trace.empty()) {
+      if (error)
+        *error = std::move(not_a_trace);
+      return nullptr;
+    }
+  }
   std::unique_ptr<TraceStorage> storage(new TraceStorage());
   ImportOptions file_options = options;
   const MappedTraceFile* mapped = file.get();

@@ -6,10 +6,14 @@
 // every id pointing at an existing row, depth and parent agreeing, slices
 // and counters in time order, durations not below -1; for Templight input,
 // a templight row per slice and both name expansion methods agreeing.
+// The format sniffer that guards file imports sees the same bytes: what it
+// calls a Templight trace, the importer must read as one.
 
 #include <cstdint>
 #include <cstdlib>
 
+#include "src/processor/templight_importer.h"
+#include "src/processor/trace_format.h"
 #include "src/processor/trace_importer.h"
 
 namespace {
@@ -23,6 +27,11 @@ void Check(bool cond) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zt::processor;
+  const TraceFormat format = GuessTraceFormat(data, size);
+  Check(!DescribeTraceFormat(format, data, size).empty());
+  Check((format == TraceFormat::kTemplight) ==
+        (IsImportable(format) && LooksLikeTemplight(data, size)));
+  Check(NotATraceError("f", data, size).empty() == IsImportable(format));
   TraceStorage storage;
   const ImportResult result = ImportTrace(data, size, &storage);
   Check(result.tokenizer.packets <= size);

@@ -6,7 +6,9 @@
 //
 //   std::string error;
 //   auto tp = zt::processor::TraceProcessor::Open("trace.pftrace", {}, &error);
-//   if (!tp) Die(error);                    // "cannot open ...: No such file"
+//   if (!tp) Die(error);                    // "cannot open ...: No such file",
+//                                           // "x.json is JSON (a Chrome JSON
+//                                           // trace?), not a ... trace"
 //   zt::processor::QueryResult r =
 //       tp->Query("SELECT name, SUM(dur) FROM slice GROUP BY name");
 //   if (!r.ok()) Die(r.error);              // SQLite's message, e.g. "no such
@@ -84,7 +86,9 @@ class TraceProcessor {
                                          const std::vector<SqlValue>& row)>;
 
   // Imports the trace at `path`. Null with *error set when the file cannot
-  // be read; a damaged file loads its valid part (see the stats table).
+  // be read or is not a trace (the error names what it looks like: JSON,
+  // gzip, an SQLite database, text, ...); a damaged trace loads its valid
+  // part (see the stats table).
   static std::unique_ptr<TraceProcessor> Open(const std::string& path,
                                               const OpenOptions& options, std::string* error);
 

@@ -13,6 +13,7 @@
 #include "src/processor/export_pftrace.h"
 #include "src/processor/templight_profile_builder.h"
 #include "src/processor/templight_writer.h"
+#include "src/processor/trace_format.h"
 #include "src/processor/trace_text_dump.h"
 #include "zt/processor/mapped_trace_file.h"
 
@@ -292,6 +293,11 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
     }
   } else {
     file = processor::MappedTraceFile::Open(trace_path, &error);
+    if (file) {
+      error = processor::NotATraceError(trace_path, file->data(), file->size());
+      if (!error.empty())
+        file.reset();
+    }
   }
   if (!storage && !file) {
     fprintf(err, "ztrace convert: %s\n", error.c_str());

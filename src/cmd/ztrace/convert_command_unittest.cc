@@ -176,10 +176,20 @@ TEST_F(ConvertTest, UsageErrorsExitTwoWithoutReading) {
 
 // The text dump reads the file's bytes, not the imported tables.
 TEST_F(ConvertTest, TextReadsTheFileNotTheTables) {
-  EXPECT_EQ(Run({trace_, "-", "--to", "text"}), kExitOk) << err_.text();
+  // A trace cut inside its first packet: the dump says where it stops.
+  const std::string cut = dir_ + "/cut.pftrace";
+  std::ofstream(cut, std::ios::binary) << std::string("\x0a\x05\x40\x01", 4);
+  EXPECT_EQ(Run({cut, "-", "--to", "text"}), kExitOk) << err_.text();
   EXPECT_EQ(loads_, 0);
-  // "not read by the fake loader" is no Trace: the dump says where it stops.
   EXPECT_THAT(err_.text(), HasSubstr("damaged, read up to the damage"));
+}
+
+// A file that is not a trace is refused by name, not dumped as damage.
+TEST_F(ConvertTest, TextRefusesAFileThatIsNotATrace) {
+  EXPECT_EQ(Run({trace_, "-", "--to", "text"}), kExitFailure);
+  EXPECT_EQ(loads_, 0);
+  EXPECT_THAT(err_.text(), HasSubstr(trace_ + " is text, not a Perfetto or Templight trace"));
+  EXPECT_EQ(out_.text(), "");
 }
 
 TEST_F(ConvertTest, WritesJsonToAFileAndNotesToStderr) {
