@@ -348,6 +348,38 @@ trigger_config {
     EXPECT_EQ(name, "go");
 }
 
+// A config that names data sources no producer provides (an upstream
+// config for traced_probes' sources, say) records what it can, and
+// `ztrace record` names the missing ones when it starts and in its summary.
+TEST_F(SystemModeTest, RecordNamesTheDataSourcesNoProducerProvides) {
+  StartDaemon();
+  const std::string config = dir_ + "/probes.pbtxt";
+  std::ofstream(config) << R"(
+buffers { size_kb: 1024 }
+data_sources { config { name: "linux.ftrace" } }
+data_sources { config { name: "linux.process_stats" } }
+data_sources { config { name: "linux.ftrace" } }
+duration_ms: 200
+)";
+  const std::string out = dir_ + "/probes.pftrace";
+  recorder_ = Subprocess::Start({ZT_ZTRACE_BIN, "record", "-c", config, "--txt", "-o", out},
+                                Env());
+  ASSERT_TRUE(recorder_);
+  int status = -1;
+  ASSERT_TRUE(recorder_->WaitExit(kProcessTimeoutMs, &status))
+      << "ztrace record did not finish; its stderr:\n" << recorder_->ReadAllStderr();
+  const std::string err = recorder_->ReadAllStderr();
+  EXPECT_EQ(status, 0) << err;
+  EXPECT_NE(err.find("ztrace: warning: no connected producer provides linux.ftrace and "
+                     "linux.process_stats: they will record nothing"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("ztrace: no producer provided linux.ftrace and linux.process_stats: "
+                     "the trace holds nothing from them"),
+            std::string::npos)
+      << err;
+}
+
 // --background returns once the daemon serves; SIGTERM stops it cleanly.
 TEST_F(SystemModeTest, ABackgroundDaemonServesOnceTheCommandReturns) {
   std::unique_ptr<Subprocess> start = Subprocess::Start(

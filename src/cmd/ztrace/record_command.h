@@ -124,6 +124,10 @@ class RecordCommand : public Consumer {
   void ReportStarted(bool ok);
   // Checks every kServiceSilenceMs that reading made progress since |seen|.
   void WatchService(uint64_t seen);
+  // Asks the service which of the config's data sources no producer
+  // provides; at the start they are named at once, at the end those still
+  // missing go into the summary, then |then| runs.
+  void CheckDataSources(bool at_end, std::function<void()> then);
   void PrintSummary();
   void Fail(const std::string& message);
   void Finish(int exit_code);
@@ -142,6 +146,9 @@ class RecordCommand : public Consumer {
   bool waiting_for_start_trigger_ = false;
   bool progress_shown_ = false;
   std::string session_note_;  // Why the service ended the session, if it said.
+  // The config's data sources no connected producer provided: at the
+  // start, then (once asked again at the end) those still without one.
+  std::vector<std::string> missing_data_sources_;
   std::chrono::steady_clock::time_point enabled_at_;
   uint64_t bytes_written_ = 0;
   uint64_t packets_written_ = 0;

@@ -14,6 +14,7 @@
 
 #include "src/tracing/ipc/consumer_ipc_client.h"
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,21 @@ void AppendVarint(uint64_t value, std::vector<uint8_t>* out) {
   out->insert(out->end(), buf, protozero::proto_utils::WriteVarInt(value, buf));
 }
 
+// Appends the bytes of every field 1 (a message; repeated occurrences
+// merge, so their bytes concatenate) of |reply| to |out|. False if the
+// reply does not decode.
+bool AppendField1Bytes(const std::string& reply, std::vector<uint8_t>* out) {
+  protozero::ProtoDecoder decoder(reply.data(), reply.size());
+  for (protozero::Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    if (f.id() != 1)
+      continue;
+    if (f.type() != protozero::proto_utils::ProtoWireType::kLengthDelimited)
+      return false;
+    out->insert(out->end(), f.data(), f.data() + f.size());
+  }
+  return !decoder.parse_error();
+}
+
 class ConsumerIpcClientImpl : public ConsumerEndpoint {
  public:
   ConsumerIpcClientImpl(Consumer* consumer, base::TaskRunner* runner)
@@ -54,6 +70,7 @@ class ConsumerIpcClientImpl : public ConsumerEndpoint {
   void ReadBuffers() override;
   void FreeBuffers() override;
   void GetTraceStats() override;
+  void QueryServiceState(std::function<void(bool, std::vector<uint8_t>)> done) override;
 
  private:
   enum class State { kBinding, kConnected, kDisconnected };
@@ -84,6 +101,14 @@ class ConsumerIpcClientImpl : public ConsumerEndpoint {
   void OnEnableTracingReply(uint64_t session, ipc::Client::Response response);
   void OnReadBuffersReply(Read* read, ipc::Client::Response response);
   void OnTraceStatsReply(ipc::Client::Response response);
+  // A TracingServiceState may come in several replies (newer services split
+  // a large one); their fields merge, so their bytes concatenate.
+  struct StateQuery {
+    std::vector<uint8_t> state;
+    std::function<void(bool, std::vector<uint8_t>)> done;
+  };
+  void OnServiceStateReply(const std::shared_ptr<StateQuery>& query,
+                           ipc::Client::Response response);
 
   Consumer* const consumer_;
   base::TaskRunner* const runner_;
@@ -304,26 +329,42 @@ void ConsumerIpcClientImpl::OnTraceStatsReply(ipc::Client::Response response) {
   }
   // GetTraceStatsResponse { trace_stats = 1 }: the stats' bytes are passed
   // on as the service encoded them, not parsed and re-encoded.
-  protozero::ProtoDecoder decoder(response.reply_proto.data(), response.reply_proto.size());
   std::vector<uint8_t> stats;
-  bool ok = true;
-  for (protozero::Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
-    if (f.id() != 1)
-      continue;
-    if (f.type() != protozero::proto_utils::ProtoWireType::kLengthDelimited) {
-      ok = false;
-      break;
-    }
-    // Repeated occurrences of a message field merge: their bytes concatenate.
-    stats.insert(stats.end(), f.data(), f.data() + f.size());
-  }
-  if (!ok || decoder.parse_error()) {
+  if (!AppendField1Bytes(response.reply_proto, &stats)) {
     ZT_ELOG("consumer: undecodable GetTraceStats answer (%zu bytes)",
             response.reply_proto.size());
     consumer_->OnTraceStats(false, {});
     return;
   }
   consumer_->OnTraceStats(true, std::move(stats));
+}
+
+void ConsumerIpcClientImpl::QueryServiceState(
+    std::function<void(bool, std::vector<uint8_t>)> done) {
+  auto query = std::make_shared<StateQuery>();
+  query->done = std::move(done);
+  // QueryServiceStateRequest: no field we set (sessions_only is newer).
+  Send("QueryServiceState", std::string(), [this, query](ipc::Client::Response response) {
+    OnServiceStateReply(query, std::move(response));
+  });
+}
+
+void ConsumerIpcClientImpl::OnServiceStateReply(const std::shared_ptr<StateQuery>& query,
+                                                ipc::Client::Response response) {
+  if (!query->done)
+    return;  // Answered already (a failure part way).
+  // QueryServiceStateResponse { service_state = 1 }.
+  if (!response.success || !AppendField1Bytes(response.reply_proto, &query->state)) {
+    Post([done = std::move(query->done)] { done(false, {}); });
+    query->done = nullptr;
+    return;
+  }
+  if (response.has_more)
+    return;
+  Post([done = std::move(query->done), state = std::move(query->state)]() mutable {
+    done(true, std::move(state));
+  });
+  query->done = nullptr;
 }
 
 }  // namespace

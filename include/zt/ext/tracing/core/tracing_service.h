@@ -168,6 +168,14 @@ class ConsumerEndpoint {
   // "not flushed" answers of its pending flushes.
   virtual void FreeBuffers() = 0;
   virtual void GetTraceStats() = 0;
+  // Asks what the service holds: |done(true, state)| with an encoded
+  // TracingServiceState (producers, the data sources they registered,
+  // sessions), |done(false, {})| when the service cannot say (refused, the
+  // connection gone). Called like any consumer callback. The default, for
+  // endpoints that cannot ask (the in-process service's: its owner can call
+  // TracingService::QueryServiceState itself), answers false at once, from
+  // inside the call.
+  virtual void QueryServiceState(std::function<void(bool, std::vector<uint8_t>)> done);
 };
 
 class TracingService {
