@@ -14,10 +14,11 @@ namespace ztrace {
 std::string ExportDbUsage() {
   return R"(Usage: ztrace export-db TRACE OUT.sqlite
 
-Reads a trace (zerotrace's or upstream Perfetto's protobuf format) and writes
-the trace processor's tables (slice, counter, track, thread_track,
-process_track, counter_track, thread, process, flow, args, stats, metadata;
-the columns `ztrace query` shows) as real tables into a new SQLite database,
+Reads a trace (Perfetto's protobuf format, written by zerotrace or upstream,
+or a Templight trace) and writes the trace processor's tables (slice,
+counter, track, thread_track, process_track, counter_track, thread,
+process, flow, args, stats, metadata, templight_instantiation,
+templight_unit; the columns `ztrace query` shows) as real tables into a new SQLite database,
 indexed on slice and counter ts and track_id and on args arg_set_id. Any
 SQLite opens it:
 

@@ -84,10 +84,11 @@ std::string QueryUsage() {
   return R"(Usage: ztrace query [OPTIONS] TRACE [SQL]
        ztrace query [OPTIONS] --batch GLOB SQL
 
-Runs SQL on a trace (zerotrace's or upstream Perfetto's protobuf format)
-with the tables of Perfetto's trace processor: slice, counter, track,
-thread_track, process_track, counter_track, thread, process, flow, args,
-stats, metadata. Without SQL, opens an interactive prompt (.help there);
+Runs SQL on a trace (Perfetto's protobuf format, written by zerotrace or
+upstream, or a Templight trace) with the tables of Perfetto's trace
+processor: slice, counter, track, thread_track, process_track,
+counter_track, thread, process, flow, args, stats, metadata (and, for
+Templight, templight_instantiation and templight_unit). Without SQL, opens an interactive prompt (.help there);
 its history is kept in ~/.ztrace_history.
 
 Options:

@@ -30,7 +30,7 @@ Commands:
   stats     summarize a trace: events, data losses, top slices (ztrace stats --help)
   query     SQL over a trace or many, or a prompt (ztrace query --help)
   export-db write a trace's tables into an SQLite file (ztrace export-db --help)
-  convert   convert a trace file to JSON or text (ztrace convert --help)
+  convert   rewrite a trace as JSON, pftrace, text or Templight (ztrace convert --help)
 
 The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record) and
 $PERFETTO_PRODUCER_SOCK_NAME (trigger) if set, else
