@@ -1,6 +1,7 @@
 # Install rules and the CMake package, so that a downstream project can do
 #   find_package(zerotrace CONFIG REQUIRED)
 #   target_link_libraries(app PRIVATE zerotrace::tracing)     # the SDK
+#   target_link_libraries(tool PRIVATE zerotrace::processor)  # read traces
 #   zt_protozero_library(my_protos PROTOS a.proto PROTO_ROOT ...)  # own protos
 # or use pkg-config (zerotrace.pc). Included at the end of the top-level
 # CMakeLists.txt when ZT_INSTALL is on.
@@ -14,7 +15,8 @@
 #                                   exported targets, ZtProtozero.cmake,
 #                                   ZtCppgen.cmake
 #   lib/pkgconfig/zerotrace.pc      for pkg-config users (zerotrace-system.pc
-#                                   adds the system backend)
+#                                   adds the system backend,
+#                                   zerotrace-processor.pc is the processor)
 
 include(CMakePackageConfigHelpers)
 
@@ -69,6 +71,27 @@ install(EXPORT zerotraceTargets
   FILE zerotraceTargets.cmake
   DESTINATION "${ZT_INSTALL_CMAKEDIR}")
 
+# Optional components (zt_cc_library(... INSTALL_COMPONENT c)): an export
+# set each, zerotrace<C>Targets.cmake, which zerotraceConfig.cmake loads
+# only when the component's own dependencies are found.
+get_property(_zt_components GLOBAL PROPERTY ZT_INSTALLED_COMPONENTS)
+list(REMOVE_DUPLICATES _zt_components)
+foreach(component IN LISTS _zt_components)
+  get_property(_zt_component_targets GLOBAL PROPERTY ZT_INSTALLED_TARGETS_${component})
+  string(SUBSTRING "${component}" 0 1 first)
+  string(TOUPPER "${first}" first)
+  string(SUBSTRING "${component}" 1 -1 rest)
+  set(export_set "zerotrace${first}${rest}Targets")
+  install(TARGETS ${_zt_component_targets}
+    EXPORT ${export_set}
+    ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+    INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+  install(EXPORT ${export_set}
+    NAMESPACE zerotrace::
+    FILE ${export_set}.cmake
+    DESTINATION "${ZT_INSTALL_CMAKEDIR}")
+endforeach()
+
 configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/zerotraceConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/zerotraceConfig.cmake"
@@ -90,5 +113,8 @@ configure_file("${CMAKE_CURRENT_LIST_DIR}/zerotrace.pc.in"
                "${PROJECT_BINARY_DIR}/zerotrace.pc" @ONLY)
 configure_file("${CMAKE_CURRENT_LIST_DIR}/zerotrace-system.pc.in"
                "${PROJECT_BINARY_DIR}/zerotrace-system.pc" @ONLY)
+configure_file("${CMAKE_CURRENT_LIST_DIR}/zerotrace-processor.pc.in"
+               "${PROJECT_BINARY_DIR}/zerotrace-processor.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/zerotrace.pc" "${PROJECT_BINARY_DIR}/zerotrace-system.pc"
+              "${PROJECT_BINARY_DIR}/zerotrace-processor.pc"
         DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

@@ -2,13 +2,17 @@
 # folder's CMakeLists.txt says what a target is made of and nothing else.
 #
 # zt_cc_library(NAME <name> SRCS <files>... [PUBLIC_DEPS <t>...] [DEPS <t>...]
-#               [INSTALL] [OPTIMIZE_FOR_SIZE [SPEED_SRCS <files>...]])
+#               [INSTALL | INSTALL_COMPONENT <component>] [EXPORT_NAME <n>]
+#               [OPTIMIZE_FOR_SIZE [SPEED_SRCS <files>...]])
 #   A static library zt_<name>, aliased zerotrace::<name> (the name it is
-#   exported under, too). Its users get include/ (installed: include/);
+#   exported under, too; EXPORT_NAME gives both another name). Its users get include/ (installed: include/);
 #   the library itself also sees the repository root, for private headers
 #   ("src/..."), which no user does. Our warnings apply to its sources only
 #   and never reach the export set. INSTALL adds it to the installed package
-#   (cmake/ZtInstall.cmake). With ZT_UNITY_BUILD (the default) its sources
+#   (cmake/ZtInstall.cmake); INSTALL_COMPONENT puts it in the package's
+#   optional component of that name instead (find_package(zerotrace
+#   COMPONENTS <component>): libraries with dependencies of their own that
+#   SDK users need not have, such as the processor's SQLite). With ZT_UNITY_BUILD (the default) its sources
 #   compile as one unit: headers are parsed once per library, not per file.
 #   OPTIMIZE_FOR_SIZE: -Os in optimized builds, for control-plane code that
 #   runs a few times per session; its SPEED_SRCS (per-packet and per-byte
@@ -37,7 +41,8 @@ function(_zt_speed_level out)
 endfunction()
 
 function(zt_cc_library)
-  cmake_parse_arguments(PARSE_ARGV 0 A "INSTALL;OPTIMIZE_FOR_SIZE" "NAME"
+  cmake_parse_arguments(PARSE_ARGV 0 A "INSTALL;OPTIMIZE_FOR_SIZE"
+                        "NAME;EXPORT_NAME;INSTALL_COMPONENT"
                         "SRCS;SPEED_SRCS;PUBLIC_DEPS;DEPS")
   if(A_UNPARSED_ARGUMENTS OR NOT A_NAME OR NOT A_SRCS)
     message(FATAL_ERROR "zt_cc_library: NAME and SRCS are required "
@@ -69,7 +74,10 @@ function(zt_cc_library)
       PROPERTIES HEADER_FILE_ONLY ON)
     target_sources(${target} PRIVATE ${speed_srcs})
   endif()
-  add_library(zerotrace::${A_NAME} ALIAS ${target})
+  if(NOT A_EXPORT_NAME)
+    set(A_EXPORT_NAME ${A_NAME})
+  endif()
+  add_library(zerotrace::${A_EXPORT_NAME} ALIAS ${target})
   target_include_directories(${target}
     PUBLIC "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>"
            "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>"
@@ -89,12 +97,15 @@ function(zt_cc_library)
         PROPERTIES COMPILE_OPTIONS "${speed}")
     endif()
   endif()
-  set_target_properties(${target} PROPERTIES EXPORT_NAME ${A_NAME})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${A_EXPORT_NAME})
   if(ZT_UNITY_BUILD)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
   endif()
   if(A_INSTALL)
     set_property(GLOBAL APPEND PROPERTY ZT_INSTALLED_TARGETS ${target})
+  elseif(A_INSTALL_COMPONENT)
+    set_property(GLOBAL APPEND PROPERTY ZT_INSTALLED_COMPONENTS ${A_INSTALL_COMPONENT})
+    set_property(GLOBAL APPEND PROPERTY ZT_INSTALLED_TARGETS_${A_INSTALL_COMPONENT} ${target})
   endif()
 endfunction()
 

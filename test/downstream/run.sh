@@ -132,6 +132,40 @@ pc_flags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --li
 "$cxx" -O2 $extra_flags "$here/system/main.cc" $pc_flags -o "$work/pc/system_app"
 "$work/pc/system_app"
 
+# A tool reading a trace through the public processor API: the v14
+# fixture's slices, and a clear refusal of a file that is not a trace.
+check_processor_tool() {  # binary
+  local bin=$1 out
+  out=$("$bin" "$src_root/test/data/perfetto_v14/inprocess_small.pftrace") || {
+    echo "run.sh: $bin failed on the v14 fixture: $out" >&2; return 1; }
+  [ "$out" = "$expected_slices" ] || {
+    echo "run.sh: $bin printed '$out', expected '$expected_slices'" >&2; return 1; }
+  echo '{"traceEvents": []}' >"$work/not_a_trace.json"
+  if out=$("$bin" "$work/not_a_trace.json" 2>&1); then
+    echo "run.sh: $bin accepted JSON as a trace: $out" >&2; return 1
+  fi
+  case "$out" in
+    *"is JSON (a Chrome JSON trace?)"*) ;;
+    *) echo "run.sh: $bin's refusal does not say what the file is: $out" >&2; return 1 ;;
+  esac
+  echo "    $out"
+}
+# What the build's own ztrace reads in the fixture.
+expected_counts=$("$build_dir/src/cmd/ztrace/ztrace" query --csv \
+  "$src_root/test/data/perfetto_v14/inprocess_small.pftrace" \
+  "SELECT COUNT(*), COUNT(DISTINCT name) FROM slice" | tail -1)
+expected_slices="${expected_counts%,*} slices, ${expected_counts#*,} names"
+
+echo "=== processor with find_package(zerotrace COMPONENTS processor) + zerotrace::processor"
+build_against_install processor "$here/processor"
+check_processor_tool "$work/processor/slice_count"
+
+echo "=== processor with pkg-config zerotrace-processor"
+pc_flags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs zerotrace-processor)
+# shellcheck disable=SC2086 # flag lists on purpose.
+"$cxx" -O2 $extra_flags "$here/processor/main.cc" $pc_flags -o "$work/pc/slice_count"
+check_processor_tool "$work/pc/slice_count"
+
 if [ -z "$sanitize" ]; then
   echo "=== zerotrace embedded with FetchContent (add_subdirectory)"
   cmake -S "$here/embedded" -B "$work/embedded" -G Ninja \
