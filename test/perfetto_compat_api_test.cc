@@ -196,6 +196,14 @@ TEST(PerfettoCompatApiTest, TrackDescriptorsNameProcessThreadAndCustomTracks) {
   perfetto::TrackEvent::SetTrackDescriptor(custom, custom_desc);
   TRACE_EVENT_INSTANT("compat", "on the custom track", custom);
 
+  // A counter: its unit, which the descriptor class has no accessor for,
+  // is kept from Serialize().
+  perfetto::CounterTrack counter("compat-counter", "items");
+  perfetto::protos::gen::TrackDescriptor counter_desc = counter.Serialize();
+  counter_desc.set_description("counted through the compat header");
+  perfetto::TrackEvent::SetTrackDescriptor(counter, counter_desc);
+  TRACE_COUNTER("compat", counter, 3);
+
   // Another thread's sequence starts after the process was named.
   std::thread([] { TRACE_EVENT_INSTANT("compat", "from a worker"); }).join();
 
@@ -220,6 +228,11 @@ TEST(PerfettoCompatApiTest, TrackDescriptorsNameProcessThreadAndCustomTracks) {
   ASSERT_EQ(customs.size(), 1u) << "written once, not again at first use";
   EXPECT_EQ(customs[0].name(), "compat-custom");
   EXPECT_EQ(customs[0].description(), "a track named through SetTrackDescriptor");
+  const auto counters = DescriptorsOf(trace, counter.uuid());
+  ASSERT_EQ(counters.size(), 1u);
+  EXPECT_EQ(counters[0].name(), "compat-counter");
+  EXPECT_EQ(counters[0].counter().unit_name(), "items");
+  EXPECT_EQ(counters[0].description(), "counted through the compat header");
   size_t on_custom = 0;
   for (const auto& packet : trace.packet())
     on_custom += packet.track_event().track_uuid() == custom.uuid();

@@ -105,7 +105,6 @@ using namespace ::zt::protos::pbzero;  // NOLINT
 
 using ::zt::BackendType;
 using ::zt::Category;
-using ::zt::CounterTrack;
 using ::zt::DataSourceBase;
 using ::zt::DefaultDataSourceTraits;
 using ::zt::DynamicCategory;
@@ -166,6 +165,15 @@ class ProcessTrack : public ::zt::ProcessTrack {
 class ThreadTrack : public ::zt::ThreadTrack {
  public:
   static ThreadTrack Current() { return ThreadTrack(); }
+  protos::gen::TrackDescriptor Serialize() const {
+    return compat_internal::DescriptorOf(*this);
+  }
+};
+
+// A counter: values over time, drawn as a graph, by name (and unit text).
+class CounterTrack : public ::zt::CounterTrack {
+ public:
+  using ::zt::CounterTrack::CounterTrack;
   protos::gen::TrackDescriptor Serialize() const {
     return compat_internal::DescriptorOf(*this);
   }
