@@ -477,7 +477,7 @@ std::unique_ptr<TracingSession> Tracing::NewTrace(BackendType backend) {
   if (!muxer)
     return nullptr;
   if (!muxer->TakesSessions(backend)) {
-    if (backend == kSystemBackend && muxer->HasBackend(kSystemBackend)) {
+    if (muxer->HasBackend(backend)) {
       ZT_ELOG("Tracing::NewTrace: this process initialized the system backend "
               "with enable_system_consumer = false: it takes no sessions here");
     }
