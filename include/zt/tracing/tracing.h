@@ -64,6 +64,11 @@ struct TracingInitArgs {
   // KiB.
   uint32_t shmem_size_hint_kb = 0;
   uint32_t shmem_page_size_hint_kb = 0;
+  // Whether this process may start sessions on the system backend (its
+  // producers trace into the daemon either way). False: NewTrace() for
+  // the system backend returns null with a log line, for a program whose
+  // sessions only `ztrace record` (or Perfetto's tools) should start.
+  bool enable_system_consumer = true;
 };
 
 // One tracing session, seen from the process that controls it. Callbacks
@@ -146,8 +151,10 @@ class Tracing {
   static bool Initialize(const TracingInitArgs& args);
   static bool IsInitialized();
 
-  // A new session on |backend| (unspecified: the first initialized one).
-  // Null before Initialize() or if that backend was not initialized.
+  // A new session on |backend| (unspecified: the first initialized one
+  // that takes sessions). Null before Initialize(), if that backend was not
+  // initialized, or for the system backend with enable_system_consumer
+  // false.
   static std::unique_ptr<TracingSession> NewTrace(
       BackendType backend = kUnspecifiedBackend);
 

@@ -474,8 +474,15 @@ bool Tracing::IsInitialized() {
 
 std::unique_ptr<TracingSession> Tracing::NewTrace(BackendType backend) {
   TracingMuxerImpl* muxer = TracingMuxerImpl::instance();
-  if (!muxer || !muxer->HasBackend(backend))
+  if (!muxer)
     return nullptr;
+  if (!muxer->TakesSessions(backend)) {
+    if (muxer->HasBackend(backend)) {
+      ZT_ELOG("Tracing::NewTrace: this process initialized the system backend "
+              "with enable_system_consumer = false: it takes no sessions here");
+    }
+    return nullptr;
+  }
   return std::unique_ptr<TracingSession>(new TracingSessionImpl(muxer, backend));
 }
 

@@ -320,6 +320,7 @@ TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
       continue;
     BackendConnection connection;
     connection.type = type;
+    connection.takes_sessions = type != kSystemBackend || args.enable_system_consumer;
     backends_.push_back(std::move(connection));
   }
   for (uint32_t id = 0; id < backends_.size(); id++)
@@ -415,10 +416,19 @@ bool TracingMuxerImpl::HasBackend(BackendType backend) const {
   return false;
 }
 
+bool TracingMuxerImpl::TakesSessions(BackendType backend) const {
+  for (const BackendConnection& b : backends_) {
+    if (b.takes_sessions && (backend == kUnspecifiedBackend || b.type == backend))
+      return true;
+  }
+  return false;
+}
+
 std::unique_ptr<ConsumerEndpoint> TracingMuxerImpl::ConnectConsumer(
     BackendType backend, Consumer* consumer) {
   for (BackendConnection& b : backends_) {
-    if (b.backend && (backend == kUnspecifiedBackend || b.type == backend)) {
+    if (b.backend && b.takes_sessions &&
+        (backend == kUnspecifiedBackend || b.type == backend)) {
       TracingBackend::ConnectConsumerArgs args;
       args.consumer = consumer;
       args.task_runner = task_runner_.get();

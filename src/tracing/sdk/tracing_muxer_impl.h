@@ -56,10 +56,13 @@ class TracingMuxerImpl : public TracingMuxer {
   static TracingMuxerImpl* instance();
 
   // A consumer connection for a session on |backend| (kUnspecifiedBackend:
-  // the first initialized one), or null if that backend is not
-  // initialized. Muxer thread only; the endpoint is used there too.
+  // the first initialized one that takes sessions), or null if there is
+  // none. Muxer thread only; the endpoint is used there too.
   std::unique_ptr<ConsumerEndpoint> ConnectConsumer(BackendType backend,
                                                     Consumer* consumer);
+  // Whether ConnectConsumer(|backend|) has a backend to connect to: one
+  // initialized, and for the system backend, enable_system_consumer.
+  bool TakesSessions(BackendType backend) const;
   bool HasBackend(BackendType backend) const;
 
   // Calls |call| with each backend whose producer is connected now, and its
@@ -99,6 +102,7 @@ class TracingMuxerImpl : public TracingMuxer {
     BackendType type = kUnspecifiedBackend;
     std::unique_ptr<TracingBackend> backend;  // Null once retired.
     std::unique_ptr<ProducerImpl> producer;   // Kept after retirement.
+    bool takes_sessions = true;  // False: enable_system_consumer was false.
   };
   struct Registered {
     protos::gen::DataSourceDescriptor descriptor;

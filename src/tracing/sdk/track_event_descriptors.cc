@@ -8,13 +8,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "src/tracing/sdk/intern_table.h"
 #include "src/tracing/sdk/track_event_clock.h"
+#include "zt/protozero/scattered_heap_buffer.h"
 #include "zt/trace/clock_snapshot.pbzero.h"
 #include "zt/trace/trace_packet_defaults.pbzero.h"
 #include "zt/trace/track_event/counter_descriptor.pbzero.h"
@@ -23,6 +28,7 @@
 #include "zt/trace/track_event/thread_descriptor.pbzero.h"
 #include "zt/trace/track_event/track_descriptor.pbzero.h"
 #include "zt/trace/track_event/track_event.pbzero.h"
+#include "zt/tracing/track_event_control.h"
 
 namespace zt {
 namespace internal {
@@ -76,24 +82,56 @@ uint64_t ProcessUuid() {
 
 namespace {
 
-void WriteThreadDescriptor(TrackEventSequence* seq) {
+// Descriptors set by SetTrackDescriptor(), by track uuid. Looked up only
+// where a descriptor is written (a sequence's reset, a track's first use
+// on a sequence), and not at all until one is set.
+struct TrackDescriptorOverrides {
+  std::mutex mutex;
+  std::unordered_map<uint64_t, std::string> by_uuid;
+};
+std::atomic<bool> g_any_descriptor_override{false};
+
+TrackDescriptorOverrides& Overrides() {
+  static TrackDescriptorOverrides* overrides = new TrackDescriptorOverrides();  // Leaked:
+  return *overrides;  // threads may describe tracks while the process exits.
+}
+
+bool FindOverride(uint64_t uuid, std::string* serialized) {
+  if (!g_any_descriptor_override.load(std::memory_order_acquire))
+    return false;
+  TrackDescriptorOverrides& overrides = Overrides();
+  std::lock_guard<std::mutex> lock(overrides.mutex);
+  auto it = overrides.by_uuid.find(uuid);
+  if (it == overrides.by_uuid.end())
+    return false;
+  *serialized = it->second;
+  return true;
+}
+
+// A packet whose track_descriptor is |uuid|'s override, if it has one.
+bool WriteOverride(TrackEventSequence* seq, uint64_t uuid) {
+  std::string serialized;
+  if (!FindOverride(uuid, &serialized))
+    return false;
   auto packet = seq->TakePacket();
   packet->set_sequence_flags(kNeedsStateFlag);
-  auto* track = packet->set_track_descriptor();
+  packet->AppendBytes(protos::pbzero::TracePacket::kTrackDescriptorFieldNumber,
+                      serialized.data(), serialized.size());
+  return true;
+}
+
+void FillThreadDescriptor(protos::pbzero::TrackDescriptor* track, uint64_t tid) {
   track->set_uuid(ThreadTrack().uuid());
   track->set_parent_uuid(ProcessUuid());
   auto* thread = track->set_thread();
   thread->set_pid(static_cast<int32_t>(getpid()));
-  thread->set_tid(static_cast<int64_t>(seq->tid));
+  thread->set_tid(static_cast<int64_t>(tid));
   char name[64] = {};
   if (pthread_getname_np(pthread_self(), name, sizeof(name)) == 0 && name[0])
     thread->set_thread_name(name);
 }
 
-void WriteProcessDescriptor(TrackEventSequence* seq) {
-  auto packet = seq->TakePacket();
-  packet->set_sequence_flags(kNeedsStateFlag);
-  auto* track = packet->set_track_descriptor();
+void FillProcessDescriptor(protos::pbzero::TrackDescriptor* track) {
   track->set_uuid(ProcessUuid());
   auto* process = track->set_process();
   process->set_pid(static_cast<int32_t>(getpid()));
@@ -102,6 +140,38 @@ void WriteProcessDescriptor(TrackEventSequence* seq) {
     process->add_cmdline(arg);
   if (!info.name.empty())
     process->set_process_name(info.name);
+}
+
+void FillTrackDescriptor(protos::pbzero::TrackDescriptor* desc, const Track& track,
+                         uint64_t uuid) {
+  desc->set_uuid(uuid);
+  desc->set_parent_uuid(track.parent_uuid() ? track.parent_uuid() : ProcessUuid());
+  if (track.name())
+    desc->set_name(track.name());
+  if (track.kind() == Track::Kind::kCounter) {
+    auto* counter = desc->set_counter();
+    const char* unit = static_cast<const CounterTrack&>(track).unit();
+    if (unit)
+      counter->set_unit_name(unit);
+  } else if (track.kind() == Track::Kind::kState) {
+    desc->set_state();  // Present and empty: what marks a state track.
+  }
+}
+
+void WriteThreadDescriptor(TrackEventSequence* seq) {
+  if (WriteOverride(seq, ThreadTrack().uuid()))
+    return;
+  auto packet = seq->TakePacket();
+  packet->set_sequence_flags(kNeedsStateFlag);
+  FillThreadDescriptor(packet->set_track_descriptor(), seq->tid);
+}
+
+void WriteProcessDescriptor(TrackEventSequence* seq) {
+  if (WriteOverride(seq, ProcessUuid()))
+    return;
+  auto packet = seq->TakePacket();
+  packet->set_sequence_flags(kNeedsStateFlag);
+  FillProcessDescriptor(packet->set_track_descriptor());
 }
 
 }  // namespace
@@ -145,21 +215,33 @@ void ResetSequence(TrackEventSequence* seq, uint64_t now) {
 
 void WriteTrackDescriptor(TrackEventSequence* seq, const Track& track,
                           uint64_t uuid) {
+  if (WriteOverride(seq, uuid))
+    return;
   auto packet = seq->TakePacket();
   packet->set_sequence_flags(kNeedsStateFlag);
-  auto* desc = packet->set_track_descriptor();
-  desc->set_uuid(uuid);
-  desc->set_parent_uuid(track.parent_uuid() ? track.parent_uuid() : ProcessUuid());
-  if (track.name())
-    desc->set_name(track.name());
-  if (track.kind() == Track::Kind::kCounter) {
-    auto* counter = desc->set_counter();
-    const char* unit = static_cast<const CounterTrack&>(track).unit();
-    if (unit)
-      counter->set_unit_name(unit);
-  } else if (track.kind() == Track::Kind::kState) {
-    desc->set_state();  // Present and empty: what marks a state track.
+  FillTrackDescriptor(packet->set_track_descriptor(), track, uuid);
+}
+
+void RewriteDescriptor(TrackEventSequence* seq, const Track& track, bool sequence_was_current) {
+  switch (track.kind()) {
+    case Track::Kind::kProcess:
+      // A sequence made current just now wrote it in its reset.
+      if (sequence_was_current)
+        WriteProcessDescriptor(seq);
+      return;
+    case Track::Kind::kThread:
+      if (sequence_was_current)
+        WriteThreadDescriptor(seq);
+      return;
+    case Track::Kind::kCustom:
+    case Track::Kind::kCounter:
+    case Track::Kind::kState:
+      break;
   }
+  const uint64_t uuid = track.uuid();
+  bool is_new = false;
+  seq->incremental->described_tracks.Intern(uuid, &is_new);
+  WriteTrackDescriptor(seq, track, uuid);
 }
 
 // The uuid of |spec|'s track (0: the thread's, the default), writing its
@@ -185,7 +267,40 @@ uint64_t ResolveTrack(TrackEventSequence* seq, const EventSpec& spec) {
   return uuid;
 }
 
+// The SDK's own descriptor of |track|, encoded.
+std::string EncodeDefaultTrackDescriptor(const Track& track) {
+  protozero::HeapBuffered<protos::pbzero::TrackDescriptor> desc;
+  switch (track.kind()) {
+    case Track::Kind::kProcess:
+      FillProcessDescriptor(desc.get());
+      break;
+    case Track::Kind::kThread:
+      FillThreadDescriptor(desc.get(), CurrentTid());
+      break;
+    case Track::Kind::kCustom:
+    case Track::Kind::kCounter:
+    case Track::Kind::kState:
+      FillTrackDescriptor(desc.get(), track, track.uuid());
+      break;
+  }
+  return desc.SerializeAsString();
+}
+
+void StoreTrackDescriptorOverride(uint64_t uuid, std::string serialized) {
+  TrackDescriptorOverrides& overrides = Overrides();
+  std::lock_guard<std::mutex> lock(overrides.mutex);
+  if (serialized.empty())
+    overrides.by_uuid.erase(uuid);
+  else
+    overrides.by_uuid[uuid] = std::move(serialized);
+  g_any_descriptor_override.store(!overrides.by_uuid.empty(), std::memory_order_release);
+}
+
 }  // namespace internal
+
+std::string DefaultTrackDescriptor(const Track& track) {
+  return internal::EncodeDefaultTrackDescriptor(track);
+}
 
 // Public value types.
 uint64_t Track::uuid() const {

@@ -7,6 +7,7 @@
 #define ZT_SRC_TRACING_SDK_TRACK_EVENT_DESCRIPTORS_H_
 
 #include <cstdint>
+#include <string>
 
 #include "src/tracing/sdk/track_event_sequence.h"
 #include "zt/trace/trace_packet.pbzero.h"
@@ -34,6 +35,19 @@ void ResetSequence(TrackEventSequence* seq, uint64_t now);
 // A TrackDescriptor packet for |track| (uuid |uuid|), parented to the
 // process unless the track says otherwise.
 void WriteTrackDescriptor(TrackEventSequence* seq, const Track& track, uint64_t uuid);
+
+// Writes |track|'s descriptor again on |seq| (the override set for it, or
+// the SDK's own), for SetTrackDescriptor(). The process's and the thread's
+// own track only if |sequence_was_current| (else the reset that made the
+// sequence current wrote them already).
+void RewriteDescriptor(TrackEventSequence* seq, const Track& track, bool sequence_was_current);
+
+// The SDK's own descriptor of |track| (DefaultTrackDescriptor()).
+std::string EncodeDefaultTrackDescriptor(const Track& track);
+
+// Records |serialized| as |uuid|'s descriptor from now on (empty: erases
+// it). Thread-safe.
+void StoreTrackDescriptorOverride(uint64_t uuid, std::string serialized);
 
 // The uuid of |spec|'s track (0: the thread's, the default), writing its
 // descriptor first if this sequence has not described it yet.

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/tracing/sdk/intern_table.h"
@@ -23,6 +24,7 @@
 #include "zt/trace/track_event/track_event.pbzero.h"
 #include "zt/tracing/data_source.h"
 #include "zt/tracing/track_event.h"
+#include "zt/tracing/track_event_control.h"
 #include "zt/tracing/tracing.h"
 
 namespace zt {
@@ -672,6 +674,48 @@ void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions)
   WriteSliceEndSlow(instances, track_uuid, sessions);
 }
 
+}  // namespace internal
+
+// track_event_control.h.
+
+void FlushTrackEvents() {
+  using internal::TrackEventSequence;
+  const uint32_t valid = internal::TrackEventDataSource::State().valid_instances.load(
+      std::memory_order_acquire);
+  for (uint32_t i = 0; i < internal::kMaxDataSourceInstances; i++) {
+    if (!(valid & (1u << i)))
+      continue;
+    TrackEventSequence* seq = internal::CurrentSequence(i);
+    if (!seq || seq->packet)
+      continue;  // Nothing written yet, or inside an event: its packet is open.
+    // The packet begun ahead is empty: finished, it is skipped by readers,
+    // and the chunk can go. The next event begins another.
+    if (seq->next_packet)
+      seq->next_packet.Finish();
+    seq->writer->Flush();
+  }
+}
+
+void SetTrackDescriptor(const Track& track, std::string serialized) {
+  using internal::TrackEventSequence;
+  internal::StoreTrackDescriptorOverride(track.uuid(), std::move(serialized));
+  const uint32_t valid = internal::TrackEventDataSource::State().valid_instances.load(
+      std::memory_order_acquire);
+  for (uint32_t i = 0; i < internal::kMaxDataSourceInstances; i++) {
+    if (!(valid & (1u << i)))
+      continue;
+    const bool was_current = internal::CurrentSequence(i) != nullptr;
+    TrackEventSequence* seq = internal::AcquireSequence(i);
+    if (!seq || internal::InsideAnEvent(seq))
+      continue;  // The loss mark makes the sequence reset, and describe again.
+    internal::RewriteDescriptor(seq, track, was_current);
+    // As after every packet: one begun ahead, so that a scrape takes this.
+    if (!seq->next_packet)
+      seq->next_packet = seq->writer->NewTracePacket();
+  }
+}
+
+namespace internal {
 namespace {
 // Linked with the first TRACE_EVENT (this object): from then on,
 // Initialize() registers the data source (see track_event_hook.h).

@@ -172,11 +172,13 @@ class ScopedSlice {
 };
 
 // Argument sorting. Each overload peels the arguments it recognizes.
+// A track: Track, or a class derived from it (ProcessTrack, ThreadTrack,
+// CounterTrack, and the track types of zt/perfetto_compat.h), but a
+// StateTrack, which only TRACE_STATE takes.
 template <typename T>
 struct IsTrackArg {
   static constexpr bool value =
-      IsSame<T, Track>::value || IsSame<T, ProcessTrack>::value ||
-      IsSame<T, ThreadTrack>::value || IsSame<T, CounterTrack>::value;
+      __is_class(T) && __is_base_of(Track, T) && !IsSame<T, StateTrack>::value;
 };
 template <typename T>
 struct IsTimestampArg {
