@@ -235,9 +235,11 @@ bool ValidateConfig(const protos::gen::TraceConfig& config, std::string* error) 
       return false;
     }
     if (ds.config().target_buffer() >= config.buffers().size()) {
+      const size_t buffers = config.buffers().size();
       *error = "data source \"" + ds.config().name() + "\" targets buffer " +
-               std::to_string(ds.config().target_buffer()) + " but the config has " +
-               std::to_string(config.buffers().size());
+               std::to_string(ds.config().target_buffer()) + ", but the config defines " +
+               std::to_string(buffers) + (buffers == 1 ? " buffer" : " buffers") +
+               " (target_buffer counts from 0)";
       return false;
     }
   }

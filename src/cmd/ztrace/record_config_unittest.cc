@@ -257,7 +257,9 @@ TEST(RecordConfigTest, ValidationCatchesUselessConfigsEarly) {
   ds->set_name("ds");
   ds->set_target_buffer(1);
   EXPECT_FALSE(ValidateConfig(cfg, &error));
-  EXPECT_EQ(error, "data source \"ds\" targets buffer 1 but the config has 1");
+  EXPECT_EQ(error,
+            "data source \"ds\" targets buffer 1, but the config defines 1 buffer "
+            "(target_buffer counts from 0)");
   ds->set_target_buffer(0);
   EXPECT_TRUE(ValidateConfig(cfg, &error)) << error;
 }

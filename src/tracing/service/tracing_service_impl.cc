@@ -336,8 +336,9 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
       return refuse("EnableTracing: data source \"" + ds.config().name() +
                     "\" targets buffer " +
                     std::to_string(ds.config().target_buffer()) +
-                    " but the config has " +
-                    std::to_string(config.buffers().size()));
+                    ", but the config defines " +
+                    std::to_string(config.buffers().size()) +
+                    " buffer(s) (target_buffer counts from 0)");
     }
   }
   TriggerSpec triggers;
