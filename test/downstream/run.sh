@@ -38,7 +38,8 @@ if [ $# -eq 2 ]; then
   work="$2"
   mkdir -p "$work"
   work="$(cd "$work" && pwd)"
-  rm -rf "$work/prefix" "$work/build" "$work/sdk" "$work/system" "$work/pc" "$work/embedded" "$work/example"
+  rm -rf "$work/prefix" "$work/build" "$work/sdk" "$work/system" "$work/processor" "$work/pc" \
+    "$work/embedded" "$work/example"
 else
   work="$(mktemp -d "${TMPDIR:-/tmp}/zt-downstream.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
