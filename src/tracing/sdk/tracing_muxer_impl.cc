@@ -308,14 +308,34 @@ TracingMuxerImpl* TracingMuxerImpl::instance() {
   return static_cast<TracingMuxerImpl*>(Get());
 }
 
-void TracingMuxerImpl::ForEachConnectedProducer(
-    const std::function<void(BackendType, TracingBackend*, ProducerEndpoint*)>& call) {
-  for (BackendConnection& b : backends_) {
-    if (!b.backend || !b.producer)
-      continue;
-    if (ProducerEndpoint* e = b.producer->endpoint())
-      call(b.type, b.backend.get(), e);
-  }
+void ActivateTriggersOnMuxer(const std::vector<std::string>& triggers,
+                             InProcessTriggers in_process) {
+  if (TracingMuxerImpl* muxer = TracingMuxerImpl::instance())
+    muxer->ActivateTriggers(triggers, in_process);
+}
+
+void TracingMuxerImpl::ActivateTriggers(const std::vector<std::string>& triggers,
+                                        InProcessTriggers in_process) {
+  // This code is in every program (it is the muxer's), so it is kept to
+  // one posted closure.
+  PostUnlessRetired([this, triggers, in_process] {
+    for (BackendConnection& b : backends_) {
+      ProducerEndpoint* endpoint = b.backend && b.producer ? b.producer->endpoint() : nullptr;
+      if (!endpoint)
+        continue;
+      if (b.type == kInProcessBackend) {
+        // The service is ours: asked directly (its endpoint has no socket
+        // to send them on).
+        in_process(static_cast<InProcessTracingBackend*>(b.backend.get())->service(), endpoint,
+                   triggers);
+        continue;
+      }
+      endpoint->ActivateTriggers(triggers, [](bool ok) {
+        if (!ok)
+          ZT_WLOG("Tracing::ActivateTriggers: the tracing service did not take the triggers");
+      });
+    }
+  });
 }
 
 TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
