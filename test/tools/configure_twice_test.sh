@@ -67,6 +67,7 @@ configure_twice() {  # name cmake-args...
 configure_twice demo -DCMAKE_BUILD_TYPE=Release -DZT_BUILD_TESTS=OFF -DZT_BUILD_BENCHMARKS=OFF
 # tools/build_cost.
 configure_twice build_cost -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
+  -DCMAKE_CXX_COMPILER_LAUNCHER="$src/tools/cpu_time_launcher" \
   "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" -DZT_BUILD_TESTS=OFF \
   -DZT_BUILD_BENCHMARKS=OFF -DZT_BUILD_FUZZERS=OFF
 # A plain configure with the defaults (tests, benchmarks and examples on).

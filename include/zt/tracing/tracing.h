@@ -42,17 +42,39 @@ enum BackendType : uint32_t {
   kUnspecifiedBackend = 0,
   // The tracing service on a thread inside this process.
   kInProcessBackend = 1u << 0,
-  // A tracing daemon (ztraced, or Perfetto's traced) reached over its UNIX
-  // sockets ($PERFETTO_PRODUCER_SOCK_NAME / $PERFETTO_CONSUMER_SOCK_NAME,
-  // else /run/perfetto/traced-{producer,consumer}.sock or
-  // /tmp/perfetto-{producer,consumer}). Needs the program to link the
-  // system backend's library, zerotrace::tracing_system (pkg-config:
-  // zerotrace-system); without it, Initialize() says so and ignores this
-  // bit. If no daemon runs, Initialize() still succeeds: one line on
-  // stderr says so, and the process connects when a daemon starts (and
-  // again if it restarts).
-  kSystemBackend = 1u << 1,
+  // kSystemBackend (1u << 1) is below.
 };
+
+namespace internal {
+// kSystemBackend's bit, for code that must build without the system
+// backend's library (the SDK itself).
+constexpr BackendType kSystemBackendBit = static_cast<BackendType>(1u << 1);
+// Defined only in the system backend's library (zerotrace::tracing_system),
+// as kSystemBackendBit: a program that names kSystemBackend reads it, so
+// that linking such a program without that library fails, and the
+// linker's "undefined reference" names the library to link.
+extern "C" const uint32_t zt_kSystemBackend_needs_zerotrace_tracing_system;
+struct SystemBackendType {
+  // Not constexpr: the read of the library's constant is the point.
+  operator BackendType() const {
+    return static_cast<BackendType>(zt_kSystemBackend_needs_zerotrace_tracing_system);
+  }
+};
+}  // namespace internal
+
+// A tracing daemon (ztraced, or Perfetto's traced) reached over its UNIX
+// sockets ($PERFETTO_PRODUCER_SOCK_NAME / $PERFETTO_CONSUMER_SOCK_NAME,
+// else /run/perfetto/traced-{producer,consumer}.sock or
+// /tmp/perfetto-{producer,consumer}). Needs the system backend's library,
+// zerotrace::tracing_system (pkg-config: zerotrace-system): a program that
+// names kSystemBackend and links only zerotrace::tracing fails to link,
+// with an undefined reference to
+// zt_kSystemBackend_needs_zerotrace_tracing_system. It converts to
+// BackendType like an enumerator (|, ==, NewTrace(kSystemBackend)), but is
+// not a constant expression (no `case kSystemBackend:`). If no daemon
+// runs, Initialize() still succeeds: one line on stderr says so, and the
+// process connects when a daemon starts (and again if it restarts).
+inline constexpr internal::SystemBackendType kSystemBackend{};
 
 struct TracingInitArgs {
   // A bitwise or of BackendType values; at least one must be available.

@@ -12,6 +12,7 @@
 #include "src/tracing/ipc/producer_ipc_client.h"
 #include "src/tracing/sdk/tracing_backend.h"
 #include "zt/base/logging.h"
+#include "zt/tracing/tracing.h"
 
 namespace zt {
 namespace internal {
@@ -54,6 +55,11 @@ class SystemTracingBackend : public TracingBackend {
   bool told_no_service_ = false;
   uint32_t delay_ms_ = kFirstDelayMs;
 };
+
+// What kSystemBackend converts to (zt/tracing/tracing.h). Only this
+// library defines it: a program naming kSystemBackend links with it or not
+// at all, and reading it pulls this object, with the factory below, in.
+extern "C" const uint32_t zt_kSystemBackend_needs_zerotrace_tracing_system = kSystemBackendBit;
 
 }  // namespace internal
 }  // namespace zt

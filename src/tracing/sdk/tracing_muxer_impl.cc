@@ -251,18 +251,23 @@ bool TracingMuxerImpl::InitializeInstance(const TracingInitArgs& args) {
   std::lock_guard<std::mutex> guard(g_init_mutex);
   if (Get())
     return true;
-  constexpr uint32_t kKnown = kInProcessBackend | kSystemBackend;
+  // The SDK names the system backend by its bit only (kSystemBackend would
+  // need the system backend's library: tracing.h).
+  constexpr uint32_t kKnown = kInProcessBackend | kSystemBackendBit;
   if (args.backends & ~kKnown) {
     ZT_WLOG("Tracing::Initialize: unknown backend bits 0x%x ignored",
             args.backends & ~kKnown);
   }
   TracingInitArgs available = args;
-  if ((args.backends & kSystemBackend) && !zt_create_system_tracing_backend) {
+  // A program that names kSystemBackend does not link without the library;
+  // one that sets the bit otherwise (a number from its own config) gets
+  // here.
+  if ((args.backends & kSystemBackendBit) && !zt_create_system_tracing_backend) {
     ZT_ELOG("Tracing::Initialize: kSystemBackend needs the system backend "
             "library, which this program does not link: link "
             "zerotrace::tracing_system (CMake) or use `pkg-config "
             "zerotrace-system`. kSystemBackend is ignored.");
-    available.backends &= ~uint32_t{kSystemBackend};
+    available.backends &= ~uint32_t{kSystemBackendBit};
   }
   if (!(available.backends & kKnown)) {
     ZT_ELOG("Tracing::Initialize: no available backend requested (backends = "
@@ -303,19 +308,39 @@ TracingMuxerImpl* TracingMuxerImpl::instance() {
   return static_cast<TracingMuxerImpl*>(Get());
 }
 
-void TracingMuxerImpl::ForEachConnectedProducer(
-    const std::function<void(BackendType, TracingBackend*, ProducerEndpoint*)>& call) {
-  for (BackendConnection& b : backends_) {
-    if (!b.backend || !b.producer)
-      continue;
-    if (ProducerEndpoint* e = b.producer->endpoint())
-      call(b.type, b.backend.get(), e);
-  }
+void ActivateTriggersOnMuxer(const std::vector<std::string>& triggers,
+                             InProcessTriggers in_process) {
+  if (TracingMuxerImpl* muxer = TracingMuxerImpl::instance())
+    muxer->ActivateTriggers(triggers, in_process);
+}
+
+void TracingMuxerImpl::ActivateTriggers(const std::vector<std::string>& triggers,
+                                        InProcessTriggers in_process) {
+  // This code is in every program (it is the muxer's), so it is kept to
+  // one posted closure.
+  PostUnlessRetired([this, triggers, in_process] {
+    for (BackendConnection& b : backends_) {
+      ProducerEndpoint* endpoint = b.backend && b.producer ? b.producer->endpoint() : nullptr;
+      if (!endpoint)
+        continue;
+      if (b.type == kInProcessBackend) {
+        // The service is ours: asked directly (its endpoint has no socket
+        // to send them on).
+        in_process(static_cast<InProcessTracingBackend*>(b.backend.get())->service(), endpoint,
+                   triggers);
+        continue;
+      }
+      endpoint->ActivateTriggers(triggers, [](bool ok) {
+        if (!ok)
+          ZT_WLOG("Tracing::ActivateTriggers: the tracing service did not take the triggers");
+      });
+    }
+  });
 }
 
 TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
     : task_runner_(new base::ThreadTaskRunner("zt.tracing")) {
-  for (BackendType type : {kInProcessBackend, kSystemBackend}) {
+  for (BackendType type : {kInProcessBackend, kSystemBackendBit}) {
     if (!(args.backends & type))
       continue;
     BackendConnection connection;

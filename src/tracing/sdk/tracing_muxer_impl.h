@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "src/base/thread_task_runner.h"
+#include "src/tracing/sdk/muxer_triggers.h"
 #include "src/tracing/sdk/tracing_backend.h"
 #include "zt/ext/tracing/core/shared_memory_arbiter.h"
 #include "zt/ext/tracing/core/tracing_service.h"
@@ -65,12 +66,10 @@ class TracingMuxerImpl : public TracingMuxer {
   bool TakesSessions(BackendType backend) const;
   bool HasBackend(BackendType backend) const;
 
-  // Calls |call| with each backend whose producer is connected now, and its
-  // endpoint. Muxer thread.
-  void ForEachConnectedProducer(
-      const std::function<void(BackendType, TracingBackend*, ProducerEndpoint*)>& call);
-  // Tracing::ActivateTriggers (tracing_triggers.cc, linked only by callers).
-  void ActivateTriggers(const std::vector<std::string>& triggers);
+  // Tracing::ActivateTriggers (through ActivateTriggersOnMuxer,
+  // muxer_triggers.h).
+  void ActivateTriggers(const std::vector<std::string>& triggers,
+                        InProcessTriggers in_process);
 
   // Sessions register themselves so that Shutdown can stop them. Any thread.
   void AddSession(MuxedSession* session);

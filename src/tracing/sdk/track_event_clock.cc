@@ -50,9 +50,9 @@ Origin ReadClockPair() {
   Origin best{0, 0};
   uint64_t best_span = ~0ull;
   for (int attempt = 0; attempt < 4; attempt++) {
-    const uint64_t before = __rdtsc();
+    const uint64_t before = TrackEventClock::ReadTsc();
     const uint64_t ns = BootTimeNs();
-    const uint64_t after = __rdtsc();
+    const uint64_t after = TrackEventClock::ReadTsc();
     if (after - before < best_span) {
       best_span = after - before;
       best = Origin{before + (after - before) / 2, ns};

@@ -1,6 +1,8 @@
 #include "src/tracing/service/session_service_packets.h"
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 namespace zt {
 
@@ -73,7 +75,13 @@ void SessionServicePackets::RecordEvent(uint32_t event_field, uint64_t timestamp
                                  [&](const auto& e) { return e.second == event_field; }),
                   events_.end());
   }
-  events_.emplace_back(timestamp_ns, event_field);
+  // Kept in timestamp order as they come (after any of the same time), so
+  // that emitting needs no sort: std::stable_sort's merge machinery was 3 KB
+  // of this -Os control-plane unit's code, for a list of a few events.
+  auto it = events_.end();
+  while (it != events_.begin() && std::prev(it)->first > timestamp_ns)
+    --it;
+  events_.insert(it, std::make_pair(timestamp_ns, event_field));
 }
 
 void SessionServicePackets::OnStarted() {
@@ -139,9 +147,7 @@ bool SessionServicePackets::EmitBeforeData(const Sink& sink) {
       return false;
     system_info_emitted_ = true;
   }
-  std::stable_sort(events_.begin(), events_.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  while (!events_.empty()) {
+  while (!events_.empty()) {  // In timestamp order (RecordEvent).
     if (!sink(MakeServiceEventPacket(events_.front().second, events_.front().first, uid_)))
       return false;
     events_.erase(events_.begin());

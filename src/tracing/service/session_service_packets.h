@@ -101,7 +101,8 @@ class SessionServicePackets {
   bool config_emitted_ = false;
   bool uuid_emitted_ = false;
   bool system_info_emitted_ = false;
-  // (timestamp, event field), recorded since the last read.
+  // (timestamp, event field), recorded since the last read, in timestamp
+  // order (equal times in the order recorded).
   std::vector<std::pair<uint64_t, uint32_t>> events_;
   std::vector<std::vector<uint8_t>> extra_;  // AddPacket(), oldest first.
   size_t extra_emitted_ = 0;                  // Of extra_, taken by a sink.

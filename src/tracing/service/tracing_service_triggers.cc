@@ -16,6 +16,7 @@
 #include "src/tracing/service/tracing_service_impl.h"
 #include "zt/base/logging.h"
 #include "zt/config/trace_config.pbzero.h"
+#include "zt/ext/tracing/core/service_triggers.h"
 #include "zt/protozero/scattered_heap_buffer.h"
 #include "zt/trace/trace_packet.pbzero.h"
 #include "zt/trace/trigger.pbzero.h"
@@ -118,6 +119,11 @@ std::string TracingServiceImpl::DecodeTriggerConfig(const protos::gen::TraceConf
 void TracingService::ActivateTriggers(ProducerEndpoint* producer,
                                       const std::vector<std::string>& names) {
   static_cast<TracingServiceImpl*>(this)->ActivateTriggersFrom(producer, names);
+}
+
+void ActivateServiceTriggers(TracingService* service, ProducerEndpoint* producer,
+                             const std::vector<std::string>& names) {
+  service->ActivateTriggers(producer, names);
 }
 
 void TracingServiceImpl::ActivateTriggersFrom(ProducerEndpoint* endpoint,
