@@ -345,7 +345,7 @@ TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
       continue;
     BackendConnection connection;
     connection.type = type;
-    connection.takes_sessions = type != kSystemBackend || args.enable_system_consumer;
+    connection.takes_sessions = type != kSystemBackendBit || args.enable_system_consumer;
     backends_.push_back(std::move(connection));
   }
   for (uint32_t id = 0; id < backends_.size(); id++)
