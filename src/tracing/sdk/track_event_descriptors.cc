@@ -8,12 +8,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -82,12 +82,22 @@ uint64_t ProcessUuid() {
 
 namespace {
 
-// Descriptors set by SetTrackDescriptor(), by track uuid. Looked up only
+// Descriptors set by SetTrackDescriptor(), sorted by track uuid (a
+// binary search: a program describes a few tracks; a sorted vector keeps
+// <unordered_map> out of this per-event unit's compile). Looked up only
 // where a descriptor is written (a sequence's reset, a track's first use
 // on a sequence), and not at all until one is set.
 struct TrackDescriptorOverrides {
   std::mutex mutex;
-  std::unordered_map<uint64_t, std::string> by_uuid;
+  std::vector<std::pair<uint64_t, std::string>> by_uuid;
+
+  std::vector<std::pair<uint64_t, std::string>>::iterator LowerBound(uint64_t uuid) {
+    return std::lower_bound(
+        by_uuid.begin(), by_uuid.end(), uuid,
+        [](const std::pair<uint64_t, std::string>& entry, uint64_t key) {
+          return entry.first < key;
+        });
+  }
 };
 std::atomic<bool> g_any_descriptor_override{false};
 
@@ -101,8 +111,8 @@ bool FindOverride(uint64_t uuid, std::string* serialized) {
     return false;
   TrackDescriptorOverrides& overrides = Overrides();
   std::lock_guard<std::mutex> lock(overrides.mutex);
-  auto it = overrides.by_uuid.find(uuid);
-  if (it == overrides.by_uuid.end())
+  auto it = overrides.LowerBound(uuid);
+  if (it == overrides.by_uuid.end() || it->first != uuid)
     return false;
   *serialized = it->second;
   return true;
@@ -289,10 +299,16 @@ std::string EncodeDefaultTrackDescriptor(const Track& track) {
 void StoreTrackDescriptorOverride(uint64_t uuid, std::string serialized) {
   TrackDescriptorOverrides& overrides = Overrides();
   std::lock_guard<std::mutex> lock(overrides.mutex);
-  if (serialized.empty())
-    overrides.by_uuid.erase(uuid);
-  else
-    overrides.by_uuid[uuid] = std::move(serialized);
+  auto it = overrides.LowerBound(uuid);
+  const bool found = it != overrides.by_uuid.end() && it->first == uuid;
+  if (serialized.empty()) {
+    if (found)
+      overrides.by_uuid.erase(it);
+  } else if (found) {
+    it->second = std::move(serialized);
+  } else {
+    overrides.by_uuid.emplace(it, uuid, std::move(serialized));
+  }
   g_any_descriptor_override.store(!overrides.by_uuid.empty(), std::memory_order_release);
 }
 
