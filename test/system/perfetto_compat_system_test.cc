@@ -6,8 +6,6 @@
 // enable_system_consumer = false keeps it from starting sessions itself.
 
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -44,16 +42,6 @@ buffers { size_kb: 4096 fill_policy: DISCARD }
 data_sources { config { name: "track_event" } }
 duration_ms: 300000
 )";
-
-bool CanConnect(const std::string& path) {
-  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr = {};
-  addr.sun_family = AF_UNIX;
-  strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  close(fd);
-  return ok;
-}
 
 // What the app's sequence wrote, as a reader resolves it.
 struct AppEvents {

@@ -45,6 +45,10 @@ class Subprocess {
   std::string pending_;  // Stdout read but not yet consumed as lines.
 };
 
+// Whether a UNIX stream socket at |path| accepts a connection now (a
+// daemon serving it): what tests wait for after starting ztraced.
+bool CanConnect(const std::string& path);
+
 }  // namespace test
 }  // namespace zt
 
