@@ -139,15 +139,18 @@ TEST_F(PerfettoCompatSystemTest, PerfettoStyleProgramIsRecordedByZtrace) {
                             kProcessTimeoutMs))
       << "ztraced never served its sockets" << Stderrs();
 
-  const std::string out = dir_ + "/trace.pftrace";
-  recorder_ = Subprocess::Start({ZT_ZTRACE_BIN, "record", "-c", config_, "--txt", "-o", out},
-                                Env());
-  ASSERT_TRUE(recorder_);
   app_ = Subprocess::Start({ZT_COMPAT_APP_BIN, "--events", std::to_string(kEvents)}, Env());
   ASSERT_TRUE(app_);
   ASSERT_TRUE(app_->WaitForLine("consumer refused", kProcessTimeoutMs))
       << "enable_system_consumer = false did not keep NewTrace() off the daemon" << Stderrs();
+  // The session starts only once the observer is in place: observers hear
+  // from the sessions that start after they are added (a session started
+  // before would never reach it, and the app would wait for nothing).
   ASSERT_TRUE(app_->WaitForLine("waiting", kProcessTimeoutMs)) << Stderrs();
+  const std::string out = dir_ + "/trace.pftrace";
+  recorder_ = Subprocess::Start({ZT_ZTRACE_BIN, "record", "-c", config_, "--txt", "-o", out},
+                                Env());
+  ASSERT_TRUE(recorder_);
   ASSERT_TRUE(app_->WaitForLine("started", kProcessTimeoutMs))
       << "the observer never heard OnSetup then OnStart" << Stderrs();
   ASSERT_TRUE(app_->WaitForLine("done", kProcessTimeoutMs)) << Stderrs();
