@@ -125,8 +125,9 @@ bool BindReplacingStaleFile(int fd, const std::string& address,
     ZT_ELOG("UnixSocket: another process serves %s", address.c_str());
     return false;
   }
-  struct stat st;
-  if (lstat(address.c_str(), &st) == 0 && !S_ISSOCK(st.st_mode)) {
+  struct stat st {};
+  const bool has_file = lstat(address.c_str(), &st) == 0;
+  if (has_file && !S_ISSOCK(st.st_mode)) {
     ZT_ELOG("UnixSocket: %s exists and is not a socket: not replacing it",
             address.c_str());
     return false;
@@ -138,7 +139,15 @@ bool BindReplacingStaleFile(int fd, const std::string& address,
   }
   if (connect(probe.get(), addr.get(), addr.size) == 0 || errno == EAGAIN ||
       errno == EINPROGRESS) {
-    ZT_ELOG("UnixSocket: another process serves %s", address.c_str());
+    if (has_file && st.st_uid != geteuid()) {
+      // Someone else's: in a directory anyone may write (/tmp), another
+      // user can take a well-known path before the daemon does.
+      ZT_ELOG("UnixSocket: another process serves %s, and the socket file belongs to "
+              "uid %u, not us (uid %u)", address.c_str(), static_cast<unsigned>(st.st_uid),
+              static_cast<unsigned>(geteuid()));
+    } else {
+      ZT_ELOG("UnixSocket: another process serves %s", address.c_str());
+    }
     return false;
   }
   // ENOENT: the file went between bind and connect; bind again all the same.
@@ -149,7 +158,13 @@ bool BindReplacingStaleFile(int fd, const std::string& address,
   }
   ZT_ILOG("UnixSocket: replacing the stale socket file %s", address.c_str());
   if (unlink(address.c_str()) != 0 && errno != ENOENT) {
-    ZT_PLOG("UnixSocket: unlink(%s)", address.c_str());
+    if (errno == EPERM || errno == EACCES) {
+      ZT_ELOG("UnixSocket: cannot remove the stale socket file %s (uid %u's; we are uid "
+              "%u): %s", address.c_str(), static_cast<unsigned>(st.st_uid),
+              static_cast<unsigned>(geteuid()), strerror(errno));
+    } else {
+      ZT_PLOG("UnixSocket: unlink(%s)", address.c_str());
+    }
     return false;
   }
   if (bind(fd, addr.get(), addr.size) != 0) {

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/ipc/service_identity.h"
 #include "zt/base/logging.h"
 
 namespace zt {
@@ -25,6 +26,17 @@ std::unique_ptr<Client> Client::Connect(const std::string& address,
                                         DisconnectCallback on_disconnect) {
   std::unique_ptr<Client> client(
       new Client(service_name, runner, std::move(on_bound), std::move(on_disconnect)));
+  client->address_ = address;
+  std::string refusal;
+  if (!CheckServiceSocketFile(address, &refusal)) {
+    // Not even a connect(): nothing of ours reaches an impostor.
+    ZT_ELOG("IPC: %s", refusal.c_str());
+    runner->PostTask([weak = client->weak_factory_.GetWeakPtr()] {
+      if (weak)
+        weak->Fail();
+    });
+    return client;
+  }
   // OnConnect() follows, posted, whatever happens.
   client->socket_ = base::UnixSocket::Connect(address, client.get(), runner);
   return client;
@@ -42,9 +54,15 @@ std::unique_ptr<Client> Client::Adopt(std::unique_ptr<base::UnixSocket> connecti
   return client;
 }
 
-void Client::OnConnect(base::UnixSocket*, bool connected) {
+void Client::OnConnect(base::UnixSocket* socket, bool connected) {
   if (!connected)
     return Fail();
+  // Before the first byte: the bind request already names the service.
+  std::string refusal;
+  if (!CheckServicePeer(address_, socket->peer_uid(), &refusal)) {
+    ZT_ELOG("IPC: %s", refusal.c_str());
+    return Fail();
+  }
   SendBind();
 }
 

@@ -85,6 +85,8 @@ class Client : public base::UnixSocket::EventListener {
   void PostFailure(ResponseCallback callback);
 
   std::string service_name_;
+  // Where Connect() went, for the service identity check; empty when adopted.
+  std::string address_;
   base::TaskRunner* runner_;
   BoundCallback on_bound_;
   DisconnectCallback on_disconnect_;

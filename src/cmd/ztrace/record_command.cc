@@ -20,6 +20,7 @@
 #include "src/base/unix_task_runner.h"
 #include "src/cmd/ztrace/record_config.h"
 #include "src/cmd/ztrace/record_data_sources.h"
+#include "src/ipc/service_identity.h"
 #include "zt/base/logging.h"
 #include "zt/config/trace_config.pbzero.h"
 #include "zt/protozero/proto_decoder.h"
@@ -320,9 +321,9 @@ void RecordCommand::OnDisconnect() {
       OnTraceStats(false, {});
       return;
     case State::kConnecting:
-      Fail("cannot connect to the tracing service at " + options_.service_address +
-           ": is ztraced running? (set PERFETTO_CONSUMER_SOCK_NAME to use "
-           "another socket)");
+      Fail("cannot connect to the tracing service: " +
+           ipc::DescribeServiceConnectFailure(options_.service_address) +
+           " (set PERFETTO_CONSUMER_SOCK_NAME to use another socket)");
       return;
     default:
       Fail(std::string("lost the connection to the tracing service") +

@@ -430,8 +430,8 @@ TEST_P(RecordCommandTest, ARefusedConfigFailsAndLeavesNoFile) {
 
 TEST_P(RecordCommandTest, NoServiceSaysWhereItLookedAndWhatToDo) {
   const std::string expected =
-      "ztrace: cannot connect to the tracing service at /run/test.sock: is ztraced "
-      "running? (set PERFETTO_CONSUMER_SOCK_NAME to use another socket)\n";
+      "ztrace: cannot connect to the tracing service: no socket at /run/test.sock: is "
+      "ztraced running? (set PERFETTO_CONSUMER_SOCK_NAME to use another socket)\n";
   // A client that gives up at once...
   Start(Options(Config()), [](Consumer*, base::TaskRunner*) { return nullptr; });
   ASSERT_EQ(WaitDone(), kExitFailure);
@@ -751,7 +751,8 @@ TEST(RunRecordTest, FailuresExitWithTheirCodesAndMessages) {
       {{"-o", "/nonexistent-dir/t", "-t", "1s"}, kExitFailure,
        "ztrace: cannot open /nonexistent-dir/t for writing"},
       {{"-o", out.path(), "-t", "1s"}, kExitFailure,
-       "ztrace: cannot connect to the tracing service at /nowhere.sock: is ztraced running?"},
+       "ztrace: cannot connect to the tracing service: no socket at /nowhere.sock: is "
+       "ztraced running?"},
   };
   for (const auto& c : cases) {
     testing::internal::CaptureStderr();

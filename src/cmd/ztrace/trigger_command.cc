@@ -6,6 +6,7 @@
 
 #include "src/base/unix_task_runner.h"
 #include "src/cmd/ztrace/record_config.h"
+#include "src/ipc/service_identity.h"
 
 namespace zt {
 namespace ztrace {
@@ -30,8 +31,8 @@ class TriggerProducer : public Producer {
     options.name = "ztrace";
     endpoint_ = connect(this, runner_, options);
     if (!endpoint_)
-      return Fail("cannot connect to the tracing service at " + address_ +
-                  " (is ztraced running?)");
+      return Fail("cannot connect to the tracing service: " +
+                  ipc::DescribeServiceConnectFailure(address_));
     runner_->PostDelayedTask(
         [this] {
           Fail("the tracing service at " + address_ + " did not answer within " +
@@ -41,6 +42,7 @@ class TriggerProducer : public Producer {
   }
 
   void OnConnect() override {
+    connected_ = true;
     endpoint_->ActivateTriggers(names_, [this](bool ok) {
       if (!ok)
         return Fail("the tracing service at " + address_ + " did not take the triggers");
@@ -48,7 +50,10 @@ class TriggerProducer : public Producer {
     });
   }
   void OnDisconnect() override {
-    Fail("lost the tracing service at " + address_ + " (is ztraced running?)");
+    if (!connected_)
+      return Fail("cannot reach the tracing service: " +
+                  ipc::DescribeServiceConnectFailure(address_));
+    Fail("lost the tracing service at " + address_ + " before it took the triggers");
   }
   void OnTracingSetup() override {}
   void SetupDataSource(DataSourceInstanceId, const protos::gen::DataSourceConfig&) override {}
@@ -74,6 +79,7 @@ class TriggerProducer : public Producer {
   base::TaskRunner* const runner_;
   const std::vector<std::string> names_;
   const std::string address_;
+  bool connected_ = false;
   std::function<void(int)> finish_;
   std::unique_ptr<ProducerEndpoint> endpoint_;
   bool done_ = false;

@@ -489,6 +489,23 @@ TEST_F(ProducerIpcClientTest, ASetupTracingWithoutAnFdEndsTheConnection) {
   EXPECT_EQ(producer_.endpoint->shared_memory(), nullptr);
 }
 
+// A service that could shrink the memory under the producer's mapping
+// could kill it with SIGBUS at its next event (issue 27: a fake service
+// truncated an unsealed memfd under a root-run program).
+TEST_F(ProducerIpcClientTest, AnUnsealedSmbEndsTheConnection) {
+  Connect(/*provide_smb=*/false);
+  ASSERT_TRUE(RunUntilEvents(1));
+  base::ScopedFile unsealed(memfd_create("zt-unsealed", MFD_CLOEXEC));
+  ASSERT_TRUE(unsealed);
+  ASSERT_EQ(ftruncate(unsealed.get(), 64 * 1024), 0);
+  Command(SetupTracingCommand(4), unsealed.get());
+  ASSERT_TRUE(RunUntilEvents(2));
+  EXPECT_EQ(producer_.events.back(), "disconnect");
+  EXPECT_EQ(producer_.endpoint->shared_memory(), nullptr);
+  // Shrinking it now harms no one: the producer never mapped it.
+  EXPECT_EQ(ftruncate(unsealed.get(), 0), 0);
+}
+
 TEST_F(ProducerIpcClientTest, AnSmbOfABadGeometryEndsTheConnection) {
   Connect(/*provide_smb=*/false);
   ASSERT_TRUE(RunUntilEvents(1));

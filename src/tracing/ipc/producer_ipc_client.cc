@@ -418,10 +418,11 @@ void ProducerIpcClientImpl::SetupTracing(const GetAsyncCommandResponse::SetupTra
     return Drop("the shared memory buffer from the service cannot be sized");
   const size_t size = static_cast<size_t>(st.st_size);
   const size_t page_size = size_t{setup.shared_buffer_page_size_kb()} * 1024;
-  // Seals are not required: upstream's service does not always seal its
-  // memfd, and the service is the party this producer chose to trust.
+  // Sealed against shrinking, or refused: a service that truncated the
+  // memory under our mapping would kill this program with SIGBUS at its
+  // next event. ztraced and upstream's service both seal their memfds.
   std::unique_ptr<base::MemfdSharedMemory> smb =
-      base::MemfdSharedMemory::AttachToFd(std::move(fd), size, /*require_seals=*/false);
+      base::MemfdSharedMemory::AttachToFd(std::move(fd), size, /*require_seals=*/true);
   if (!smb)
     return Drop("the service's shared memory buffer cannot be mapped");
   // The geometry comes from the peer: a wrong one would have the writers
