@@ -138,8 +138,10 @@ std::vector<std::string> DescribeLosses(const protos::gen::TraceStats& stats) {
 }
 
 base::ScopedFile OpenOutput(const std::string& path, bool no_clobber,
-                            std::string* error, int* exit_code) {
+                            std::string* error, int* exit_code, bool* created) {
   base::ScopedFile fd;
+  if (created)
+    *created = false;
   if (path == "-") {
     if (isatty(STDOUT_FILENO)) {
       *error = "refusing to write a binary trace to the terminal: redirect "
@@ -154,8 +156,16 @@ base::ScopedFile OpenOutput(const std::string& path, bool no_clobber,
     }
     return fd;
   }
-  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (no_clobber ? O_EXCL : O_TRUNC);
-  fd.reset(open(path.c_str(), flags, 0600));
+  // Created, or else (without --no-clobber) opened as it is: two tries, as
+  // O_CREAT alone would not say which happened.
+  fd.reset(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (fd) {
+    if (created)
+      *created = true;
+    return fd;
+  }
+  if (errno == EEXIST && !no_clobber)
+    fd.reset(open(path.c_str(), O_WRONLY | O_CLOEXEC));
   if (!fd) {
     *error = errno == EEXIST && no_clobber
                  ? path + " already exists (--no-clobber)"
@@ -269,6 +279,14 @@ void RecordCommand::OnConnect() {
   if (read(stop_fd_.get(), &stops, sizeof(stops)) == sizeof(stops)) {
     Fail("interrupted before tracing started");
     return;
+  }
+  if (options_.truncate_on_start) {
+    struct stat st {};
+    if (fstat(options_.output.get(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ftruncate(options_.output.get(), 0) != 0) {
+      Fail("cannot empty " + options_.output_name + ": " + strerror(errno));
+      return;
+    }
   }
   int fd = -1;
   if (options_.config.write_into_file()) {

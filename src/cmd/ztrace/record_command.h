@@ -52,8 +52,12 @@ class RecordCommand : public Consumer {
     base::ScopedFile output;          // Where the trace goes; required.
     std::string output_name;          // In messages: a path, or "stdout".
     // Removed if the command fails before writing a byte (a refused
-    // config leaves no empty file behind). Empty: never removed.
+    // config leaves no empty file behind). Empty: never removed. Only for
+    // a file the command created.
     std::string remove_on_failure;
+    // An existing file given as the output: emptied when the session is
+    // enabled, not before (what it held survives a failure to start).
+    bool truncate_on_start = false;
     std::string service_address;  // In the "cannot connect" message.
     // The one-line progress display, rewritten with '\r' every
     // kProgressPeriodMs: for a terminal.
@@ -166,12 +170,17 @@ uint64_t CountTracePackets(const uint8_t* data, size_t size);
 std::vector<std::string> DescribeLosses(const protos::gen::TraceStats& stats);
 
 // Opens the trace output: "-" is a dup of stdout (refused when it is a
-// terminal); a path is created or truncated (O_EXCL with |no_clobber|),
-// mode 0600 as upstream's (traces hold private data). Returns the fd, or
-// none with |*error| and |*exit_code| (kExitUsage for a terminal,
-// kExitFailure otherwise).
+// terminal); a path is created (mode 0600 as upstream's: traces hold
+// private data), or, unless |no_clobber|, opened as it is: an existing file
+// is NOT truncated here, so that a command failing before its session
+// starts (no daemon, a refused config) leaves it intact; the command
+// truncates it once the service took the session (Options::
+// truncate_on_start). |*created| (optional) tells whether the file is new.
+// Returns the fd, or none with |*error| and |*exit_code| (kExitUsage for a
+// terminal, kExitFailure otherwise).
 base::ScopedFile OpenOutput(const std::string& path, bool no_clobber,
-                            std::string* error, int* exit_code);
+                            std::string* error, int* exit_code,
+                            bool* created = nullptr);
 
 // The whole `ztrace record ARGS...` command, as main() runs it: parses
 // |args| (those after "record"), builds the config, opens the output,

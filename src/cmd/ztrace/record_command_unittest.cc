@@ -631,7 +631,7 @@ TEST(RecordCommandHelpersTest, DescribeLossesNamesEachKind) {
   EXPECT_EQ(lines[5].rfind("the final flush failed", 0), 0u);
 }
 
-TEST(RecordCommandHelpersTest, OpenOutputCreatesTruncatesOrRefuses) {
+TEST(RecordCommandHelpersTest, OpenOutputCreatesKeepsOrRefuses) {
   OutputFile file;
   std::string error;
   int code = 0;
@@ -639,17 +639,21 @@ TEST(RecordCommandHelpersTest, OpenOutputCreatesTruncatesOrRefuses) {
     base::ScopedFile fd = file.Open();
     ASSERT_EQ(write(fd.get(), "old", 3), 3);
   }
-  base::ScopedFile fd = OpenOutput(file.path(), /*no_clobber=*/false, &error, &code);
+  bool created = true;
+  base::ScopedFile fd = OpenOutput(file.path(), /*no_clobber=*/false, &error, &code, &created);
   ASSERT_TRUE(fd) << error;
-  EXPECT_EQ(file.Contents(), "") << "not truncated";
+  EXPECT_FALSE(created);
+  // Emptied only once a session starts (RecordCommand, truncate_on_start).
+  EXPECT_EQ(file.Contents(), "old") << "truncated before the session started";
   struct stat st;
   EXPECT_FALSE(OpenOutput(file.path(), /*no_clobber=*/true, &error, &code));
   EXPECT_EQ(error, file.path() + " already exists (--no-clobber)");
   EXPECT_EQ(code, kExitFailure);
 
   const std::string fresh = file.path() + ".new";
-  fd = OpenOutput(fresh, /*no_clobber=*/true, &error, &code);
+  fd = OpenOutput(fresh, /*no_clobber=*/true, &error, &code, &created);
   ASSERT_TRUE(fd) << error;
+  EXPECT_TRUE(created);
   ASSERT_EQ(fstat(fd.get(), &st), 0);
   EXPECT_EQ(st.st_mode & 0077, 0u) << "traces are private: 0600";
   unlink(fresh.c_str());
@@ -722,6 +726,35 @@ TEST(RunRecordTest, SigintAndSigtermStopTheSessionAndTheTraceIsWritten) {
   }
 }
 
+// An existing output file is replaced only once a session starts: with no
+// daemon it stays as it was (issue 27: it used to be deleted); with one,
+// the trace replaces all of it (nothing of the old, longer file remains).
+TEST(RunRecordTest, AnExistingOutputSurvivesAFailureAndIsReplacedBySuccess) {
+  OutputFile out;
+  const std::string precious(100000, 'p');
+  {
+    base::ScopedFile fd = out.Open();
+    ASSERT_EQ(write(fd.get(), precious.data(), precious.size()),
+              static_cast<ssize_t>(precious.size()));
+  }
+  testing::internal::CaptureStderr();
+  int code = RunRecord({"-t", "0", "-o", out.path()},
+                       [](Consumer*, base::TaskRunner*) { return nullptr; }, "/nowhere.sock");
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(code, kExitFailure) << err;
+  ASSERT_TRUE(out.Exists()) << "the failed recording removed the existing file";
+  EXPECT_EQ(out.Contents(), precious);
+
+  testing::internal::CaptureStderr();
+  code = RunRecord({"-t", "0", "-o", out.path()}, InProcess(SIGINT), "x.sock");
+  err = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(code, kExitOk) << err;
+  EXPECT_LT(out.Contents().size(), precious.size());
+  EXPECT_EQ(out.Contents().find(std::string(64, 'p')), std::string::npos)
+      << "old bytes left after the trace";
+  ExpectCompleteTrace(out.ReadPackets(), 0);
+}
+
 TEST(RunRecordTest, DashWritesTheTraceToStdout) {
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
@@ -737,6 +770,7 @@ TEST(RunRecordTest, DashWritesTheTraceToStdout) {
 
 TEST(RunRecordTest, FailuresExitWithTheirCodesAndMessages) {
   OutputFile out;
+  unlink(out.path().c_str());  // The command creates it (and removes it on failure).
   struct {
     std::vector<std::string> args;
     int code;

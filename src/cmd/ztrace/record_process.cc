@@ -194,7 +194,8 @@ int RunRecord(const std::vector<std::string>& args, const ConnectFn& connect,
             error.c_str());
     return exit_code;
   }
-  options.output = OpenOutput(flags.out_path, flags.no_clobber, &error, &exit_code);
+  bool created = false;
+  options.output = OpenOutput(flags.out_path, flags.no_clobber, &error, &exit_code, &created);
   if (!options.output) {
     fprintf(stderr, "ztrace: %s\n", error.c_str());
     return exit_code;
@@ -202,7 +203,8 @@ int RunRecord(const std::vector<std::string>& args, const ConnectFn& connect,
   const bool to_stdout = flags.out_path == "-";
   options.output_name = to_stdout ? "stdout" : flags.out_path;
   // Absolute: --background moves the process to "/" before it may remove it.
-  options.remove_on_failure = to_stdout ? "" : AbsolutePath(flags.out_path);
+  options.remove_on_failure = created ? AbsolutePath(flags.out_path) : "";
+  options.truncate_on_start = !to_stdout && !created;
   options.service_address = service_address;
 
   base::ScopedFile notify;
