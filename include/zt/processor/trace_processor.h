@@ -111,8 +111,9 @@ class TraceProcessor {
 
   // Writes every table as a real SQLite table (not virtual) into a new
   // database file at `path`, which the `sqlite3` shell and any SQLite
-  // library open. An existing file is replaced. Cost: one pass over every
-  // table, written in a single transaction.
+  // library open. An existing file is replaced once the new one is
+  // complete; a failure (a full disk) leaves it as it was. Cost: one pass
+  // over every table, written in a single transaction.
   virtual bool ExportDatabase(const std::string& path, std::string* error) = 0;
 
   // The tables and views a query may name, sorted.

@@ -9,6 +9,7 @@
 
 #include <string_view>
 
+#include "src/cmd/ztrace/same_file.h"
 #include "src/processor/export_json.h"
 #include "src/processor/export_pftrace.h"
 #include "src/processor/templight_profile_builder.h"
@@ -176,12 +177,6 @@ const Format* FindFormat(std::string_view name) {
     if (name == f.name) return &f;
   }
   return nullptr;
-}
-
-bool SameFile(const std::string& a, const std::string& b) {
-  struct stat sa, sb;
-  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-         sa.st_ino == sb.st_ino;
 }
 
 // SIGPIPE ignored while writing, so that a closed pipe is an EPIPE error

@@ -6,6 +6,7 @@
 
 #include "src/cmd/ztrace/exit_codes.h"
 #include "src/cmd/ztrace/import_progress.h"
+#include "src/cmd/ztrace/same_file.h"
 #include "zt/processor/trace_processor.h"
 
 namespace zt {
@@ -54,6 +55,11 @@ int RunExportDb(const std::vector<std::string>& args, FILE* out, FILE* err) {
   }
   const std::string& trace = positional[0];
   const std::string& db = positional[1];
+  if (SameFile(trace, db)) {
+    fprintf(err, "ztrace export-db: the database would replace the trace itself (%s)\n\n%s",
+            db.c_str(), ExportDbUsage().c_str());
+    return kExitUsage;
+  }
 
   processor::OpenOptions options;
   ImportProgress progress(err, trace);

@@ -1,8 +1,12 @@
 #include "src/cmd/ztrace/export_db_command.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
@@ -88,6 +92,86 @@ TEST(ExportDbCommandTest, Failures) {
   EXPECT_EQ(Export({kFixture, "/nonexistent/dir/x.sqlite"}, &err), kExitFailure);
   EXPECT_NE(err.find("/nonexistent/dir/x.sqlite"), std::string::npos) << err;
   EXPECT_EQ(Export({"--help"}, &err), kExitOk);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::string bytes;
+  FILE* f = fopen(path.c_str(), "rb");
+  if (!f)
+    return bytes;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof(buf), f)) > 0;)
+    bytes.append(buf, n);
+  fclose(f);
+  return bytes;
+}
+
+// A scratch directory, removed with what is left in it.
+struct ScratchDir {
+  ScratchDir() {
+    char tmpl[] = "/tmp/zt-export-db-XXXXXX";
+    path = mkdtemp(tmpl) ? tmpl : "";
+  }
+  ~ScratchDir() { EXPECT_EQ(system(("rm -rf '" + path + "'").c_str()), 0); }
+  // The names of the files in it.
+  std::string List() const {
+    std::string names;
+    FILE* ls = popen(("ls -A '" + path + "'").c_str(), "r");
+    char buf[256];
+    while (ls && fgets(buf, sizeof(buf), ls))
+      names += buf;
+    if (ls)
+      pclose(ls);
+    return names;
+  }
+  std::string path;
+};
+
+// The input trace is never overwritten: convert refuses it, and so does
+// export-db (issue 27: it replaced the trace with a database).
+TEST(ExportDbCommandTest, RefusesToWriteOverItsInput) {
+  ScratchDir dir;
+  const std::string trace = dir.path + "/t.pftrace";
+  const std::string original = ReadAll(kFixture);
+  ASSERT_FALSE(original.empty());
+  FILE* f = fopen(trace.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  fwrite(original.data(), 1, original.size(), f);
+  fclose(f);
+  std::string err;
+  EXPECT_EQ(Export({trace, trace}, &err), kExitUsage);
+  EXPECT_NE(err.find("would replace the trace itself"), std::string::npos) << err;
+  EXPECT_EQ(Export({trace, dir.path + "/./t.pftrace"}, &err), kExitUsage);
+  EXPECT_EQ(ReadAll(trace), original);
+}
+
+// A full disk midway (simulated with RLIMIT_FSIZE: writes past it fail
+// with EFBIG) fails the export with an error, leaves an existing database
+// as it was and leaves no partial file (issue 27: a partial file was left).
+TEST(ExportDbCommandTest, AFullDiskLeavesNoPartialFileAndKeepsTheOldOne) {
+  ScratchDir dir;
+  const std::string db = dir.path + "/out.sqlite";
+  std::string err;
+  ASSERT_EQ(Export({kFixture, db}, &err), kExitOk) << err;
+  const std::string complete = ReadAll(db);
+  ASSERT_GT(complete.size(), 16384u) << "the fixture's database must outgrow the limit below";
+
+  struct sigaction ignore = {}, old_action = {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGXFSZ, &ignore, &old_action);
+  struct rlimit old_limit {};
+  getrlimit(RLIMIT_FSIZE, &old_limit);
+  struct rlimit small = old_limit;
+  small.rlim_cur = 8192;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const int code = Export({kFixture, db}, &err);
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  sigaction(SIGXFSZ, &old_action, nullptr);
+
+  EXPECT_EQ(code, kExitFailure);
+  EXPECT_NE(err.find("cannot write " + db), std::string::npos) << err;
+  EXPECT_EQ(ReadAll(db) == complete, true) << "the existing database was damaged";
+  EXPECT_EQ(dir.List(), "out.sqlite\n") << "a partial file was left behind";
 }
 
 }  // namespace

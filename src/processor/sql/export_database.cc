@@ -104,11 +104,15 @@ bool ExportTables(sqlite3* db, const std::vector<std::string>& tables, std::stri
 
 bool ExportDatabase(sqlite3* db, const std::vector<std::string>& tables,
                     const std::string& path, std::string* error) {
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
-    *error = "cannot replace " + path + ": " + strerror(errno);
+  // Written beside |path| under another name and renamed over it once
+  // complete: a full disk or a crash midway leaves |path| as it was (and
+  // no half database that SQLite would open without complaint).
+  const std::string partial = path + ".partial-" + std::to_string(getpid());
+  if (unlink(partial.c_str()) != 0 && errno != ENOENT) {
+    *error = "cannot replace " + partial + ": " + strerror(errno);
     return false;
   }
-  if (!Exec(db, "ATTACH DATABASE " + Quote(path, '\'') + " AS " + kSchema, error)) {
+  if (!Exec(db, "ATTACH DATABASE " + Quote(partial, '\'') + " AS " + kSchema, error)) {
     *error = "cannot create " + path + ": " + *error;
     return false;
   }
@@ -126,8 +130,14 @@ bool ExportDatabase(sqlite3* db, const std::vector<std::string>& tables,
     *error = detach_error;
     ok = false;
   }
-  if (!ok)
+  if (ok && rename(partial.c_str(), path.c_str()) != 0) {
+    *error = std::string("rename from ") + partial + ": " + strerror(errno);
+    ok = false;
+  }
+  if (!ok) {
+    unlink(partial.c_str());
     *error = "cannot write " + path + ": " + *error;
+  }
   return ok;
 }
 

@@ -6,10 +6,10 @@
 // Each table keeps its columns and declared types; a first column named
 // id, utid or upid becomes the INTEGER PRIMARY KEY (lookups by id stay
 // fast), and slice and counter get indexes on ts and track_id, args on
-// arg_set_id. An existing file at `path` is replaced. Cost: one pass over
-// every table in a single transaction, journal off (a failed export leaves
-// a file to delete, never a half-valid one claimed good: the error says
-// so).
+// arg_set_id. Cost: one pass over every table in a single transaction,
+// journal off, into `path`.partial-PID, renamed over `path` once complete:
+// an existing file at `path` is replaced only by a whole database, and a
+// failed export (a full disk) leaves `path` as it was and no partial file.
 
 #ifndef ZT_SRC_PROCESSOR_SQL_EXPORT_DATABASE_H_
 #define ZT_SRC_PROCESSOR_SQL_EXPORT_DATABASE_H_
