@@ -148,25 +148,31 @@ class Printer {
     return !decoder.parse_error();
   }
 
+  // Escaped straight into the output buffer, which is flushed as it fills:
+  // a string of any size costs kFlushBytes plus one escape of memory.
   void Quoted(const uint8_t* data, size_t size) {
-    std::string out = "\"";
+    buffer_ += '"';
     for (size_t i = 0; i < size; i++) {
       const uint8_t c = data[i];
       if (c == '"' || c == '\\') {
-        out += '\\';
-        out += static_cast<char>(c);
+        buffer_ += '\\';
+        buffer_ += static_cast<char>(c);
       } else if (c == '\n') {
-        out += "\\n";
+        buffer_ += "\\n";
       } else if (c < 0x20 || c >= 0x7f) {
         char octal[8];
         snprintf(octal, sizeof(octal), "\\%03o", c);
-        out += octal;
+        buffer_ += octal;
       } else {
-        out += static_cast<char>(c);
+        buffer_ += static_cast<char>(c);
+      }
+      if (buffer_.size() >= kFlushBytes) {
+        Flush();
+        if (failed_)
+          return;
       }
     }
-    out += '"';
-    Append(out);
+    Append("\"");
   }
 
   void Scalar(const FieldSchema* schema, uint64_t raw, WireType wire) {
@@ -336,13 +342,17 @@ class Printer {
 
 }  // namespace
 
-TextDumpResult DumpTraceAsText(const void* data, size_t size, const TextSink& sink) {
+TextDumpResult DumpTraceAsText(const void* data, size_t size, const TextSink& sink,
+                               const TextDumpProgress& progress) {
   TextDumpResult result;
   Printer printer(sink);
   TraceTokenizer tokenizer(data, size);
   PacketView packet;
-  while (!printer.failed() && tokenizer.Next(&packet))
+  while (!printer.failed() && tokenizer.Next(&packet)) {
     printer.Packet(packet);
+    if (progress)
+      progress(packet.offset + packet.size);
+  }
   result.tokenizer = tokenizer.stats();
   if (result.tokenizer.damage != TraceDamage::kNone)
     printer.Append("# " + DescribeDamage(result.tokenizer) + "\n");

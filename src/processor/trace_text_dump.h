@@ -18,8 +18,9 @@
 // number; a sub-message that does not decode prints as bytes. A damaged
 // file prints everything before the damage and then says where it is.
 //
-// Cost: O(trace size); output is streamed to the sink in pieces, never
-// held whole. Thread-compatible.
+// Cost: O(trace size); output is streamed to the sink in pieces of about
+// 64 KiB, never held whole (a string of any size included): memory is the
+// sequences' interned names plus one piece. Thread-compatible.
 
 #ifndef ZT_SRC_PROCESSOR_TRACE_TEXT_DUMP_H_
 #define ZT_SRC_PROCESSOR_TRACE_TEXT_DUMP_H_
@@ -42,7 +43,12 @@ struct TextDumpResult {
   bool sink_failed = false;  // The sink refused a piece: output incomplete.
 };
 
-TextDumpResult DumpTraceAsText(const void* data, size_t size, const TextSink& sink);
+// Told, after each packet, how many bytes of the trace are behind: none of
+// them is read again (a mapped file's pages there may be released).
+using TextDumpProgress = std::function<void(uint64_t bytes_done)>;
+
+TextDumpResult DumpTraceAsText(const void* data, size_t size, const TextSink& sink,
+                               const TextDumpProgress& progress = nullptr);
 
 }  // namespace processor
 }  // namespace zt

@@ -1,5 +1,7 @@
 #include "src/processor/trace_text_dump.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -65,6 +67,43 @@ TEST(TraceTextDumpTest, ASinkThatFailsStopsTheDump) {
   EXPECT_TRUE(result.sink_failed);
   EXPECT_EQ(calls, 1);
   EXPECT_LT(result.tokenizer.packets, 1054u);
+}
+
+std::string Varint(uint64_t value) {
+  std::string out;
+  for (; value >= 0x80; value >>= 7)
+    out += static_cast<char>((value & 0x7f) | 0x80);
+  out += static_cast<char>(value);
+  return out;
+}
+
+// A packet holding one 8 MiB string that is not a message: escaped to
+// about 4x its size, it reaches the sink in pieces, never as one (issue 27:
+// a 128 MiB packet took 1.18 GB), and the progress callback walks the file.
+TEST(TraceTextDumpTest, AHugeStringIsStreamedInBoundedPieces) {
+  std::string payload(8u << 20, '\0');
+  for (size_t i = 0; i < payload.size(); i++)
+    payload[i] = static_cast<char>((i * 2654435761u) >> 13);  // Mostly escapes.
+  const std::string packet = Varint((999u << 3) | 2) + Varint(payload.size()) + payload;
+  const std::string trace =
+      "\x0a" + Varint(packet.size()) + packet + std::string("\x0a\x00", 2);
+  size_t largest = 0, total = 0;
+  const TextDumpResult result = DumpTraceAsText(
+      trace.data(), trace.size(),
+      [&](std::string_view piece) {
+        largest = std::max(largest, piece.size());
+        total += piece.size();
+        return true;
+      },
+      [&, last = uint64_t{0}](uint64_t done) mutable {
+        EXPECT_GT(done, last);
+        EXPECT_LE(done, trace.size());
+        last = done;
+      });
+  EXPECT_FALSE(result.sink_failed);
+  EXPECT_EQ(result.tokenizer.packets, 2u);
+  EXPECT_GT(total, payload.size() * 2) << "the string was not printed whole";
+  EXPECT_LE(largest, size_t{80 * 1024}) << "a piece as large as the string";
 }
 
 }  // namespace

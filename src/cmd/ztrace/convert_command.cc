@@ -115,13 +115,27 @@ bool WritePftrace(const Input& in, const Output& out, std::string* error) {
 
 bool WriteText(const Input& in, const Output& out, std::string* error) {
   int write_errno = 0;
+  // The file's pages behind the dump are let go every 64 MiB: a trace
+  // larger than memory is read in bounded resident memory.
+  constexpr uint64_t kReleaseEvery = 64u << 20;
+  uint64_t released = 0;
+  const uint64_t total = in.file->size();
   const processor::TextDumpResult result = processor::DumpTraceAsText(
-      in.file->data(), in.file->size(), [&](std::string_view piece) {
+      in.file->data(), in.file->size(),
+      [&](std::string_view piece) {
         if (fwrite(piece.data(), 1, piece.size(), out.file) == piece.size())
           return true;
         write_errno = errno;
         return false;
+      },
+      [&](uint64_t done) {
+        if (done - released >= kReleaseEvery) {
+          in.file->ReleasePages(released, done - released);
+          released = done;
+        }
+        out.progress->Show("writing", done, total, "bytes");
       });
+  out.progress->Clear();
   if (result.sink_failed || fflush(out.file) != 0) {
     *error = strerror(write_errno ? write_errno : errno);
     return false;
