@@ -132,3 +132,18 @@ function(zt_cc_test)
     gtest_discover_tests(${A_NAME} DISCOVERY_MODE PRE_TEST)
   endif()
 endfunction()
+
+# zt_benchmark_smoke(NAME test COMMAND binary args...): a ctest that runs a
+# benchmark briefly. Not a measurement: it proves the binary runs and its
+# self-checks pass. Google Benchmark exits 0 even when a benchmark calls
+# SkipWithError, or when the filter matches nothing: the output is checked
+# for both, so neither passes.
+function(zt_benchmark_smoke)
+  cmake_parse_arguments(PARSE_ARGV 0 A "" "NAME" "COMMAND")
+  if(A_UNPARSED_ARGUMENTS OR NOT A_NAME OR NOT A_COMMAND)
+    message(FATAL_ERROR "zt_benchmark_smoke: NAME and COMMAND are required")
+  endif()
+  add_test(NAME ${A_NAME} COMMAND ${A_COMMAND})
+  set_tests_properties(${A_NAME} PROPERTIES FAIL_REGULAR_EXPRESSION
+    "ERROR OCCURRED;Failed to match any benchmarks;error_occurred\"?: *true")
+endfunction()

@@ -15,12 +15,14 @@
 // frees it without touching the payload, which isolates the writer's cost.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -70,6 +72,7 @@ class DrainingService : public CommitSink {
     cv_.notify_one();
   }
   uint64_t bytes_moved() const { return bytes_moved_.load(); }
+  uint64_t packets_ended() const { return packets_ended_.load(std::memory_order_acquire); }
 
  private:
   void Loop() {
@@ -93,9 +96,14 @@ class DrainingService : public CommitSink {
             pos = 0;
           memcpy(sink_buffer_.data() + pos, c.begin(), c.size());
           pos += c.size();
-        } else {
-          headers_seen_ += c.ReadHeader().packet_count;
         }
+        // Packets that end in this chunk: all of them but one continued
+        // on the next chunk. The self-check's count.
+        const ABI::ChunkHeaderValues header = c.ReadHeader();
+        packets_ended_.fetch_add(
+            header.packet_count -
+                ((header.flags & ABI::kLastPacketContinuesOnNextChunk) ? 1 : 0),
+            std::memory_order_release);
         bytes_moved_.fetch_add(c.size(), std::memory_order_relaxed);
         abi_.ReleaseChunkAsFree(std::move(c));
       }
@@ -104,13 +112,13 @@ class DrainingService : public CommitSink {
 
   ABI abi_;
   const bool copy_;
-  uint64_t headers_seen_ = 0;
   std::vector<uint8_t> sink_buffer_;
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<CommitData::ChunkToMove> queue_;
   bool stop_ = false;
   std::atomic<uint64_t> bytes_moved_{0};
+  std::atomic<uint64_t> packets_ended_{0};
   std::thread thread_;
 };
 
@@ -134,6 +142,21 @@ void BM_TraceWriter(benchmark::State& state) {
     packet->AppendBytes(kField, payload.data(), payload.size());
   }
   writer->Flush();
+  // Self-check: every packet reached the service whole, or was counted as
+  // dropped (waits for the draining thread, at most 10 s).
+  const uint64_t expected = state.iterations();
+  const uint64_t dropped = writer->stats().packets_dropped;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (service.packets_ended() + dropped < expected &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  if (service.packets_ended() + dropped != expected) {
+    state.SkipWithError(("packets lost: " + std::to_string(service.packets_ended()) +
+                         " reached the service, " + std::to_string(dropped) +
+                         " counted as dropped, of " + std::to_string(expected))
+                            .c_str());
+  }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * packet_bytes));
   state.counters["dropped"] =
