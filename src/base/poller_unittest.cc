@@ -17,6 +17,7 @@
 #include "src/base/scoped_file.h"
 #include "src/base/test/forwarding_task_runner.h"
 #include "src/base/test/test_task_runner.h"
+#include "src/base/test/wait.h"
 
 namespace zt {
 namespace base {
@@ -110,10 +111,13 @@ TEST(TaskRunnerTest, AnEdgeWrittenWhileRunUntilWaitsIsRun) {
   std::atomic<bool> ran{false};
   ASSERT_TRUE(runner.AddEdgeTriggeredFileDescriptorWatch(doorbell.get(), [&] { ran = true; }));
   std::atomic<bool> waiting{false};
+  const int test_thread = CurrentThreadId();
   std::thread writer([&] {
     while (!waiting.load())
       std::this_thread::yield();
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Inside the wait.
+    // Rung once RunUntil() sleeps in its wait (or after the bound: the
+    // edge must be seen either way).
+    WaitUntilBlockedInPoll(test_thread, 2000);
     Ring(doorbell);
   });
   runner.PostTask([&] { waiting = true; });

@@ -111,8 +111,11 @@ TEST(ThreadTaskRunnerTest, DueDelayedTasksDoNotOvertakeQueuedTasks) {
   runner.PostDelayedTask(record(2), 0);
   runner.PostTask(record(1));
   // Both are queued behind the blocked task, and the delayed one is due
-  // already (0 ms): still, it runs second.
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // already (0 ms; past its millisecond deadline once the clock moved 2 ms):
+  // still, it runs second.
+  const auto posted = std::chrono::steady_clock::now();
+  ASSERT_TRUE(WaitFor(
+      [&] { return std::chrono::steady_clock::now() - posted >= std::chrono::milliseconds(2); }));
   release.Notify();
   ASSERT_TRUE(WaitFor(mutex, cv, [&] { return order.size() == 2; }))
       << "only " << order.size() << " of 2 tasks ran";

@@ -171,8 +171,11 @@ TEST(UnixTaskRunnerTest, DueDelayedTasksDoNotOvertakeQueuedTasks) {
   std::vector<int> order;
   runner.PostDelayedTask([&] { order.push_back(2); }, 0);
   runner.PostTask([&] { order.push_back(1); });
-  // Both wait for the first iteration, where 2 is due already.
-  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  // Both wait for the first iteration, where 2 is due already: its
+  // deadline (millisecond resolution) is past once the clock moved 2 ms.
+  const auto posted = std::chrono::steady_clock::now();
+  ASSERT_TRUE(WaitFor(
+      [&] { return std::chrono::steady_clock::now() - posted >= std::chrono::milliseconds(2); }));
   runner.PostDelayedTask([&] { runner.Quit(); }, 5);
   ASSERT_TRUE(RunUntilQuit(&runner)) << "the quitting task never ran";
   EXPECT_EQ(order, (std::vector<int>{1, 2}));
@@ -184,9 +187,11 @@ TEST(UnixTaskRunnerTest, TaskPostedFromAnotherThreadWakesTheLoop) {
   UnixTaskRunner runner;
   runner.PostDelayedTask([] {}, 60 * 60 * 1000);
   RunnerThread thread(&runner);
+  std::atomic<int> tid{0};
+  ASSERT_TRUE(PostAndWaitFor(&runner, [&] { tid = CurrentThreadId(); }));
   for (int i = 0; i < 3; i++) {
-    // Give the loop time to block in epoll_wait, then post.
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // The loop blocked in its wait, then a post.
+    ASSERT_TRUE(WaitUntilBlockedInPoll(tid.load())) << "the loop never went to sleep";
     auto event = std::make_shared<TestEvent>();
     runner.PostTask([event] { event->Notify(); });
     EXPECT_TRUE(event->Wait()) << "post " << i << " did not wake the loop";
@@ -341,7 +346,9 @@ TEST(UnixTaskRunnerTest, WatchAddedFromAnotherThreadWhileTheLoopSleeps) {
   TestEvent called;
   UnixTaskRunner runner;
   RunnerThread thread(&runner);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Asleep.
+  std::atomic<int> tid{0};
+  ASSERT_TRUE(PostAndWaitFor(&runner, [&] { tid = CurrentThreadId(); }));
+  ASSERT_TRUE(WaitUntilBlockedInPoll(tid.load())) << "the loop never went to sleep";
   runner.AddFileDescriptorWatch(pipe.rd.get(), [&] {
     pipe.Read();
     called.Notify();
@@ -366,8 +373,10 @@ TEST(UnixTaskRunnerTest, RemoveFromAnotherThread) {
   runner.RemoveFileDescriptorWatch(fd.get());
   ASSERT_TRUE(PostAndWaitFor(&runner, [] {})) << "the runner is stuck";
   const int after_remove = runs.load();
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_TRUE(PostAndWaitFor(&runner, [] {})) << "the runner is stuck";
+  // Twenty more turns of the loop: a watch still there (the fd is always
+  // readable) would run in each.
+  for (int i = 0; i < 20; i++)
+    ASSERT_TRUE(PostAndWaitFor(&runner, [] {})) << "the runner is stuck";
   thread.Stop();
   EXPECT_EQ(runs.load(), after_remove);
 }

@@ -231,8 +231,9 @@ TEST(TestTaskRunnerTest, WatchesFileDescriptors) {
   runner.RunUntilIdle();
   EXPECT_EQ(got, "ab");
   // Written by another thread while RunUntil() waits.
+  const int test_thread = CurrentThreadId();
   std::thread writer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    WaitUntilBlockedInPoll(test_thread, 2000);  // RunUntil() is waiting.
     ASSERT_EQ(write(wr.get(), "c", 1), 1);
   });
   const bool done = runner.RunUntil([&] { return got.size() == 3; });

@@ -1,5 +1,9 @@
 #include "src/base/test/wait.h"
 
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -30,6 +34,53 @@ bool WaitFor(std::mutex& mutex, std::condition_variable& cv,
              const std::function<bool()>& condition, uint32_t timeout_ms) {
   std::unique_lock<std::mutex> lock(mutex);
   return cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), condition);
+}
+
+int CurrentThreadId() { return static_cast<int>(syscall(SYS_gettid)); }
+
+namespace {
+
+// The system call thread |tid| is blocked in, or -1 (running, or unknown).
+long BlockedSyscall(int tid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+  FILE* file = fopen(path, "re");
+  if (!file)
+    return -1;
+  long number = -1;
+  if (fscanf(file, "%ld", &number) != 1)  // "running" does not parse.
+    number = -1;
+  fclose(file);
+  return number;
+}
+
+bool IsPollSyscall(long number) {
+  switch (number) {
+#ifdef SYS_poll
+    case SYS_poll:
+#endif
+#ifdef SYS_select
+    case SYS_select:
+#endif
+#ifdef SYS_epoll_wait
+    case SYS_epoll_wait:
+#endif
+#ifdef SYS_epoll_pwait2
+    case SYS_epoll_pwait2:
+#endif
+    case SYS_ppoll:
+    case SYS_pselect6:
+    case SYS_epoll_pwait:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool WaitUntilBlockedInPoll(int tid, uint32_t timeout_ms) {
+  return WaitFor([tid] { return IsPollSyscall(BlockedSyscall(tid)); }, timeout_ms);
 }
 
 bool PostAndWaitFor(TaskRunner* runner, std::function<void()> task,

@@ -51,6 +51,16 @@ bool WaitFor(std::mutex& mutex, std::condition_variable& cv,
 bool PostAndWaitFor(TaskRunner* runner, std::function<void()> task,
                     uint32_t timeout_ms = kTestTimeoutMs);
 
+// The calling thread's kernel id (gettid), for WaitUntilBlockedInPoll.
+int CurrentThreadId();
+
+// Waits until thread |tid| of this process sleeps in a poll-family system
+// call (poll, ppoll, select, pselect, epoll_wait, epoll_pwait[2]), as read
+// from /proc/self/task/TID/syscall: the state a test needs to show that a
+// wake-up works, reached without guessing with a sleep. True once seen,
+// false after |timeout_ms| (or if /proc cannot tell).
+bool WaitUntilBlockedInPoll(int tid, uint32_t timeout_ms = kTestTimeoutMs);
+
 // A one-shot event: Notify() from any thread; Wait() from any other, bounded.
 // Once notified it stays notified. Thread-safe.
 class TestEvent {
