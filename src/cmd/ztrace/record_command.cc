@@ -343,11 +343,19 @@ void RecordCommand::OnDisconnect() {
            ipc::DescribeServiceConnectFailure(options_.service_address) +
            " (set PERFETTO_CONSUMER_SOCK_NAME to use another socket)");
       return;
-    default:
+    default: {
+      // With write_into_file the service wrote the file itself: what it
+      // holds is whatever the service wrote before it went.
+      uint64_t file_size = 0;
+      const bool has_data = bytes_written_ > 0 ||
+                            (RegularFileSize(options_.output.get(), &file_size) && file_size > 0);
       Fail(std::string("lost the connection to the tracing service") +
-           (bytes_written_ ? ": the trace in " + options_.output_name + " is incomplete"
-                           : ""));
+           (has_data ? ": the trace in " + options_.output_name +
+                           " is incomplete (it holds what was written until then, without "
+                           "the closing stats)"
+                     : ""));
       return;
+    }
   }
 }
 

@@ -117,8 +117,11 @@ int Main(int argc, char** argv) {
     }
     dup2(log.get(), STDERR_FILENO);
   }
-  // A consumer that vanishes mid-reply must not kill the service.
+  // A consumer that vanishes mid-reply must not kill the service; nor may
+  // an output file that reaches the file size limit (RLIMIT_FSIZE): the
+  // write fails with EFBIG instead, and only that session ends, saying so.
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
 
   // --background forks first (a task runner and its sockets do not survive
   // a fork), then the parent waits until the child listens or fails, so

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -238,8 +239,18 @@ void TracingServiceImpl::WriteIntoFile(Session* s) {
   std::vector<uint8_t> out;
   int error = 0;
   auto flush_out = [&] {
-    if (!error && !out.empty())
+    if (!error && !out.empty()) {
+      // Where the whole packets end: a write that fails part way (a full
+      // disk) leaves a cut packet after it, which a regular file loses
+      // again, so that what the file holds is a trace every reader takes.
+      const off_t whole = lseek(s->fd, 0, SEEK_CUR);
       error = WriteFully(s->fd, out.data(), out.size());
+      struct stat st {};
+      if (error && whole >= 0 && fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+          ftruncate(s->fd, whole) != 0) {
+        ZT_PLOG("write_into_file: cannot cut the file back to its last whole packet");
+      }
+    }
     if (!error)
       s->file_bytes += out.size();
     out.clear();
