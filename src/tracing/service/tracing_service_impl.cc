@@ -398,8 +398,9 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
   }
   consumer->session_id = s->id;
   sessions_[s->id] = std::move(session);
-  if (config.flush_period_ms() > 0)
-    SchedulePeriodic(s->id, config.flush_period_ms(), &TracingServiceImpl::PeriodicFlush);
+  const FlushPlan flushes = PlanFlushes(config);
+  if (flushes.periodic_ms > 0)
+    SchedulePeriodic(s->id, flushes.periodic_ms, &TracingServiceImpl::PeriodicFlush);
   if (config.has_incremental_state_config() &&
       config.incremental_state_config().clear_period_ms() > 0) {
     SchedulePeriodic(s->id, config.incremental_state_config().clear_period_ms(),

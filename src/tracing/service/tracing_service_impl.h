@@ -231,6 +231,19 @@ class TracingServiceImpl : public TracingService {
   // initializer, i.e. in every program that links trigger matching.
   static bool InstallTriggerConfigDecoder();
 
+  // When a session's producers are flushed, as upstream's service (v54 and
+  // later) decides it: with write_into_file and write_flush_mode AUTO, a
+  // write period of at most 5 s gets a flush every 5 s on a timer of its
+  // own (the writes do not wait for it: a flush before each 100 ms write
+  // left the buffer filling while 64 busy writers answered), a longer one
+  // a flush before each write; ENABLED flushes before each write; DISABLED,
+  // and sessions without a file, flush every flush_period_ms (0: never).
+  struct FlushPlan {
+    uint32_t periodic_ms = 0;
+    bool before_each_write = false;
+  };
+  static FlushPlan PlanFlushes(const protos::gen::TraceConfig& config);
+
  private:
   static std::string DecodeTriggerConfig(const protos::gen::TraceConfig& config,
                                          TriggerSpec* spec);

@@ -197,11 +197,35 @@ void TracingServiceImpl::ReadNextBatch(uint64_t session_id) {
   });
 }
 
+namespace {
+constexpr uint32_t kDefaultFileWritePeriodMs = 5000;
+constexpr uint32_t kMinFileWritePeriodMs = 100;
+
+uint32_t FileWritePeriodMs(const protos::gen::TraceConfig& config) {
+  const uint32_t period = config.file_write_period_ms();
+  return std::max(period ? period : kDefaultFileWritePeriodMs, kMinFileWritePeriodMs);
+}
+}  // namespace
+
+// static
+TracingServiceImpl::FlushPlan TracingServiceImpl::PlanFlushes(
+    const protos::gen::TraceConfig& config) {
+  FlushPlan plan;
+  const auto mode = config.write_flush_mode();
+  if (!config.write_into_file() ||
+      mode == protos::gen::TraceConfig_WriteFlushMode_WRITE_FLUSH_DISABLED) {
+    plan.periodic_ms = config.flush_period_ms();
+  } else if (mode == protos::gen::TraceConfig_WriteFlushMode_WRITE_FLUSH_ENABLED ||
+             FileWritePeriodMs(config) > kDefaultFileWritePeriodMs) {
+    plan.before_each_write = true;  // flush_period_ms is ignored, as upstream does.
+  } else {
+    plan.periodic_ms = kDefaultFileWritePeriodMs;
+  }
+  return plan;
+}
+
 void TracingServiceImpl::SchedulePeriodicWrite(Session* s) {
-  uint32_t period = s->config.file_write_period_ms();
-  if (period == 0)
-    period = 5000;
-  period = std::max<uint32_t>(period, 100);
+  const uint32_t period = FileWritePeriodMs(s->config);
   const uint64_t session_id = s->id;
   PostDelayedIfAlive(period, [session_id](TracingServiceImpl* self) {
     Session* session = self->SessionById(session_id);
@@ -216,13 +240,10 @@ void TracingServiceImpl::SchedulePeriodicWrite(Session* s) {
         self->SchedulePeriodicWrite(current);
     };
     // As upstream's service does since v54 (and says so in SystemInfo,
-    // which readers check): every periodic write is preceded by a flush,
-    // so that the file holds what producers wrote up to then. Not when the
-    // config flushes on its own period, or turns it off.
-    const auto mode = session->config.write_flush_mode();
-    const bool flush_first =
-        session->state == SessionState::kStarted && session->config.flush_period_ms() == 0 &&
-        mode != protos::gen::TraceConfig_WriteFlushMode_WRITE_FLUSH_DISABLED;
+    // which readers check): the file's writes are flushed as PlanFlushes()
+    // says, before each write or on a timer of their own.
+    const bool flush_first = session->state == SessionState::kStarted &&
+                             PlanFlushes(session->config).before_each_write;
     if (flush_first)
       self->FlushSession(session, 0, nullptr, write_and_reschedule);
     else

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "src/tracing/service/tracing_service_impl.h"
 #include "src/tracing/service/tracing_service_test_fixture.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
 #include "zt/protozero/proto_decoder.h"
@@ -340,15 +341,70 @@ TEST_P(TracingServiceTest, MaxFileSizeEndsTheSessionSaysWhyAndKeepsTheStats) {
   EXPECT_GT(stats.buffer_stats()[0].bytes_written(), stats.buffer_stats()[0].bytes_read());
 }
 
-// Each periodic write into a file comes after a flush (what readers assume
-// of a service at v54 or later), so a chunk still being written reaches the
-// file at the next write, not only at the end.
-TEST_P(TracingServiceTest, PeriodicFileWritesFlushFirst) {
+// When producers are flushed for a file, as upstream's service (v54 and
+// later) decides it, which readers rely on (docs/wire.md).
+TEST(TracingServiceFlushPlanTest, AsUpstreamDecidesIt) {
+  using Plan = TracingServiceImpl::FlushPlan;
+  auto plan = [](bool file, uint32_t write_ms, int mode, uint32_t flush_ms) {
+    protos::gen::TraceConfig cfg;
+    cfg.set_write_into_file(file);
+    cfg.set_file_write_period_ms(write_ms);
+    cfg.set_write_flush_mode(static_cast<protos::gen::TraceConfig_WriteFlushMode>(mode));
+    cfg.set_flush_period_ms(flush_ms);
+    const Plan p = TracingServiceImpl::PlanFlushes(cfg);
+    return std::to_string(p.periodic_ms) + (p.before_each_write ? "+write" : "");
+  };
+  constexpr int kUnspecified = 0, kAuto = 1, kDisabled = 2, kEnabled = 3;
+  EXPECT_EQ(plan(false, 0, kUnspecified, 0), "0");
+  EXPECT_EQ(plan(false, 0, kUnspecified, 250), "250");
+  EXPECT_EQ(plan(true, 100, kUnspecified, 0), "5000");  // Its own timer.
+  EXPECT_EQ(plan(true, 0, kAuto, 0), "5000");           // Default period: 5 s.
+  EXPECT_EQ(plan(true, 100, kAuto, 250), "5000");       // flush_period_ms ignored.
+  EXPECT_EQ(plan(true, 10000, kAuto, 0), "0+write");
+  EXPECT_EQ(plan(true, 100, kEnabled, 250), "0+write");
+  EXPECT_EQ(plan(true, 100, kDisabled, 0), "0");
+  EXPECT_EQ(plan(true, 100, kDisabled, 250), "250");
+}
+
+// A 100 ms write period: the writes do not wait for producers (a flush
+// before each kept 64 busy writers' buffer from draining); a flush every
+// 5 s brings what a writer still holds, which the next write takes.
+TEST_P(TracingServiceTest, FrequentFileWritesFlushOnTheirOwnTimer) {
+  if (!runner_->virtual_time())
+    GTEST_SKIP() << "counts what happens at given instants: virtual time only";
   TempFile file;
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds");
   auto c = NewConsumer();
   auto cfg = FileConfig("ds", 100);
+  c->EnableTracing(cfg, file.release_write_fd());
+  ASSERT_TRUE(p->WaitForStarts(1));
+  TraceWriter* w = p->Writer(p->setups()[0]);
+  for (uint64_t i = 0; i < 10; i++)
+    w->NewTracePacket()->set_timestamp(i);
+  runner_->AdvanceTime(100);
+  runner_->RunAndWait([] {});
+  EXPECT_EQ(p->flush_count(), 0u) << "a flush before a 100 ms write";
+  EXPECT_EQ(ProducerTimestamps(file.ReadPackets()).size(), 0u);
+  runner_->AdvanceTime(4900);  // 5 s: the flush, then the write after it.
+  ASSERT_TRUE(p->WaitForFlushes(1)) << "no flush in 5 s";
+  runner_->AdvanceTime(100);
+  runner_->RunAndWait([] {});
+  EXPECT_EQ(ProducerTimestamps(file.ReadPackets()).size(), 9u);
+  c->DisableTracing();
+  c->WaitForDisabled();
+}
+
+// write_flush_mode ENABLED (and periods over 5 s): each write comes after
+// a flush, so a chunk still being written reaches the file at the next
+// write, not only at the end.
+TEST_P(TracingServiceTest, FileWritesFlushFirstWhenEnabled) {
+  TempFile file;
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  auto cfg = FileConfig("ds", 100);
+  cfg.set_write_flush_mode(protos::gen::TraceConfig_WriteFlushMode_WRITE_FLUSH_ENABLED);
   c->EnableTracing(cfg, file.release_write_fd());
   ASSERT_TRUE(p->WaitForStarts(1));
   TraceWriter* w = p->Writer(p->setups()[0]);
@@ -363,7 +419,6 @@ TEST_P(TracingServiceTest, PeriodicFileWritesFlushFirst) {
   c->DisableTracing();
   c->WaitForDisabled();
 }
-
 
 // Every loss is marked exactly once, where it happened: on the first packet
 // after a gap in a writer's sequence (and nowhere else), with the cause.
