@@ -334,6 +334,46 @@ TEST_P(TracingServiceTest, HostileCommitsAreDroppedAndCounted) {
 
 
 
+// A producer may patch only its own chunks: one that names another
+// producer's writer and chunk in a buffer both write changes nothing of it,
+// and the failed patch is counted (issue 27: hostile peers).
+TEST_P(TracingServiceTest, PatchesOfAnotherProducersChunkChangeNothing) {
+  auto victim = NewProducer("victim");
+  victim->RegisterDataSource("ds");
+  auto hostile = NewProducer("hostile");
+  hostile->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(victim->WaitForStarts(1));
+  ASSERT_TRUE(hostile->WaitForStarts(1));
+  const DataSourceInstanceId victim_instance = victim->setups()[0];
+  TraceWriter* w = victim->Writer(victim_instance);
+  for (uint64_t i = 0; i < 5; i++)
+    w->NewTracePacket()->set_timestamp(1000 + i);
+  w->Flush();
+  // The victim's first writer and chunk, in the buffer both may write.
+  CommitData forged;
+  CommitData::ChunkToPatch patch;
+  patch.target_buffer = victim->config(victim_instance).target_buffer();
+  patch.writer_id = 1;
+  patch.chunk_id = 0;
+  CommitData::Patch bytes;
+  bytes.offset = 0;
+  bytes.data = {0xff, 0xff, 0xff, 0xff};
+  patch.patches.push_back(bytes);
+  forged.chunks_to_patch.push_back(patch);
+  hostile->Call([&](ProducerEndpoint* e) { e->CommitData(forged); });
+  c->DisableTracing();
+  c->WaitForDisabled();
+  const Packets packets = c->ReadAll();
+  EXPECT_EQ(ProducerTimestamps(packets), (std::vector<uint64_t>{1000, 1001, 1002, 1003, 1004}));
+  protos::gen::TraceStats stats;
+  ASSERT_TRUE(LastPacketStats(packets, &stats));
+  ASSERT_EQ(stats.buffer_stats().size(), 1u);
+  EXPECT_EQ(stats.buffer_stats()[0].patches_failed(), 1u);
+  EXPECT_EQ(stats.buffer_stats()[0].patches_succeeded(), 0u);
+}
+
 TEST_P(TracingServiceTest, FreeBuffersWhileTracingStopsTheDataSourcesFirst) {
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds");
