@@ -374,6 +374,40 @@ TEST_P(TracingServiceTest, PatchesOfAnotherProducersChunkChangeNothing) {
   EXPECT_EQ(stats.buffer_stats()[0].patches_succeeded(), 0u);
 }
 
+// A detached session is another user's to take only if it is theirs: a
+// consumer of another uid (root included, as upstream's service decides)
+// cannot attach to it; its own uid can.
+TEST_P(TracingServiceTest, ADetachedSessionIsAttachedOnlyByItsUid) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto as_uid = [this](int32_t uid) {
+    return std::make_unique<FakeConsumer>(
+        runner_.get(), [this, uid](Consumer* c) { return service_->ConnectConsumer(c, uid); });
+  };
+  auto owner = as_uid(1000);
+  owner->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(1));
+  bool detached = false;
+  owner->Call([&](ConsumerEndpoint* e) { detached = service_->DetachConsumer(e, "key"); });
+  ASSERT_TRUE(detached);
+  for (int32_t other : {1001, 0}) {
+    auto stranger = as_uid(other);
+    bool attached = true;
+    protos::gen::TraceConfig config;
+    stranger->Call(
+        [&](ConsumerEndpoint* e) { attached = service_->AttachConsumer(e, "key", &config); });
+    EXPECT_FALSE(attached) << "uid " << other << " took uid 1000's session";
+  }
+  auto again = as_uid(1000);
+  bool attached = false;
+  protos::gen::TraceConfig config;
+  again->Call([&](ConsumerEndpoint* e) { attached = service_->AttachConsumer(e, "key", &config); });
+  EXPECT_TRUE(attached);
+  EXPECT_EQ(config.data_sources_size(), 1);
+  again->DisableTracing();
+  again->WaitForDisabled();
+}
+
 TEST_P(TracingServiceTest, FreeBuffersWhileTracingStopsTheDataSourcesFirst) {
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds");
