@@ -441,6 +441,38 @@ TEST_F(ServicePortsTest, CommitsOfChunksNeverWrittenOrOutOfRangeAreCountedAndIgn
   EXPECT_TRUE(Served(&wire_, p.client()));
 }
 
+// A producer that floods CommitData (each a commit of a chunk never
+// written, as a hostile one would send) does not starve anyone: a
+// consumer's call is answered while most of the flood is still unread, every
+// commit is then taken and counted, and the flooder stays connected.
+TEST_F(ServicePortsTest, ACommitDataFloodLeavesOthersServed) {
+  RawProducer p(&wire_);
+  RawClient* c = wire_.NewConsumer();
+  c->Bind();
+  c->Call("EnableTracing", EnableTracingArgs(Config()));
+  wire_.Pump();
+  const uint32_t target = p.TargetBuffer();
+  ASSERT_NE(target, 0u);
+  CommitData bogus;
+  bogus.chunks_to_move = {{3, 0, target}};  // A page never written.
+  constexpr uint64_t kFlood = 100000;       // About 2 MB of frames.
+  std::string flood;
+  for (uint64_t i = 0; i < kFlood; i++)
+    flood += p.client()->CallFrame("CommitData", SerializeCommitData(bogus));
+  p.client()->Send(flood);
+  const uint64_t query = c->Call("QueryCapabilities");
+  bool success = false;
+  ASSERT_TRUE(wire_.runner()->RunUntil([&] { return c->Answered(query, &success); }))
+      << "the consumer was never answered";
+  EXPECT_TRUE(success);
+  const uint64_t taken_when_answered = wire_.host()->producer_port_stats().commits_by_message;
+  EXPECT_LT(taken_when_answered, kFlood / 2) << "the consumer waited for the flood";
+  wire_.Pump();
+  EXPECT_EQ(wire_.host()->producer_port_stats().commits_by_message, kFlood);
+  EXPECT_EQ(Stats(&wire_, c).chunks_discarded(), kFlood);
+  EXPECT_TRUE(Served(&wire_, p.client()));
+}
+
 // --- Consumers ------------------------------------------------------------
 
 TEST_F(ServicePortsTest, ConsumerGoneMidReadBuffersLeavesOtherSessionsServed) {
