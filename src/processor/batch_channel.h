@@ -32,8 +32,8 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
-#include <vector>
 
 #include "zt/base/compiler.h"
 #include "zt/base/logging.h"
@@ -49,7 +49,9 @@ class BatchChannel {
   // free (producer).
   static constexpr size_t kWakeBatches = 8;
 
-  BatchChannel() : bytes_(kBatchBytes * kBatches) {}
+  // The batches are written before they are read: not zeroed (512 KiB of
+  // memset and page faults per import were a quarter of a small import).
+  BatchChannel() : bytes_(new uint8_t[kBatchBytes * kBatches]) {}
   BatchChannel(const BatchChannel&) = delete;
   BatchChannel& operator=(const BatchChannel&) = delete;
 
@@ -148,7 +150,7 @@ class BatchChannel {
       ready_.notify_one();
   }
 
-  std::vector<uint8_t> bytes_;
+  std::unique_ptr<uint8_t[]> bytes_;
   std::mutex mutex_;
   std::condition_variable ready_;  // A batch was published, or the end.
   std::condition_variable space_;  // A batch was consumed.
