@@ -226,6 +226,29 @@ TEST(FrameFdTest, ADescriptorOfAFrameCutByTheReadWaitsForItsEnd) {
   EXPECT_EQ(got.get(), raw);
 }
 
+// A frame with a descriptor cut by the read (the descriptor comes with its
+// first bytes), its rest and the next frame in the following read: the
+// descriptor is the cut frame's, not the one that ends the second read.
+TEST(FrameFdTest, ACutFrameKeepsItsDescriptorWhenTheNextFrameEndsTheRead) {
+  BufferedFrameDeserializer d;
+  const std::string cut = SerializeFrame(TestFrame(1, 40));
+  base::ScopedFile fd = SomeFd();
+  const int raw = fd.get();
+  ASSERT_TRUE(Read(&d, cut.substr(0, 10), std::move(fd)));
+  base::ScopedFile got;
+  EXPECT_EQ(d.PopNextFrame(&got), nullptr);
+  ASSERT_TRUE(Read(&d, cut.substr(10) + SerializeFrame(TestFrame(2, 3)), base::ScopedFile()));
+  std::unique_ptr<Frame> first = d.PopNextFrame(&got);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->request_id(), 1u);
+  EXPECT_EQ(got.get(), raw) << "the cut frame lost its descriptor";
+  got.reset();
+  std::unique_ptr<Frame> second = d.PopNextFrame(&got);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->request_id(), 2u);
+  EXPECT_FALSE(got) << "the descriptor went to the frame after the cut one";
+}
+
 // The sending side of the rule above: a frame with a descriptor queued
 // behind a full socket goes as a message of its own, so the frames queued
 // after it do not end its read and take its descriptor.

@@ -40,6 +40,7 @@ struct EchoService {
   std::vector<ClientInfo> gone;     // Clients that disconnected.
   Reply kept;                       // "Later"'s, answered by the test.
   int fd_to_send = -1;
+  std::vector<base::ScopedFile> taken_fds;  // "TakeFd"'s.
 
   std::unique_ptr<Service> Make() {
     auto service = std::make_unique<Service>("EchoPort");
@@ -65,6 +66,14 @@ struct EchoService {
     });
     service->AddMethod("Huge", [](Request&, Reply reply) {
       reply.Resolve(std::string(kMaxFrameSize, 'h'));  // More than a frame holds.
+    });
+    // Records whether a descriptor came with the call (and keeps it open).
+    service->AddMethod("TakeFd", [this](Request& request, Reply reply) {
+      const bool with_fd = request.received_fd && *request.received_fd;
+      calls.push_back("TakeFd:" + request.args + (with_fd ? "+fd" : ""));
+      if (with_fd)
+        taken_fds.push_back(std::move(*request.received_fd));
+      reply.Resolve("");
     });
     service->on_client_disconnected = [this](const ClientInfo& info) { gone.push_back(info); };
     return service;
@@ -236,6 +245,22 @@ class RawPeer {
   void Write(const std::string& bytes) {
     ASSERT_EQ(write(fd_.get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
   }
+  // |bytes| in one sendmsg with |fd| (SCM_RIGHTS), as a sender does.
+  void SendWithFd(const std::string& bytes, int fd) {
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec iov{const_cast<char*>(bytes.data()), bytes.size()};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+    ASSERT_EQ(sendmsg(fd_.get(), &msg, 0), static_cast<ssize_t>(bytes.size()));
+  }
   // The next frame from the host, or null if none comes in time.
   std::unique_ptr<Frame> ReadFrame() {
     std::unique_ptr<Frame> frame;
@@ -281,6 +306,40 @@ Frame Invoke(uint64_t request_id, uint32_t service_id, uint32_t method_id,
   if (drop_reply)
     invoke->set_drop_reply(true);
   return frame;
+}
+
+// A call whose descriptor comes with its first bytes (SCM_RIGHTS), its
+// rest in a later read together with the whole next call: the descriptor
+// is the first call's, and the next call gets none.
+TEST_F(HostClientTest, ADescriptorStaysWithACallCutAcrossReads) {
+  RawPeer peer(host_.get(), &runner_);
+  peer.Write(SerializeFrame(Bind(1, "EchoPort")));
+  std::unique_ptr<Frame> bind = peer.ReadFrame();
+  ASSERT_NE(bind, nullptr);
+  uint32_t take_fd = 0;
+  for (const auto& method : bind->msg_bind_service_reply().methods()) {
+    if (method.name() == "TakeFd")
+      take_fd = method.id();
+  }
+  ASSERT_NE(take_fd, 0u);
+  const std::string first = SerializeFrame(Invoke(2, 1, take_fd, std::string(500, 'a')));
+  const std::string second = SerializeFrame(Invoke(3, 1, take_fd, "b"));
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  base::ScopedFile read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+  peer.SendWithFd(first.substr(0, 20), write_end.get());
+  runner_.RunUntilIdle();  // The host reads the cut part alone.
+  ASSERT_TRUE(echo_.calls.empty());
+  peer.Write(first.substr(20) + second);
+  ASSERT_TRUE(runner_.RunUntil([&] { return echo_.calls.size() == 2; }));
+  EXPECT_EQ(echo_.calls[0], "TakeFd:" + std::string(500, 'a') + "+fd")
+      << "the cut call lost its descriptor";
+  EXPECT_EQ(echo_.calls[1], "TakeFd:b") << "the descriptor went to the call after the cut one";
+  ASSERT_EQ(echo_.taken_fds.size(), 1u);
+  ASSERT_EQ(write(echo_.taken_fds[0].get(), "k", 1), 1);  // Our pipe, through the copy.
+  char c = 0;
+  ASSERT_EQ(read(read_end.get(), &c, 1), 1);
+  EXPECT_EQ(c, 'k');
 }
 
 TEST_F(HostClientTest, UnknownIdsAndRequestKindsFailTheRequestOnly) {
