@@ -2,6 +2,7 @@
 
 #include "src/ipc/host.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "zt/base/logging.h"
@@ -187,12 +188,18 @@ void Host::OnBindService(Client* client, const Frame& frame) {
   reply.set_request_id(frame.request_id());
   auto* bind_reply = reply.mutable_msg_bind_service_reply();
   const std::string& name = frame.msg_bind_service().service_name();
+  if (frame.msg_bind_service().has_zt_max_reply_frame_size()) {
+    client->max_reply_frame_size =
+        std::clamp<size_t>(frame.msg_bind_service().zt_max_reply_frame_size(), kMaxFrameSize,
+                           kMaxReceiveFrameSize);
+  }
   for (size_t i = 0; i < services_.size(); i++) {
     if (services_[i]->name() != name)
       continue;
     const uint32_t service_id = static_cast<uint32_t>(i + 1);
     bind_reply->set_success(true);
     bind_reply->set_service_id(service_id);
+    bind_reply->set_zt_max_request_frame_size(static_cast<uint32_t>(kMaxReceiveFrameSize));
     uint32_t method_id = 1;
     for (const Method& method : services_[i]->methods()) {
       auto* info = bind_reply->add_methods();
@@ -231,7 +238,9 @@ void Host::OnInvokeMethod(Client* client, const InvokeRequest& invoke,
   Request request{client->info, args, &client->received_fd};
   method.handler(request, invoke.drop_reply ? Reply()
                                             : Reply(weak, client->info.id, invoke.request_id));
-  if (weak)
+  // Kept for the next call, unless a large one grew it: that memory goes
+  // back now.
+  if (weak && args.capacity() <= kMaxFrameSize)
     args_buffer_ = std::move(args);
 }
 
@@ -245,11 +254,12 @@ void Host::SendReply(ClientId client_id, uint64_t request_id, bool success, bool
   // request instead of the daemon: the request ids, flags and lengths
   // around it take at most this many bytes.
   constexpr size_t kReplyFramingBytes = 64;
-  if (success && reply_proto.size() > kMaxFrameSize - kFrameHeaderSize - kReplyFramingBytes) {
+  const size_t limit = it->second->max_reply_frame_size;
+  if (success && reply_proto.size() > limit - kFrameHeaderSize - kReplyFramingBytes) {
     ZT_ELOG("IPC: a reply of %zu bytes to client %llu (pid %d) is over the %zu-byte frame "
             "limit; the request fails instead",
             reply_proto.size(), static_cast<unsigned long long>(client_id),
-            static_cast<int>(it->second->info.pid), kMaxFrameSize);
+            static_cast<int>(it->second->info.pid), limit);
     success = false;
     has_more = false;
   }

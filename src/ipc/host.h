@@ -70,6 +70,9 @@ class Host : public base::UnixSocket::EventListener {
     BufferedFrameDeserializer frames;
     base::ScopedFile received_fd;  // Came with the frame being served.
     std::vector<uint32_t> bound_services;  // Service ids (index + 1).
+    // The largest reply frame it takes: what its bind announced (ours),
+    // else upstream's limit.
+    size_t max_reply_frame_size = kMaxFrameSize;
   };
 
   Host() = default;

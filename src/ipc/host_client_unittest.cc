@@ -64,8 +64,14 @@ struct EchoService {
     service->AddMethod("SendFd", [this](Request&, Reply reply) {
       reply.Resolve("fd", /*has_more=*/false, fd_to_send);
     });
+    service->AddMethod("Size", [](Request& request, Reply reply) {
+      reply.Resolve(std::to_string(request.args.size()));
+    });
+    service->AddMethod("Big", [](Request&, Reply reply) {
+      reply.Resolve(std::string(200 * 1024, 'b'));  // Over upstream's frame limit.
+    });
     service->AddMethod("Huge", [](Request&, Reply reply) {
-      reply.Resolve(std::string(kMaxFrameSize, 'h'));  // More than a frame holds.
+      reply.Resolve(std::string(kMaxReceiveFrameSize, 'h'));  // More than a frame holds.
     });
     // Records whether a descriptor came with the call (and keeps it open).
     service->AddMethod("TakeFd", [this](Request& request, Reply reply) {
@@ -160,6 +166,31 @@ TEST_F(HostClientTest, AReplyOverTheFrameLimitFailsTheRequestNotTheHost) {
   EXPECT_FALSE(huge.all.back().success);
   EXPECT_TRUE(echo.all.back().success);
   EXPECT_EQ(echo.all.back().reply_proto, "after");
+}
+
+// Our host announces its limit: a request of megabytes (a large trace
+// config) goes through; one over the limit fails with an error that says
+// so, is never sent, and the connection goes on.
+TEST_F(HostClientTest, LargeRequestsPassAndOneOverTheLimitFailsAlone) {
+  bool bound = false, disconnected = false;
+  auto client = ConnectClient("EchoPort", &bound, &disconnected);
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(client->max_request_frame_size(), kMaxReceiveFrameSize);
+  Responses large, over, after;
+  const std::string three_mb(3 * 1024 * 1024, 'c');
+  ASSERT_TRUE(client->Invoke("Size", three_mb, large.Collect()));
+  EXPECT_FALSE(client->Invoke("Size", std::string(kMaxReceiveFrameSize, 'o'), over.Collect()));
+  ASSERT_TRUE(client->Invoke("Echo", "after", after.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return large.finished() && over.finished() && after.finished(); }));
+  EXPECT_TRUE(large.all[0].success);
+  EXPECT_EQ(large.all[0].reply_proto, std::to_string(three_mb.size()));
+  EXPECT_FALSE(over.all[0].success);
+  EXPECT_NE(over.all[0].error.find(std::to_string(kMaxReceiveFrameSize) + "-byte frame limit"),
+            std::string::npos)
+      << over.all[0].error;
+  EXPECT_EQ(after.all[0].reply_proto, "after");
+  EXPECT_FALSE(disconnected);
+  EXPECT_EQ(host_->stats().clients_dropped_for_bad_frames, 0u);
 }
 
 TEST_F(HostClientTest, AnUnknownServiceFailsTheBindOnly) {
@@ -342,6 +373,36 @@ TEST_F(HostClientTest, ADescriptorStaysWithACallCutAcrossReads) {
   EXPECT_EQ(c, 'k');
 }
 
+// A reply over upstream's frame limit goes to a client that announced it
+// takes it (ours), and fails the request of one that did not (upstream's
+// clients, whose deserializer would break on it).
+TEST_F(HostClientTest, RepliesOverUpstreamsLimitOnlyToClientsThatTakeThem) {
+  bool bound = false;
+  auto client = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  Responses big;
+  ASSERT_TRUE(client->Invoke("Big", "", big.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return big.finished(); }));
+  EXPECT_TRUE(big.all[0].success);
+  EXPECT_EQ(big.all[0].reply_proto.size(), 200u * 1024);
+
+  RawPeer upstream(host_.get(), &runner_);
+  upstream.Write(SerializeFrame(Bind(1, "EchoPort")));  // No zt_max_reply_frame_size.
+  std::unique_ptr<Frame> bind = upstream.ReadFrame();
+  ASSERT_NE(bind, nullptr);
+  EXPECT_EQ(bind->msg_bind_service_reply().zt_max_request_frame_size(), kMaxReceiveFrameSize);
+  uint32_t big_id = 0;
+  for (const auto& method : bind->msg_bind_service_reply().methods()) {
+    if (method.name() == "Big")
+      big_id = method.id();
+  }
+  upstream.Write(SerializeFrame(Invoke(2, 1, big_id, "")));
+  std::unique_ptr<Frame> reply = upstream.ReadFrame();
+  ASSERT_NE(reply, nullptr);
+  EXPECT_FALSE(reply->msg_invoke_method_reply().success());
+  EXPECT_LE(SerializeFrame(*reply).size(), kMaxFrameSize);
+}
+
 TEST_F(HostClientTest, UnknownIdsAndRequestKindsFailTheRequestOnly) {
   RawPeer peer(host_.get(), &runner_);
   peer.Write(SerializeFrame(Bind(1, "EchoPort")));
@@ -382,7 +443,7 @@ TEST_F(HostClientTest, BadFramesCloseThatConnectionOnly) {
   auto good = ConnectClient("EchoPort", &bound);
   ASSERT_TRUE(bound);
   const std::vector<std::string> bad_streams = {
-      std::string("\x01\x00\x02\x00", 4) + std::string(64, 'x'),  // A frame over the limit.
+      std::string("\x01\x00\x40\x00", 4) + std::string(64, 'x'),  // A frame over the limit.
       std::string("\x02\x00\x00\x00\x0f\x0f", 6),                 // Not an IPCFrame.
   };
   for (const std::string& bytes : bad_streams) {
@@ -494,6 +555,58 @@ TEST(ClientTest, AFileDescriptorStaysWithAFrameSplitAcrossReads) {
   char c = 0;
   ASSERT_EQ(read(read_end.get(), &c, 1), 1);
   EXPECT_EQ(c, 'q');
+}
+
+// A host that does not announce a limit (upstream's traced) takes 128 KiB
+// and closes the connection on anything larger, without a word: the client
+// never sends such a request; it fails it with an error instead.
+TEST(ClientTest, AHostWithoutALimitGetsNoRequestOverUpstreams) {
+  TestTaskRunner runner;
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  base::ScopedFile host_end(fds[0]);
+  fcntl(host_end.get(), F_SETFL, O_NONBLOCK);
+  bool bound = false;
+  auto client = Client::Adopt(
+      base::UnixSocket::AdoptConnected(base::ScopedFile(fds[1]), nullptr, &runner), "EchoPort",
+      &runner, [&](bool ok) { bound = ok; }, nullptr);
+  Frame bind_reply;
+  bind_reply.set_request_id(1);
+  bind_reply.mutable_msg_bind_service_reply()->set_success(true);
+  bind_reply.mutable_msg_bind_service_reply()->set_service_id(1);
+  auto* method = bind_reply.mutable_msg_bind_service_reply()->add_methods();
+  method->set_id(1);
+  method->set_name("Set");
+  const std::string bind_bytes = SerializeFrame(bind_reply);
+  ASSERT_EQ(write(host_end.get(), bind_bytes.data(), bind_bytes.size()),
+            static_cast<ssize_t>(bind_bytes.size()));
+  ASSERT_TRUE(runner.RunUntil([&] { return bound; }));
+  EXPECT_EQ(client->max_request_frame_size(), kMaxFrameSize);
+  BufferedFrameDeserializer sent;
+  auto read_sent = [&] {
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(host_end.get(), buf, sizeof(buf))) > 0)
+      ASSERT_TRUE(sent.Receive(buf, static_cast<size_t>(n)));
+  };
+  read_sent();
+  while (sent.PopNextFrame()) {
+  }  // The bind.
+
+  Responses over, fits;
+  EXPECT_FALSE(client->Invoke("Set", std::string(kMaxFrameSize, 's'), over.Collect()));
+  ASSERT_TRUE(client->Invoke("Set", std::string(kMaxFrameSize - 64, 's'), fits.Collect()));
+  ASSERT_TRUE(runner.RunUntil([&] { return over.finished(); }));
+  EXPECT_FALSE(over.all[0].success);
+  EXPECT_NE(over.all[0].error.find("131072-byte frame limit"), std::string::npos)
+      << over.all[0].error;
+  runner.RunUntilIdle();
+  read_sent();
+  std::unique_ptr<Frame> frame = sent.PopNextFrame();
+  ASSERT_NE(frame, nullptr);
+  EXPECT_EQ(frame->msg_invoke_method().args_proto().size(), kMaxFrameSize - 64)
+      << "the request over the limit was sent";
+  EXPECT_EQ(sent.PopNextFrame(), nullptr);
 }
 
 TEST_F(HostClientTest, NoHostMeansNoBind) {

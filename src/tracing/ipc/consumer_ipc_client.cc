@@ -31,6 +31,7 @@ namespace zt {
 namespace {
 
 constexpr char kConnectionLost[] = "the connection to the tracing service was lost";
+constexpr char kConfigNotSent[] = "the trace config cannot be sent: ";
 
 void AppendVarint(uint64_t value, std::vector<uint8_t>* out) {
   uint8_t buf[protozero::proto_utils::kMaxVarIntEncodedSize];
@@ -222,10 +223,13 @@ void ConsumerIpcClientImpl::OnEnableTracingReply(uint64_t session,
     return;
   if (!response.success) {
     const bool refused = client_ && client_->bound();
-    Post([this, refused] {
-      consumer_->OnTracingDisabled(refused ? "the tracing service refused EnableTracing"
-                                           : kConnectionLost);
-    });
+    // Not sent at all (over the service's frame limit): the error says the
+    // sizes; the connection stays.
+    std::string error = !response.error.empty()
+                            ? std::string(kConfigNotSent) + response.error
+                            : refused ? "the tracing service refused EnableTracing"
+                                      : kConnectionLost;
+    Post([this, error = std::move(error)] { consumer_->OnTracingDisabled(error); });
     return;
   }
   protos::gen::EnableTracingResponse resp;
