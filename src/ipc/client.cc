@@ -104,9 +104,14 @@ bool Client::Invoke(std::string_view method, std::string_view args, ResponseCall
                         std::to_string(frame_size) + " bytes, over the " +
                         std::to_string(max_request_frame_size_) +
                         "-byte frame limit of the service's " + service_name_;
-    ZT_ELOG("IPC: %s; not sent", error.c_str());
-    if (!drop_reply)
-      PostFailure(std::move(callback), std::move(error));
+    // The caller hears of it and says it in its words (ztrace, the
+    // producer's log line); a call whose reply is dropped has no one to
+    // tell, so it is logged here.
+    if (drop_reply) {
+      ZT_ELOG("IPC: %s; not sent", error.c_str());
+      return false;
+    }
+    PostFailure(std::move(callback), std::move(error));
     return false;
   }
   if (!drop_reply)

@@ -23,6 +23,7 @@
 #include "src/tracing/test/fake_producer.h"
 #include "src/tracing/test/test_runner.h"
 #include "src/tracing/test/trace_checks.h"
+#include "zt/common/data_source_descriptor.gen.h"
 #include "zt/config/trace_config.gen.h"
 #include "zt/config/track_event/track_event_config.gen.h"
 #include "zt/trace/test_event.pbzero.h"
@@ -218,6 +219,24 @@ TEST_P(IpcEndToEndTest, AConfigOfMegabytesGoesThroughAndOneOverTheLimitFailsClea
   // The same connection serves the next request.
   c2->EnableTracing(Config("ds"));
   ASSERT_TRUE(p->WaitForStarts(2));
+}
+
+// A descriptor too large for any frame (a program on the system backend
+// aborted on one): that registration fails with a log line, the producer
+// stays connected and its other data sources work.
+TEST_P(IpcEndToEndTest, ADescriptorTooLargeToSendFailsAloneWithoutAborting) {
+  FakeProducer* p = NewProducer("prod");
+  p->Call([](ProducerEndpoint* e) {
+    protos::gen::DataSourceDescriptor huge;
+    huge.set_name("huge");
+    huge.set_track_event_descriptor_raw(std::string(5 << 20, 'd'));
+    e->RegisterDataSource(huge);
+  });
+  p->RegisterDataSource("ds");
+  FakeConsumer* c = NewConsumer();
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(1));
+  EXPECT_EQ(p->config(p->setups()[0]).name(), "ds");
 }
 
 TEST_P(IpcEndToEndTest, WithoutTheCommitQueueEveryCommitIsAMessage) {
