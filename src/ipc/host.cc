@@ -38,6 +38,22 @@ void Reply::Reject() {
     host->SendReply(client_, request_id_, /*success=*/false, /*has_more=*/false, "", -1);
 }
 
+namespace {
+// The bytes of a reply frame besides its reply_proto: request id, flags and
+// lengths take at most this many.
+constexpr size_t kReplyFramingBytes = 64;
+}  // namespace
+
+size_t Reply::max_reply_bytes() const {
+  Host* host = host_.get();
+  if (!host)
+    return 0;
+  auto it = host->clients_.find(client_);
+  return it == host->clients_.end()
+             ? 0
+             : it->second->max_reply_frame_size - kFrameHeaderSize - kReplyFramingBytes;
+}
+
 size_t Reply::queued_send_bytes() const {
   Host* host = host_.get();
   if (!host)
@@ -251,9 +267,7 @@ void Host::SendReply(ClientId client_id, uint64_t request_id, bool success, bool
     return;  // Gone before its answer.
   // A reply the peer could not take (over the frame limit: a state query
   // grown with many producers, a command carrying a huge config) fails that
-  // request instead of the daemon: the request ids, flags and lengths
-  // around it take at most this many bytes.
-  constexpr size_t kReplyFramingBytes = 64;
+  // request instead of the daemon.
   const size_t limit = it->second->max_reply_frame_size;
   if (success && reply_proto.size() > limit - kFrameHeaderSize - kReplyFramingBytes) {
     ZT_ELOG("IPC: a reply of %zu bytes to client %llu (pid %d) is over the %zu-byte frame "

@@ -277,10 +277,12 @@ int Main(int argc, char** argv) {
           static_cast<unsigned long long>(commits.queue_bytes_lost),
           static_cast<unsigned long long>(commits.commits_by_message));
   const ServiceLimitStats refused = host->limit_stats();
-  ZT_ILOG("ztraced: refused by the limits: %llu data sources, %llu producers, %llu sessions",
+  ZT_ILOG("ztraced: refused by the limits: %llu data sources, %llu producers, %llu sessions; "
+          "%llu configs too large for their producer's connection not sent",
           static_cast<unsigned long long>(refused.data_sources_refused),
           static_cast<unsigned long long>(refused.producers_refused),
-          static_cast<unsigned long long>(refused.sessions_refused));
+          static_cast<unsigned long long>(refused.sessions_refused),
+          static_cast<unsigned long long>(commits.commands_too_large));
   host.reset();  // Sessions end; producers and consumers see the sockets close.
   for (const std::string& address : {producer_socket, consumer_socket}) {
     if (!address.empty() && address[0] != '@')

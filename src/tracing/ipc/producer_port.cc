@@ -171,7 +171,7 @@ class RemoteProducer : public Producer {
     command_stream_ = std::move(reply);
     while (!queued_.empty() && command_stream_.pending()) {
       QueuedCommand& c = queued_.front();
-      command_stream_.Resolve(c.bytes, /*has_more=*/true, c.with_smb_fd ? smb_fd() : -1);
+      ResolveCommand(c.bytes, c.with_smb_fd);
       queued_.pop_front();
     }
   }
@@ -286,10 +286,28 @@ class RemoteProducer : public Producer {
     Send(cmd, /*with_smb_fd=*/!provided_smb_);
   }
 
+  // One command on the stream. A command over what the producer's
+  // connection takes (a config of megabytes, to an upstream producer, whose
+  // limit is 128 KiB) would end its stream, and with it the producer's
+  // connection: it is not sent, and that data source instance does not
+  // start there (counted, logged).
+  void ResolveCommand(const std::string& bytes, bool with_smb_fd) {
+    const size_t limit = command_stream_.max_reply_bytes();
+    if (bytes.size() > limit) {
+      stats_->commands_too_large++;
+      ZT_ELOG("producer pid %d: a command of %zu bytes (a data source config) is over the "
+              "%zu bytes its connection takes; not sent, so that data source does not run "
+              "there",
+              static_cast<int>(client_.pid), bytes.size(), limit);
+      return;
+    }
+    command_stream_.Resolve(bytes, /*has_more=*/true, with_smb_fd ? smb_fd() : -1);
+  }
+
   void Send(const GetAsyncCommandResponse& cmd, bool with_smb_fd = false) {
     std::string bytes = cmd.SerializeAsString();
     if (command_stream_.pending())
-      command_stream_.Resolve(bytes, /*has_more=*/true, with_smb_fd ? smb_fd() : -1);
+      ResolveCommand(bytes, with_smb_fd);
     else
       queued_.push_back(QueuedCommand{std::move(bytes), with_smb_fd});
   }

@@ -32,6 +32,9 @@ struct ProducerPortStats {
   // producers over a uid's.
   uint64_t data_sources_refused = 0;
   uint64_t producers_refused = 0;
+  // Commands (data source configs) too large for the producer's connection
+  // (an upstream producer takes 128 KiB frames): not sent.
+  uint64_t commands_too_large = 0;
 };
 
 // |stats|, if not null, is kept up to date while the port lives. |limits|:

@@ -186,6 +186,38 @@ TEST(ServiceLimitsTest, SessionsAndBuffersOverAUidsLimitsAreRefusedWithTheReason
   EXPECT_EQ(wire.host()->limit_stats().sessions_refused, 2u);
 }
 
+// A config over 128 KiB reaches our service now; an upstream producer
+// (its bind announces no limit: its frames are 128 KiB) cannot take it.
+// Its stream must not fail (which ends its connection): that command is
+// not sent, and counted.
+TEST(ServiceLimitsTest, AConfigTooLargeForAnUpstreamProducerIsNotSentToIt) {
+  Wire wire;
+  bool accepted = false;
+  RawClient* producer = ConnectProducer(&wire, &accepted);
+  ASSERT_TRUE(accepted);
+  const uint64_t commands = producer->Call("GetAsyncCommand");
+  ASSERT_EQ(Register(&wire, producer, "ds"), "");
+  RawClient* consumer = wire.NewConsumer();
+  consumer->Bind();
+  protos::gen::EnableTracingRequest req;
+  req.mutable_trace_config()->add_buffers()->set_size_kb(1024);
+  auto* ds = req.mutable_trace_config()->add_data_sources()->mutable_config();
+  ds->set_name("ds");
+  ds->set_legacy_config(std::string(300 * 1024, 'c'));
+  consumer->Call("EnableTracing", req.SerializeAsString());
+  wire.Pump();
+  consumer->Call("StartTracing");
+  wire.Pump();
+  EXPECT_FALSE(producer->closed());
+  for (const RawClient::Received* r : producer->Replies(commands)) {
+    EXPECT_TRUE(r->frame->msg_invoke_method_reply().success())
+        << "the command stream failed: the producer would disconnect";
+    EXPECT_LE(ipc::SerializeFrame(*r->frame).size(), ipc::kMaxFrameSize);
+  }
+  EXPECT_GE(wire.host()->producer_port_stats().commands_too_large, 1u);
+  EXPECT_EQ(Register(&wire, producer, "other"), "") << "the producer is still served";
+}
+
 // 20 producers with 1,000 data sources each: the state would be ~4 MB, and
 // failed for every consumer. It fits one frame now, and says what it left
 // out.
