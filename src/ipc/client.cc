@@ -148,8 +148,10 @@ void Client::OnDataAvailable(base::UnixSocket* socket) {
     // A short read most likely emptied the socket: another recvmsg would
     // only say EAGAIN (a system call per message). The watch is
     // level-triggered: bytes still there, or coming, call back again.
-    if (n < room.size)
+    if (n < room.size) {
+      frames_.Compact();  // A buffer grown for a large reply shrinks now.
       return;
+    }
   }
 }
 

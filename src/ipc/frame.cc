@@ -185,6 +185,23 @@ void BufferedFrameDeserializer::Reallocate(size_t capacity) {
 BufferedFrameDeserializer::ReceiveBuffer BufferedFrameDeserializer::BeginReceive() {
   if (!buffer_)
     Reallocate(base_capacity_);
+  Compact();
+  if (size_ == capacity_) {
+    // A partial frame fills the buffer: it is longer than the buffer and
+    // within the limit (EndReceive() broke the stream otherwise). Grown
+    // with what arrives, so a peer that declares megabytes and sends
+    // little holds little.
+    const uint64_t declared = uint64_t{ReadHeader(buffer_.get())} + kFrameHeaderSize;
+    ZT_CHECK(declared > capacity_ && declared <= max_frame_size_);
+    Reallocate(static_cast<size_t>(std::min<uint64_t>(declared, uint64_t{capacity_} * 2)));
+  }
+  ZT_CHECK(size_ < capacity_);
+  return ReceiveBuffer{buffer_.get() + size_, capacity_ - size_};
+}
+
+void BufferedFrameDeserializer::Compact() {
+  if (!buffer_)
+    return;
   if (consumed_ > 0) {
     // The partial frame, if any, to the front: the next read completes it.
     DetachQueuedFrames();
@@ -196,21 +213,11 @@ BufferedFrameDeserializer::ReceiveBuffer BufferedFrameDeserializer::BeginReceive
   // A partial frame's declared size, header included, once its header is in.
   const uint64_t declared =
       size_ >= kFrameHeaderSize ? uint64_t{ReadHeader(buffer_.get())} + kFrameHeaderSize : 0;
-  if (size_ == capacity_) {
-    // A partial frame fills the buffer: it is longer than the buffer and
-    // within the limit (EndReceive() broke the stream otherwise). Grown
-    // with what arrives, so a peer that declares megabytes and sends
-    // little holds little.
-    ZT_CHECK(declared > capacity_ && declared <= max_frame_size_);
-    Reallocate(static_cast<size_t>(std::min<uint64_t>(declared, uint64_t{capacity_} * 2)));
-  } else if (capacity_ > base_capacity_ && size_ < base_capacity_ &&
-             declared <= base_capacity_) {
+  if (capacity_ > base_capacity_ && size_ < base_capacity_ && declared <= base_capacity_) {
     // The large frame is done and what follows fits the base: the memory
     // goes back now, not at the next large frame.
     Reallocate(base_capacity_);
   }
-  ZT_CHECK(size_ < capacity_);
-  return ReceiveBuffer{buffer_.get() + size_, capacity_ - size_};
 }
 
 bool BufferedFrameDeserializer::EndReceive(size_t size, base::ScopedFile fd) {

@@ -104,6 +104,12 @@ class BufferedFrameDeserializer {
   // that is done shrinks back to the base capacity.
   ReceiveBuffer BeginReceive();
 
+  // The part of BeginReceive() that moves the partial frame to the front
+  // and shrinks a buffer grown for a frame that is done: for a caller that
+  // has served every frame and will not read again soon, so that the
+  // memory goes back now. Invalidates what PopNext() returned.
+  void Compact();
+
   // |size| bytes were written at BeginReceive()'s data, and |fd| came with
   // them (or none). Decodes every frame they complete into the queue; the
   // descriptor goes with the frame that ends the read (see AttributeFd). False once the stream is broken (a frame

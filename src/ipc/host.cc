@@ -94,6 +94,7 @@ ClientId Host::AdoptClient(std::unique_ptr<base::UnixSocket> connection) {
   client->socket = std::move(connection);
   client_by_socket_[client->socket.get()] = client->info.id;
   const ClientId id = client->info.id;
+  usage_by_uid_[client->info.uid].clients++;
   clients_[id] = std::move(client);
   stats_.clients_accepted++;
   return id;
@@ -101,7 +102,27 @@ ClientId Host::AdoptClient(std::unique_ptr<base::UnixSocket> connection) {
 
 void Host::OnNewIncomingConnection(base::UnixSocket*,
                                    std::unique_ptr<base::UnixSocket> connection) {
+  const uid_t uid = connection->peer_uid();
+  auto usage = usage_by_uid_.find(uid);
+  if (limits_.max_clients_per_uid && usage != usage_by_uid_.end() &&
+      usage->second.clients >= limits_.max_clients_per_uid) {
+    stats_.clients_refused_over_limits++;
+    ZT_ELOG("IPC: a connection of uid %d (pid %d) refused: the uid has %zu, the limit",
+            static_cast<int>(uid), static_cast<int>(connection->peer_pid()),
+            usage->second.clients);
+    return;  // Closed here.
+  }
   AdoptClient(std::move(connection));
+}
+
+bool Host::ChargeReceiveBuffer(Client* client) {
+  const size_t capacity = client->frames.capacity();
+  const size_t large = capacity > kMaxFrameSize ? capacity - kMaxFrameSize : 0;
+  UidUsage& usage = usage_by_uid_[client->info.uid];
+  usage.large_frame_bytes = usage.large_frame_bytes - client->large_frame_bytes + large;
+  client->large_frame_bytes = large;
+  return !limits_.max_large_frame_bytes_per_uid ||
+         usage.large_frame_bytes <= limits_.max_large_frame_bytes_per_uid;
 }
 
 Host::Client* Host::FindClient(base::UnixSocket* socket) {
@@ -122,6 +143,12 @@ void Host::DropClient(Client* client, bool bad_frames) {
     ZT_WLOG("IPC client %llu (pid %d, uid %d) disconnected: %s",
             static_cast<unsigned long long>(client->info.id), static_cast<int>(client->info.pid),
             static_cast<int>(client->info.uid), client->frames.error().c_str());
+  }
+  auto usage = usage_by_uid_.find(client->info.uid);
+  if (usage != usage_by_uid_.end()) {
+    usage->second.large_frame_bytes -= client->large_frame_bytes;
+    if (--usage->second.clients == 0)
+      usage_by_uid_.erase(usage);
   }
   auto it = clients_.find(client->info.id);
   std::unique_ptr<Client> owned = std::move(it->second);
@@ -146,6 +173,15 @@ void Host::OnDataAvailable(base::UnixSocket* socket) {
   base::WeakPtr<Host> weak = weak_factory_.GetWeakPtr();
   for (int i = 0; i < kMaxReadsPerCallback; i++) {
     const BufferedFrameDeserializer::ReceiveBuffer room = client->frames.BeginReceive();
+    if (!ChargeReceiveBuffer(client)) {
+      stats_.clients_refused_over_limits++;
+      ZT_ELOG("IPC client %llu (pid %d, uid %d) disconnected: the partial frames of its "
+              "uid's connections hold over %zu bytes, the limit",
+              static_cast<unsigned long long>(id), static_cast<int>(client->info.pid),
+              static_cast<int>(client->info.uid), limits_.max_large_frame_bytes_per_uid);
+      DropClient(client, /*bad_frames=*/false);
+      return;
+    }
     base::ScopedFile fd;
     const size_t n = socket->Receive(room.data, room.size, &fd, 1);
     if (n == 0)
@@ -172,8 +208,13 @@ void Host::OnDataAvailable(base::UnixSocket* socket) {
     // A short read most likely emptied the socket: another recvmsg would
     // only say EAGAIN (a system call per message). The watch is
     // level-triggered: bytes still there, or coming, call back again.
-    if (n < room.size)
+    // A buffer grown for a large frame served shrinks now, not at the
+    // client's next message.
+    if (n < room.size) {
+      client->frames.Compact();
+      ChargeReceiveBuffer(client);
       return;
+    }
   }
 }
 

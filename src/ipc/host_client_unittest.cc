@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -276,6 +277,32 @@ class RawPeer {
   void Write(const std::string& bytes) {
     ASSERT_EQ(write(fd_.get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
   }
+  // |bytes|, however many writes it takes, the host reading in between.
+  void WriteAll(const std::string& bytes) {
+    size_t done = 0;
+    for (int round = 0; done < bytes.size() && round < 100000; round++) {
+      const ssize_t n = write(fd_.get(), bytes.data() + done, bytes.size() - done);
+      if (n > 0)
+        done += static_cast<size_t>(n);
+      else
+        runner_->RunUntilIdle();
+    }
+    ASSERT_EQ(done, bytes.size()) << "the host stopped reading";
+  }
+  // Writes |bytes|, the host reading in between, until all are written or
+  // the host closed the connection.
+  void WriteUntilClosed(const std::string& bytes) {
+    size_t done = 0;
+    for (int round = 0; done < bytes.size() && round < 100000; round++) {
+      const ssize_t n = send(fd_.get(), bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      if (n > 0)
+        done += static_cast<size_t>(n);
+      else if (n < 0 && errno != EAGAIN)
+        return;  // Closed by the host.
+      else
+        runner_->RunUntilIdle();
+    }
+  }
   // |bytes| in one sendmsg with |fd| (SCM_RIGHTS), as a sender does.
   void SendWithFd(const std::string& bytes, int fd) {
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
@@ -401,6 +428,62 @@ TEST_F(HostClientTest, RepliesOverUpstreamsLimitOnlyToClientsThatTakeThem) {
   ASSERT_NE(reply, nullptr);
   EXPECT_FALSE(reply->msg_invoke_method_reply().success());
   EXPECT_LE(SerializeFrame(*reply).size(), kMaxFrameSize);
+}
+
+// A large call served, the connection's buffer goes back to 128 KiB at
+// once, not at its next message.
+TEST_F(HostClientTest, ALargeCallsMemoryGoesBackOnceServed) {
+  bool bound = false;
+  auto client = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  Responses size;
+  ASSERT_TRUE(client->Invoke("Size", std::string(2 << 20, 's'), size.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return size.finished(); }));
+  EXPECT_EQ(size.all[0].reply_proto, std::to_string(2 << 20));
+  EXPECT_EQ(host_->large_frame_bytes_of_uid(getuid()), 0u)
+      << "the connection kept the large frame's buffer";
+}
+
+// Many connections of one uid, each holding most of a large frame: past the
+// uid's budget the connection that would exceed it is closed, the others
+// stay.
+TEST_F(HostClientTest, PartialLargeFramesOfAUidAreBounded) {
+  Host::Limits limits;
+  limits.max_large_frame_bytes_per_uid = 4 << 20;
+  host_->set_limits(limits);
+  const std::string partial =
+      std::string("\xf0\xff\x3f\x00", 4) + std::string(3 << 20, 'p');  // Of ~4 MiB.
+  RawPeer first(host_.get(), &runner_);
+  first.WriteAll(partial);
+  runner_.RunUntilIdle();
+  const size_t held = host_->large_frame_bytes_of_uid(getuid());
+  EXPECT_GT(held, 2u << 20);
+  EXPECT_LE(held, 4u << 20);
+  RawPeer second(host_.get(), &runner_);
+  second.WriteUntilClosed(partial);
+  EXPECT_TRUE(second.Closed()) << "the uid's partial frames grew past the budget";
+  EXPECT_EQ(host_->stats().clients_refused_over_limits, 1u);
+  EXPECT_LE(host_->large_frame_bytes_of_uid(getuid()), 4u << 20);
+  EXPECT_EQ(host_->stats().clients_dropped_for_bad_frames, 0u);
+}
+
+TEST_F(HostClientTest, ConnectionsOverAUidsLimitAreRefused) {
+  Host::Limits limits;
+  limits.max_clients_per_uid = 2;
+  host_->set_limits(limits);
+  bool a = false, b = false, c = true;
+  auto first = ConnectClient("EchoPort", &a);
+  auto second = ConnectClient("EchoPort", &b);
+  auto third = ConnectClient("EchoPort", &c);
+  EXPECT_TRUE(a);
+  EXPECT_TRUE(b);
+  EXPECT_FALSE(c);
+  EXPECT_EQ(host_->stats().clients_refused_over_limits, 1u);
+  first.reset();
+  ASSERT_TRUE(runner_.RunUntil([&] { return host_->num_clients() == 1; }));
+  bool d = false;
+  auto fourth = ConnectClient("EchoPort", &d);
+  EXPECT_TRUE(d) << "a connection that went made room";
 }
 
 TEST_F(HostClientTest, UnknownIdsAndRequestKindsFailTheRequestOnly) {

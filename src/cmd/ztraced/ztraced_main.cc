@@ -50,6 +50,7 @@ constexpr char kUsage[] =
   "  --max-data-sources-per-producer N  (default 1024)\n"
   "  --max-descriptor-bytes N           one data source's descriptor (262144)\n"
   "  --max-producers-per-uid N          producers connected at once (256)\n"
+  "  --max-connections-per-uid N        connections to each socket (512)\n"
   "  --max-shm-bytes-per-uid N          their shared memory buffers (1073741824)\n"
   "  --max-sessions-per-uid N           tracing sessions at once (16)\n"
   "  --max-buffer-bytes-per-uid N       those sessions' buffers (4294967296)\n"
@@ -91,6 +92,7 @@ int Main(int argc, char** argv) {
     kMaxDataSources,
     kMaxDescriptorBytes,
     kMaxProducersPerUid,
+    kMaxConnectionsPerUid,
     kMaxShmBytesPerUid,
     kMaxSessionsPerUid,
     kMaxBufferBytesPerUid,
@@ -105,6 +107,7 @@ int Main(int argc, char** argv) {
       {"max-data-sources-per-producer", required_argument, nullptr, kMaxDataSources},
       {"max-descriptor-bytes", required_argument, nullptr, kMaxDescriptorBytes},
       {"max-producers-per-uid", required_argument, nullptr, kMaxProducersPerUid},
+      {"max-connections-per-uid", required_argument, nullptr, kMaxConnectionsPerUid},
       {"max-shm-bytes-per-uid", required_argument, nullptr, kMaxShmBytesPerUid},
       {"max-sessions-per-uid", required_argument, nullptr, kMaxSessionsPerUid},
       {"max-buffer-bytes-per-uid", required_argument, nullptr, kMaxBufferBytesPerUid},
@@ -148,6 +151,9 @@ int Main(int argc, char** argv) {
         break;
       case kMaxProducersPerUid:
         parse_limit("max-producers-per-uid", optarg, &limits.max_producers_per_uid);
+        break;
+      case kMaxConnectionsPerUid:
+        parse_limit("max-connections-per-uid", optarg, &limits.max_connections_per_uid);
         break;
       case kMaxShmBytesPerUid:
         parse_limit("max-shm-bytes-per-uid", optarg, &limits.max_shm_bytes_per_uid);
@@ -277,8 +283,10 @@ int Main(int argc, char** argv) {
           static_cast<unsigned long long>(commits.queue_bytes_lost),
           static_cast<unsigned long long>(commits.commits_by_message));
   const ServiceLimitStats refused = host->limit_stats();
-  ZT_ILOG("ztraced: refused by the limits: %llu data sources, %llu producers, %llu sessions; "
-          "%llu configs too large for their producer's connection not sent",
+  ZT_ILOG("ztraced: refused by the limits: %llu connections, %llu data sources, %llu "
+          "producers, %llu sessions; %llu configs too large for their producer's connection "
+          "not sent",
+          static_cast<unsigned long long>(refused.connections_refused),
           static_cast<unsigned long long>(refused.data_sources_refused),
           static_cast<unsigned long long>(refused.producers_refused),
           static_cast<unsigned long long>(refused.sessions_refused),

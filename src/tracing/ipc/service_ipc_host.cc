@@ -48,6 +48,11 @@ bool ServiceIpcHost::Init(base::TaskRunner* runner, std::unique_ptr<ipc::Host> p
   static_cast<TracingServiceImpl*>(service_.get())->set_limits(limits);
   producer_host_ = std::move(producer_host);
   consumer_host_ = std::move(consumer_host);
+  ipc::Host::Limits host_limits;
+  host_limits.max_clients_per_uid = limits.max_connections_per_uid;
+  host_limits.max_large_frame_bytes_per_uid = limits.max_large_frame_bytes_per_uid;
+  producer_host_->set_limits(host_limits);
+  consumer_host_->set_limits(host_limits);
   return producer_host_->ExposeService(CreateProducerPort(service_.get(), runner, producer_port_stats_, limits)) &&
          consumer_host_->ExposeService(CreateConsumerPort(service_.get(), runner));
 }
@@ -56,6 +61,8 @@ ServiceLimitStats ServiceIpcHost::limit_stats() const {
   ServiceLimitStats stats = static_cast<const TracingServiceImpl*>(service_.get())->limit_stats();
   stats.data_sources_refused = producer_port_stats_->data_sources_refused;
   stats.producers_refused = producer_port_stats_->producers_refused;
+  stats.connections_refused = producer_host_->stats().clients_refused_over_limits +
+                              consumer_host_->stats().clients_refused_over_limits;
   return stats;
 }
 

@@ -4,8 +4,9 @@
 //
 // Each limit is enforced where the request arrives, with an error that
 // names it (to the client, and a log line) and a count (ServiceLimitStats).
-// The producer port enforces the per-producer and per-uid producer limits,
-// the service the per-uid session limits. 0 means no limit.
+// The IPC hosts enforce the connection limits, the producer port the
+// per-producer and per-uid producer limits, the service the per-uid session
+// limits. 0 means no limit.
 //
 // A plain struct: read on the service's thread only.
 
@@ -30,6 +31,11 @@ struct ServiceLimits {
   // Per uid, over all its connections. A desktop user may run a few dozen
   // traced programs at once; each SMB is at most 32 MiB.
   size_t max_producers_per_uid = 256;
+  // Connections to each socket (the IPC host refuses more), and what their
+  // partial large frames hold together (over 128 KiB each: a connection
+  // that would take the uid past it is closed).
+  size_t max_connections_per_uid = 512;
+  size_t max_large_frame_bytes_per_uid = 64 * 1024 * 1024;
   uint64_t max_shm_bytes_per_uid = uint64_t{1} << 30;
   // Sessions a uid's consumers have at once (upstream's traced: 5), and the
   // trace buffers they hold together.
@@ -46,6 +52,8 @@ struct ServiceLimits {
     none.max_data_source_descriptor_bytes = 0;
     none.max_descriptor_bytes_per_producer = 0;
     none.max_producers_per_uid = 0;
+    none.max_connections_per_uid = 0;
+    none.max_large_frame_bytes_per_uid = 0;
     none.max_shm_bytes_per_uid = 0;
     none.max_sessions_per_uid = 0;
     none.max_buffer_bytes_per_uid = 0;
@@ -58,6 +66,7 @@ struct ServiceLimitStats {
   uint64_t data_sources_refused = 0;  // Over a per-producer limit.
   uint64_t producers_refused = 0;     // Over a per-uid producer limit.
   uint64_t sessions_refused = 0;      // Over a per-uid session limit.
+  uint64_t connections_refused = 0;   // Over a per-uid connection limit, both sockets.
 };
 
 }  // namespace zt
