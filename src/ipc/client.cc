@@ -2,6 +2,7 @@
 
 #include "src/ipc/client.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -72,6 +73,8 @@ void Client::SendBind() {
   Frame frame;
   frame.set_request_id(bind_request_id_);
   frame.mutable_msg_bind_service()->set_service_name(service_name_);
+  frame.mutable_msg_bind_service()->set_zt_max_reply_frame_size(
+      static_cast<uint32_t>(kMaxReceiveFrameSize));
   socket_->Send(SerializeFrame(frame));  // A failure posts OnDisconnect.
 }
 
@@ -93,6 +96,24 @@ bool Client::Invoke(std::string_view method, std::string_view args, ResponseCall
   invoke.method_id = it->second;
   invoke.args = args;
   invoke.drop_reply = drop_reply;
+  const size_t frame_size = InvokeFrameSize(invoke);
+  if (frame_size > max_request_frame_size_) {
+    // An upstream host would close the connection without a word; ours
+    // would refuse it the same way. Only this request fails.
+    std::string error = "the " + std::string(method) + " request is " +
+                        std::to_string(frame_size) + " bytes, over the " +
+                        std::to_string(max_request_frame_size_) +
+                        "-byte frame limit of the service's " + service_name_;
+    // The caller hears of it and says it in its words (ztrace, the
+    // producer's log line); a call whose reply is dropped has no one to
+    // tell, so it is logged here.
+    if (drop_reply) {
+      ZT_ELOG("IPC: %s; not sent", error.c_str());
+      return false;
+    }
+    PostFailure(std::move(callback), std::move(error));
+    return false;
+  }
   if (!drop_reply)
     pending_[invoke.request_id] = std::move(callback);
   // Straight into a buffer kept for it: no IPCFrame object, no copy of the
@@ -127,8 +148,10 @@ void Client::OnDataAvailable(base::UnixSocket* socket) {
     // A short read most likely emptied the socket: another recvmsg would
     // only say EAGAIN (a system call per message). The watch is
     // level-triggered: bytes still there, or coming, call back again.
-    if (n < room.size)
+    if (n < room.size) {
+      frames_.Compact();  // A buffer grown for a large reply shrinks now.
       return;
+    }
   }
 }
 
@@ -141,6 +164,12 @@ void Client::OnFrame(const Frame& frame, base::ScopedFile* fd) {
       return Fail();
     }
     service_id_ = reply.service_id();
+    // Absent (an upstream host): upstream's limit. Never more than we could
+    // encode, never less than upstream's.
+    if (reply.has_zt_max_request_frame_size()) {
+      max_request_frame_size_ = std::clamp<size_t>(reply.zt_max_request_frame_size(),
+                                                   kMaxFrameSize, kMaxReceiveFrameSize);
+    }
     for (const auto& method : reply.methods())
       method_ids_[method.name()] = method.id();
     state_ = State::kBound;
@@ -191,12 +220,16 @@ void Client::Fail() {
   }
 }
 
-void Client::PostFailure(ResponseCallback callback) {
+void Client::PostFailure(ResponseCallback callback, std::string error) {
   if (!callback)
     return;
-  runner_->PostTask([weak = weak_factory_.GetWeakPtr(), callback = std::move(callback)] {
-    if (weak)
-      callback(Response());
+  runner_->PostTask([weak = weak_factory_.GetWeakPtr(), callback = std::move(callback),
+                     error = std::move(error)] {
+    if (!weak)
+      return;
+    Response response;
+    response.error = error;
+    callback(std::move(response));
   });
 }
 

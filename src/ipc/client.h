@@ -35,6 +35,9 @@ class Client : public base::UnixSocket::EventListener {
     bool has_more = false;  // More replies to this request follow.
     std::string reply_proto;
     base::ScopedFile fd;  // A file descriptor that came with the reply.
+    // Why a request failed before it was sent (one over the host's frame
+    // limit): for the caller to show. Empty otherwise.
+    std::string error;
   };
   using ResponseCallback = std::function<void(Response)>;
   // True once the service is bound; false if connecting or binding failed
@@ -56,13 +59,20 @@ class Client : public base::UnixSocket::EventListener {
 
   bool bound() const { return state_ == State::kBound; }
   bool HasMethod(std::string_view name) const { return method_ids_.count(name) != 0; }
+  // The largest request frame the host takes, header included: what its
+  // bind reply announced (ours: kMaxReceiveFrameSize), else upstream's
+  // kMaxFrameSize, which an upstream host enforces by closing the
+  // connection without a word.
+  size_t max_request_frame_size() const { return max_request_frame_size_; }
 
   // Invokes |method| with the serialized request |args| (and |fd|, if not
   // -1; it stays the caller's). Each reply reaches |callback|, the last with
   // has_more false. With |drop_reply| the host answers nothing and
   // |callback| is not called. False, with a failure posted to |callback|,
-  // if the client is not bound or the host lacks the method: nothing is
-  // sent then.
+  // if the client is not bound, the host lacks the method, or the request's
+  // frame is over the host's limit (max_request_frame_size(); the failure's
+  // error says so, and it is logged): nothing is sent then, and the
+  // connection stays.
   bool Invoke(std::string_view method, std::string_view args, ResponseCallback callback,
               bool drop_reply = false, int fd = -1);
 
@@ -82,7 +92,7 @@ class Client : public base::UnixSocket::EventListener {
   void SendBind();
   void OnFrame(const Frame& frame, base::ScopedFile* fd);
   void Fail();  // The connection is over: fails what is pending, tells the user.
-  void PostFailure(ResponseCallback callback);
+  void PostFailure(ResponseCallback callback, std::string error = std::string());
 
   std::string service_name_;
   // Where Connect() went, for the service identity check; empty when adopted.
@@ -96,6 +106,7 @@ class Client : public base::UnixSocket::EventListener {
   uint64_t next_request_id_ = 1;
   uint64_t bind_request_id_ = 0;
   uint32_t service_id_ = 0;
+  size_t max_request_frame_size_ = kMaxFrameSize;
   // Method names order by length first: a lookup (one per call) mostly
   // compares sizes, not bytes; found by string_view, no string made.
   struct ShorterFirst {

@@ -106,7 +106,16 @@ bool DecodePlainInvoke(const char* data, size_t size, InvokeRequest* out) {
 
 }  // namespace
 
-void SerializeInvokeFrame(const InvokeRequest& invoke, std::string* out) {
+namespace {
+
+// IPCFrame's fields around an invoke's args: the InvokeMethod body's size
+// and the payload's (the frame without its header).
+struct InvokeLayout {
+  size_t body;
+  size_t payload;
+};
+
+InvokeLayout LayOutInvoke(const InvokeRequest& invoke) {
   const size_t args_field = 1 + pu::VarIntSize(invoke.args.size()) + invoke.args.size();
   const size_t body = 1 + pu::VarIntSize(invoke.service_id) + 1 +
                       pu::VarIntSize(invoke.method_id) + args_field +
@@ -114,7 +123,20 @@ void SerializeInvokeFrame(const InvokeRequest& invoke, std::string* out) {
   // The generic writer reserves 4 bytes for a nested message's length.
   const size_t payload =
       1 + pu::VarIntSize(invoke.request_id) + 1 + pu::kMessageLengthFieldSize + body;
-  ZT_CHECK(payload <= kMaxFrameSize - kFrameHeaderSize);
+  return InvokeLayout{body, payload};
+}
+
+}  // namespace
+
+size_t InvokeFrameSize(const InvokeRequest& invoke) {
+  return kFrameHeaderSize + LayOutInvoke(invoke).payload;
+}
+
+void SerializeInvokeFrame(const InvokeRequest& invoke, std::string* out) {
+  const InvokeLayout layout = LayOutInvoke(invoke);
+  const size_t body = layout.body;
+  const size_t payload = layout.payload;
+  ZT_CHECK(payload <= kMaxReceiveFrameSize - kFrameHeaderSize);
   out->resize(kFrameHeaderSize + payload);
   uint8_t* const begin = reinterpret_cast<uint8_t*>(&(*out)[0]);
   WriteHeader(static_cast<uint32_t>(payload), reinterpret_cast<char*>(begin));
@@ -137,21 +159,49 @@ void SerializeInvokeFrame(const InvokeRequest& invoke, std::string* out) {
 
 std::string SerializeFrame(const Frame& frame) {
   const std::string payload = frame.SerializeAsString();
-  ZT_CHECK(payload.size() <= kMaxFrameSize - kFrameHeaderSize);
+  ZT_CHECK(payload.size() <= kMaxReceiveFrameSize - kFrameHeaderSize);
   std::string bytes(kFrameHeaderSize, '\0');
   WriteHeader(static_cast<uint32_t>(payload.size()), &bytes[0]);
   bytes += payload;
   return bytes;
 }
 
-BufferedFrameDeserializer::BufferedFrameDeserializer(size_t max_frame_size)
-    : capacity_(max_frame_size) {
-  ZT_CHECK(max_frame_size > kFrameHeaderSize);
+BufferedFrameDeserializer::BufferedFrameDeserializer(size_t max_frame_size,
+                                                     size_t base_capacity)
+    : max_frame_size_(max_frame_size),
+      base_capacity_(std::min(base_capacity, max_frame_size)) {
+  ZT_CHECK(base_capacity_ > kFrameHeaderSize);
+}
+
+void BufferedFrameDeserializer::Reallocate(size_t capacity) {
+  ZT_CHECK(capacity > size_);
+  std::unique_ptr<char[]> buffer(new char[capacity]);
+  if (size_ > 0)
+    memcpy(buffer.get(), buffer_.get(), size_);
+  buffer_ = std::move(buffer);
+  capacity_ = capacity;
 }
 
 BufferedFrameDeserializer::ReceiveBuffer BufferedFrameDeserializer::BeginReceive() {
   if (!buffer_)
-    buffer_.reset(new char[capacity_]);
+    Reallocate(base_capacity_);
+  Compact();
+  if (size_ == capacity_) {
+    // A partial frame fills the buffer: it is longer than the buffer and
+    // within the limit (EndReceive() broke the stream otherwise). Grown
+    // with what arrives, so a peer that declares megabytes and sends
+    // little holds little.
+    const uint64_t declared = uint64_t{ReadHeader(buffer_.get())} + kFrameHeaderSize;
+    ZT_CHECK(declared > capacity_ && declared <= max_frame_size_);
+    Reallocate(static_cast<size_t>(std::min<uint64_t>(declared, uint64_t{capacity_} * 2)));
+  }
+  ZT_CHECK(size_ < capacity_);
+  return ReceiveBuffer{buffer_.get() + size_, capacity_ - size_};
+}
+
+void BufferedFrameDeserializer::Compact() {
+  if (!buffer_)
+    return;
   if (consumed_ > 0) {
     // The partial frame, if any, to the front: the next read completes it.
     DetachQueuedFrames();
@@ -160,10 +210,14 @@ BufferedFrameDeserializer::ReceiveBuffer BufferedFrameDeserializer::BeginReceive
       memmove(buffer_.get(), buffer_.get() + consumed_, size_);
     consumed_ = 0;
   }
-  // EndReceive() leaves at most a partial frame, which is shorter than the
-  // limit, or breaks the stream.
-  ZT_CHECK(size_ < capacity_);
-  return ReceiveBuffer{buffer_.get() + size_, capacity_ - size_};
+  // A partial frame's declared size, header included, once its header is in.
+  const uint64_t declared =
+      size_ >= kFrameHeaderSize ? uint64_t{ReadHeader(buffer_.get())} + kFrameHeaderSize : 0;
+  if (capacity_ > base_capacity_ && size_ < base_capacity_ && declared <= base_capacity_) {
+    // The large frame is done and what follows fits the base: the memory
+    // goes back now, not at the next large frame.
+    Reallocate(base_capacity_);
+  }
 }
 
 bool BufferedFrameDeserializer::EndReceive(size_t size, base::ScopedFile fd) {
@@ -175,9 +229,10 @@ bool BufferedFrameDeserializer::EndReceive(size_t size, base::ScopedFile fd) {
   while (size_ - consumed_ >= kFrameHeaderSize) {
     const char* header = buffer_.get() + consumed_;
     const uint64_t frame_size = uint64_t{ReadHeader(header)} + kFrameHeaderSize;
-    if (frame_size > capacity_) {
-      return Break("a frame of " + std::to_string(frame_size) + " bytes (header included) is over the limit of " +
-                   std::to_string(capacity_));
+    if (frame_size > max_frame_size_) {
+      return Break("a frame of " + std::to_string(frame_size) +
+                   " bytes (header included) is over the limit of " +
+                   std::to_string(max_frame_size_));
     }
     if (size_ - consumed_ < frame_size)
       break;  // The rest of it comes with a later read.
@@ -283,6 +338,10 @@ bool BufferedFrameDeserializer::Break(std::string error) {
   // place keep their bytes (no read writes here any more).
   DetachQueuedFrames();
   size_ = consumed_ = 0;
+  if (capacity_ > base_capacity_) {  // No large frame comes any more.
+    buffer_.reset();
+    capacity_ = 0;
+  }
   return false;
 }
 

@@ -4,9 +4,16 @@
 // BufferedFrameDeserializer turns the bytes a stream socket delivers, cut
 // and glued at any boundary, back into frames: the socket reads into the
 // deserializer's own buffer (no copy), and each complete frame is decoded
-// there. A frame longer than kMaxFrameSize (header included: Perfetto's
-// limit, so every peer sizes its replies to fit) or one that does not
-// decode breaks the stream: the caller closes that connection.
+// there. A frame longer than its limit (kMaxReceiveFrameSize, header
+// included) or one that does not decode breaks the stream: the caller
+// closes that connection.
+//
+// Two limits (docs/design/ipc.md, "Frame sizes"): kMaxFrameSize, 128 KiB,
+// is what an upstream Perfetto peer receives, so it bounds every frame we
+// send to a peer that did not say it takes more (every reply, and every
+// request to a host that is not ours); kMaxReceiveFrameSize, 4 MiB, is what
+// our hosts and clients receive (a config of a few MB) and what our hosts
+// announce in their bind reply.
 //
 // Method calls, most of what a host receives (a producer's CommitData per
 // batch), take a path of their own both ways: SerializeInvokeFrame() writes
@@ -15,7 +22,10 @@
 // accepted inputs are those of the generic IPCFrame path.
 //
 // Not thread-safe: one per connection, used on its task runner's thread.
-// Memory: the frame-size limit, allocated at the first receive.
+// Memory: a buffer of 128 KiB (the base capacity), allocated at the first
+// receive; it grows with the bytes of a larger frame as they arrive (at most
+// twice what came, up to the limit) and shrinks back once that frame is
+// done, so a peer holds no more than it sent, and not for longer.
 
 #ifndef ZT_SRC_IPC_FRAME_H_
 #define ZT_SRC_IPC_FRAME_H_
@@ -36,16 +46,21 @@ namespace ipc {
 using Frame = protos::gen::IPCFrame;
 
 constexpr size_t kFrameHeaderSize = 4;
-// The largest frame, header included.
+// The largest frame an upstream Perfetto peer receives, header included
+// (its kIPCBufferSize, v14 to v58): the limit of what we send unless the
+// peer said it takes more.
 constexpr size_t kMaxFrameSize = 128 * 1024;
+// The largest frame our hosts and clients receive, header included, and
+// what our hosts announce (BindServiceReply.zt_max_request_frame_size).
+constexpr size_t kMaxReceiveFrameSize = 4 * 1024 * 1024;
 // Reads a host or client makes per readable callback of a socket: the watch
 // is level-triggered, so a peer that keeps sending is served again after
 // the other connections had their turn.
 constexpr int kMaxReadsPerCallback = 16;
 
 // |frame| as it goes on the socket: header and bytes, in one buffer. A frame
-// longer than kMaxFrameSize is a bug of the sender (replies are sized to
-// fit): CHECKed.
+// longer than kMaxReceiveFrameSize is a bug of the sender (replies are sized
+// to fit kMaxFrameSize, requests checked with InvokeFrameSize()): CHECKed.
 std::string SerializeFrame(const Frame& frame);
 
 // A method call: the IPCFrame fields a host serves one by.
@@ -61,8 +76,12 @@ struct InvokeRequest {
 // replaced, its capacity reused): byte for byte what SerializeFrame() gives
 // for an IPCFrame with request_id and msg_invoke_method {service_id,
 // method_id, args_proto, drop_reply only if true}, as upstream's clients
-// send it. Args that make the frame longer than kMaxFrameSize: CHECKed.
+// send it. Args that make the frame longer than kMaxReceiveFrameSize:
+// CHECKed (a caller checks InvokeFrameSize() against its peer's limit).
 void SerializeInvokeFrame(const InvokeRequest& invoke, std::string* out);
+
+// The size of SerializeInvokeFrame()'s frame for |invoke|, header included.
+size_t InvokeFrameSize(const InvokeRequest& invoke);
 
 class BufferedFrameDeserializer {
  public:
@@ -71,14 +90,25 @@ class BufferedFrameDeserializer {
     size_t size;  // Never 0.
   };
 
-  explicit BufferedFrameDeserializer(size_t max_frame_size = kMaxFrameSize);
+  // |base_capacity| (at most |max_frame_size|) is the buffer's size between
+  // large frames: smaller than the default only for fuzzers, so that short
+  // inputs reach the growing and shrinking.
+  explicit BufferedFrameDeserializer(size_t max_frame_size = kMaxReceiveFrameSize,
+                                     size_t base_capacity = kMaxFrameSize);
   BufferedFrameDeserializer(const BufferedFrameDeserializer&) = delete;
   BufferedFrameDeserializer& operator=(const BufferedFrameDeserializer&) = delete;
 
   // Where the next read goes: the free part of the buffer. The partial
-  // frame held so far stays at the front, so there is always room for the
-  // rest of a frame within the limit.
+  // frame held so far moves to the front; a buffer it fills grows (to at
+  // most twice its size, at most the frame's), and one grown for a frame
+  // that is done shrinks back to the base capacity.
   ReceiveBuffer BeginReceive();
+
+  // The part of BeginReceive() that moves the partial frame to the front
+  // and shrinks a buffer grown for a frame that is done: for a caller that
+  // has served every frame and will not read again soon, so that the
+  // memory goes back now. Invalidates what PopNext() returned.
+  void Compact();
 
   // |size| bytes were written at BeginReceive()'s data, and |fd| came with
   // them (or none). Decodes every frame they complete into the queue; the
@@ -112,6 +142,8 @@ class BufferedFrameDeserializer {
   std::unique_ptr<Frame> PopNextFrame(base::ScopedFile* fd = nullptr);
 
   bool broken() const { return !error_.empty(); }
+  // The buffer's size now (0 before the first receive).
+  size_t capacity() const { return capacity_; }
   const std::string& error() const { return error_; }
   // Bytes of a frame not complete yet.
   size_t pending_bytes() const { return size_ - consumed_; }
@@ -128,12 +160,16 @@ class BufferedFrameDeserializer {
   };
 
   bool Break(std::string error);
+  // Moves the |size_| bytes held into a buffer of |capacity| bytes.
+  void Reallocate(size_t capacity);
   void AttributeFd(size_t first_new, base::ScopedFile fd);
   // The frames still queued that point into buffer_, decoded as Frames.
   void DetachQueuedFrames();
   void PopFront();
 
-  const size_t capacity_;
+  const size_t max_frame_size_;
+  const size_t base_capacity_;
+  size_t capacity_ = 0;
   std::unique_ptr<char[]> buffer_;
   size_t size_ = 0;  // Bytes held at the front of buffer_.
   // Of those, the bytes of complete frames (queued or popped): the partial

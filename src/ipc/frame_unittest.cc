@@ -98,18 +98,19 @@ TEST(FrameTest, AThousandFramesInOneRead) {
 }
 
 TEST(FrameTest, AFrameAtTheLimitPassesAndOneByteMoreBreaksTheStream) {
-  // request_id (2 bytes), data_for_testing: tag (1 byte), length (3
+  // request_id (2 bytes), data_for_testing: tag (1 byte), length (4
   // bytes), the bytes.
-  const size_t largest_payload = kMaxFrameSize - kFrameHeaderSize - 2 - 1 - 3;
+  const size_t largest_payload = kMaxReceiveFrameSize - kFrameHeaderSize - 2 - 1 - 4;
   const std::string at_limit = SerializeFrame(TestFrame(1, largest_payload));
-  ASSERT_EQ(at_limit.size(), kMaxFrameSize);
+  ASSERT_EQ(at_limit.size(), kMaxReceiveFrameSize);
   BufferedFrameDeserializer deserializer;
   ASSERT_TRUE(deserializer.Receive(at_limit.data(), at_limit.size()));
   EXPECT_EQ(Drain(&deserializer), (std::vector<std::string>{"1:" + std::to_string(largest_payload)}));
 
   // The header alone is enough to refuse it: the body is never waited for.
   const std::string before = SerializeFrame(TestFrame(2, 3));
-  const std::string over = Header(static_cast<uint32_t>(kMaxFrameSize - kFrameHeaderSize + 1));
+  const std::string over =
+      Header(static_cast<uint32_t>(kMaxReceiveFrameSize - kFrameHeaderSize + 1));
   EXPECT_FALSE(deserializer.Receive((before + over).data(), before.size() + over.size()));
   EXPECT_TRUE(deserializer.broken());
   EXPECT_NE(deserializer.error().find("over the limit"), std::string::npos) << deserializer.error();
@@ -118,6 +119,76 @@ TEST(FrameTest, AFrameAtTheLimitPassesAndOneByteMoreBreaksTheStream) {
   const std::string after = SerializeFrame(TestFrame(3, 3));
   EXPECT_FALSE(deserializer.Receive(after.data(), after.size()));
   EXPECT_EQ(deserializer.PopNextFrame(), nullptr);
+}
+
+// Upstream's clients send requests of any size; what upstream's host takes
+// (128 KiB) and more passes here, up to our limit.
+TEST(FrameTest, AFrameOverUpstreamsLimitPasses) {
+  const std::string frame = SerializeFrame(TestFrame(7, 3 * 1024 * 1024));
+  BufferedFrameDeserializer deserializer;
+  ASSERT_TRUE(deserializer.Receive(frame.data(), frame.size()));
+  EXPECT_EQ(Drain(&deserializer), (std::vector<std::string>{"7:" + std::to_string(3 << 20)}));
+}
+
+// The buffer grows with the bytes of a large frame as they come (never
+// more than twice what came), and goes back to its base size once the
+// frame is done: one large frame does not leave a connection holding
+// megabytes.
+TEST(FrameTest, TheBufferGrowsWithALargeFramesBytesAndShrinksAfter) {
+  const std::string large = SerializeFrame(TestFrame(1, 1024 * 1024));
+  const std::string small = SerializeFrame(TestFrame(2, 10));
+  const std::string stream = large + small;
+  BufferedFrameDeserializer d;
+  size_t received = 0;
+  std::vector<std::string> frames;
+  while (received < stream.size()) {
+    const BufferedFrameDeserializer::ReceiveBuffer room = d.BeginReceive();
+    EXPECT_LE(d.capacity(), std::max(kMaxFrameSize, 2 * received))
+        << "the buffer ran ahead of the bytes received (" << received << ")";
+    const size_t n = std::min<size_t>({room.size, 64 * 1024, stream.size() - received});
+    memcpy(room.data, stream.data() + received, n);
+    ASSERT_TRUE(d.EndReceive(n));
+    received += n;
+    for (const std::string& frame : Drain(&d))
+      frames.push_back(frame);
+  }
+  EXPECT_EQ(frames, (std::vector<std::string>{"1:1048576", "2:10"}));
+  d.BeginReceive();
+  EXPECT_EQ(d.capacity(), kMaxFrameSize) << "the large frame's memory stayed";
+}
+
+// A header that declares megabytes, followed by a trickle: the connection
+// holds what it sent, not what it declared.
+TEST(FrameTest, ADeclaredSizeIsNotAllocatedAhead) {
+  BufferedFrameDeserializer d;
+  const std::string start = Header(static_cast<uint32_t>(kMaxReceiveFrameSize - 8)) + "abc";
+  ASSERT_TRUE(d.Receive(start.data(), start.size()));
+  d.BeginReceive();
+  EXPECT_EQ(d.capacity(), kMaxFrameSize);
+  EXPECT_EQ(d.pending_bytes(), start.size());
+}
+
+// The fuzzers' configuration: a tiny base, so short inputs grow and shrink
+// the buffer; the frames are those of the default one.
+TEST(FrameTest, ATinyBaseCapacityGivesTheSameFrames) {
+  std::string stream;
+  std::vector<std::string> expected;
+  for (size_t i = 1; i <= 20; i++) {
+    stream += SerializeFrame(TestFrame(i, (i * 37) % 300));
+    expected.push_back(std::to_string(i) + ":" + std::to_string((i * 37) % 300));
+  }
+  for (size_t read = 1; read <= 64; read *= 2) {
+    BufferedFrameDeserializer d(/*max_frame_size=*/4096, /*base_capacity=*/16);
+    std::vector<std::string> got;
+    for (size_t at = 0; at < stream.size(); at += read) {
+      ASSERT_TRUE(d.Receive(stream.data() + at, std::min(read, stream.size() - at)));
+      for (const std::string& frame : Drain(&d))
+        got.push_back(frame);
+    }
+    EXPECT_EQ(got, expected) << "reads of " << read;
+    d.BeginReceive();
+    EXPECT_EQ(d.capacity(), 16u);
+  }
 }
 
 TEST(FrameTest, AHugeLengthDoesNotOverflow) {
@@ -224,6 +295,29 @@ TEST(FrameFdTest, ADescriptorOfAFrameCutByTheReadWaitsForItsEnd) {
   ASSERT_NE(frame, nullptr);
   EXPECT_EQ(frame->request_id(), 2u);
   EXPECT_EQ(got.get(), raw);
+}
+
+// A frame with a descriptor cut by the read (the descriptor comes with its
+// first bytes), its rest and the next frame in the following read: the
+// descriptor is the cut frame's, not the one that ends the second read.
+TEST(FrameFdTest, ACutFrameKeepsItsDescriptorWhenTheNextFrameEndsTheRead) {
+  BufferedFrameDeserializer d;
+  const std::string cut = SerializeFrame(TestFrame(1, 40));
+  base::ScopedFile fd = SomeFd();
+  const int raw = fd.get();
+  ASSERT_TRUE(Read(&d, cut.substr(0, 10), std::move(fd)));
+  base::ScopedFile got;
+  EXPECT_EQ(d.PopNextFrame(&got), nullptr);
+  ASSERT_TRUE(Read(&d, cut.substr(10) + SerializeFrame(TestFrame(2, 3)), base::ScopedFile()));
+  std::unique_ptr<Frame> first = d.PopNextFrame(&got);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->request_id(), 1u);
+  EXPECT_EQ(got.get(), raw) << "the cut frame lost its descriptor";
+  got.reset();
+  std::unique_ptr<Frame> second = d.PopNextFrame(&got);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->request_id(), 2u);
+  EXPECT_FALSE(got) << "the descriptor went to the frame after the cut one";
 }
 
 // The sending side of the rule above: a frame with a descriptor queued

@@ -2,6 +2,7 @@
 
 #include "src/ipc/host.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "zt/base/logging.h"
@@ -35,6 +36,22 @@ void Reply::Reject() {
   pending_ = false;
   if (Host* host = host_.get())
     host->SendReply(client_, request_id_, /*success=*/false, /*has_more=*/false, "", -1);
+}
+
+namespace {
+// The bytes of a reply frame besides its reply_proto: request id, flags and
+// lengths take at most this many.
+constexpr size_t kReplyFramingBytes = 64;
+}  // namespace
+
+size_t Reply::max_reply_bytes() const {
+  Host* host = host_.get();
+  if (!host)
+    return 0;
+  auto it = host->clients_.find(client_);
+  return it == host->clients_.end()
+             ? 0
+             : it->second->max_reply_frame_size - kFrameHeaderSize - kReplyFramingBytes;
 }
 
 size_t Reply::queued_send_bytes() const {
@@ -77,6 +94,7 @@ ClientId Host::AdoptClient(std::unique_ptr<base::UnixSocket> connection) {
   client->socket = std::move(connection);
   client_by_socket_[client->socket.get()] = client->info.id;
   const ClientId id = client->info.id;
+  usage_by_uid_[client->info.uid].clients++;
   clients_[id] = std::move(client);
   stats_.clients_accepted++;
   return id;
@@ -84,7 +102,27 @@ ClientId Host::AdoptClient(std::unique_ptr<base::UnixSocket> connection) {
 
 void Host::OnNewIncomingConnection(base::UnixSocket*,
                                    std::unique_ptr<base::UnixSocket> connection) {
+  const uid_t uid = connection->peer_uid();
+  auto usage = usage_by_uid_.find(uid);
+  if (limits_.max_clients_per_uid && usage != usage_by_uid_.end() &&
+      usage->second.clients >= limits_.max_clients_per_uid) {
+    stats_.clients_refused_over_limits++;
+    ZT_ELOG("IPC: a connection of uid %d (pid %d) refused: the uid has %zu, the limit",
+            static_cast<int>(uid), static_cast<int>(connection->peer_pid()),
+            usage->second.clients);
+    return;  // Closed here.
+  }
   AdoptClient(std::move(connection));
+}
+
+bool Host::ChargeReceiveBuffer(Client* client) {
+  const size_t capacity = client->frames.capacity();
+  const size_t large = capacity > kMaxFrameSize ? capacity - kMaxFrameSize : 0;
+  UidUsage& usage = usage_by_uid_[client->info.uid];
+  usage.large_frame_bytes = usage.large_frame_bytes - client->large_frame_bytes + large;
+  client->large_frame_bytes = large;
+  return !limits_.max_large_frame_bytes_per_uid ||
+         usage.large_frame_bytes <= limits_.max_large_frame_bytes_per_uid;
 }
 
 Host::Client* Host::FindClient(base::UnixSocket* socket) {
@@ -105,6 +143,12 @@ void Host::DropClient(Client* client, bool bad_frames) {
     ZT_WLOG("IPC client %llu (pid %d, uid %d) disconnected: %s",
             static_cast<unsigned long long>(client->info.id), static_cast<int>(client->info.pid),
             static_cast<int>(client->info.uid), client->frames.error().c_str());
+  }
+  auto usage = usage_by_uid_.find(client->info.uid);
+  if (usage != usage_by_uid_.end()) {
+    usage->second.large_frame_bytes -= client->large_frame_bytes;
+    if (--usage->second.clients == 0)
+      usage_by_uid_.erase(usage);
   }
   auto it = clients_.find(client->info.id);
   std::unique_ptr<Client> owned = std::move(it->second);
@@ -129,6 +173,15 @@ void Host::OnDataAvailable(base::UnixSocket* socket) {
   base::WeakPtr<Host> weak = weak_factory_.GetWeakPtr();
   for (int i = 0; i < kMaxReadsPerCallback; i++) {
     const BufferedFrameDeserializer::ReceiveBuffer room = client->frames.BeginReceive();
+    if (!ChargeReceiveBuffer(client)) {
+      stats_.clients_refused_over_limits++;
+      ZT_ELOG("IPC client %llu (pid %d, uid %d) disconnected: the partial frames of its "
+              "uid's connections hold over %zu bytes, the limit",
+              static_cast<unsigned long long>(id), static_cast<int>(client->info.pid),
+              static_cast<int>(client->info.uid), limits_.max_large_frame_bytes_per_uid);
+      DropClient(client, /*bad_frames=*/false);
+      return;
+    }
     base::ScopedFile fd;
     const size_t n = socket->Receive(room.data, room.size, &fd, 1);
     if (n == 0)
@@ -155,8 +208,13 @@ void Host::OnDataAvailable(base::UnixSocket* socket) {
     // A short read most likely emptied the socket: another recvmsg would
     // only say EAGAIN (a system call per message). The watch is
     // level-triggered: bytes still there, or coming, call back again.
-    if (n < room.size)
+    // A buffer grown for a large frame served shrinks now, not at the
+    // client's next message.
+    if (n < room.size) {
+      client->frames.Compact();
+      ChargeReceiveBuffer(client);
       return;
+    }
   }
 }
 
@@ -187,12 +245,18 @@ void Host::OnBindService(Client* client, const Frame& frame) {
   reply.set_request_id(frame.request_id());
   auto* bind_reply = reply.mutable_msg_bind_service_reply();
   const std::string& name = frame.msg_bind_service().service_name();
+  if (frame.msg_bind_service().has_zt_max_reply_frame_size()) {
+    client->max_reply_frame_size =
+        std::clamp<size_t>(frame.msg_bind_service().zt_max_reply_frame_size(), kMaxFrameSize,
+                           kMaxReceiveFrameSize);
+  }
   for (size_t i = 0; i < services_.size(); i++) {
     if (services_[i]->name() != name)
       continue;
     const uint32_t service_id = static_cast<uint32_t>(i + 1);
     bind_reply->set_success(true);
     bind_reply->set_service_id(service_id);
+    bind_reply->set_zt_max_request_frame_size(static_cast<uint32_t>(kMaxReceiveFrameSize));
     uint32_t method_id = 1;
     for (const Method& method : services_[i]->methods()) {
       auto* info = bind_reply->add_methods();
@@ -231,7 +295,9 @@ void Host::OnInvokeMethod(Client* client, const InvokeRequest& invoke,
   Request request{client->info, args, &client->received_fd};
   method.handler(request, invoke.drop_reply ? Reply()
                                             : Reply(weak, client->info.id, invoke.request_id));
-  if (weak)
+  // Kept for the next call, unless a large one grew it: that memory goes
+  // back now.
+  if (weak && args.capacity() <= kMaxFrameSize)
     args_buffer_ = std::move(args);
 }
 
@@ -242,14 +308,13 @@ void Host::SendReply(ClientId client_id, uint64_t request_id, bool success, bool
     return;  // Gone before its answer.
   // A reply the peer could not take (over the frame limit: a state query
   // grown with many producers, a command carrying a huge config) fails that
-  // request instead of the daemon: the request ids, flags and lengths
-  // around it take at most this many bytes.
-  constexpr size_t kReplyFramingBytes = 64;
-  if (success && reply_proto.size() > kMaxFrameSize - kFrameHeaderSize - kReplyFramingBytes) {
+  // request instead of the daemon.
+  const size_t limit = it->second->max_reply_frame_size;
+  if (success && reply_proto.size() > limit - kFrameHeaderSize - kReplyFramingBytes) {
     ZT_ELOG("IPC: a reply of %zu bytes to client %llu (pid %d) is over the %zu-byte frame "
             "limit; the request fails instead",
             reply_proto.size(), static_cast<unsigned long long>(client_id),
-            static_cast<int>(it->second->info.pid), kMaxFrameSize);
+            static_cast<int>(it->second->info.pid), limit);
     success = false;
     has_more = false;
   }

@@ -35,7 +35,24 @@ class Host : public base::UnixSocket::EventListener {
     uint64_t clients_accepted = 0;
     uint64_t clients_dropped_for_bad_frames = 0;
     uint64_t requests_refused = 0;  // Unknown service, method or request kind.
+    uint64_t clients_refused_over_limits = 0;  // Limits: refused or dropped.
   };
+
+  // What the clients of one uid may hold (0: no limit). A connection holds
+  // its receive buffer: 128 KiB, up to 4 MiB while a large frame arrives;
+  // the bytes over 128 KiB, summed over a uid's connections, are bounded,
+  // so that many connections each sending most of a large frame cannot
+  // hold gigabytes.
+  struct Limits {
+    size_t max_clients_per_uid = 0;
+    size_t max_large_frame_bytes_per_uid = 0;
+  };
+  void set_limits(const Limits& limits) { limits_ = limits; }
+  // The bytes over 128 KiB the receive buffers of |uid|'s clients hold.
+  size_t large_frame_bytes_of_uid(uid_t uid) const {
+    auto it = usage_by_uid_.find(uid);
+    return it == usage_by_uid_.end() ? 0 : it->second.large_frame_bytes;
+  }
 
   // Listens on |address| ("@name" for an abstract socket). Null, logged,
   // if it cannot (see UnixSocket::Listen).
@@ -70,7 +87,18 @@ class Host : public base::UnixSocket::EventListener {
     BufferedFrameDeserializer frames;
     base::ScopedFile received_fd;  // Came with the frame being served.
     std::vector<uint32_t> bound_services;  // Service ids (index + 1).
+    // The largest reply frame it takes: what its bind announced (ours),
+    // else upstream's limit.
+    size_t max_reply_frame_size = kMaxFrameSize;
+    size_t large_frame_bytes = 0;  // Its receive buffer over the base, charged to its uid.
   };
+  struct UidUsage {
+    size_t clients = 0;
+    size_t large_frame_bytes = 0;
+  };
+  // Charges |client|'s receive buffer to its uid; false if that is over
+  // limits_ (the caller drops it).
+  bool ChargeReceiveBuffer(Client* client);
 
   Host() = default;
   Client* FindClient(base::UnixSocket* socket);
@@ -92,6 +120,8 @@ class Host : public base::UnixSocket::EventListener {
   std::map<base::UnixSocket*, ClientId> client_by_socket_;
   ClientId next_client_id_ = 1;
   Stats stats_;
+  Limits limits_;
+  std::map<uid_t, UidUsage> usage_by_uid_;
   std::string args_buffer_;  // Lent to each call's Request (OnInvokeMethod).
   base::WeakPtrFactory<Host> weak_factory_{this};  // Last member.
 };

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -40,6 +41,7 @@ struct EchoService {
   std::vector<ClientInfo> gone;     // Clients that disconnected.
   Reply kept;                       // "Later"'s, answered by the test.
   int fd_to_send = -1;
+  std::vector<base::ScopedFile> taken_fds;  // "TakeFd"'s.
 
   std::unique_ptr<Service> Make() {
     auto service = std::make_unique<Service>("EchoPort");
@@ -63,8 +65,22 @@ struct EchoService {
     service->AddMethod("SendFd", [this](Request&, Reply reply) {
       reply.Resolve("fd", /*has_more=*/false, fd_to_send);
     });
+    service->AddMethod("Size", [](Request& request, Reply reply) {
+      reply.Resolve(std::to_string(request.args.size()));
+    });
+    service->AddMethod("Big", [](Request&, Reply reply) {
+      reply.Resolve(std::string(200 * 1024, 'b'));  // Over upstream's frame limit.
+    });
     service->AddMethod("Huge", [](Request&, Reply reply) {
-      reply.Resolve(std::string(kMaxFrameSize, 'h'));  // More than a frame holds.
+      reply.Resolve(std::string(kMaxReceiveFrameSize, 'h'));  // More than a frame holds.
+    });
+    // Records whether a descriptor came with the call (and keeps it open).
+    service->AddMethod("TakeFd", [this](Request& request, Reply reply) {
+      const bool with_fd = request.received_fd && *request.received_fd;
+      calls.push_back("TakeFd:" + request.args + (with_fd ? "+fd" : ""));
+      if (with_fd)
+        taken_fds.push_back(std::move(*request.received_fd));
+      reply.Resolve("");
     });
     service->on_client_disconnected = [this](const ClientInfo& info) { gone.push_back(info); };
     return service;
@@ -153,6 +169,31 @@ TEST_F(HostClientTest, AReplyOverTheFrameLimitFailsTheRequestNotTheHost) {
   EXPECT_EQ(echo.all.back().reply_proto, "after");
 }
 
+// Our host announces its limit: a request of megabytes (a large trace
+// config) goes through; one over the limit fails with an error that says
+// so, is never sent, and the connection goes on.
+TEST_F(HostClientTest, LargeRequestsPassAndOneOverTheLimitFailsAlone) {
+  bool bound = false, disconnected = false;
+  auto client = ConnectClient("EchoPort", &bound, &disconnected);
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(client->max_request_frame_size(), kMaxReceiveFrameSize);
+  Responses large, over, after;
+  const std::string three_mb(3 * 1024 * 1024, 'c');
+  ASSERT_TRUE(client->Invoke("Size", three_mb, large.Collect()));
+  EXPECT_FALSE(client->Invoke("Size", std::string(kMaxReceiveFrameSize, 'o'), over.Collect()));
+  ASSERT_TRUE(client->Invoke("Echo", "after", after.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return large.finished() && over.finished() && after.finished(); }));
+  EXPECT_TRUE(large.all[0].success);
+  EXPECT_EQ(large.all[0].reply_proto, std::to_string(three_mb.size()));
+  EXPECT_FALSE(over.all[0].success);
+  EXPECT_NE(over.all[0].error.find(std::to_string(kMaxReceiveFrameSize) + "-byte frame limit"),
+            std::string::npos)
+      << over.all[0].error;
+  EXPECT_EQ(after.all[0].reply_proto, "after");
+  EXPECT_FALSE(disconnected);
+  EXPECT_EQ(host_->stats().clients_dropped_for_bad_frames, 0u);
+}
+
 TEST_F(HostClientTest, AnUnknownServiceFailsTheBindOnly) {
   bool bound = true;
   auto client = ConnectClient("NoSuchPort", &bound);
@@ -236,6 +277,48 @@ class RawPeer {
   void Write(const std::string& bytes) {
     ASSERT_EQ(write(fd_.get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
   }
+  // |bytes|, however many writes it takes, the host reading in between.
+  void WriteAll(const std::string& bytes) {
+    size_t done = 0;
+    for (int round = 0; done < bytes.size() && round < 100000; round++) {
+      const ssize_t n = write(fd_.get(), bytes.data() + done, bytes.size() - done);
+      if (n > 0)
+        done += static_cast<size_t>(n);
+      else
+        runner_->RunUntilIdle();
+    }
+    ASSERT_EQ(done, bytes.size()) << "the host stopped reading";
+  }
+  // Writes |bytes|, the host reading in between, until all are written or
+  // the host closed the connection.
+  void WriteUntilClosed(const std::string& bytes) {
+    size_t done = 0;
+    for (int round = 0; done < bytes.size() && round < 100000; round++) {
+      const ssize_t n = send(fd_.get(), bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      if (n > 0)
+        done += static_cast<size_t>(n);
+      else if (n < 0 && errno != EAGAIN)
+        return;  // Closed by the host.
+      else
+        runner_->RunUntilIdle();
+    }
+  }
+  // |bytes| in one sendmsg with |fd| (SCM_RIGHTS), as a sender does.
+  void SendWithFd(const std::string& bytes, int fd) {
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec iov{const_cast<char*>(bytes.data()), bytes.size()};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+    ASSERT_EQ(sendmsg(fd_.get(), &msg, 0), static_cast<ssize_t>(bytes.size()));
+  }
   // The next frame from the host, or null if none comes in time.
   std::unique_ptr<Frame> ReadFrame() {
     std::unique_ptr<Frame> frame;
@@ -283,6 +366,126 @@ Frame Invoke(uint64_t request_id, uint32_t service_id, uint32_t method_id,
   return frame;
 }
 
+// A call whose descriptor comes with its first bytes (SCM_RIGHTS), its
+// rest in a later read together with the whole next call: the descriptor
+// is the first call's, and the next call gets none.
+TEST_F(HostClientTest, ADescriptorStaysWithACallCutAcrossReads) {
+  RawPeer peer(host_.get(), &runner_);
+  peer.Write(SerializeFrame(Bind(1, "EchoPort")));
+  std::unique_ptr<Frame> bind = peer.ReadFrame();
+  ASSERT_NE(bind, nullptr);
+  uint32_t take_fd = 0;
+  for (const auto& method : bind->msg_bind_service_reply().methods()) {
+    if (method.name() == "TakeFd")
+      take_fd = method.id();
+  }
+  ASSERT_NE(take_fd, 0u);
+  const std::string first = SerializeFrame(Invoke(2, 1, take_fd, std::string(500, 'a')));
+  const std::string second = SerializeFrame(Invoke(3, 1, take_fd, "b"));
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  base::ScopedFile read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+  peer.SendWithFd(first.substr(0, 20), write_end.get());
+  runner_.RunUntilIdle();  // The host reads the cut part alone.
+  ASSERT_TRUE(echo_.calls.empty());
+  peer.Write(first.substr(20) + second);
+  ASSERT_TRUE(runner_.RunUntil([&] { return echo_.calls.size() == 2; }));
+  EXPECT_EQ(echo_.calls[0], "TakeFd:" + std::string(500, 'a') + "+fd")
+      << "the cut call lost its descriptor";
+  EXPECT_EQ(echo_.calls[1], "TakeFd:b") << "the descriptor went to the call after the cut one";
+  ASSERT_EQ(echo_.taken_fds.size(), 1u);
+  ASSERT_EQ(write(echo_.taken_fds[0].get(), "k", 1), 1);  // Our pipe, through the copy.
+  char c = 0;
+  ASSERT_EQ(read(read_end.get(), &c, 1), 1);
+  EXPECT_EQ(c, 'k');
+}
+
+// A reply over upstream's frame limit goes to a client that announced it
+// takes it (ours), and fails the request of one that did not (upstream's
+// clients, whose deserializer would break on it).
+TEST_F(HostClientTest, RepliesOverUpstreamsLimitOnlyToClientsThatTakeThem) {
+  bool bound = false;
+  auto client = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  Responses big;
+  ASSERT_TRUE(client->Invoke("Big", "", big.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return big.finished(); }));
+  EXPECT_TRUE(big.all[0].success);
+  EXPECT_EQ(big.all[0].reply_proto.size(), 200u * 1024);
+
+  RawPeer upstream(host_.get(), &runner_);
+  upstream.Write(SerializeFrame(Bind(1, "EchoPort")));  // No zt_max_reply_frame_size.
+  std::unique_ptr<Frame> bind = upstream.ReadFrame();
+  ASSERT_NE(bind, nullptr);
+  EXPECT_EQ(bind->msg_bind_service_reply().zt_max_request_frame_size(), kMaxReceiveFrameSize);
+  uint32_t big_id = 0;
+  for (const auto& method : bind->msg_bind_service_reply().methods()) {
+    if (method.name() == "Big")
+      big_id = method.id();
+  }
+  upstream.Write(SerializeFrame(Invoke(2, 1, big_id, "")));
+  std::unique_ptr<Frame> reply = upstream.ReadFrame();
+  ASSERT_NE(reply, nullptr);
+  EXPECT_FALSE(reply->msg_invoke_method_reply().success());
+  EXPECT_LE(SerializeFrame(*reply).size(), kMaxFrameSize);
+}
+
+// A large call served, the connection's buffer goes back to 128 KiB at
+// once, not at its next message.
+TEST_F(HostClientTest, ALargeCallsMemoryGoesBackOnceServed) {
+  bool bound = false;
+  auto client = ConnectClient("EchoPort", &bound);
+  ASSERT_TRUE(bound);
+  Responses size;
+  ASSERT_TRUE(client->Invoke("Size", std::string(2 << 20, 's'), size.Collect()));
+  ASSERT_TRUE(runner_.RunUntil([&] { return size.finished(); }));
+  EXPECT_EQ(size.all[0].reply_proto, std::to_string(2 << 20));
+  EXPECT_EQ(host_->large_frame_bytes_of_uid(getuid()), 0u)
+      << "the connection kept the large frame's buffer";
+}
+
+// Many connections of one uid, each holding most of a large frame: past the
+// uid's budget the connection that would exceed it is closed, the others
+// stay.
+TEST_F(HostClientTest, PartialLargeFramesOfAUidAreBounded) {
+  Host::Limits limits;
+  limits.max_large_frame_bytes_per_uid = 4 << 20;
+  host_->set_limits(limits);
+  const std::string partial =
+      std::string("\xf0\xff\x3f\x00", 4) + std::string(3 << 20, 'p');  // Of ~4 MiB.
+  RawPeer first(host_.get(), &runner_);
+  first.WriteAll(partial);
+  runner_.RunUntilIdle();
+  const size_t held = host_->large_frame_bytes_of_uid(getuid());
+  EXPECT_GT(held, 2u << 20);
+  EXPECT_LE(held, 4u << 20);
+  RawPeer second(host_.get(), &runner_);
+  second.WriteUntilClosed(partial);
+  EXPECT_TRUE(second.Closed()) << "the uid's partial frames grew past the budget";
+  EXPECT_EQ(host_->stats().clients_refused_over_limits, 1u);
+  EXPECT_LE(host_->large_frame_bytes_of_uid(getuid()), 4u << 20);
+  EXPECT_EQ(host_->stats().clients_dropped_for_bad_frames, 0u);
+}
+
+TEST_F(HostClientTest, ConnectionsOverAUidsLimitAreRefused) {
+  Host::Limits limits;
+  limits.max_clients_per_uid = 2;
+  host_->set_limits(limits);
+  bool a = false, b = false, c = true;
+  auto first = ConnectClient("EchoPort", &a);
+  auto second = ConnectClient("EchoPort", &b);
+  auto third = ConnectClient("EchoPort", &c);
+  EXPECT_TRUE(a);
+  EXPECT_TRUE(b);
+  EXPECT_FALSE(c);
+  EXPECT_EQ(host_->stats().clients_refused_over_limits, 1u);
+  first.reset();
+  ASSERT_TRUE(runner_.RunUntil([&] { return host_->num_clients() == 1; }));
+  bool d = false;
+  auto fourth = ConnectClient("EchoPort", &d);
+  EXPECT_TRUE(d) << "a connection that went made room";
+}
+
 TEST_F(HostClientTest, UnknownIdsAndRequestKindsFailTheRequestOnly) {
   RawPeer peer(host_.get(), &runner_);
   peer.Write(SerializeFrame(Bind(1, "EchoPort")));
@@ -323,7 +526,7 @@ TEST_F(HostClientTest, BadFramesCloseThatConnectionOnly) {
   auto good = ConnectClient("EchoPort", &bound);
   ASSERT_TRUE(bound);
   const std::vector<std::string> bad_streams = {
-      std::string("\x01\x00\x02\x00", 4) + std::string(64, 'x'),  // A frame over the limit.
+      std::string("\x01\x00\x40\x00", 4) + std::string(64, 'x'),  // A frame over the limit.
       std::string("\x02\x00\x00\x00\x0f\x0f", 6),                 // Not an IPCFrame.
   };
   for (const std::string& bytes : bad_streams) {
@@ -435,6 +638,58 @@ TEST(ClientTest, AFileDescriptorStaysWithAFrameSplitAcrossReads) {
   char c = 0;
   ASSERT_EQ(read(read_end.get(), &c, 1), 1);
   EXPECT_EQ(c, 'q');
+}
+
+// A host that does not announce a limit (upstream's traced) takes 128 KiB
+// and closes the connection on anything larger, without a word: the client
+// never sends such a request; it fails it with an error instead.
+TEST(ClientTest, AHostWithoutALimitGetsNoRequestOverUpstreams) {
+  TestTaskRunner runner;
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  base::ScopedFile host_end(fds[0]);
+  fcntl(host_end.get(), F_SETFL, O_NONBLOCK);
+  bool bound = false;
+  auto client = Client::Adopt(
+      base::UnixSocket::AdoptConnected(base::ScopedFile(fds[1]), nullptr, &runner), "EchoPort",
+      &runner, [&](bool ok) { bound = ok; }, nullptr);
+  Frame bind_reply;
+  bind_reply.set_request_id(1);
+  bind_reply.mutable_msg_bind_service_reply()->set_success(true);
+  bind_reply.mutable_msg_bind_service_reply()->set_service_id(1);
+  auto* method = bind_reply.mutable_msg_bind_service_reply()->add_methods();
+  method->set_id(1);
+  method->set_name("Set");
+  const std::string bind_bytes = SerializeFrame(bind_reply);
+  ASSERT_EQ(write(host_end.get(), bind_bytes.data(), bind_bytes.size()),
+            static_cast<ssize_t>(bind_bytes.size()));
+  ASSERT_TRUE(runner.RunUntil([&] { return bound; }));
+  EXPECT_EQ(client->max_request_frame_size(), kMaxFrameSize);
+  BufferedFrameDeserializer sent;
+  auto read_sent = [&] {
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(host_end.get(), buf, sizeof(buf))) > 0)
+      ASSERT_TRUE(sent.Receive(buf, static_cast<size_t>(n)));
+  };
+  read_sent();
+  while (sent.PopNextFrame()) {
+  }  // The bind.
+
+  Responses over, fits;
+  EXPECT_FALSE(client->Invoke("Set", std::string(kMaxFrameSize, 's'), over.Collect()));
+  ASSERT_TRUE(client->Invoke("Set", std::string(kMaxFrameSize - 64, 's'), fits.Collect()));
+  ASSERT_TRUE(runner.RunUntil([&] { return over.finished(); }));
+  EXPECT_FALSE(over.all[0].success);
+  EXPECT_NE(over.all[0].error.find("131072-byte frame limit"), std::string::npos)
+      << over.all[0].error;
+  runner.RunUntilIdle();
+  read_sent();
+  std::unique_ptr<Frame> frame = sent.PopNextFrame();
+  ASSERT_NE(frame, nullptr);
+  EXPECT_EQ(frame->msg_invoke_method().args_proto().size(), kMaxFrameSize - 64)
+      << "the request over the limit was sent";
+  EXPECT_EQ(sent.PopNextFrame(), nullptr);
 }
 
 TEST_F(HostClientTest, NoHostMeansNoBind) {

@@ -70,13 +70,14 @@ TEST(InvokeFrameTest, BytesAsTheGenericPathWritesThem) {
 
 TEST(InvokeFrameTest, TheLargestArgsFillAFrame) {
   // request_id, the InvokeMethod's tag and 4-byte length, two one-byte ids,
-  // the args' tag and 3-byte length.
-  const size_t largest = kMaxFrameSize - kFrameHeaderSize - 2 - 5 - 2 - 2 - 1 - 3;
+  // the args' tag and 4-byte length.
+  const size_t largest = kMaxReceiveFrameSize - kFrameHeaderSize - 2 - 5 - 2 - 2 - 1 - 4;
   const std::string args(largest, 'a');
   InvokeRequest invoke{1, 1, 1, args, false};
   std::string bytes;
+  EXPECT_EQ(InvokeFrameSize(invoke), kMaxReceiveFrameSize);
   SerializeInvokeFrame(invoke, &bytes);
-  EXPECT_EQ(bytes.size(), kMaxFrameSize);
+  EXPECT_EQ(bytes.size(), kMaxReceiveFrameSize);
   EXPECT_EQ(bytes, SerializeFrame(GenericInvoke(invoke)));
   const std::string over(largest + 1, 'a');
   invoke.args = over;

@@ -61,6 +61,10 @@ class Reply {
   // (0 if the client or host is gone): a streaming method paces itself on
   // it, so that a slow reader is not sent more than the host will queue.
   size_t queued_send_bytes() const;
+  // The largest reply_proto this client takes in one reply (what its bind
+  // announced, else upstream's 128 KiB frame, less the reply's framing);
+  // a larger one fails the request. 0 if the client or host is gone.
+  size_t max_reply_bytes() const;
 
  private:
   friend class Host;

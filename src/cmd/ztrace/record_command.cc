@@ -362,6 +362,12 @@ void RecordCommand::OnDisconnect() {
 void RecordCommand::OnTracingDisabled(const std::string& error) {
   if (state_ != State::kTracing && state_ != State::kStopping)
     return;
+  if (error.compare(0, 31, "the trace config cannot be sent") == 0) {
+    // Refused before it left (over the service's frame limit): the error
+    // gives the sizes.
+    Fail(error + "; make the config smaller (fewer categories, data sources or filters)");
+    return;
+  }
   if (!error.empty()) {
     // A session that reached max_file_size_bytes (-s) ended as asked: its
     // file is complete up to the limit.

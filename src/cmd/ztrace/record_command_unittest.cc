@@ -528,19 +528,22 @@ TEST_P(RecordCommandTest, ASecondStopWhileStoppingIsHarmless) {
   ExpectCompleteTrace(out_.ReadPackets(), 50);
 }
 
-// A service that ends the session at once and then answers nothing more:
-// reads and stats never come.
+// A service that ends the session at once (with |error|) and then answers
+// nothing more: reads and stats never come.
 class MuteAfterStopEndpoint : public ConsumerEndpoint {
  public:
-  MuteAfterStopEndpoint(Consumer* consumer, base::TaskRunner* runner)
-      : consumer_(consumer), runner_(runner), alive_(std::make_shared<bool>(true)) {
+  MuteAfterStopEndpoint(Consumer* consumer, base::TaskRunner* runner, std::string error = "")
+      : consumer_(consumer),
+        runner_(runner),
+        error_(std::move(error)),
+        alive_(std::make_shared<bool>(true)) {
     Post([](Consumer* c) { c->OnConnect(); });
   }
   ~MuteAfterStopEndpoint() override { *alive_ = false; }
   void EnableTracing(const TraceConfig&, int fd) override {
     if (fd >= 0)
       close(fd);
-    Post([](Consumer* c) { c->OnTracingDisabled(""); });
+    Post([error = error_](Consumer* c) { c->OnTracingDisabled(error); });
   }
   void StartTracing() override {}
   void DisableTracing() override {}
@@ -558,8 +561,25 @@ class MuteAfterStopEndpoint : public ConsumerEndpoint {
   }
   Consumer* const consumer_;
   base::TaskRunner* const runner_;
+  const std::string error_;
   std::shared_ptr<bool> alive_;
 };
+
+// A config too large for the service's frames (ConsumerIpcClient's error):
+// said with the sizes and what to do, no file left, not an abort.
+TEST_P(RecordCommandTest, AConfigTooLargeToSendSaysSoWithTheSizes) {
+  const std::string error =
+      "the trace config cannot be sent: the EnableTracing request is 245760 bytes, over the "
+      "131072-byte frame limit of the service's ConsumerPort";
+  Start(Options(Config()), [error](Consumer* c, base::TaskRunner* r) {
+    return std::make_unique<MuteAfterStopEndpoint>(c, r, error);
+  });
+  ASSERT_EQ(WaitDone(), kExitFailure);
+  EXPECT_EQ(printed(), "ztrace: " + error +
+                           "; make the config smaller (fewer categories, data sources or "
+                           "filters)\n");
+  EXPECT_FALSE(out_.Exists());
+}
 
 TEST_P(RecordCommandTest, AServiceThatStopsAnsweringIsGivenUpOn) {
   if (!runner_->virtual_time())

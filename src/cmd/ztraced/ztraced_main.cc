@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "src/base/scoped_file.h"
 #include "src/base/unix_task_runner.h"
@@ -43,6 +44,16 @@ constexpr char kUsage[] =
     "  --background            detach once both sockets are listening (the\n"
     "                          command returns when the service is ready)\n"
     "  --log-file FILE         append logs to FILE instead of stderr\n"
+  "\n"
+  "Limits (what one local user may make the service hold; 0: none; a request\n"
+  "over one is refused with an error naming it, and logged):\n"
+  "  --max-data-sources-per-producer N  (default 1024)\n"
+  "  --max-descriptor-bytes N           one data source's descriptor (262144)\n"
+  "  --max-producers-per-uid N          producers connected at once (256)\n"
+  "  --max-connections-per-uid N        connections to each socket (512)\n"
+  "  --max-shm-bytes-per-uid N          their shared memory buffers (1073741824)\n"
+  "  --max-sessions-per-uid N           tracing sessions at once (16)\n"
+  "  --max-buffer-bytes-per-uid N       those sessions' buffers (4294967296)\n"
     "  -h, --help              this text\n"
     "  --version               the version\n"
     "\n"
@@ -72,7 +83,20 @@ bool SetSocketMode(const std::string& address, mode_t mode) {
 }
 
 int Main(int argc, char** argv) {
-  enum { kProducerSocket = 256, kConsumerSocket, kBackground, kLogFile, kVersion };
+  enum {
+    kProducerSocket = 256,
+    kConsumerSocket,
+    kBackground,
+    kLogFile,
+    kVersion,
+    kMaxDataSources,
+    kMaxDescriptorBytes,
+    kMaxProducersPerUid,
+    kMaxConnectionsPerUid,
+    kMaxShmBytesPerUid,
+    kMaxSessionsPerUid,
+    kMaxBufferBytesPerUid,
+  };
   static const option kOptions[] = {
       {"producer-socket", required_argument, nullptr, kProducerSocket},
       {"consumer-socket", required_argument, nullptr, kConsumerSocket},
@@ -80,11 +104,33 @@ int Main(int argc, char** argv) {
       {"log-file", required_argument, nullptr, kLogFile},
       {"help", no_argument, nullptr, 'h'},
       {"version", no_argument, nullptr, kVersion},
+      {"max-data-sources-per-producer", required_argument, nullptr, kMaxDataSources},
+      {"max-descriptor-bytes", required_argument, nullptr, kMaxDescriptorBytes},
+      {"max-producers-per-uid", required_argument, nullptr, kMaxProducersPerUid},
+      {"max-connections-per-uid", required_argument, nullptr, kMaxConnectionsPerUid},
+      {"max-shm-bytes-per-uid", required_argument, nullptr, kMaxShmBytesPerUid},
+      {"max-sessions-per-uid", required_argument, nullptr, kMaxSessionsPerUid},
+      {"max-buffer-bytes-per-uid", required_argument, nullptr, kMaxBufferBytesPerUid},
       {nullptr, 0, nullptr, 0}};
   std::string producer_socket = GetProducerSocket();
   std::string consumer_socket = GetConsumerSocket();
   std::string log_file;
   bool background = false;
+  ServiceLimits limits;
+  bool bad_limit = false;
+  // A limit's value: a whole number, 0 for none.
+  auto parse_limit = [&bad_limit](const char* name, const char* text, auto* out) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || text[0] == '-') {
+      fprintf(stderr, "ztraced: --%s takes a whole number (0: no limit), not '%s'\n", name,
+              text);
+      bad_limit = true;
+      return;
+    }
+    *out = static_cast<std::remove_pointer_t<decltype(out)>>(value);
+  };
   for (;;) {
     const int opt = getopt_long(argc, argv, "h", kOptions, nullptr);
     if (opt == -1)
@@ -96,9 +142,33 @@ int Main(int argc, char** argv) {
       case kLogFile: log_file = optarg; break;
       case 'h': fputs(kUsage, stdout); return 0;
       case kVersion: printf("ztraced %s\n", ZT_VERSION); return 0;
+      case kMaxDataSources:
+        parse_limit("max-data-sources-per-producer", optarg,
+                    &limits.max_data_sources_per_producer);
+        break;
+      case kMaxDescriptorBytes:
+        parse_limit("max-descriptor-bytes", optarg, &limits.max_data_source_descriptor_bytes);
+        break;
+      case kMaxProducersPerUid:
+        parse_limit("max-producers-per-uid", optarg, &limits.max_producers_per_uid);
+        break;
+      case kMaxConnectionsPerUid:
+        parse_limit("max-connections-per-uid", optarg, &limits.max_connections_per_uid);
+        break;
+      case kMaxShmBytesPerUid:
+        parse_limit("max-shm-bytes-per-uid", optarg, &limits.max_shm_bytes_per_uid);
+        break;
+      case kMaxSessionsPerUid:
+        parse_limit("max-sessions-per-uid", optarg, &limits.max_sessions_per_uid);
+        break;
+      case kMaxBufferBytesPerUid:
+        parse_limit("max-buffer-bytes-per-uid", optarg, &limits.max_buffer_bytes_per_uid);
+        break;
       default: fputs("Try 'ztraced --help'.\n", stderr); return 2;
     }
   }
+  if (bad_limit)
+    return 2;
   if (optind < argc) {
     fprintf(stderr, "ztraced: unexpected argument '%s'\nTry 'ztraced --help'.\n", argv[optind]);
     return 2;
@@ -169,7 +239,7 @@ int Main(int argc, char** argv) {
 
   base::UnixTaskRunner runner;
   std::unique_ptr<ServiceIpcHost> host =
-      ServiceIpcHost::Listen(producer_socket, consumer_socket, &runner);
+      ServiceIpcHost::Listen(producer_socket, consumer_socket, &runner, limits);
   if (!host) {
     fprintf(stderr,
             "ztraced: cannot serve on %s and %s (see the log line above); if another "
@@ -212,6 +282,15 @@ int Main(int argc, char** argv) {
           static_cast<unsigned long long>(commits.queues_closed),
           static_cast<unsigned long long>(commits.queue_bytes_lost),
           static_cast<unsigned long long>(commits.commits_by_message));
+  const ServiceLimitStats refused = host->limit_stats();
+  ZT_ILOG("ztraced: refused by the limits: %llu connections, %llu data sources, %llu "
+          "producers, %llu sessions; %llu configs too large for their producer's connection "
+          "not sent",
+          static_cast<unsigned long long>(refused.connections_refused),
+          static_cast<unsigned long long>(refused.data_sources_refused),
+          static_cast<unsigned long long>(refused.producers_refused),
+          static_cast<unsigned long long>(refused.sessions_refused),
+          static_cast<unsigned long long>(commits.commands_too_large));
   host.reset();  // Sessions end; producers and consumers see the sockets close.
   for (const std::string& address : {producer_socket, consumer_socket}) {
     if (!address.empty() && address[0] != '@')

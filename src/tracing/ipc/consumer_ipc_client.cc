@@ -31,6 +31,11 @@ namespace zt {
 namespace {
 
 constexpr char kConnectionLost[] = "the connection to the tracing service was lost";
+constexpr char kConfigNotSent[] = "the trace config cannot be sent: ";
+// The most a QueryServiceState answer may hold, its streamed parts merged:
+// ours fits one 128 KiB frame; a newer upstream service's parts add up to
+// a few MB at most.
+constexpr size_t kMaxServiceStateBytes = 32 * 1024 * 1024;
 
 void AppendVarint(uint64_t value, std::vector<uint8_t>* out) {
   uint8_t buf[protozero::proto_utils::kMaxVarIntEncodedSize];
@@ -222,10 +227,13 @@ void ConsumerIpcClientImpl::OnEnableTracingReply(uint64_t session,
     return;
   if (!response.success) {
     const bool refused = client_ && client_->bound();
-    Post([this, refused] {
-      consumer_->OnTracingDisabled(refused ? "the tracing service refused EnableTracing"
-                                           : kConnectionLost);
-    });
+    // Not sent at all (over the service's frame limit): the error says the
+    // sizes; the connection stays.
+    std::string error = !response.error.empty()
+                            ? std::string(kConfigNotSent) + response.error
+                            : refused ? "the tracing service refused EnableTracing"
+                                      : kConnectionLost;
+    Post([this, error = std::move(error)] { consumer_->OnTracingDisabled(error); });
     return;
   }
   protos::gen::EnableTracingResponse resp;
@@ -353,8 +361,14 @@ void ConsumerIpcClientImpl::OnServiceStateReply(const std::shared_ptr<StateQuery
                                                 ipc::Client::Response response) {
   if (!query->done)
     return;  // Answered already (a failure part way).
-  // QueryServiceStateResponse { service_state = 1 }.
-  if (!response.success || !AppendField1Bytes(response.reply_proto, &query->state)) {
+  // QueryServiceStateResponse { service_state = 1 }. A service that streams
+  // parts without end must not grow this process without bound: past
+  // kMaxServiceStateBytes the query fails.
+  if (!response.success || !AppendField1Bytes(response.reply_proto, &query->state) ||
+      query->state.size() > kMaxServiceStateBytes) {
+    if (query->state.size() > kMaxServiceStateBytes)
+      ZT_ELOG("consumer: the service state is over %zu bytes; the query fails",
+              kMaxServiceStateBytes);
     Post([done = std::move(query->done)] { done(false, {}); });
     query->done = nullptr;
     return;

@@ -23,7 +23,9 @@
 #include "src/tracing/test/fake_producer.h"
 #include "src/tracing/test/test_runner.h"
 #include "src/tracing/test/trace_checks.h"
+#include "zt/common/data_source_descriptor.gen.h"
 #include "zt/config/trace_config.gen.h"
+#include "zt/config/track_event/track_event_config.gen.h"
 #include "zt/trace/test_event.pbzero.h"
 #include "zt/trace/trace_packet.pbzero.h"
 
@@ -180,6 +182,61 @@ TEST_P(IpcEndToEndTest, ASessionsPacketsReachTheConsumerIntact) {
   // Our producer and our service: every commit went through the ring.
   EXPECT_EQ(PortStats().queues_set_up, 1u);
   EXPECT_GT(PortStats().commits_by_queue, 0u);
+}
+
+// A config of megabytes (4,000 categories took 240 KB; here 100,000) goes
+// from our consumer through our service to our producer: over upstream's
+// 128 KiB frame, within ours. One over our limit fails EnableTracing with
+// the sizes, and the consumer's connection goes on.
+TEST_P(IpcEndToEndTest, AConfigOfMegabytesGoesThroughAndOneOverTheLimitFailsClearly) {
+  FakeProducer* p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  FakeConsumer* c = NewConsumer();
+  protos::gen::TraceConfig large = Config("ds");
+  protos::gen::TrackEventConfig track_event;
+  for (int i = 0; i < 100000; i++)
+    track_event.add_enabled_categories("category.number." + std::to_string(i) + ".enabled");
+  (*large.mutable_data_sources())[0].mutable_config()->set_track_event_config_raw(
+      track_event.SerializeAsString());
+  ASSERT_GT(large.SerializeAsString().size(), 3000000u);
+  c->EnableTracing(large);
+  ASSERT_TRUE(p->WaitForStarts(1));
+  protos::gen::TrackEventConfig received;
+  ASSERT_TRUE(received.ParseFromString(p->config(p->setups()[0]).track_event_config_raw()));
+  EXPECT_EQ(received.enabled_categories_size(), 100000);
+  c->DisableTracing();
+  EXPECT_EQ(c->WaitForDisabled(), "");
+  c->FreeBuffers();
+
+  FakeConsumer* c2 = NewConsumer();
+  protos::gen::TraceConfig over = Config("ds");
+  (*over.mutable_data_sources())[0].mutable_config()->set_legacy_config(
+      std::string(5 << 20, 'x'));
+  c2->EnableTracing(over);
+  const std::string error = c2->WaitForDisabled();
+  EXPECT_NE(error.find("the trace config cannot be sent"), std::string::npos) << error;
+  EXPECT_NE(error.find("4194304-byte frame limit"), std::string::npos) << error;
+  // The same connection serves the next request.
+  c2->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(2));
+}
+
+// A descriptor too large for any frame (a program on the system backend
+// aborted on one): that registration fails with a log line, the producer
+// stays connected and its other data sources work.
+TEST_P(IpcEndToEndTest, ADescriptorTooLargeToSendFailsAloneWithoutAborting) {
+  FakeProducer* p = NewProducer("prod");
+  p->Call([](ProducerEndpoint* e) {
+    protos::gen::DataSourceDescriptor huge;
+    huge.set_name("huge");
+    huge.set_track_event_descriptor_raw(std::string(5 << 20, 'd'));
+    e->RegisterDataSource(huge);
+  });
+  p->RegisterDataSource("ds");
+  FakeConsumer* c = NewConsumer();
+  c->EnableTracing(Config("ds"));
+  ASSERT_TRUE(p->WaitForStarts(1));
+  EXPECT_EQ(p->config(p->setups()[0]).name(), "ds");
 }
 
 TEST_P(IpcEndToEndTest, WithoutTheCommitQueueEveryCommitIsAMessage) {

@@ -463,8 +463,11 @@ void ProducerIpcClientImpl::RegisterDataSource(
        [this, name = descriptor.name()](ipc::Client::Response response) {
          KeepFd(std::move(response.fd));
          protos::gen::RegisterDataSourceResponse resp;
-         if (response.success && resp.ParseFromString(response.reply_proto) &&
-             !resp.error().empty()) {
+         if (!response.error.empty()) {  // Not sent: too large for the service.
+           ZT_ELOG("data source \"%s\" not registered: %s", name.c_str(),
+                   response.error.c_str());
+         } else if (response.success && resp.ParseFromString(response.reply_proto) &&
+                    !resp.error().empty()) {
            ZT_ELOG("the tracing service refused data source \"%s\": %s", name.c_str(),
                    resp.error().c_str());
          }

@@ -48,6 +48,16 @@ class RemoteProducer : public Producer {
 
   const ipc::ClientInfo& client() const { return client_; }
   ProducerEndpoint* endpoint() const { return endpoint_.get(); }
+  // The data sources it registered, by name, with their descriptors'
+  // sizes (the limits count them: ServiceLimits).
+  std::map<std::string, size_t>& registered() { return registered_; }
+  size_t registered_bytes() const {
+    size_t total = 0;
+    for (const auto& entry : registered_)
+      total += entry.second;
+    return total;
+  }
+
 
   // Applies one CommitData, from a message or a ring record.
   void ApplyCommit(const void* bytes, size_t size) {
@@ -161,7 +171,7 @@ class RemoteProducer : public Producer {
     command_stream_ = std::move(reply);
     while (!queued_.empty() && command_stream_.pending()) {
       QueuedCommand& c = queued_.front();
-      command_stream_.Resolve(c.bytes, /*has_more=*/true, c.with_smb_fd ? smb_fd() : -1);
+      ResolveCommand(c.bytes, c.with_smb_fd);
       queued_.pop_front();
     }
   }
@@ -276,15 +286,34 @@ class RemoteProducer : public Producer {
     Send(cmd, /*with_smb_fd=*/!provided_smb_);
   }
 
+  // One command on the stream. A command over what the producer's
+  // connection takes (a config of megabytes, to an upstream producer, whose
+  // limit is 128 KiB) would end its stream, and with it the producer's
+  // connection: it is not sent, and that data source instance does not
+  // start there (counted, logged).
+  void ResolveCommand(const std::string& bytes, bool with_smb_fd) {
+    const size_t limit = command_stream_.max_reply_bytes();
+    if (bytes.size() > limit) {
+      stats_->commands_too_large++;
+      ZT_ELOG("producer pid %d: a command of %zu bytes (a data source config) is over the "
+              "%zu bytes its connection takes; not sent, so that data source does not run "
+              "there",
+              static_cast<int>(client_.pid), bytes.size(), limit);
+      return;
+    }
+    command_stream_.Resolve(bytes, /*has_more=*/true, with_smb_fd ? smb_fd() : -1);
+  }
+
   void Send(const GetAsyncCommandResponse& cmd, bool with_smb_fd = false) {
     std::string bytes = cmd.SerializeAsString();
     if (command_stream_.pending())
-      command_stream_.Resolve(bytes, /*has_more=*/true, with_smb_fd ? smb_fd() : -1);
+      ResolveCommand(bytes, with_smb_fd);
     else
       queued_.push_back(QueuedCommand{std::move(bytes), with_smb_fd});
   }
 
   const ipc::ClientInfo client_;
+  std::map<std::string, size_t> registered_;
   std::unique_ptr<ProducerEndpoint> endpoint_;
   bool provided_smb_ = false;
   bool smb_ready_ = false;
@@ -312,6 +341,7 @@ struct ProducerPortState {
   TracingService* service;
   base::TaskRunner* runner;
   std::shared_ptr<ProducerPortStats> stats;
+  ServiceLimits limits;
   std::map<ipc::ClientId, std::unique_ptr<RemoteProducer>> producers;
 
   // The producer of an initialized connection, or null (the request is
@@ -339,6 +369,70 @@ bool ParseProducerRequest(const ipc::Request& request, const char* method, T* ou
   return false;
 }
 
+// Why |uid| may not connect one more producer asking for |req|'s SMB, or
+// "" if it may.
+std::string OverUidLimits(const ProducerPortState& state, uint32_t uid,
+                          const protos::gen::InitializeConnectionRequest& req) {
+  const ServiceLimits& limits = state.limits;
+  size_t producers = 0;
+  uint64_t shm_bytes = 0;
+  for (const auto& entry : state.producers) {
+    const RemoteProducer& p = *entry.second;
+    if (p.client().uid != uid || !p.endpoint())
+      continue;
+    producers++;
+    if (p.endpoint()->shared_memory())
+      shm_bytes += p.endpoint()->shared_memory()->size();
+  }
+  if (limits.max_producers_per_uid && producers >= limits.max_producers_per_uid) {
+    return "uid " + std::to_string(uid) + " has " + std::to_string(producers) +
+           " producers connected, the limit (ztraced --max-producers-per-uid)";
+  }
+  const uint64_t smb = TracingService::ComputeShmGeometry(
+                           req.shared_memory_size_hint_bytes(),
+                           req.shared_memory_page_size_hint_bytes())
+                           .size;
+  if (limits.max_shm_bytes_per_uid && shm_bytes + smb > limits.max_shm_bytes_per_uid) {
+    return "its shared memory buffer of " + std::to_string(smb) + " bytes would take uid " +
+           std::to_string(uid) + "'s to " + std::to_string(shm_bytes + smb) +
+           " bytes, over the limit of " + std::to_string(limits.max_shm_bytes_per_uid) +
+           " (ztraced --max-shm-bytes-per-uid)";
+  }
+  return std::string();
+}
+
+// Why |p| may not register |descriptor|, or "" if it may (an update of a
+// name it registered counts the new size instead of the old).
+std::string OverProducerLimits(const ServiceLimits& limits, RemoteProducer& p,
+                               const protos::gen::DataSourceDescriptor& descriptor,
+                               size_t descriptor_bytes) {
+  const std::string& name = descriptor.name();
+  if (limits.max_data_source_name_bytes && name.size() > limits.max_data_source_name_bytes) {
+    return "a data source name of " + std::to_string(name.size()) +
+           " bytes is over the limit of " + std::to_string(limits.max_data_source_name_bytes);
+  }
+  if (limits.max_data_source_descriptor_bytes &&
+      descriptor_bytes > limits.max_data_source_descriptor_bytes) {
+    return "the descriptor of data source \"" + name.substr(0, 64) + "\" is " +
+           std::to_string(descriptor_bytes) + " bytes, over the limit of " +
+           std::to_string(limits.max_data_source_descriptor_bytes);
+  }
+  auto it = p.registered().find(name);
+  const bool known = it != p.registered().end();
+  if (!known && limits.max_data_sources_per_producer &&
+      p.registered().size() >= limits.max_data_sources_per_producer) {
+    return "this producer has " + std::to_string(p.registered().size()) +
+           " data sources registered, the limit (ztraced --max-data-sources-per-producer)";
+  }
+  const size_t total = p.registered_bytes() - (known ? it->second : 0) + descriptor_bytes;
+  if (limits.max_descriptor_bytes_per_producer &&
+      total > limits.max_descriptor_bytes_per_producer) {
+    return "this producer's descriptors would hold " + std::to_string(total) +
+           " bytes, over the limit of " + std::to_string(limits.max_descriptor_bytes_per_producer);
+  }
+  return std::string();
+}
+
 void InitializeConnection(ProducerPortState* state, ipc::Request& request, ipc::Reply reply) {
   protos::gen::InitializeConnectionRequest req;
   if (!ParseProducerRequest(request, "InitializeConnection", &req))
@@ -348,6 +442,13 @@ void InitializeConnection(ProducerPortState* state, ipc::Request& request, ipc::
     ZT_WLOG("producer pid %d sent InitializeConnection twice; refused",
             static_cast<int>(request.client.pid));
     return;
+  }
+  if (const std::string over = OverUidLimits(*state, request.client.uid, req); !over.empty()) {
+    state->stats->producers_refused++;
+    ZT_ELOG("producer \"%s\" (pid %d, uid %d) refused: %s", req.producer_name().c_str(),
+            static_cast<int>(request.client.pid), static_cast<int>(request.client.uid),
+            over.c_str());
+    return;  // The reply fails: the client's connection ends.
   }
   TracingService::ProducerOptions options;
   options.name = req.producer_name().empty() ? "unnamed" : req.producer_name();
@@ -391,8 +492,10 @@ void InitializeConnection(ProducerPortState* state, ipc::Request& request, ipc::
 
 std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service,
                                                 base::TaskRunner* runner,
-                                                std::shared_ptr<ProducerPortStats> stats) {
+                                                std::shared_ptr<ProducerPortStats> stats,
+                                                const ServiceLimits& limits) {
   auto state = std::make_shared<ProducerPortState>();
+  state->limits = limits;
   state->service = service;
   state->runner = runner;
   state->stats = stats ? std::move(stats) : std::make_shared<ProducerPortStats>();
@@ -425,6 +528,20 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service,
       resp.set_error("a data source needs a name");
       return reply.Resolve(resp.SerializeAsString());
     }
+    // The descriptor's size as it came (the request is little more).
+    const size_t descriptor_bytes = request.args.size();
+    const std::string over = OverProducerLimits(state->limits, *p, req.data_source_descriptor(),
+                                                descriptor_bytes);
+    if (!over.empty()) {
+      state->stats->data_sources_refused++;
+      ZT_ELOG("producer pid %d (uid %d): RegisterDataSource refused: %s",
+              static_cast<int>(request.client.pid),
+              static_cast<int>(request.client.uid), over.c_str());
+      protos::gen::RegisterDataSourceResponse resp;
+      resp.set_error("refused: " + over);
+      return reply.Resolve(resp.SerializeAsString());
+    }
+    p->registered()[req.data_source_descriptor().name()] = descriptor_bytes;
     p->endpoint()->RegisterDataSource(req.data_source_descriptor());
     reply.Resolve(protos::gen::RegisterDataSourceResponse().SerializeAsString());
   });
@@ -433,6 +550,7 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service,
     RemoteProducer* p = state->Connected(request);
     if (!p || !ParseProducerRequest(request, "UnregisterDataSource", &req))
       return;
+    p->registered().erase(req.data_source_name());
     p->endpoint()->UnregisterDataSource(req.data_source_name());
     reply.Resolve("");
   });

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "src/ipc/service.h"
+#include "src/tracing/service/service_limits.h"
 #include "zt/ext/tracing/core/tracing_service.h"
 
 namespace zt {
@@ -27,12 +28,23 @@ struct ProducerPortStats {
   uint64_t queues_set_up = 0;
   uint64_t queues_closed = 0;      // For corruption.
   uint64_t queue_bytes_lost = 0;   // Published in a queue closed before they were read.
+  // Refused by the limits (ServiceLimits): data sources over a producer's,
+  // producers over a uid's.
+  uint64_t data_sources_refused = 0;
+  uint64_t producers_refused = 0;
+  // Commands (data source configs) too large for the producer's connection
+  // (an upstream producer takes 128 KiB frames): not sent.
+  uint64_t commands_too_large = 0;
 };
 
-// |stats|, if not null, is kept up to date while the port lives.
+// |stats|, if not null, is kept up to date while the port lives. |limits|:
+// the per-producer and per-uid producer limits the port enforces (a
+// RegisterDataSource over them is answered with an error naming the limit;
+// an InitializeConnection over them is refused, which ends the connection).
 std::unique_ptr<ipc::Service> CreateProducerPort(
     TracingService* service, base::TaskRunner* runner,
-    std::shared_ptr<ProducerPortStats> stats = nullptr);
+    std::shared_ptr<ProducerPortStats> stats = nullptr,
+    const ServiceLimits& limits = ServiceLimits());
 
 }  // namespace zt
 

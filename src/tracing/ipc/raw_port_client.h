@@ -129,7 +129,10 @@ class RawClient : public base::UnixSocket::EventListener {
 // two ports. Optionally records what the clients send (the seed corpus).
 class Wire {
  public:
-  Wire() : host_(ServiceIpcHost::CreateUnbound(&runner_)) { ZT_CHECK(host_ != nullptr); }
+  explicit Wire(const ServiceLimits& limits = ServiceLimits())
+      : host_(ServiceIpcHost::CreateUnbound(&runner_, limits)) {
+    ZT_CHECK(host_ != nullptr);
+  }
   ~Wire() {
     clients_.clear();
     runner_.RunUntilIdle();

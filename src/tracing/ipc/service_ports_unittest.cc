@@ -311,8 +311,9 @@ TEST_P(BadBytesTest, CloseThatConnectionOnly) {
 }
 
 std::string OversizeFrame() {
-  // A header announcing 1 MiB, and the first bytes of it.
-  std::string bytes = {0, 0, 0x10, 0};
+  // A header announcing 16 MiB (over the 4 MiB limit), and the first bytes
+  // of it.
+  std::string bytes = {0, 0, 0, 0x01};
   bytes += std::string(4096, 'x');
   return bytes;
 }

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/tracing/service/service_limits.h"
 #include "src/tracing/service/session_service_packets.h"
 #include "src/tracing/service/trace_buffer.h"
 #include "zt/ext/base/weak_ptr.h"
@@ -50,6 +51,10 @@ class TracingServiceImpl : public TracingService {
   static constexpr uint32_t kStartTimeoutMs = 5000;
   // Flushes a session may have pending at once; more are refused.
   static constexpr size_t kMaxPendingFlushes = 1000;
+  // The encoded TracingServiceState's bound (QueryServiceState): within
+  // one reply frame to an upstream consumer (128 KiB), with room for the
+  // session fields and the reply's own framing.
+  static constexpr size_t kMaxServiceStateBytes = 96 * 1024;
   // ReadBuffers() hands packets over in batches of about this many bytes.
   static constexpr size_t kReadBatchBytes = 1024 * 1024;
 
@@ -67,6 +72,10 @@ class TracingServiceImpl : public TracingService {
   bool Detach(ConsumerEndpoint* endpoint, const std::string& key);
   bool Attach(ConsumerEndpoint* endpoint, const std::string& key,
               protos::gen::TraceConfig* config);
+  // The per-uid session limits EnableTracing enforces (none until called;
+  // ServiceIpcHost passes the daemon's), and what they refused.
+  void set_limits(const ServiceLimits& limits) { limits_ = limits; }
+  const ServiceLimitStats& limit_stats() const { return limit_stats_; }
   // TracingService::ActivateTriggers (tracing_service_triggers.cc).
   void ActivateTriggersFrom(ProducerEndpoint* endpoint, const std::vector<std::string>& names);
   // TracingService::ChangeTraceConfig (tracing_service_change_config.cc).
@@ -213,6 +222,8 @@ class TracingServiceImpl : public TracingService {
   void ReadBuffers(ConsumerEndpointImpl* consumer);
   void FreeBuffers(ConsumerEndpointImpl* consumer);
   void GetTraceStats(ConsumerEndpointImpl* consumer);
+  // Why a session of |uid| for |config| is over limits_, or "".
+  std::string OverSessionLimits(int32_t uid, const protos::gen::TraceConfig& config) const;
 
   // Session lifecycle (by session, so that sessions without a consumer can
   // run to their end).
@@ -346,6 +357,8 @@ class TracingServiceImpl : public TracingService {
   FlushRequestId next_flush_id_ = 1;
   uint32_t next_sequence_id_ = kServicePacketSequenceId + 1;
   const int32_t service_uid_;
+  ServiceLimits limits_ = ServiceLimits::Unlimited();  // In process: none.
+  ServiceLimitStats limit_stats_;
   // Triggers applied (boot time ns, name), for max_per_24_h; and the state
   // of the generator that draws against skip_probability
   // (tracing_service_triggers.cc).

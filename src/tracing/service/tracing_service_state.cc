@@ -7,6 +7,7 @@
 #include "src/tracing/service/service_packets.h"
 #include "src/tracing/service/tracing_service_endpoints.h"
 #include "src/tracing/service/tracing_service_impl.h"
+#include "zt/base/logging.h"
 #include "zt/common/tracing_service_state.pbzero.h"
 #include "zt/protozero/scattered_heap_buffer.h"
 
@@ -19,8 +20,21 @@ std::vector<uint8_t> TracingService::QueryServiceState() const {
 
 std::vector<uint8_t> TracingServiceImpl::ComputeServiceState() const {
   protozero::HeapBuffered<protos::pbzero::TracingServiceState> state;
+  // The state goes in one reply frame, which an upstream consumer takes up
+  // to 128 KiB: what would not fit is left out and counted, so that no
+  // number of producers or data sources makes the query fail for everyone.
+  // Each entry's size is bounded from above (tags, lengths, ids).
+  constexpr size_t kEntryOverhead = 48;
+  size_t budget = kMaxServiceStateBytes;
+  uint32_t producers_omitted = 0, data_sources_omitted = 0;
   for (const auto& entry : producers_) {
     const ProducerState& p = *entry.second;
+    const size_t cost = kEntryOverhead + p.options.name.size();
+    if (cost > budget) {
+      producers_omitted++;
+      continue;
+    }
+    budget -= cost;
     auto* producer = state->add_producers();
     producer->set_id(static_cast<int32_t>(p.id));
     producer->set_name(p.options.name);
@@ -29,13 +43,26 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState() const {
   }
   for (const auto& entry : producers_) {
     for (const auto& ds : entry.second->data_sources) {
-      auto* data_source = state->add_data_sources();
       const std::string descriptor = ds.second.SerializeAsString();
+      const size_t cost = kEntryOverhead + descriptor.size();
+      if (cost > budget) {
+        data_sources_omitted++;
+        continue;
+      }
+      budget -= cost;
+      auto* data_source = state->add_data_sources();
       data_source->AppendBytes(
           protos::pbzero::TracingServiceState_DataSource::kDsDescriptorFieldNumber,
           descriptor.data(), descriptor.size());
       data_source->set_producer_id(static_cast<int32_t>(entry.first));
     }
+  }
+  if (producers_omitted || data_sources_omitted) {
+    ZT_WLOG("QueryServiceState: %u producers and %u data sources left out to fit the "
+            "%zu-byte reply",
+            producers_omitted, data_sources_omitted, kMaxServiceStateBytes);
+    state->set_zt_producers_omitted(producers_omitted);
+    state->set_zt_data_sources_omitted(data_sources_omitted);
   }
   int32_t started = 0;
   for (const auto& entry : sessions_)
