@@ -369,9 +369,9 @@ bool TracingMuxerImpl::retired_for_posts() {
 }
 
 void TracingMuxerImpl::RegisterAllWith(ProducerEndpoint* endpoint) {
-  // Under the lock: registrations racing with this one either come before
-  // (and are sent here) or after (and are sent by RegisterDataSource).
-  // Endpoints never call back from inside a call, so holding it is safe.
+  // Muxer thread, as RegisterDataSource's task: each registration is sent
+  // by exactly one of the two. Endpoints never call back from inside a
+  // call, so holding the lock is safe.
   std::lock_guard<std::mutex> guard(mutex_);
   for (const Registered& r : registry_)
     endpoint->RegisterDataSource(r.descriptor);
@@ -484,16 +484,22 @@ bool TracingMuxerImpl::RegisterDataSource(
   // may defer its stop: the service waits for both.
   desc.set_will_notify_on_start(true);
   desc.set_will_notify_on_stop(true);
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    for (const Registered& r : registry_) {
-      if (r.descriptor.name() == desc.name())
-        return false;
+  // Entered in the registry and sent in one task on the muxer thread,
+  // where connections complete too (OnConnect sends the whole registry):
+  // a connection completes either before (this task sends it) or after
+  // (OnConnect does), never in between, which sent it twice. Synchronous,
+  // so that a session started right after sees it.
+  bool added = false;
+  auto do_register = [this, &desc, &factory, state, &added] {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      for (const Registered& r : registry_) {
+        if (r.descriptor.name() == desc.name())
+          return;
+      }
+      registry_.push_back(Registered{desc, std::move(factory), state});
     }
-    registry_.push_back(Registered{desc, std::move(factory), state});
-  }
-  // Synchronous, so that a session started right after sees it.
-  auto do_register = [this, desc] {
+    added = true;
     for (BackendConnection& b : backends_) {
       if (b.producer->endpoint())
         b.producer->endpoint()->RegisterDataSource(desc);
@@ -503,7 +509,7 @@ bool TracingMuxerImpl::RegisterDataSource(
     do_register();
   else
     task_runner_->PostTaskAndWait(do_register);
-  return true;
+  return added;
 }
 
 bool TracingMuxerImpl::FindInstance(const InstanceKey& key, InstanceRef* ref) {
