@@ -112,6 +112,44 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
   }
 
   ProducerEndpoint* endpoint() const { return connected_ ? endpoint_.get() : nullptr; }
+
+  // Muxer thread: see TracingMuxerImpl::WhenRegistrationsDelivered().
+  void WhenRegistrationsDelivered(std::function<void()> then) {
+    // Once, whichever comes first: the answer, the connection failing, or
+    // the timeout.
+    auto once = std::make_shared<std::function<void()>>(std::move(then));
+    auto run = [once] {
+      if (*once) {
+        std::function<void()> f = std::move(*once);
+        *once = nullptr;
+        f();
+      }
+    };
+    muxer_->task_runner()->PostDelayedTask(run, kRegistrationSyncTimeoutMs);
+    if (connected_) {
+      SendSync(run);
+    } else if (endpoint_) {
+      waiting_for_connection_.push_back(run);  // OnConnect sends the registry first.
+    } else {
+      run();  // Not connected, retrying later: no service has a session to set up.
+    }
+  }
+  // A request the service answers after every one sent before: an empty
+  // ActivateTriggers (upstream's services and ours answer it; it
+  // activates nothing).
+  void SendSync(std::function<void()> done) {
+    endpoint_->ActivateTriggers({}, [done](bool) { done(); });
+  }
+  void RunWaitingForConnection(bool connected) {
+    std::vector<std::function<void()>> waiting;
+    waiting.swap(waiting_for_connection_);
+    for (auto& w : waiting) {
+      if (connected)
+        SendSync(w);
+      else
+        w();
+    }
+  }
   SharedMemoryArbiter* arbiter() const {  // Any thread.
     return arbiter_.load(std::memory_order_acquire);
   }
@@ -129,10 +167,12 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
   void OnConnect() override {
     connected_ = true;
     muxer_->RegisterAllWith(endpoint_.get());
+    RunWaitingForConnection(true);
   }
   void OnDisconnect() override {
     const bool was_connected = connected_;
     connected_ = false;
+    RunWaitingForConnection(false);
     // The producer is never freed; the task is dropped with the runner.
     if (!backend_->OnProducerDisconnected(was_connected, muxer_->task_runner(), [this] {
           if (!muxer_->retired_for_posts())
@@ -233,6 +273,8 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
   std::unique_ptr<ProducerEndpoint> endpoint_;  // Muxer thread.
   bool connected_ = false;
   bool endpoint_owns_smb_ = false;
+  // Sessions waiting for the connection being made (muxer thread).
+  std::vector<std::function<void()>> waiting_for_connection_;
   std::unique_ptr<Connection> connection_;  // The current one (muxer thread).
   std::atomic<SharedMemoryArbiter*> arbiter_{nullptr};  // Any thread.
 };
@@ -447,6 +489,22 @@ bool TracingMuxerImpl::TakesSessions(BackendType backend) const {
       return true;
   }
   return false;
+}
+
+void TracingMuxerImpl::WhenRegistrationsDelivered(BackendType backend,
+                                                  std::function<void()> then) {
+  for (BackendConnection& b : backends_) {
+    if (b.backend && b.takes_sessions &&
+        (backend == kUnspecifiedBackend || b.type == backend)) {
+      // In process, registrations are calls on this thread: delivered.
+      if (b.type != kInProcessBackend) {
+        b.producer->WhenRegistrationsDelivered(std::move(then));
+        return;
+      }
+      break;
+    }
+  }
+  then();
 }
 
 std::unique_ptr<ConsumerEndpoint> TracingMuxerImpl::ConnectConsumer(

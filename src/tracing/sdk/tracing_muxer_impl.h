@@ -64,6 +64,16 @@ class TracingMuxerImpl : public TracingMuxer {
   // Whether ConnectConsumer(|backend|) has a backend to connect to: one
   // initialized, and for the system backend, enable_system_consumer.
   bool TakesSessions(BackendType backend) const;
+  // Muxer thread. Runs |then| (on the muxer thread) once the service of the
+  // backend a session on |backend| connects to has received every data
+  // source this process registered so far, so that a session enabled next
+  // sets them up and StartBlocking() waits for them. A daemon gets the
+  // registrations on the producer's socket and the session on the
+  // consumer's, in no set order: this waits for the producer's connection
+  // (if it is being made) and a round trip on it (requests are handled in
+  // order), at most kRegistrationSyncTimeoutMs. In process: at once.
+  void WhenRegistrationsDelivered(BackendType backend, std::function<void()> then);
+  static constexpr uint32_t kRegistrationSyncTimeoutMs = 5000;
   bool HasBackend(BackendType backend) const;
 
   // Tracing::ActivateTriggers (through ActivateTriggersOnMuxer,
