@@ -242,6 +242,12 @@ class TracingSessionImpl : public TracingSession,
   }
 
   // MuxedSession (Tracing::Shutdown()).
+  void ForgetAfterFork() override {
+    // The endpoint is the parent's (its thread and socket): leaked.
+    (void)endpoint_.release();
+    detached_.store(true, std::memory_order_release);
+  }
+
   void DetachFromService() override {  // Muxer thread.
     endpoint_.reset();
     AnswerPendingCallbacks();
@@ -495,6 +501,12 @@ std::unique_ptr<TracingSession> Tracing::NewTrace(BackendType backend) {
   TracingMuxerImpl* muxer = TracingMuxerImpl::instance();
   if (!muxer)
     return nullptr;
+  if (muxer->forked()) {
+    ZT_ELOG("Tracing::NewTrace: this process was forked from the one that initialized "
+            "tracing, whose tracing thread and service connections stayed there; call "
+            "Tracing::Initialize() in the child to trace from it");
+    return nullptr;
+  }
   if (!muxer->TakesSessions(backend)) {
     if (muxer->HasBackend(backend)) {
       ZT_ELOG("Tracing::NewTrace: this process initialized the system backend "

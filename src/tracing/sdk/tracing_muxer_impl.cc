@@ -1,6 +1,9 @@
 #include "src/tracing/sdk/tracing_muxer_impl.h"
 
+#include <pthread.h>
 #include <unistd.h>
+
+#include <new>
 
 #include <algorithm>
 #include <atomic>
@@ -289,10 +292,57 @@ void TracingMuxer::SetInstance(TracingMuxer* muxer) {
   g_muxer.store(muxer, std::memory_order_release);
 }
 
+void TracingMuxerImpl::AtForkPrepare() {
+  // Held across fork(), so that the child finds them in a known state.
+  g_init_mutex.lock();
+  if (TracingMuxerImpl* muxer = instance())
+    muxer->mutex_.lock();
+}
+
+void TracingMuxerImpl::AtForkParent() {
+  if (TracingMuxerImpl* muxer = instance())
+    muxer->mutex_.unlock();
+  g_init_mutex.unlock();
+}
+
+void TracingMuxerImpl::AtForkChild() {
+  if (TracingMuxerImpl* muxer = instance()) {
+    muxer->forked_ = true;
+    for (Registered& r : muxer->registry_) {
+      DataSourceStaticState* state = r.state;
+      // Trace() writes nothing from now on: no bit set, and every cached
+      // sequence is stale (epoch). The parent's data source objects are
+      // left alone; the slots are free for a new muxer's sessions.
+      state->valid_instances.store(0, std::memory_order_relaxed);
+      for (DataSourceInstanceState& slot : state->instances) {
+        // A parent thread may have held it at the fork: made anew.
+        new (&slot.lock) std::recursive_mutex();
+        slot.in_use = false;
+        slot.data_source = nullptr;
+        slot.instance_id = 0;
+        slot.epoch.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    for (MuxedSession* session : muxer->sessions_)
+      session->ForgetAfterFork();
+    muxer->mutex_.unlock();
+  }
+  g_init_mutex.unlock();
+}
+
 bool TracingMuxerImpl::InitializeInstance(const TracingInitArgs& args) {
   std::lock_guard<std::mutex> guard(g_init_mutex);
-  if (Get())
-    return true;
+  if (TracingMuxerImpl* existing = instance()) {
+    if (!existing->forked_)
+      return true;
+    // A forked child: the parent's muxer is left as it is (leaked) and the
+    // child gets its own.
+    SetInstance(nullptr);
+  }
+  static const bool at_fork_registered = [] {
+    return pthread_atfork(&AtForkPrepare, &AtForkParent, &AtForkChild) == 0;
+  }();
+  (void)at_fork_registered;
   // The SDK names the system backend by its bit only (kSystemBackend would
   // need the system backend's library: tracing.h).
   constexpr uint32_t kKnown = kInProcessBackend | kSystemBackendBit;
@@ -327,6 +377,11 @@ void TracingMuxerImpl::ShutdownInstance() {
   TracingMuxerImpl* muxer = instance();
   if (!muxer)
     return;
+  if (muxer->forked_) {
+    // Its thread is the parent's: nothing to stop here.
+    SetInstance(nullptr);
+    return;
+  }
   if (muxer->task_runner_->RunsTasksOnCurrentThread()) {
     ZT_FATAL("Tracing::Shutdown() called on the tracing thread (from a "
              "tracing callback); call it from another thread");
@@ -537,6 +592,13 @@ bool TracingMuxerImpl::RegisterDataSource(
     DataSourceFactory factory, DataSourceStaticState* state) {
   if (descriptor.name().empty())
     return false;
+  if (forked_) {
+    ZT_ELOG("DataSource::Register(\"%s\"): this process was forked from the one that "
+            "initialized tracing, whose tracing thread it does not have; call "
+            "Tracing::Initialize() in the child first",
+            descriptor.name().c_str());
+    return false;
+  }
   protos::gen::DataSourceDescriptor desc = descriptor;
   // Every SDK data source acknowledges its start (right after OnStart) and
   // may defer its stop: the service waits for both.
@@ -740,7 +802,7 @@ void TracingMuxerImpl::ClearIncrementalState(
 std::unique_ptr<TraceWriter> TracingMuxerImpl::CreateTraceWriter(
     DataSourceStaticState* state, uint32_t index, uint64_t generation,
     BufferExhaustedPolicy policy) {
-  if (index >= kMaxDataSourceInstances)
+  if (index >= kMaxDataSourceInstances || forked_)
     return nullptr;
   DataSourceInstanceState& slot = state->instances[index];
   uint32_t target_buffer;
