@@ -176,6 +176,7 @@ class TracingMuxerImpl : public TracingMuxer {
   // pthread_atfork handlers (registered at the first Initialize): the
   // child stops every instance (a system backend's SMB is shared with the
   // parent: the child must not write into it) and forgets its sessions.
+  static std::mutex& init_mutex();  // Guards Initialize and Shutdown.
   static void AtForkPrepare();
   static void AtForkParent();
   static void AtForkChild();
