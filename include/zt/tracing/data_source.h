@@ -250,11 +250,14 @@ class DataSource : public DataSourceBase {
     // Acquire: the slots' fields were written before their bits were set.
     const uint32_t valid =
         static_state_.valid_instances.load(std::memory_order_acquire) & mask;
+    internal::DataSourceThreadLocalState* tls_state = tls_state_;
+    if (ZT_UNLIKELY(!tls_state))
+      tls_state = internal::CreateThreadLocalState(&tls_state_);
     for (uint32_t i = 0; i < internal::kMaxDataSourceInstances; i++) {
       if (!(valid & (1u << i)))
         continue;
       internal::DataSourceInstanceState& instance = static_state_.instances[i];
-      internal::DataSourceInstanceThreadLocalState& tls = tls_state_.instances[i];
+      internal::DataSourceInstanceThreadLocalState& tls = tls_state->instances[i];
       const uint64_t generation =
           instance.generation.load(std::memory_order_acquire);
       if (!tls.trace_writer || tls.generation != generation) {
@@ -277,13 +280,14 @@ class DataSource : public DataSourceBase {
   }
 
   static internal::DataSourceStaticState static_state_;
-  static thread_local internal::DataSourceThreadLocalState tls_state_;
+  // Trivially destructible: see internal::CreateThreadLocalState().
+  static thread_local internal::DataSourceThreadLocalState* tls_state_;
 };
 
 template <typename D, typename T>
 internal::DataSourceStaticState DataSource<D, T>::static_state_;
 template <typename D, typename T>
-thread_local internal::DataSourceThreadLocalState DataSource<D, T>::tls_state_;
+thread_local internal::DataSourceThreadLocalState* DataSource<D, T>::tls_state_ = nullptr;
 
 }  // namespace zt
 

@@ -170,6 +170,11 @@ class Tracing {
   // initialized with at least one backend; false, with a message on stderr,
   // if none of the requested backends is available. Calls after a
   // successful one do nothing and return true. Thread-safe.
+  // After fork(), the child has none of the SDK's threads: until it calls
+  // Initialize() itself (which then starts tracing afresh in the child;
+  // data sources are registered again), NewTrace() returns null and
+  // Register() false at once, each with a log line, Trace() writes nothing
+  // and sessions inherited from the parent do nothing.
   static bool Initialize(const TracingInitArgs& args);
   static bool IsInitialized();
 

@@ -36,7 +36,13 @@ using Patch = CommitData::Patch;
 
 // Field ids of protos/zt/common/commit_data_request.proto. All below 16, so
 // every tag is one byte.
-enum RequestField : uint32_t { kChunksToMove = 1, kChunksToPatch = 2, kFlushRequestId = 3 };
+enum RequestField : uint32_t {
+  kChunksToMove = 1,
+  kChunksToPatch = 2,
+  kFlushRequestId = 3,
+  kWriterDrops = 901,  // zerotrace only (CommitData::WriterDrops).
+};
+enum WriterDropsField : uint32_t { kDropsTargetBuffer = 1, kDropsWriterId = 2, kDropsPackets = 3 };
 enum MoveField : uint32_t { kMovePage = 1, kMoveChunk = 2, kMoveTargetBuffer = 3, kMoveData = 4 };
 enum PatchChunkField : uint32_t {
   kPatchTargetBuffer = 1,
@@ -59,9 +65,12 @@ constexpr size_t kMaxMoveSize = kNestedHeaderSize + 3 * kMaxVarIntFieldSize;
 constexpr size_t kMaxPatchSize = kNestedHeaderSize + kMaxVarIntFieldSize + 2 + kPatchDataSize;
 constexpr size_t kMaxChunkToPatchSize = kNestedHeaderSize + 3 * kMaxVarIntFieldSize + 2;
 constexpr size_t kMaxFlushRequestIdSize = 1 + 10;
+// A two-byte tag, the length, two 32-bit fields and a 64-bit one.
+constexpr size_t kMaxWriterDropsSize = 2 + kMessageLengthFieldSize + 2 * kMaxVarIntFieldSize + 11;
 
 size_t MaxEncodedSize(const CommitData& commit) {
-  size_t size = commit.chunks_to_move.size() * kMaxMoveSize + kMaxFlushRequestIdSize;
+  size_t size = commit.chunks_to_move.size() * kMaxMoveSize + kMaxFlushRequestIdSize +
+                commit.writer_drops.size() * kMaxWriterDropsSize;
   for (const ChunkToPatch& c : commit.chunks_to_patch)
     size += kMaxChunkToPatchSize + c.patches.size() * kMaxPatchSize;
   return size;
@@ -293,6 +302,23 @@ bool ParseChunkToPatch(ConstBytes bytes, ChunkToPatch* out) {
   return true;
 }
 
+bool ParseWriterDrops(ConstBytes bytes, CommitData::WriterDrops* out) {
+  uint32_t writer_id = 0;
+  ProtoDecoder decoder(bytes);
+  for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
+    if (f.id() == kDropsTargetBuffer)
+      out->target_buffer = f.as_uint32();
+    else if (f.id() == kDropsWriterId)
+      writer_id = f.as_uint32();
+    else if (f.id() == kDropsPackets)
+      out->packets = f.as_uint64();
+  }
+  if (decoder.parse_error() || writer_id > 0xFFFF)
+    return false;
+  out->writer_id = static_cast<uint16_t>(writer_id);
+  return true;
+}
+
 bool ParseGeneric(const uint8_t* data, size_t size, CommitData* out) {
   size_t patched = 0;
   ProtoDecoder req(data, size);
@@ -309,6 +335,11 @@ bool ParseGeneric(const uint8_t* data, size_t size, CommitData* out) {
         break;
       case kFlushRequestId:
         out->flush_request_id = f.as_uint64();
+        break;
+      case kWriterDrops:
+        out->writer_drops.emplace_back();
+        if (!ParseWriterDrops(f.as_bytes(), &out->writer_drops.back()))
+          return false;
         break;
       default:
         break;  // A newer producer's field: skipped.
@@ -351,6 +382,17 @@ void SerializeCommitData(const CommitData& commit, std::string* out) {
   }
   if (commit.flush_request_id)
     p = WriteVarIntField(kFlushRequestId, commit.flush_request_id, p);
+  // After the fields above: the fast reader stops at it and hands the
+  // request to the generic one.
+  for (const CommitData::WriterDrops& d : commit.writer_drops) {
+    p = WriteVarInt(MakeTagLengthDelimited(kWriterDrops), p);
+    uint8_t* length = p;
+    p += kMessageLengthFieldSize;
+    p = WriteVarIntField(kDropsTargetBuffer, d.target_buffer, p);
+    p = WriteVarIntField(kDropsWriterId, d.writer_id, p);
+    p = WriteVarIntField(kDropsPackets, d.packets, p);
+    EndNested(length, p);
+  }
   const size_t size = static_cast<size_t>(p - begin);
   ZT_CHECK(size <= max_size);
   out->resize(size);
@@ -368,6 +410,7 @@ bool ParseCommitData(const uint8_t* data, size_t size, CommitData* out) {
   // those of its patched chunks, are big enough.
   out->chunks_to_move.clear();
   out->flush_request_id = 0;
+  out->writer_drops.clear();
   if (ParseInWriterLayout(data, data + size, out))
     return true;
   out->chunks_to_move.clear();

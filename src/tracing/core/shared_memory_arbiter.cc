@@ -33,14 +33,19 @@ SharedMemoryArbiter::~SharedMemoryArbiter() = default;
 std::unique_ptr<TraceWriter> SharedMemoryArbiter::CreateTraceWriter(
     uint32_t target_buffer, BufferExhaustedPolicy policy) {
   uint16_t id;
+  WriterDropsRecord* drops = nullptr;
   {
     std::lock_guard<std::mutex> guard(lock_);
     id = AcquireWriterIdLocked();
+    if (id == 0)
+      return nullptr;
+    drop_records_.emplace_back(new WriterDropsRecord());
+    drops = drop_records_.back().get();
+    drops->target_buffer = target_buffer;
+    drops->writer_id = id;
   }
-  if (id == 0)
-    return nullptr;
   return std::unique_ptr<TraceWriter>(
-      new TraceWriter(this, id, target_buffer, policy));
+      new TraceWriter(this, id, target_buffer, policy, &drops->dropped));
 }
 
 uint16_t SharedMemoryArbiter::AcquireWriterIdLocked() {
@@ -63,6 +68,36 @@ uint16_t SharedMemoryArbiter::AcquireWriterIdLocked() {
 void SharedMemoryArbiter::ReleaseWriterId(uint16_t id) {
   std::lock_guard<std::mutex> guard(lock_);
   writer_ids_[id] = false;
+  // Its last drops (the writer published them before) go with the next
+  // batch; the record goes now.
+  for (auto it = drop_records_.begin(); it != drop_records_.end(); ++it) {
+    if ((*it)->writer_id == id) {
+      ReportDropsLocked(it->get());
+      drop_records_.erase(it);
+      break;
+    }
+  }
+}
+
+void SharedMemoryArbiter::ReportDropsLocked(WriterDropsRecord* record) {
+  const uint64_t dropped = record->dropped.load(std::memory_order_relaxed);
+  if (dropped <= record->reported)
+    return;
+  CommitData::WriterDrops report;
+  report.target_buffer = record->target_buffer;
+  report.writer_id = record->writer_id;
+  report.packets = dropped - record->reported;
+  record->reported = dropped;
+  pending_.writer_drops.push_back(report);
+}
+
+void SharedMemoryArbiter::CollectDropsLocked() {
+  // Acquire: the counts published before the flag was set are seen; one
+  // published after it is cleared sets it again.
+  if (!drops_unreported_.exchange(false, std::memory_order_acquire))
+    return;
+  for (auto& record : drop_records_)
+    ReportDropsLocked(record.get());
 }
 
 SharedMemoryArbiter::Stats SharedMemoryArbiter::stats() const {
@@ -233,6 +268,8 @@ void SharedMemoryArbiter::FlushPendingCommitData(uint64_t flush_request_id) {
 
 void SharedMemoryArbiter::MaybeCommitAndUnlock(
     std::unique_lock<std::mutex>* lock, bool force, uint64_t flush_request_id) {
+  if (force)
+    CollectDropsLocked();
   const bool big_enough =
       pending_.chunks_to_move.size() >= options_.commit_batch_chunks;
   if (!(force || big_enough) || (pending_.empty() && flush_request_id == 0)) {

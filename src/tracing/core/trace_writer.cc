@@ -15,8 +15,10 @@ using protozero::proto_utils::WriteRedundantVarInt4;
 using ABI = SharedMemoryABI;
 
 TraceWriter::TraceWriter(SharedMemoryArbiter* arbiter, uint16_t writer_id,
-                         uint32_t target_buffer, BufferExhaustedPolicy policy)
+                         uint32_t target_buffer, BufferExhaustedPolicy policy,
+                         std::atomic<uint64_t>* published_drops)
     : arbiter_(arbiter),
+      published_drops_(published_drops),
       writer_id_(writer_id),
       target_buffer_(target_buffer),
       policy_(policy),
@@ -38,10 +40,18 @@ TraceWriter::~TraceWriter() {
   arbiter_->ReleaseWriterId(writer_id_);
 }
 
+void TraceWriter::PublishDrops() {
+  if (published_drops_->load(std::memory_order_relaxed) == stats_.packets_dropped)
+    return;
+  published_drops_->store(stats_.packets_dropped, std::memory_order_relaxed);
+  arbiter_->NoteDrops();
+}
+
 void TraceWriter::Flush() {
   if (in_packet_)
     FatalPacketOpen("Flush()");
   WriteLossMarkIfPending();
+  PublishDrops();  // Reported with the commit below.
   if (cur_chunk_.is_valid())
     ReturnCurrentChunk();
   // The next packet asks for a chunk again (drop mode keeps its state).
@@ -66,7 +76,18 @@ void TraceWriter::WriteLossMarkIfPending() {
   NewTracePacket();  // Empty but for the mark; finished at once.
 }
 
+void TraceWriter::MaterializeReservedPacket() {
+  if (!count_reserved_)
+    return;
+  // An empty packet: a 4-byte varint of 0. Room for it was checked when it
+  // was reserved, and nothing was written since.
+  WriteRedundantVarInt4(0, stream_writer_.write_ptr());
+  stream_writer_.set_write_ptr(stream_writer_.write_ptr() + ABI::kPacketHeaderSize);
+  count_reserved_ = false;
+}
+
 void TraceWriter::ReturnCurrentChunk() {
+  MaterializeReservedPacket();
   arbiter_->ReturnCompletedChunk(std::move(cur_chunk_), target_buffer_,
                                  writer_id_, patch_list_.get());
   cur_chunk_ = ABI::Chunk();
@@ -98,8 +119,7 @@ TraceWriter::TracePacketHandle TraceWriter::NewTracePacketSlowPath() {
   // In drop mode this lands in the garbage range.
   BeginPacket(stream_writer_.ReserveBytes(ABI::kPacketHeaderSize));
   if (ZT_LIKELY(!dropping_)) {
-    cur_count_++;
-    CountPacketInChunk();
+    CountOpenedPacket();
     if (mark_previous_dropped_) {
       mark_previous_dropped_ = false;
       // The cause bits of TracePacket.DataLossReason, as upstream's readers
@@ -119,11 +139,13 @@ TraceWriter::TracePacketHandle TraceWriter::NewTracePacketSlowPath() {
   }
   UpdateCountLimit();
   UpdateRawStart();
+  PublishDrops();
   return TracePacketHandle(this);
 }
 
 void TraceWriter::MarkPacketLost() {
   stats_.packets_dropped++;
+  PublishDrops();
   mark_previous_dropped_ = true;
   loss_reasons_ |= TracePacket::DATA_LOSS_PRESENT;
   UpdateCountLimit();
@@ -136,7 +158,9 @@ ContiguousMemoryRange TraceWriter::GetNewBuffer() {
   // lost already. A new chunk is tried again when the next packet starts.
   if (dropping_)
     return GarbageRange();
-  return AcquireNextRange();
+  const ContiguousMemoryRange range = AcquireNextRange();
+  PublishDrops();
+  return range;
 }
 
 ContiguousMemoryRange TraceWriter::AcquireNextRange() {

@@ -107,11 +107,11 @@ TEST(TraceWriterRawTest, RawPacketsBetweenHandlePackets) {
   w->Flush();
   s.service.Finish();
   ASSERT_EQ(s.service.chunk_headers().size(), 1u);
-  EXPECT_EQ(s.service.chunk_headers()[0].packet_count, 8)
-      << "2 by handle, 5 raw, 1 empty";
+  EXPECT_EQ(s.service.chunk_headers()[0].packet_count, 9)
+      << "2 by handle, 5 raw, 1 empty, 1 counted at the last one's end";
   EXPECT_EQ(s.service.chunk_headers()[0].flags, 0);
   const auto& st = s.service.reassembler().stats();
-  EXPECT_EQ(st.empty_packets, 1u);
+  EXPECT_EQ(st.empty_packets, 2u);
   EXPECT_EQ(st.bad_size_varints + st.sizes_out_of_bounds +
                 st.count_flag_mismatches,
             0u);
@@ -219,7 +219,9 @@ TEST(TraceWriterRawTest, RefusedWithoutRoomInTheChunk) {
   w->Flush();
   s.service.Finish();
   ASSERT_EQ(s.service.chunk_headers().size(), 2u);
-  EXPECT_EQ(s.service.reassembler().stats().empty_packets, 0u);
+  // The slot counted when the first chunk's last packet ended (the second
+  // chunk has no room left for one).
+  EXPECT_EQ(s.service.reassembler().stats().empty_packets, 1u);
   const auto& pk = s.service.packets();
   ASSERT_EQ(pk.size(), raw.size() + 3);
   ExpectPacket(pk[0], 0, 0, 10);
@@ -322,7 +324,7 @@ TEST(TraceWriterRawTest, RawPacketsRespectTheChunkPacketCount) {
   const auto& hdrs = s.service.chunk_headers();
   ASSERT_EQ(hdrs.size(), 2u);
   EXPECT_EQ(hdrs[0].packet_count, ABI::kMaxPacketCount);
-  EXPECT_EQ(hdrs[1].packet_count, 1);
+  EXPECT_EQ(hdrs[1].packet_count, 2) << "and the slot counted at its end";
   const auto& pk = s.service.packets();
   ASSERT_EQ(pk.size(), raw + 2);
   for (size_t i = 1; i <= raw; i++)
@@ -387,7 +389,7 @@ TEST(TraceWriterRawTest, PacketsStartedCountsRawPackets) {
   w->Flush();
   s.service.Finish();
   ASSERT_EQ(s.service.chunk_headers().size(), 1u);
-  EXPECT_EQ(s.service.chunk_headers()[0].packet_count, 5);
+  EXPECT_EQ(s.service.chunk_headers()[0].packet_count, 6) << "and the slot counted at the end";
   EXPECT_EQ(s.service.packets().size(), 5u) << "started and not dropped";
 }
 

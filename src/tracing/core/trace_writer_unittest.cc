@@ -45,7 +45,9 @@ TEST(TraceWriterTest, SmallPacketsInOneChunk) {
   const auto& h = s.service.chunk_headers()[0];
   EXPECT_EQ(h.writer_id, 1);
   EXPECT_EQ(h.chunk_id, 0u);
-  EXPECT_EQ(h.packet_count, 3);
+  // And an empty one: counted when the third ended, so that a scrape takes
+  // the third (ScrapeTakesEveryFinishedPacket).
+  EXPECT_EQ(h.packet_count, 4);
   EXPECT_EQ(h.flags, 0);
   ASSERT_EQ(s.service.packets().size(), 3u);
   for (uint64_t i = 0; i < 3; i++)
@@ -78,7 +80,7 @@ TEST(TraceWriterTest, FragmentsFlagsAndPatches) {
     EXPECT_EQ(hdrs[i].flags, ABI::kFirstPacketContinuesFromPrevChunk |
                                  ABI::kLastPacketContinuesOnNextChunk);
   }
-  EXPECT_EQ(hdrs.back().packet_count, 2);
+  EXPECT_EQ(hdrs.back().packet_count, 3) << "the end of 1, 2, an empty slot";
   EXPECT_EQ(hdrs.back().flags, ABI::kFirstPacketContinuesFromPrevChunk);
   // Three size fields (for_testing, payload, nested) patched, for chunk 0.
   size_t patches = 0;
@@ -179,6 +181,49 @@ TEST(TraceWriterTest, FlushTellsALossAtTheEnd) {
   EXPECT_TRUE(mark.empty()) << "only the mark";
 }
 
+uint64_t ReportedDrops(const std::vector<CommitData>& history, uint16_t writer_id) {
+  uint64_t packets = 0;
+  for (const CommitData& c : history) {
+    for (const CommitData::WriterDrops& d : c.writer_drops) {
+      if (d.writer_id == writer_id)
+        packets += d.packets;
+    }
+  }
+  return packets;
+}
+
+// A writer that drops and then writes nothing more leaves no packet to
+// carry the mark: its drops reach the service in the commits instead, at
+// the next flush (a stop's) and when it goes, each counted once.
+TEST(TraceWriterTest, DropsAreReportedWithoutALaterPacket) {
+  SmbSetup s(4096, 4096);  // Nobody drains: no chunk frees up.
+  auto w = s.arbiter->CreateTraceWriter(3, BufferExhaustedPolicy::kDrop);
+  const uint16_t id = w->writer_id();
+  for (uint64_t seq = 0; seq < 400; seq++)
+    WritePacket(w.get(), 0, seq, 20);
+  ASSERT_TRUE(w->is_dropping());
+  const uint64_t dropped = w->stats().packets_dropped;
+  ASSERT_GT(dropped, 0u);
+  s.arbiter->FlushPendingCommitData(7);  // What a flush or a stop does.
+  s.service.Drain();
+  EXPECT_EQ(ReportedDrops(s.service.history(), id), dropped);
+  for (const CommitData& c : s.service.history()) {
+    for (const CommitData::WriterDrops& d : c.writer_drops)
+      EXPECT_EQ(d.target_buffer, 3u);
+  }
+  // The drain freed the chunks: fill them again until more drops, then the
+  // writer goes (still no chunk for a mark).
+  for (uint64_t seq = 400; seq < 4000 && w->stats().packets_dropped < dropped + 50; seq++)
+    WritePacket(w.get(), 0, seq, 20);
+  const uint64_t total = w->stats().packets_dropped;
+  ASSERT_GE(total, dropped + 50);
+  ASSERT_TRUE(w->is_dropping());
+  w.reset();
+  s.arbiter->FlushPendingCommitData();
+  s.service.Drain();
+  EXPECT_EQ(ReportedDrops(s.service.history(), id), total) << "each drop once";
+}
+
 TEST(TraceWriterTest, DropInsideAPacketWritesTheDropMarker) {
   SharedMemoryArbiter::Options opt;
   opt.layout = ABI::kPageDiv2;
@@ -247,19 +292,49 @@ TEST(TraceWriterTest, StallResolvedByAServiceThread) {
     ExpectPacket(s.service.packets()[seq], 0, seq, 20);
 }
 
+// What a stop or a flush gets from a thread that wrote and then went quiet:
+// every packet it finished (its last one was left out before the writer
+// counted the next slot at each packet's end), never the one still open.
+TEST(TraceWriterTest, ScrapeTakesEveryFinishedPacketButNotAnOpenOne) {
+  SmbSetup s(4 * 4096, 4096);
+  auto w = s.arbiter->CreateTraceWriter(0);
+  for (uint64_t i = 0; i < 3; i++)
+    WritePacket(w.get(), 0, i, 30);
+  ABI::ChunkCopy copy;
+  ASSERT_TRUE(s.service_abi.ScrapeChunk(0, 0, &copy));
+  ASSERT_TRUE(s.service.reassembler().AddChunk(std::move(copy)));
+  s.service.Drain();
+  EXPECT_EQ(s.service.packets().size(), 3u) << "the last finished packet too";
+  {
+    auto open = w->NewTracePacket();
+    test::WriteTestPacket(open.get(), 0, 3, test::TestPayload(0, 3, 30));
+    ABI::ChunkCopy during;
+    ASSERT_TRUE(s.service_abi.ScrapeChunk(0, 0, &during));
+    ASSERT_TRUE(s.service.reassembler().AddChunk(std::move(during)));
+    s.service.Drain();
+    EXPECT_EQ(s.service.packets().size(), 3u) << "not the open one";
+  }
+  w->Flush();
+  s.service.Finish();
+  ASSERT_EQ(s.service.packets().size(), 4u);
+  for (uint64_t i = 0; i < 4; i++)
+    ExpectPacket(s.service.packets()[i], 0, i, 30);
+}
+
 TEST(TraceWriterTest, ScrapedChunkThenCompleteCopy) {
   SmbSetup s(4 * 4096, 4096);
   auto w = s.arbiter->CreateTraceWriter(0);
   for (uint64_t i = 0; i < 5; i++)
     WritePacket(w.get(), 0, i, 30);
-  // Flush-time scraping: packets 0..3 are finished, packet 4 might not be.
+  // Flush-time scraping: packets 0..4 are finished (the next one is
+  // counted already, so packet 4 is not the last).
   ABI::ChunkCopy copy;
   ASSERT_TRUE(s.service_abi.ScrapeChunk(0, 0, &copy));
   EXPECT_FALSE(copy.complete);
-  EXPECT_EQ(copy.header.packet_count, 5);
+  EXPECT_EQ(copy.header.packet_count, 6);
   ASSERT_TRUE(s.service.reassembler().AddChunk(std::move(copy)));
   s.service.Drain();
-  EXPECT_EQ(s.service.packets().size(), 4u);
+  EXPECT_EQ(s.service.packets().size(), 5u);
   WritePacket(w.get(), 0, 5, 30);
   w->Flush();
   s.service.Finish();

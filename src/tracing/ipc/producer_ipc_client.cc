@@ -488,7 +488,9 @@ void ProducerIpcClientImpl::CommitData(const zt::CommitData& data) {
   // Into the ring when there is one with room; otherwise (full, closed by
   // the service, not set up) a message, which the service orders with the
   // ring's records all the same.
-  if (queue_) {
+  // The ring's record has no place for writers' drop reports (rare: a
+  // writer that dropped, at a flush): those commits go as messages.
+  if (queue_ && data.writer_drops.empty()) {
     EncodeCommitRecord(data, &commit_bytes_);
     if (queue_->Write(commit_bytes_.data(), commit_bytes_.size(), messages_sent_))
       return;

@@ -34,7 +34,7 @@ class TracingSessionImpl : public TracingSession,
                            public MuxedSession {
  public:
   TracingSessionImpl(TracingMuxerImpl* muxer, BackendType backend)
-      : muxer_(muxer), runner_(muxer->task_runner()) {
+      : muxer_(muxer), runner_(muxer->task_runner()), backend_(backend) {
     runner_->PostTaskAndWait(
         [this, backend] { endpoint_ = muxer_->ConnectConsumer(backend, this); });
     muxer_->AddSession(this);
@@ -54,6 +54,7 @@ class TracingSessionImpl : public TracingSession,
       // after this find no endpoint and are dropped, so whoever still waits
       // for one gets an empty answer here.
       runner_->PostTaskAndWait([this] {
+        *alive_ = false;  // A wait for the registrations finds it gone.
         endpoint_.reset();
         AnswerPendingCallbacks();
       });
@@ -241,6 +242,12 @@ class TracingSessionImpl : public TracingSession,
   }
 
   // MuxedSession (Tracing::Shutdown()).
+  void ForgetAfterFork() override {
+    // The endpoint is the parent's (its thread and socket): leaked.
+    (void)endpoint_.release();
+    detached_.store(true, std::memory_order_release);
+  }
+
   void DetachFromService() override {  // Muxer thread.
     endpoint_.reset();
     AnswerPendingCallbacks();
@@ -393,7 +400,22 @@ class TracingSessionImpl : public TracingSession,
       OnTracingDisabled(error);  // The session ends before it begins.
       return;
     }
-    endpoint_->EnableTracing(*config, fd);
+    // Once the service has the data sources this process registered so
+    // far (a daemon hears of them on another socket): otherwise it could
+    // start the session without them, and StartBlocking() return before
+    // they record.
+    std::shared_ptr<protos::gen::TraceConfig> shared_config(config.release());
+    std::shared_ptr<bool> alive = alive_;
+    muxer_->WhenRegistrationsDelivered(backend_, [this, alive, shared_config, fd] {
+      if (!*alive || !endpoint_) {
+        if (fd >= 0)
+          close(fd);
+        if (*alive)
+          OnTracingDisabled("");
+        return;
+      }
+      endpoint_->EnableTracing(*shared_config, fd);
+    });
   }
 
   void StartOnRunner() {
@@ -429,6 +451,9 @@ class TracingSessionImpl : public TracingSession,
 
   TracingMuxerImpl* const muxer_;
   base::ThreadTaskRunner* const runner_;
+  const BackendType backend_;
+  // False once the destructor ran on the muxer thread (muxer thread only).
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::unique_ptr<ConsumerEndpoint> endpoint_;  // Muxer thread only.
   // Answers awaited, oldest first (muxer thread); a few at most, so
   // vectors (less code than deques).
@@ -476,6 +501,12 @@ std::unique_ptr<TracingSession> Tracing::NewTrace(BackendType backend) {
   TracingMuxerImpl* muxer = TracingMuxerImpl::instance();
   if (!muxer)
     return nullptr;
+  if (muxer->forked()) {
+    ZT_ELOG("Tracing::NewTrace: this process was forked from the one that initialized "
+            "tracing, whose tracing thread and service connections stayed there; call "
+            "Tracing::Initialize() in the child to trace from it");
+    return nullptr;
+  }
   if (!muxer->TakesSessions(backend)) {
     if (muxer->HasBackend(backend)) {
       ZT_ELOG("Tracing::NewTrace: this process initialized the system backend "

@@ -23,6 +23,7 @@
 
 #include "zt/common/data_source_descriptor.gen.h"
 #include "zt/config/trace_config.gen.h"
+#include "zt/common/trace_stats.pbzero.h"
 #include "zt/trace/test_event.pbzero.h"
 #include "zt/trace/trace.pbzero.h"
 #include "zt/trace/trace_packet.pbzero.h"
@@ -230,6 +231,128 @@ TEST_F(TracingLifecycleTest, DestroyingALiveSessionKeepsEverythingWritten) {
     EXPECT_EQ(summary.test_packets, count);
     EXPECT_TRUE(summary.ends_with_stats) << count;
   }
+}
+
+// No flush: the threads' chunks are still being written when the session
+// ends, and the service scrapes them. Each thread's last packet used to be
+// left out (a scrape skips a chunk's last counted packet, which may be in
+// progress) and counted nowhere.
+TEST_F(TracingLifecycleTest, DestroyingALiveSessionKeepsEachThreadsLastPacket) {
+  ASSERT_TRUE(Tracing::Initialize(TracingInitArgs()));
+  ASSERT_TRUE(RegisterSource());
+  auto write_unflushed = [](uint32_t tag, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++) {
+      LifecycleSource::Trace([&](LifecycleSource::TraceContext ctx) {
+        auto packet = ctx.NewTracePacket();
+        auto* event = packet->set_for_testing();
+        event->set_seq_value(tag);
+        event->set_counter(i);
+      });
+    }
+  };
+  TempFile file;
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool written = false;
+  bool session_gone = false;
+  std::thread other;
+  {
+    auto session = Tracing::NewTrace();
+    session->Setup(FileConfig(), file.fd());
+    session->StartBlocking();
+    write_unflushed(1, 7);
+    // Another thread that writes and stays alive (its writer too) until the
+    // session is gone.
+    other = std::thread([&] {
+      write_unflushed(2, 5);
+      std::unique_lock<std::mutex> lock(mutex);
+      written = true;
+      cv.notify_all();
+      ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return session_gone; }));
+    });
+    std::unique_lock<std::mutex> lock(mutex);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return written; }));
+  }  // No Stop, no flush: the destructor stops it.
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    session_gone = true;
+    cv.notify_all();
+  }
+  other.join();
+  const TraceSummary summary = Summarize(file.Read());
+  EXPECT_TRUE(summary.valid);
+  EXPECT_EQ(summary.test_packets, 12u) << "7 from this thread, 5 from the other";
+}
+
+// Drop mode (the default policy): a writer whose shared memory is full
+// drops packets, and one that then writes nothing more leaves no packet to
+// carry the loss mark. Every drop is still counted in the trace's stats
+// (BufferStats.writer_packets_dropped, reported by the writer's arbiter at
+// the stop): packets in the trace + packets counted = packets written.
+class DroppingSource : public DataSource<DroppingSource> {};
+
+TEST_F(TracingLifecycleTest, EveryDroppedPacketIsCountedInTheStats) {
+  TracingInitArgs args;
+  args.shmem_size_hint_kb = 16;  // A few chunks: the writer outruns the service.
+  ASSERT_TRUE(Tracing::Initialize(args));
+  protos::gen::DataSourceDescriptor desc;
+  desc.set_name("zt.test.lifecycle.drop");
+  ASSERT_TRUE(DroppingSource::Register(desc));
+  protos::gen::TraceConfig cfg;
+  cfg.add_buffers()->set_size_kb(64 * 1024);  // The service keeps all it gets.
+  cfg.add_data_sources()->mutable_config()->set_name("zt.test.lifecycle.drop");
+  const std::string payload(2000, 'p');
+  // Drops depend on the service thread's pace: a few tries, bounded.
+  for (int attempt = 0; attempt < 5; attempt++) {
+    TempFile file;
+    uint64_t written = 0;
+    uint64_t dropped = 0;
+    {
+      auto session = Tracing::NewTrace();
+      session->Setup(cfg, file.fd());
+      session->StartBlocking();
+      for (uint32_t i = 0; i < 5000; i++) {
+        DroppingSource::Trace([&](DroppingSource::TraceContext ctx) {
+          auto packet = ctx.NewTracePacket();
+          auto* event = packet->set_for_testing();
+          event->set_seq_value(9);
+          event->set_counter(i);
+          event->set_str(payload);
+          written++;
+        });
+      }
+      DroppingSource::Trace([&](DroppingSource::TraceContext ctx) {
+        dropped = ctx.writer_packets_dropped();
+      });
+    }  // Stopped with this thread's writer alive, unflushed.
+    const std::string bytes = file.Read();
+    const TraceSummary summary = Summarize(bytes);
+    ASSERT_TRUE(summary.valid);
+    uint64_t counted = 0;
+    protos::pbzero::Trace_Decoder trace(bytes);
+    for (auto it = trace.packet(); it; ++it) {
+      protos::pbzero::TracePacket_Decoder packet((*it).data, (*it).size);
+      if (!packet.has_trace_stats())
+        continue;
+      protos::pbzero::TraceStats_Decoder stats(packet.trace_stats());
+      uint64_t in_this = 0;
+      for (auto b = stats.buffer_stats(); b; ++b)
+        in_this += protos::pbzero::TraceStats_BufferStats_Decoder(*b).writer_packets_dropped();
+      counted = in_this;  // The last stats packet has the totals.
+    }
+    ASSERT_EQ(written, 5000u);
+    EXPECT_EQ(counted, dropped);
+    EXPECT_EQ(summary.test_packets + counted, written)
+        << summary.test_packets << " in the trace, " << counted << " counted as dropped";
+    RecordProperty("packets_in_trace", std::to_string(summary.test_packets));
+    RecordProperty("packets_dropped", std::to_string(dropped));
+    if (dropped > 0)
+      return;
+    Tracing::Shutdown();  // Again with a fresh SDK (the data source too).
+    ASSERT_TRUE(Tracing::Initialize(args));
+    ASSERT_TRUE(DroppingSource::Register(desc));
+  }
+  FAIL() << "the writer never dropped a packet in 5 tries: the test proved nothing";
 }
 
 TEST_F(TracingLifecycleTest, FlushInsideAnOpenPacketAbortsWithAMessage) {

@@ -1,5 +1,6 @@
 #include "src/tracing/sdk/tracing_muxer_impl.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -112,6 +113,44 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
   }
 
   ProducerEndpoint* endpoint() const { return connected_ ? endpoint_.get() : nullptr; }
+
+  // Muxer thread: see TracingMuxerImpl::WhenRegistrationsDelivered().
+  void WhenRegistrationsDelivered(std::function<void()> then) {
+    // Once, whichever comes first: the answer, the connection failing, or
+    // the timeout.
+    auto once = std::make_shared<std::function<void()>>(std::move(then));
+    auto run = [once] {
+      if (*once) {
+        std::function<void()> f = std::move(*once);
+        *once = nullptr;
+        f();
+      }
+    };
+    muxer_->task_runner()->PostDelayedTask(run, kRegistrationSyncTimeoutMs);
+    if (connected_) {
+      SendSync(run);
+    } else if (endpoint_) {
+      waiting_for_connection_.push_back(run);  // OnConnect sends the registry first.
+    } else {
+      run();  // Not connected, retrying later: no service has a session to set up.
+    }
+  }
+  // A request the service answers after every one sent before: an empty
+  // ActivateTriggers (upstream's services and ours answer it; it
+  // activates nothing).
+  void SendSync(std::function<void()> done) {
+    endpoint_->ActivateTriggers({}, [done](bool) { done(); });
+  }
+  void RunWaitingForConnection(bool connected) {
+    std::vector<std::function<void()>> waiting;
+    waiting.swap(waiting_for_connection_);
+    for (auto& w : waiting) {
+      if (connected)
+        SendSync(w);
+      else
+        w();
+    }
+  }
   SharedMemoryArbiter* arbiter() const {  // Any thread.
     return arbiter_.load(std::memory_order_acquire);
   }
@@ -129,10 +168,12 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
   void OnConnect() override {
     connected_ = true;
     muxer_->RegisterAllWith(endpoint_.get());
+    RunWaitingForConnection(true);
   }
   void OnDisconnect() override {
     const bool was_connected = connected_;
     connected_ = false;
+    RunWaitingForConnection(false);
     // The producer is never freed; the task is dropped with the runner.
     if (!backend_->OnProducerDisconnected(was_connected, muxer_->task_runner(), [this] {
           if (!muxer_->retired_for_posts())
@@ -233,6 +274,8 @@ class TracingMuxerImpl::ProducerImpl : public Producer {
   std::unique_ptr<ProducerEndpoint> endpoint_;  // Muxer thread.
   bool connected_ = false;
   bool endpoint_owns_smb_ = false;
+  // Sessions waiting for the connection being made (muxer thread).
+  std::vector<std::function<void()>> waiting_for_connection_;
   std::unique_ptr<Connection> connection_;  // The current one (muxer thread).
   std::atomic<SharedMemoryArbiter*> arbiter_{nullptr};  // Any thread.
 };
@@ -247,10 +290,23 @@ void TracingMuxer::SetInstance(TracingMuxer* muxer) {
   g_muxer.store(muxer, std::memory_order_release);
 }
 
+std::mutex& TracingMuxerImpl::init_mutex() {
+  return g_init_mutex;
+}
+
 bool TracingMuxerImpl::InitializeInstance(const TracingInitArgs& args) {
   std::lock_guard<std::mutex> guard(g_init_mutex);
-  if (Get())
-    return true;
+  if (TracingMuxerImpl* existing = instance()) {
+    if (!existing->forked_)
+      return true;
+    // A forked child: the parent's muxer is left as it is (leaked) and the
+    // child gets its own.
+    SetInstance(nullptr);
+  }
+  static const bool at_fork_registered = [] {
+    return pthread_atfork(&AtForkPrepare, &AtForkParent, &AtForkChild) == 0;
+  }();
+  (void)at_fork_registered;
   // The SDK names the system backend by its bit only (kSystemBackend would
   // need the system backend's library: tracing.h).
   constexpr uint32_t kKnown = kInProcessBackend | kSystemBackendBit;
@@ -285,6 +341,11 @@ void TracingMuxerImpl::ShutdownInstance() {
   TracingMuxerImpl* muxer = instance();
   if (!muxer)
     return;
+  if (muxer->forked_) {
+    // Its thread is the parent's: nothing to stop here.
+    SetInstance(nullptr);
+    return;
+  }
   if (muxer->task_runner_->RunsTasksOnCurrentThread()) {
     ZT_FATAL("Tracing::Shutdown() called on the tracing thread (from a "
              "tracing callback); call it from another thread");
@@ -369,9 +430,9 @@ bool TracingMuxerImpl::retired_for_posts() {
 }
 
 void TracingMuxerImpl::RegisterAllWith(ProducerEndpoint* endpoint) {
-  // Under the lock: registrations racing with this one either come before
-  // (and are sent here) or after (and are sent by RegisterDataSource).
-  // Endpoints never call back from inside a call, so holding it is safe.
+  // Muxer thread, as RegisterDataSource's task: each registration is sent
+  // by exactly one of the two. Endpoints never call back from inside a
+  // call, so holding the lock is safe.
   std::lock_guard<std::mutex> guard(mutex_);
   for (const Registered& r : registry_)
     endpoint->RegisterDataSource(r.descriptor);
@@ -449,6 +510,22 @@ bool TracingMuxerImpl::TakesSessions(BackendType backend) const {
   return false;
 }
 
+void TracingMuxerImpl::WhenRegistrationsDelivered(BackendType backend,
+                                                  std::function<void()> then) {
+  for (BackendConnection& b : backends_) {
+    if (b.backend && b.takes_sessions &&
+        (backend == kUnspecifiedBackend || b.type == backend)) {
+      // In process, registrations are calls on this thread: delivered.
+      if (b.type != kInProcessBackend) {
+        b.producer->WhenRegistrationsDelivered(std::move(then));
+        return;
+      }
+      break;
+    }
+  }
+  then();
+}
+
 std::unique_ptr<ConsumerEndpoint> TracingMuxerImpl::ConnectConsumer(
     BackendType backend, Consumer* consumer) {
   for (BackendConnection& b : backends_) {
@@ -479,21 +556,34 @@ bool TracingMuxerImpl::RegisterDataSource(
     DataSourceFactory factory, DataSourceStaticState* state) {
   if (descriptor.name().empty())
     return false;
+  if (forked_) {
+    ZT_ELOG("DataSource::Register(\"%s\"): this process was forked from the one that "
+            "initialized tracing, whose tracing thread it does not have; call "
+            "Tracing::Initialize() in the child first",
+            descriptor.name().c_str());
+    return false;
+  }
   protos::gen::DataSourceDescriptor desc = descriptor;
   // Every SDK data source acknowledges its start (right after OnStart) and
   // may defer its stop: the service waits for both.
   desc.set_will_notify_on_start(true);
   desc.set_will_notify_on_stop(true);
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    for (const Registered& r : registry_) {
-      if (r.descriptor.name() == desc.name())
-        return false;
+  // Entered in the registry and sent in one task on the muxer thread,
+  // where connections complete too (OnConnect sends the whole registry):
+  // a connection completes either before (this task sends it) or after
+  // (OnConnect does), never in between, which sent it twice. Synchronous,
+  // so that a session started right after sees it.
+  bool added = false;
+  auto do_register = [this, &desc, &factory, state, &added] {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      for (const Registered& r : registry_) {
+        if (r.descriptor.name() == desc.name())
+          return;
+      }
+      registry_.push_back(Registered{desc, std::move(factory), state});
     }
-    registry_.push_back(Registered{desc, std::move(factory), state});
-  }
-  // Synchronous, so that a session started right after sees it.
-  auto do_register = [this, desc] {
+    added = true;
     for (BackendConnection& b : backends_) {
       if (b.producer->endpoint())
         b.producer->endpoint()->RegisterDataSource(desc);
@@ -503,7 +593,7 @@ bool TracingMuxerImpl::RegisterDataSource(
     do_register();
   else
     task_runner_->PostTaskAndWait(do_register);
-  return true;
+  return added;
 }
 
 bool TracingMuxerImpl::FindInstance(const InstanceKey& key, InstanceRef* ref) {
@@ -676,7 +766,7 @@ void TracingMuxerImpl::ClearIncrementalState(
 std::unique_ptr<TraceWriter> TracingMuxerImpl::CreateTraceWriter(
     DataSourceStaticState* state, uint32_t index, uint64_t generation,
     BufferExhaustedPolicy policy) {
-  if (index >= kMaxDataSourceInstances)
+  if (index >= kMaxDataSourceInstances || forked_)
     return nullptr;
   DataSourceInstanceState& slot = state->instances[index];
   uint32_t target_buffer;

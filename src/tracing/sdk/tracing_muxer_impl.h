@@ -39,6 +39,9 @@ class MuxedSession {
   // Muxer thread: drops the connection to the service; every later call on
   // the session does nothing.
   virtual void DetachFromService() = 0;
+  // In a child process after fork(), its only thread: as DetachFromService,
+  // without touching the connection (the parent's; left as it is).
+  virtual void ForgetAfterFork() = 0;
 
  protected:
   ~MuxedSession() = default;
@@ -55,6 +58,11 @@ class TracingMuxerImpl : public TracingMuxer {
   // Retires the instance (if any): Tracing::Shutdown().
   static void ShutdownInstance();
   static TracingMuxerImpl* instance();
+  // True in a child process forked after this muxer was made: its thread
+  // and service connections stayed in the parent. Sessions, registrations
+  // and writers are then refused at once (a log line says why), and
+  // Tracing::Initialize() makes a new muxer for the child.
+  bool forked() const { return forked_; }
 
   // A consumer connection for a session on |backend| (kUnspecifiedBackend:
   // the first initialized one that takes sessions), or null if there is
@@ -64,6 +72,16 @@ class TracingMuxerImpl : public TracingMuxer {
   // Whether ConnectConsumer(|backend|) has a backend to connect to: one
   // initialized, and for the system backend, enable_system_consumer.
   bool TakesSessions(BackendType backend) const;
+  // Muxer thread. Runs |then| (on the muxer thread) once the service of the
+  // backend a session on |backend| connects to has received every data
+  // source this process registered so far, so that a session enabled next
+  // sets them up and StartBlocking() waits for them. A daemon gets the
+  // registrations on the producer's socket and the session on the
+  // consumer's, in no set order: this waits for the producer's connection
+  // (if it is being made) and a round trip on it (requests are handled in
+  // order), at most kRegistrationSyncTimeoutMs. In process: at once.
+  void WhenRegistrationsDelivered(BackendType backend, std::function<void()> then);
+  static constexpr uint32_t kRegistrationSyncTimeoutMs = 5000;
   bool HasBackend(BackendType backend) const;
 
   // Tracing::ActivateTriggers (through ActivateTriggersOnMuxer,
@@ -154,6 +172,15 @@ class TracingMuxerImpl : public TracingMuxer {
   bool retired_ = false;
   // The list of retired muxers (see ShutdownInstance()).
   TracingMuxerImpl* next_retired_ = nullptr;
+
+  // pthread_atfork handlers (registered at the first Initialize): the
+  // child stops every instance (a system backend's SMB is shared with the
+  // parent: the child must not write into it) and forgets its sessions.
+  static std::mutex& init_mutex();  // Guards Initialize and Shutdown.
+  static void AtForkPrepare();
+  static void AtForkParent();
+  static void AtForkChild();
+  bool forked_ = false;  // Set only in a forked child (single-threaded then).
 
   std::mutex mutex_;  // Guards the containers below.
   std::vector<Registered> registry_;

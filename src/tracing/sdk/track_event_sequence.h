@@ -41,6 +41,13 @@ struct TrackEventIncrementalState;
 // instance's thread-local state; |incremental| is replaced when the service
 // clears incremental state.
 struct TrackEventSequence {
+  TrackEventSequence() = default;
+  TrackEventSequence(const TrackEventSequence&) = delete;
+  TrackEventSequence& operator=(const TrackEventSequence&) = delete;
+  // Stops being this thread's current sequence (track_event_writer.cc
+  // keeps a plain pointer to it per instance).
+  ~TrackEventSequence();
+
   TraceWriter* writer = nullptr;
   TraceWriter::TracePacketHandle packet;  // Open between Begin and EndEvent.
   // Begun as soon as the previous packet ends, so that the service, when it

@@ -142,6 +142,21 @@ inline bool InsideAnEvent(TrackEventSequence* seq) {
 // that may end up in a shared library calls __tls_get_addr.
 ZT_INITIAL_EXEC_TLS thread_local TrackEventSequence* t_sequences[kMaxDataSourceInstances];
 
+}  // namespace
+
+// A sequence is destroyed on its own thread (its thread-local state goes
+// when the thread ends or the instance slot is reused): a pointer left here
+// would be used by that thread's next event, as it was by a static
+// destructor tracing after exit() destroyed the thread's state.
+TrackEventSequence::~TrackEventSequence() {
+  for (TrackEventSequence*& current : t_sequences) {
+    if (current == this)
+      current = nullptr;
+  }
+}
+
+namespace {
+
 // Makes instance |instance|'s sequence current for this thread through the
 // DataSource machinery (a new writer for a new session, new incremental
 // state after a clear or a drop, which it then writes). Null if the

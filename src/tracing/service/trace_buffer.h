@@ -55,6 +55,9 @@ struct TraceBufferStats {
   uint64_t readaheads_failed = 0;    // ... whose next chunk was not there yet.
   uint64_t abi_violations = 0;       // Malformed chunks and fragments.
   uint64_t trace_writer_packet_loss = 0;  // Drop markers and sequence gaps.
+  // Packets writers reported dropping (CommitData::WriterDrops), marked in
+  // the data or not. zerotrace only (BufferStats field 1001).
+  uint64_t writer_packets_dropped = 0;
 };
 
 // How full the chunks of one writer were when read: chunk payload bytes
@@ -205,6 +208,8 @@ class TraceBuffer {
   virtual bool ReadNextTracePacket(TraceBufferPacket* packet) = 0;
 
   virtual const TraceBufferStats& stats() const = 0;
+  // Adds to stats().writer_packets_dropped.
+  virtual void CountWriterPacketsDropped(uint64_t packets) = 0;
   // One histogram per writer that had a complete chunk read to its end
   // (chunks given up as corrupt or overwritten are not in it). At most
   // kMaxWriterStats writers are tracked; later ones are left out.

@@ -191,6 +191,9 @@ class TraceBufferImpl : public TraceBuffer {
   void BeginRead() override;
   bool ReadNextTracePacket(TraceBufferPacket* packet) override;
   const TraceBufferStats& stats() const override { return stats_; }
+  void CountWriterPacketsDropped(uint64_t packets) override {
+    stats_.writer_packets_dropped += packets;
+  }
   const WriterStatsMap& writer_stats() const override { return writer_stats_; }
   size_t size() const override { return size_; }
   OverwritePolicy policy() const override { return policy_; }

@@ -61,6 +61,13 @@ void TracingServiceImpl::CommitData(uint32_t producer_id,
     patched->TryPatchChunkContents(producer_id, patch.writer_id, patch.chunk_id,
                                    patch.patches, patch.has_more_patches);
   }
+  // Before the flush's answer: a stop's stats then include them.
+  for (const CommitData::WriterDrops& drops : data.writer_drops) {
+    if (!producer->allowed_buffers.count(drops.target_buffer))
+      continue;  // Not a buffer of this producer's sessions (any more).
+    if (TraceBuffer* b = BufferById(drops.target_buffer))
+      b->CountWriterPacketsDropped(drops.packets);
+  }
   if (data.flush_request_id != 0)
     NotifyFlushComplete(producer_id, data.flush_request_id);
 }

@@ -369,6 +369,8 @@ std::vector<uint8_t> TracingServiceImpl::ComputeStats(
     // upstream counts it; a writer's own "I dropped packets" marks reach
     // readers as previous_packet_dropped on its sequence instead.
     out->set_trace_writer_packet_loss(b.trace_writer_packet_loss);
+    if (b.writer_packets_dropped)
+      out->set_writer_packets_dropped(b.writer_packets_dropped);
   }
   stats->set_producers_connected(static_cast<uint32_t>(producers_.size()));
   stats->set_producers_seen(producers_seen_);

@@ -140,17 +140,18 @@ TEST_P(TracingServiceTest, ChunksStillBeingWrittenAreScrapedAtStop) {
   TraceWriter* w = p->Writer(p->setups()[0]);
   for (uint64_t i = 0; i < 10; i++)
     w->NewTracePacket()->set_timestamp(i);
-  // No Flush(): the chunk is BeingWritten. Packets 0..8 are complete; the
-  // last one may still grow, so it is not taken.
+  // No Flush(): the chunk is BeingWritten. All 10 are finished, and the
+  // writer counted the next slot when the last one ended, so none is the
+  // chunk's last counted packet (which may still grow and is not taken).
   c->DisableTracing();
   c->WaitForDisabled();
   std::vector<uint64_t> ts = ProducerTimestamps(c->ReadAll());
-  ASSERT_EQ(ts.size(), 9u);
-  for (uint64_t i = 0; i < 9; i++)
+  ASSERT_EQ(ts.size(), 10u);
+  for (uint64_t i = 0; i < 10; i++)
     EXPECT_EQ(ts[i], i);
   p->ResetWriters();  // Now the chunk is committed: nothing comes twice.
   runner_->RunAndWait([] {});
-  EXPECT_EQ(ProducerTimestamps(c->ReadAll()).size(), 1u);
+  EXPECT_EQ(ProducerTimestamps(c->ReadAll()).size(), 0u);
 }
 
 // A flush takes what the SMB holds uncommitted: the chunk being written and
@@ -411,11 +412,11 @@ TEST_P(TracingServiceTest, FileWritesFlushFirstWhenEnabled) {
   for (uint64_t i = 0; i < 10; i++)
     w->NewTracePacket()->set_timestamp(i);
   // No Flush(): the chunk stays BeingWritten; the write's flush takes its
-  // complete packets (all but the last, which may still grow).
+  // finished packets (all 10: see ChunksStillBeingWrittenAreScrapedAtStop).
   runner_->AdvanceTime(100);
   ASSERT_TRUE(p->WaitForFlushes(1)) << "no flush before the periodic write";
   runner_->RunAndWait([] {});
-  EXPECT_EQ(ProducerTimestamps(file.ReadPackets()).size(), 9u);
+  EXPECT_EQ(ProducerTimestamps(file.ReadPackets()).size(), 10u);
   c->DisableTracing();
   c->WaitForDisabled();
 }

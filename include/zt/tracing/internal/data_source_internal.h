@@ -82,6 +82,19 @@ struct DataSourceThreadLocalState {
   DataSourceInstanceThreadLocalState instances[kMaxDataSourceInstances];
 };
 
+// This thread's state for one DataSource type, made on first use and kept
+// in |*slot|, a trivially destructible thread_local pointer. Why not a
+// thread_local object: exit() runs the calling thread's thread_local
+// destructors before static destructors, and those may still trace (a
+// static destructor, another thread's teardown); a destroyed writer would
+// then be used. Here the state is freed only when its thread ends (a
+// pthread key destructor, which exit() does not run): |*slot| is reset to
+// null first, so code that traces later on that thread (another key's
+// destructor) gets a new state, freed in turn. A thread that calls exit()
+// keeps its state (and its writers) until the process is gone. Cost: one
+// allocation per thread and data source type.
+DataSourceThreadLocalState* CreateThreadLocalState(DataSourceThreadLocalState** slot);
+
 using DataSourceFactory = std::function<std::unique_ptr<DataSourceBase>()>;
 
 // The process-wide backend glue the template talks to (src/tracing/sdk).

@@ -44,18 +44,34 @@ struct CommitData {
     }
   };
 
+  // Packets one writer dropped (no free chunk, or given up by its caller)
+  // since its last report: the service counts them in TraceStats whether
+  // or not a later packet of the writer carries the loss mark (a writer
+  // that drops and then writes nothing more leaves none). zerotrace only:
+  // CommitDataRequest field 901, which upstream's services ignore.
+  struct WriterDrops {
+    uint32_t target_buffer = 0;
+    uint16_t writer_id = 0;
+    uint64_t packets = 0;
+    bool operator==(const WriterDrops& o) const {
+      return target_buffer == o.target_buffer && writer_id == o.writer_id &&
+             packets == o.packets;
+    }
+  };
+
   std::vector<ChunkToMove> chunks_to_move;
   std::vector<ChunkToPatch> chunks_to_patch;
   uint64_t flush_request_id = 0;
+  std::vector<WriterDrops> writer_drops;
 
   bool empty() const {
     return chunks_to_move.empty() && chunks_to_patch.empty() &&
-           flush_request_id == 0;
+           flush_request_id == 0 && writer_drops.empty();
   }
   bool operator==(const CommitData& o) const {
     return chunks_to_move == o.chunks_to_move &&
            chunks_to_patch == o.chunks_to_patch &&
-           flush_request_id == o.flush_request_id;
+           flush_request_id == o.flush_request_id && writer_drops == o.writer_drops;
   }
 };
 

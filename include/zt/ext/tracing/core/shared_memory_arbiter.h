@@ -9,6 +9,7 @@
 #ifndef ZT_EXT_TRACING_CORE_SHARED_MEMORY_ARBITER_H_
 #define ZT_EXT_TRACING_CORE_SHARED_MEMORY_ARBITER_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -106,6 +107,19 @@ class SharedMemoryArbiter {
   void SendPatches(uint32_t target_buffer, uint16_t writer_id,
                    PatchList* patches);
   void ReleaseWriterId(uint16_t id);
+  // What a writer publishes of its drops, for the service's count (see
+  // CommitData::WriterDrops): the writer stores its packets_dropped
+  // (relaxed) and calls NoteDrops(); every batch delivered with |force|
+  // (a flush, a stop's commit, a writer's own Flush()) reports each
+  // writer's drops since the last report, so drops of a writer that went
+  // quiet are counted at the next flush or stop.
+  struct WriterDropsRecord {
+    uint32_t target_buffer = 0;
+    uint16_t writer_id = 0;
+    std::atomic<uint64_t> dropped{0};  // Written by the writer's thread.
+    uint64_t reported = 0;             // Under lock_.
+  };
+  void NoteDrops() { drops_unreported_.store(true, std::memory_order_release); }
 
  private:
   uint16_t AcquireWriterIdLocked();
@@ -113,6 +127,10 @@ class SharedMemoryArbiter {
       const SharedMemoryABI::ChunkHeaderValues& header);
   void MovePatchesLocked(uint32_t target_buffer, uint16_t writer_id,
                          PatchList* patches);
+  // Adds each writer's drops not reported yet to |pending_|.
+  void CollectDropsLocked();
+  // Adds |record|'s unreported drops to |pending_|.
+  void ReportDropsLocked(WriterDropsRecord* record);
   // Delivers the pending batch when |force| or it is big enough. Takes the
   // caller's lock on |lock_| and returns with it released.
   void MaybeCommitAndUnlock(std::unique_lock<std::mutex>* lock, bool force,
@@ -153,6 +171,9 @@ class SharedMemoryArbiter {
   // out while it has free chunks left, else the page after it.
   size_t next_page_ = 0;
   std::vector<bool> writer_ids_;  // Index = id; true = in use.
+  // One per live writer (stable addresses: writers hold them).
+  std::vector<std::unique_ptr<WriterDropsRecord>> drop_records_;
+  std::atomic<bool> drops_unreported_{false};
   uint16_t next_writer_id_ = 1;
   Stats stats_;
 };

@@ -108,8 +108,7 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     // drop marker) before the service may read it.
     stream_writer_.set_write_ptr(size_field + SharedMemoryABI::kPacketHeaderSize);
     BeginPacket(size_field);
-    cur_count_++;
-    CountPacketInChunk();
+    CountOpenedPacket();
     UpdateRawStart();
     return TracePacketHandle(this);
   }
@@ -208,7 +207,11 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   static constexpr size_t kGarbageSize = 1024;
 
   TraceWriter(SharedMemoryArbiter* arbiter, uint16_t writer_id,
-              uint32_t target_buffer, BufferExhaustedPolicy policy);
+              uint32_t target_buffer, BufferExhaustedPolicy policy,
+              std::atomic<uint64_t>* published_drops);
+  // Publishes packets_dropped to the arbiter, which reports it to the
+  // service (CommitData::WriterDrops). Slow paths only.
+  void PublishDrops();
 
   void BeginPacket(uint8_t* size_field) {
     cur_fragment_size_field_ = size_field;
@@ -226,6 +229,32 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     cur_chunk_.header()->packets.store(cur_packets_word_,
                                        std::memory_order_release);
   }
+  // Counts the packet just opened in the chunk, unless the previous one's
+  // end counted it already (count_reserved_). Branch-free.
+  void CountOpenedPacket() {
+    const uint16_t add = count_reserved_ ? 0 : 1;
+    count_reserved_ = false;
+    cur_count_ = static_cast<uint16_t>(cur_count_ + add);
+    cur_packets_word_ = static_cast<uint16_t>(cur_packets_word_ + add);
+    cur_chunk_.header()->packets.store(cur_packets_word_, std::memory_order_release);
+  }
+  // A scraping service leaves out a chunk's last counted packet, which may
+  // be in progress. So when a packet ends, the next one is counted at once
+  // (as upstream's writer inflates its count): the packet just finished is
+  // no longer last, and a flush or stop takes it. The slot's header is
+  // written when the next packet opens, or as an empty packet (readers skip
+  // those) when the chunk is left first (MaterializeReservedPacket()).
+  // Only with room for a packet in the chunk and in its count.
+  void ReserveNextPacket() {
+    if (ZT_LIKELY(stream_writer_.end() - stream_writer_.write_ptr() >=
+                      static_cast<ptrdiff_t>(kMinRoomForPacket) &&
+                  cur_count_ + 1 < count_limit_)) {
+      cur_count_++;
+      CountPacketInChunk();
+      count_reserved_ = true;
+    }
+  }
+  void MaterializeReservedPacket();
 
   TracePacketHandle NewTracePacketSlowPath();
   // |what| was called while a packet is open: a caller bug that would
@@ -272,6 +301,7 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     fragment_start_ = nullptr;
     if (ZT_UNLIKELY(has_pending_patches_))
       SendFilledPatches();
+    ReserveNextPacket();
   }
 
   // Writes an empty packet carrying previous_packet_dropped if a loss is
@@ -288,6 +318,7 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   protozero::ContiguousMemoryRange GetNewBuffer() override;
 
   SharedMemoryArbiter* const arbiter_;
+  std::atomic<uint64_t>* const published_drops_;  // The arbiter's record.
   const uint16_t writer_id_;
   const uint32_t target_buffer_;
   const BufferExhaustedPolicy policy_;
@@ -305,6 +336,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // NoRawStart().
   uint8_t* raw_start_ = reinterpret_cast<uint8_t*>(this);
   bool in_packet_ = false;
+  // The chunk's count includes a packet not yet opened, whose header goes
+  // at the write position (ReserveNextPacket()).
+  bool count_reserved_ = false;
   bool dropping_ = false;
   bool mark_previous_dropped_ = false;
   // TracePacket.DataLossReason bits for the pending mark.

@@ -1,0 +1,63 @@
+// Per-thread DataSource state, freed when its thread ends and never by
+// exit(): see CreateThreadLocalState() in data_source_internal.h.
+
+#include <pthread.h>
+
+#include <utility>
+#include <vector>
+
+#include "zt/base/logging.h"
+#include "zt/tracing/internal/data_source_internal.h"
+
+namespace zt {
+namespace internal {
+
+namespace {
+
+// The states one thread made, with the thread_local pointer each is in.
+using ThreadStates =
+    std::vector<std::pair<DataSourceThreadLocalState**, DataSourceThreadLocalState*>>;
+
+// Runs on the ending thread, after its thread_local destructors (glibc runs
+// those first), so the pointers are still this thread's. Writers are
+// destroyed here: each returns its chunk to the arbiter.
+void DestroyThreadStates(void* value) {
+  ThreadStates* states = static_cast<ThreadStates*>(value);
+  for (auto& entry : *states)
+    *entry.first = nullptr;  // Tracing from here on makes a new state.
+  for (auto& entry : *states)
+    delete entry.second;
+  delete states;
+}
+
+pthread_key_t ThreadStatesKey() {
+  // Made once, never deleted (a function-local static of a trivial type:
+  // nothing to destroy at exit).
+  static const pthread_key_t key = [] {
+    pthread_key_t k;
+    if (pthread_key_create(&k, &DestroyThreadStates) != 0)
+      ZT_FATAL("pthread_key_create failed: no key left for the tracing SDK's per-thread state");
+    return k;
+  }();
+  return key;
+}
+
+}  // namespace
+
+DataSourceThreadLocalState* CreateThreadLocalState(DataSourceThreadLocalState** slot) {
+  const pthread_key_t key = ThreadStatesKey();
+  ThreadStates* states = static_cast<ThreadStates*>(pthread_getspecific(key));
+  if (!states) {
+    states = new ThreadStates();
+    // Set again inside a key destructor (a thread tracing while it ends),
+    // glibc calls the destructor again (up to PTHREAD_DESTRUCTOR_ITERATIONS).
+    pthread_setspecific(key, states);
+  }
+  DataSourceThreadLocalState* state = new DataSourceThreadLocalState();
+  states->emplace_back(slot, state);
+  *slot = state;
+  return state;
+}
+
+}  // namespace internal
+}  // namespace zt
