@@ -231,8 +231,9 @@ void RecordCommand::OnStopSignal() {
       if (options_.progress)
         ShowProgress();
       // As upstream: commit what producers hold, then stop (which scrapes
-      // the rest); a failed flush still stops, with a warning.
-      endpoint_->Flush(0, [weak = weak_factory_.GetWeakPtr()](bool ok) {
+      // the rest); a failed flush still stops, with a warning. Producers
+      // are told why, as upstream's perfetto tells them.
+      auto flushed = [weak = weak_factory_.GetWeakPtr()](bool ok) {
         RecordCommand* self = weak.get();
         if (!self || self->state_ != State::kStopping)
           return;
@@ -244,7 +245,10 @@ void RecordCommand::OnStopSignal() {
               "producers still held may be missing\n");
         }
         self->endpoint_->DisableTracing();
-      });
+      };
+      endpoint_->FlushWithFlags(0, std::move(flushed),
+                                flush_flags::kInitiatorPerfettoCmd |
+                                    flush_flags::kReasonTraceStop);
       runner_->PostDelayedTask(
           [weak = weak_factory_.GetWeakPtr()] {
             if (weak && weak->state_ == State::kStopping)

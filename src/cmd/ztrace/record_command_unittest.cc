@@ -673,6 +673,10 @@ TEST(RecordCommandHelpersTest, OpenOutputCreatesTruncatesOrRefuses) {
 // the service's packets only), and can raise a signal once tracing is on.
 class ServiceOwningEndpoint : public ConsumerEndpoint {
  public:
+  // The flags of the last flush asked through any instance (runner thread;
+  // read after RunRecord returns).
+  static inline uint64_t last_flush_flags = 0;
+
   ServiceOwningEndpoint(Consumer* consumer, base::TaskRunner* runner, int signal)
       : service_(TracingService::Create(runner)),
         inner_(service_->ConnectConsumer(consumer, 0)),
@@ -690,6 +694,11 @@ class ServiceOwningEndpoint : public ConsumerEndpoint {
   void DisableTracing() override { inner_->DisableTracing(); }
   void Flush(uint32_t timeout_ms, std::function<void(bool)> done) override {
     inner_->Flush(timeout_ms, std::move(done));
+  }
+  void FlushWithFlags(uint32_t timeout_ms, std::function<void(bool)> done,
+                      uint64_t flags) override {
+    last_flush_flags = flags;
+    inner_->FlushWithFlags(timeout_ms, std::move(done), flags);
   }
   void ReadBuffers() override { inner_->ReadBuffers(); }
   void FreeBuffers() override { inner_->FreeBuffers(); }
@@ -725,6 +734,10 @@ TEST(RunRecordTest, SigintAndSigtermStopTheSessionAndTheTraceIsWritten) {
     EXPECT_EQ(err.rfind("ztrace: wrote " + std::to_string(out.Contents().size()) + " bytes", 0),
               0u)
         << err;
+    // The stop's flush says who asked and why, as upstream's perfetto does.
+    EXPECT_EQ(ServiceOwningEndpoint::last_flush_flags,
+              flush_flags::kInitiatorPerfettoCmd | flush_flags::kReasonTraceStop);
+    ServiceOwningEndpoint::last_flush_flags = 0;
     // The handlers are the test's again.
     EXPECT_EQ(CurrentHandler(SIGINT), SIG_DFL);
     EXPECT_EQ(CurrentHandler(SIGTERM), SIG_DFL);
