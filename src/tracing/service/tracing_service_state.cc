@@ -23,26 +23,6 @@ std::vector<uint8_t> TracingService::QueryServiceState(int32_t asking_uid) const
   return static_cast<const TracingServiceImpl*>(this)->ComputeServiceState(asking_uid);
 }
 
-namespace {
-
-// TracingServiceState.TracingSession.state: upstream's names.
-const char* StateName(bool is_clone, int state) {
-  if (is_clone)
-    return "CLONED_READ_ONLY";
-  switch (state) {
-    case 0:
-      return "CONFIGURED";
-    case 1:
-      return "STARTED";
-    case 2:
-      return "STOP_WAIT";
-    default:
-      return "DISABLED";
-  }
-}
-
-}  // namespace
-
 std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid) const {
   protozero::HeapBuffered<protos::pbzero::TracingServiceState> state;
   for (const auto& entry : producers_) {
@@ -71,6 +51,22 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid)
   state->set_num_sessions(static_cast<int32_t>(sessions_.size()));
   state->set_num_sessions_started(started);
   state->set_tracing_service_version(TracingServiceVersion());
+  // TracingServiceState.TracingSession.state: upstream's names.
+  auto state_name = [](const Session& s) {
+    if (s.is_clone)
+      return "CLONED_READ_ONLY";
+    switch (s.state) {
+      case SessionState::kConfigured:
+        return "CONFIGURED";
+      case SessionState::kStarted:
+        return "STARTED";
+      case SessionState::kStopping:
+        return "STOP_WAIT";
+      case SessionState::kStopped:
+        break;
+    }
+    return "DISABLED";
+  };
   // The sessions the asker may see: those it may clone (its uid's; all of
   // them for root), as upstream lists them.
   for (const auto& entry : sessions_) {
@@ -80,7 +76,7 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid)
     auto* session = state->add_tracing_sessions();
     session->set_id(s.id);
     session->set_consumer_uid(s.consumer_uid);
-    session->set_state(StateName(s.is_clone, static_cast<int>(s.state)));
+    session->set_state(state_name(s));
     session->set_unique_session_name(s.config.unique_session_name());
     for (const auto& buffer : s.config.buffers())
       session->add_buffer_size_kb(buffer.size_kb());
