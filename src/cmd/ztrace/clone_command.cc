@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -55,6 +56,13 @@ class CloneConsumer : public Consumer {
       if (!r.success)
         return Fail(r.error.empty() ? "the tracing service refused the clone" : r.error);
       cloned_ = true;
+      // The file is emptied only now that there is a snapshot to put in it
+      // (whether OpenOutput truncated it already or leaves that to us).
+      struct stat st {};
+      if (fstat(output_.get(), &st) == 0 && S_ISREG(st.st_mode) &&
+          ftruncate(output_.get(), 0) != 0) {
+        return Fail("cannot empty " + output_name_ + ": " + strerror(errno));
+      }
       runner_->PostDelayedTask(
           [this] {
             if (!read_done_)

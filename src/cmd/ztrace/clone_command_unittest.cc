@@ -109,6 +109,14 @@ TEST(CloneCommandTest, ASnapshotOfARunningSessionIsWritten) {
   const std::string path = testing::TempDir() + "/zt_clone_out.pftrace";
   for (const std::string session : {"svc", "1"}) {  // By name, by id.
     SCOPED_TRACE(session);
+    {
+      // An older, longer file there: replaced whole, not overwritten in part.
+      const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      ASSERT_GE(fd, 0);
+      const std::string junk(4096, 'x');
+      ASSERT_EQ(write(fd, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
+      close(fd);
+    }
     const CloneRun run = RunWith({"-o", path, session}, InProcess());
     ASSERT_EQ(run.code, kExitOk) << run.err;
     const std::string bytes = ReadFile(path);
