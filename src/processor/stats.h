@@ -30,7 +30,10 @@ enum Type : uint8_t { kSingle, kIndexed };
     "zt: well-formed records of fields other than Trace.packet, skipped")        \
   F(packets_malformed, kSingle, kError, kTrace,                                  \
     "zt: TracePackets that are not valid protobuf, skipped whole")               \
-  F(tokenizer_skipped_packets, kSingle, kInfo, kAnalysis, "")                    \
+  F(tokenizer_skipped_packets, kSingle, kInfo, kAnalysis,                       \
+    "packets that need incremental state their sequence never had in the "      \
+    "trace (its start overwritten or not recorded), not imported; `ztrace "      \
+    "stats --strict` fails on it")                                               \
   F(incremental_state_lost_packets, kSingle, kDataLoss, kAnalysis,               \
     "zt: packets that needed interned data their sequence had lost "             \
     "(after a previous_packet_dropped mark), skipped until the next clear")     \
@@ -63,11 +66,17 @@ enum Type : uint8_t { kSingle, kIndexed };
   F(traced_buf_bytes_overwritten, kIndexed, kInfo, kTrace, "")                   \
   F(traced_buf_bytes_read, kIndexed, kInfo, kTrace, "")                          \
   F(traced_buf_chunks_written, kIndexed, kInfo, kTrace, "")                      \
-  F(traced_buf_chunks_discarded, kIndexed, kInfo, kTrace, "")                    \
-  F(traced_buf_chunks_overwritten, kIndexed, kInfo, kTrace, "")                  \
+  F(traced_buf_chunks_discarded, kIndexed, kInfo, kTrace,                       \
+    "chunks a full DISCARD buffer refused (its newest data is not in the "       \
+    "trace); `ztrace stats --strict` fails on it")                               \
+  F(traced_buf_chunks_overwritten, kIndexed, kInfo, kTrace,                     \
+    "chunks a RING_BUFFER overwrote unread (its oldest data is not in the "      \
+    "trace); `ztrace stats --strict` fails on it")                               \
   F(traced_buf_patches_failed, kIndexed, kDataLoss, kTrace, "")                  \
   F(traced_buf_abi_violations, kIndexed, kDataLoss, kTrace, "")                  \
-  F(traced_buf_trace_writer_packet_loss, kIndexed, kDataLoss, kTrace, "")        \
+  F(traced_buf_trace_writer_packet_loss, kIndexed, kDataLoss, kTrace,           \
+    "loss events in producers' writers (a drop mark or a gap: each one or "     \
+    "more packets, how many is not recorded)")                                   \
   F(templight_problems, kSingle, kDataLoss, kTrace,                                \
     "zt: malformed parts of a Templight trace (a corrupt message, a bad "       \
     "dictionary reference, an end without a begin), skipped; `ztrace stats` "    \
@@ -81,8 +90,12 @@ enum Type : uint8_t { kSingle, kIndexed };
   F(traced_data_sources_seen, kSingle, kInfo, kTrace, "")                        \
   F(traced_tracing_sessions, kSingle, kInfo, kTrace, "")                         \
   F(traced_total_buffers, kSingle, kInfo, kTrace, "")                            \
-  F(traced_chunks_discarded, kSingle, kInfo, kTrace, "")                         \
-  F(traced_patches_discarded, kSingle, kInfo, kTrace, "")                        \
+  F(traced_chunks_discarded, kSingle, kInfo, kTrace,                            \
+    "service-wide (every session since the service started, as upstream): "     \
+    "chunks refused (bad moves, buffers the producer may not write)")            \
+  F(traced_patches_discarded, kSingle, kInfo, kTrace,                           \
+    "service-wide (every session since the service started, as upstream): "     \
+    "patches refused")                                                           \
   F(traced_flushes_requested, kSingle, kInfo, kTrace, "")                        \
   F(traced_flushes_succeeded, kSingle, kInfo, kTrace, "")                        \
   F(traced_flushes_failed, kSingle, kDataLoss, kTrace, "")                       \

@@ -106,6 +106,42 @@ std::string DescribeLossReasons(uint64_t reasons) {
   return text.empty() ? "cause not recorded" : text;
 }
 
+IncompleteData CountIncompleteData(const TraceStorage& storage) {
+  IncompleteData counts;
+  counts.chunks_overwritten = storage.stats.GetIndexedTotal(stats::traced_buf_chunks_overwritten);
+  counts.chunks_discarded = storage.stats.GetIndexedTotal(stats::traced_buf_chunks_discarded);
+  counts.packets_skipped = storage.stats.Get(stats::tokenizer_skipped_packets);
+  return counts;
+}
+
+std::string DescribeIncompleteness(const TraceStorage& storage) {
+  // Not marks of a loss inside the trace, so not under "data loss": what a
+  // wrapped ring or a full buffer left out, in the units each is counted in.
+  std::string out;
+  for (const auto& entry : storage.stats.GetIndexed(stats::traced_buf_chunks_overwritten)) {
+    if (entry.second > 0)
+      AppendF(&out,
+              "overwritten buffer %d: %" PRId64 " chunks overwritten unread (the ring buffer "
+              "wrapped: its oldest data is not in the trace)\n",
+              entry.first, entry.second);
+  }
+  for (const auto& entry : storage.stats.GetIndexed(stats::traced_buf_chunks_discarded)) {
+    if (entry.second > 0)
+      AppendF(&out,
+              "discarded buffer %d: %" PRId64 " chunks refused (the buffer was full: its "
+              "newest data is not in the trace)\n",
+              entry.first, entry.second);
+  }
+  const int64_t skipped = storage.stats.Get(stats::tokenizer_skipped_packets);
+  if (skipped > 0)
+    AppendF(&out,
+            "skipped    %" PRId64 " packets not imported: they need interned data or state "
+            "their sequence never had in the trace (its start was overwritten, or not "
+            "recorded)\n",
+            skipped);
+  return out;
+}
+
 std::string FormatSummary(const TraceStorage& storage, const ImportResult& result,
                           const SummaryOptions& options) {
   std::string out;
@@ -151,7 +187,7 @@ std::string FormatSummary(const TraceStorage& storage, const ImportResult& resul
 
   // Data losses, where and why.
   if (storage.data_losses.empty()) {
-    out += "data loss  none recorded in the trace\n";
+    out += "data loss  none marked in the trace\n";
   } else {
     AppendF(&out, "data loss  %zu place(s):\n", storage.data_losses.size());
     size_t shown = 0;
@@ -173,9 +209,11 @@ std::string FormatSummary(const TraceStorage& storage, const ImportResult& resul
         AppendF(&out, " (after ts %" PRId64 ")", mark.ts_before);
       else if (mark.ts != kNullInt)
         AppendF(&out, " (before ts %" PRId64 ")", mark.ts);
-      AppendF(&out, ": packets lost (%s)\n", DescribeLossReasons(mark.reasons).c_str());
+      AppendF(&out, ": one or more packets lost (%s)\n",
+              DescribeLossReasons(mark.reasons).c_str());
     }
   }
+  out += DescribeIncompleteness(storage);
 
   // Every stat that says something went wrong.
   std::string problems;

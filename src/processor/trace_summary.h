@@ -44,6 +44,21 @@ std::string FormatDuration(int64_t ns);
 // ...), joined with ", ".
 std::string DescribeLossReasons(uint64_t reasons);
 
+// What the trace says it left out without a loss mark inside it: chunks a
+// ring buffer overwrote or a full buffer refused (TraceStats, per buffer)
+// and packets skipped at import because their sequence's interned data or
+// state was never in the trace (tokenizer_skipped_packets: typically the
+// start of the sequence was overwritten). Counts in their own units.
+struct IncompleteData {
+  int64_t chunks_overwritten = 0;
+  int64_t chunks_discarded = 0;
+  int64_t packets_skipped = 0;
+  bool any() const { return chunks_overwritten || chunks_discarded || packets_skipped; }
+};
+IncompleteData CountIncompleteData(const TraceStorage& storage);
+// The lines FormatSummary prints for it ("overwritten buffer 0: ..."), or "".
+std::string DescribeIncompleteness(const TraceStorage& storage);
+
 struct SummaryOptions {
   std::string trace_name;  // Printed in the first line.
   size_t top_slices = 10;

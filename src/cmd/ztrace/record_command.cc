@@ -106,30 +106,35 @@ uint64_t CountTracePackets(const uint8_t* data, size_t size) {
 }
 
 std::vector<std::string> DescribeLosses(const protos::gen::TraceStats& stats) {
+  // Only this session's counters: TraceStats.chunks_discarded and
+  // patches_discarded are service-wide (every session since the service
+  // started, as upstream's are), so they say nothing about this trace.
+  // Each line names its unit: chunks, packets, or loss events (a writer's
+  // mark or a gap covers one or more packets; how many is not recorded).
   std::vector<std::string> lines;
-  auto add = [&lines](uint64_t count, const std::string& prefix, const char* what) {
+  auto add = [&lines](uint64_t count, const std::string& prefix, const char* unit,
+                      const char* what) {
     if (count)
-      lines.push_back(prefix + std::to_string(count) + " " + what);
+      lines.push_back(prefix + std::to_string(count) + " " + unit + " " + what);
   };
   for (size_t i = 0; i < stats.buffer_stats().size(); i++) {
     const auto& b = stats.buffer_stats()[i];
     const std::string prefix = "buffer " + std::to_string(i) + ": ";
-    add(b.chunks_overwritten(), prefix,
-        "chunks overwritten: the ring buffer wrapped and its oldest data is "
+    add(b.chunks_overwritten(), prefix, "chunks",
+        "overwritten: the ring buffer wrapped and its oldest data is "
         "gone (a bigger buffer, -b, keeps more)");
-    add(b.chunks_discarded(), prefix,
-        "chunks discarded: the buffer was full (a bigger buffer, or "
+    add(b.chunks_discarded(), prefix, "chunks",
+        "discarded: the buffer was full (a bigger buffer, or "
         "fill_policy RING_BUFFER, loses less)");
-    add(b.trace_writer_packet_loss(), prefix,
-        "packets lost by producers whose shared memory was full");
-    add(b.abi_violations(), prefix, "malformed chunks from producers dropped");
-    add(b.patches_failed(), prefix, "packets whose size could not be patched dropped");
+    add(b.trace_writer_packet_loss(), prefix, "loss events",
+        "in producers' writers (each one or more packets, how many is not "
+        "recorded: a shared memory buffer was full, or a packet was abandoned)");
+    add(b.abi_violations(), prefix, "malformed chunks", "from producers dropped");
+    add(b.patches_failed(), prefix, "packets", "whose size could not be patched dropped");
   }
-  add(stats.chunks_discarded(), "", "chunks discarded by the service");
-  add(stats.patches_discarded(), "", "patches discarded by the service");
-  add(stats.invalid_packets(), "", "invalid packets dropped");
-  add(stats.flushes_failed(), "",
-      "flushes not completed in time: producers' latest data may be missing");
+  add(stats.invalid_packets(), "", "packets", "invalid, dropped");
+  add(stats.flushes_failed(), "", "flushes",
+      "not completed in time: producers' latest data may be missing");
   if (stats.final_flush_outcome() ==
       protos::gen::TraceStats_FinalFlushOutcome_FINAL_FLUSH_FAILED) {
     lines.push_back("the final flush failed: producers' last data may be missing");
@@ -237,8 +242,9 @@ void RecordCommand::OnStopSignal() {
       if (options_.progress)
         ShowProgress();
       // As upstream: commit what producers hold, then stop (which scrapes
-      // the rest); a failed flush still stops, with a warning.
-      endpoint_->Flush(0, [weak = weak_factory_.GetWeakPtr()](bool ok) {
+      // the rest); a failed flush still stops, with a warning. Producers
+      // are told why, as upstream's perfetto tells them.
+      auto flushed = [weak = weak_factory_.GetWeakPtr()](bool ok) {
         RecordCommand* self = weak.get();
         if (!self || self->state_ != State::kStopping)
           return;
@@ -250,7 +256,10 @@ void RecordCommand::OnStopSignal() {
               "producers still held may be missing\n");
         }
         self->endpoint_->DisableTracing();
-      });
+      };
+      endpoint_->FlushWithFlags(0, std::move(flushed),
+                                flush_flags::kInitiatorPerfettoCmd |
+                                    flush_flags::kReasonTraceStop);
       runner_->PostDelayedTask(
           [weak = weak_factory_.GetWeakPtr()] {
             if (weak && weak->state_ == State::kStopping)

@@ -165,8 +165,10 @@ class RecordCommand : public Consumer {
 // holds: its field 1 entries, up to the first malformed byte.
 uint64_t CountTracePackets(const uint8_t* data, size_t size);
 
-// What |stats| say was lost, one human-readable line each ("buffer 0: 12
-// chunks overwritten (...)"); empty when nothing was.
+// What |stats| say this session lost, one human-readable line each, its
+// unit named ("buffer 0: 12 chunks overwritten (...)", "3 loss events");
+// empty when nothing was. The service-wide counters (chunks_discarded,
+// patches_discarded: every session's, as upstream's) are left out.
 std::vector<std::string> DescribeLosses(const protos::gen::TraceStats& stats);
 
 // Opens the trace output: "-" is a dup of stdout (refused when it is a

@@ -634,6 +634,11 @@ TEST(RecordCommandHelpersTest, DescribeLossesNamesEachKind) {
   EXPECT_TRUE(DescribeLosses(stats).empty());
   stats.add_buffer_stats()->set_chunks_written(10);
   EXPECT_TRUE(DescribeLosses(stats).empty());
+  // Service-wide counters (every session's since the service started) are
+  // not this trace's losses: a busy daemon must not put them in every trace.
+  stats.set_chunks_discarded(77);
+  stats.set_patches_discarded(78);
+  EXPECT_TRUE(DescribeLosses(stats).empty());
   auto* b = stats.add_buffer_stats();
   b->set_chunks_overwritten(3);
   b->set_chunks_discarded(4);
@@ -645,8 +650,13 @@ TEST(RecordCommandHelpersTest, DescribeLossesNamesEachKind) {
   ASSERT_EQ(lines.size(), 6u);
   EXPECT_EQ(lines[0].rfind("buffer 1: 3 chunks overwritten: the ring buffer wrapped", 0), 0u);
   EXPECT_EQ(lines[1].rfind("buffer 1: 4 chunks discarded: the buffer was full", 0), 0u);
-  EXPECT_EQ(lines[2], "buffer 1: 5 packets lost by producers whose shared memory was full");
-  EXPECT_EQ(lines[3], "6 invalid packets dropped");
+  // Loss events, not packets: each mark stands for one or more packets.
+  EXPECT_EQ(lines[2].rfind("buffer 1: 5 loss events in producers' writers (each one or more "
+                           "packets, how many is not recorded",
+                           0),
+            0u)
+      << lines[2];
+  EXPECT_EQ(lines[3], "6 packets invalid, dropped");
   EXPECT_EQ(lines[4].rfind("1 flushes not completed in time", 0), 0u);
   EXPECT_EQ(lines[5].rfind("the final flush failed", 0), 0u);
 }
@@ -687,6 +697,10 @@ TEST(RecordCommandHelpersTest, OpenOutputCreatesKeepsOrRefuses) {
 // the service's packets only), and can raise a signal once tracing is on.
 class ServiceOwningEndpoint : public ConsumerEndpoint {
  public:
+  // The flags of the last flush asked through any instance (runner thread;
+  // read after RunRecord returns).
+  static inline uint64_t last_flush_flags = 0;
+
   ServiceOwningEndpoint(Consumer* consumer, base::TaskRunner* runner, int signal)
       : service_(TracingService::Create(runner)),
         inner_(service_->ConnectConsumer(consumer, 0)),
@@ -704,6 +718,11 @@ class ServiceOwningEndpoint : public ConsumerEndpoint {
   void DisableTracing() override { inner_->DisableTracing(); }
   void Flush(uint32_t timeout_ms, std::function<void(bool)> done) override {
     inner_->Flush(timeout_ms, std::move(done));
+  }
+  void FlushWithFlags(uint32_t timeout_ms, std::function<void(bool)> done,
+                      uint64_t flags) override {
+    last_flush_flags = flags;
+    inner_->FlushWithFlags(timeout_ms, std::move(done), flags);
   }
   void ReadBuffers() override { inner_->ReadBuffers(); }
   void FreeBuffers() override { inner_->FreeBuffers(); }
@@ -739,6 +758,10 @@ TEST(RunRecordTest, SigintAndSigtermStopTheSessionAndTheTraceIsWritten) {
     EXPECT_EQ(err.rfind("ztrace: wrote " + std::to_string(out.Contents().size()) + " bytes", 0),
               0u)
         << err;
+    // The stop's flush says who asked and why, as upstream's perfetto does.
+    EXPECT_EQ(ServiceOwningEndpoint::last_flush_flags,
+              flush_flags::kInitiatorPerfettoCmd | flush_flags::kReasonTraceStop);
+    ServiceOwningEndpoint::last_flush_flags = 0;
     // The handlers are the test's again.
     EXPECT_EQ(CurrentHandler(SIGINT), SIG_DFL);
     EXPECT_EQ(CurrentHandler(SIGTERM), SIG_DFL);

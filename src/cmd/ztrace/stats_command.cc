@@ -43,8 +43,17 @@ Templight trace: the costliest templates, instantiations and files.
 
 Options:
   --top N     slices to list (default 10)
-  --strict    exit with 1 if the trace is damaged or recorded a data loss
-              (a loss marked in it, or any stat of data_loss severity)
+  --strict    exit with 1 if the trace is incomplete in any way it records:
+               * the file is damaged (cut or corrupt);
+               * a loss is marked in it (previous_packet_dropped);
+               * any stat of data_loss severity is not 0 (listed under
+                 "problems");
+               * a buffer's ring wrapped and overwrote chunks unread, or a
+                 full buffer discarded chunks (TraceStats, per buffer);
+               * packets were skipped because their sequence's interned
+                 data or state is not in the trace.
+              Service-wide counters (traced_chunks_discarded,
+              traced_patches_discarded: every session's) do not count.
   -h, --help  this text
 
 Exit codes: 0 read, 1 unreadable (or, with --strict, lossy), 2 bad usage.
@@ -109,7 +118,8 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
     fprintf(err, "ztrace stats: cannot write the summary\n");
     return kExitFailure;
   }
-  if (strict && (!storage->data_losses.empty() || HasDataLossStat(storage->stats)))
+  if (strict && (!storage->data_losses.empty() || HasDataLossStat(storage->stats) ||
+                 processor::CountIncompleteData(*storage).any()))
     return kExitFailure;
   return kExitOk;
 }

@@ -96,6 +96,42 @@ TEST(StatsCommandTest, ACutTraceSaysWhereAndStrictFails) {
   unlink(path);
 }
 
+// A ring that wrapped leaves no loss mark in the trace, only its stats:
+// chunks overwritten, and packets whose sequence's start (its interned
+// data) went with them. Both are reported as what they are, and --strict
+// fails on them.
+TEST(StatsCommandTest, AWrappedRingIsReportedAndStrictFails) {
+  // Packet 1: trusted_packet_sequence_id 1, trace_stats { buffer_stats {
+  // chunks_overwritten: 231448 } }. Packet 2: sequence 2, sequence_flags
+  // SEQ_NEEDS_INCREMENTAL_STATE, timestamp 100, an empty track_event: its
+  // sequence never had that state in the trace.
+  const uint8_t stats_packet[] = {0x50, 0x01, 0x9a, 0x02, 0x06, 0x0a,
+                                  0x04, 0x18, 0x98, 0x90, 0x0e};
+  const uint8_t event_packet[] = {0x50, 0x02, 0x68, 0x02, 0x40, 0x64, 0x5a, 0x00};
+  std::string bytes;
+  for (auto packet : {std::string(reinterpret_cast<const char*>(stats_packet),
+                                  sizeof(stats_packet)),
+                      std::string(reinterpret_cast<const char*>(event_packet),
+                                  sizeof(event_packet))}) {
+    bytes += '\x0a';
+    bytes += static_cast<char>(packet.size());
+    bytes += packet;
+  }
+  const std::string path = testing::TempDir() + "/zt_stats_wrapped.pftrace";
+  std::ofstream(path, std::ios::binary) << bytes;
+  CommandRun run = RunWith({path});
+  EXPECT_EQ(run.code, kExitOk) << run.err;
+  EXPECT_NE(run.out.find("overwritten buffer 0: 231448 chunks overwritten unread"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("skipped    1 packets not imported"), std::string::npos) << run.out;
+  run = RunWith({"--strict", path});
+  EXPECT_EQ(run.code, kExitFailure) << run.out;
+  // The rule is in --help.
+  EXPECT_NE(RunWith({"--help"}).out.find("ring wrapped and overwrote chunks"), std::string::npos);
+  unlink(path.c_str());
+}
+
 TEST(StatsCommandTest, UsageErrorsAndUnreadableFiles) {
   EXPECT_EQ(RunWith({}).code, kExitUsage);
   EXPECT_EQ(RunWith({"--top"}).code, kExitUsage);

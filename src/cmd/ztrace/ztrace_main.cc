@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "src/cmd/ztrace/clone_command.h"
 #include "src/cmd/ztrace/convert_command.h"
 #include "src/cmd/ztrace/export_db_command.h"
 #include "src/cmd/ztrace/query_command.h"
@@ -26,13 +27,14 @@ constexpr char kUsage[] = R"(Usage: ztrace COMMAND [ARGS...]
 
 Commands:
   record    record a trace into a file (ztrace record --help)
+  clone     write a snapshot of a running session into a file (ztrace clone --help)
   trigger   activate triggers that start or stop sessions (ztrace trigger --help)
   stats     summarize a trace: events, data losses, top slices (ztrace stats --help)
   query     SQL over a trace or many, or a prompt (ztrace query --help)
   export-db write a trace's tables into an SQLite file (ztrace export-db --help)
   convert   rewrite a trace as JSON, pftrace, text or Templight (ztrace convert --help)
 
-The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record) and
+The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record, clone) and
 $PERFETTO_PRODUCER_SOCK_NAME (trigger) if set, else
 /run/perfetto/traced-{consumer,producer}.sock or /tmp/perfetto-{consumer,producer}.
 )";
@@ -53,6 +55,16 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 2, argv + argc);
     const std::string address = zt::GetConsumerSocket();
     return zt::ztrace::RunRecord(
+        args,
+        [address](zt::Consumer* consumer, zt::base::TaskRunner* runner) {
+          return zt::ConsumerIpcClient::Connect(address, consumer, runner);
+        },
+        address);
+  }
+  if (command == "clone") {
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    const std::string address = zt::GetConsumerSocket();
+    return zt::ztrace::RunClone(
         args,
         [address](zt::Consumer* consumer, zt::base::TaskRunner* runner) {
           return zt::ConsumerIpcClient::Connect(address, consumer, runner);

@@ -5,9 +5,15 @@
 
 #include "zt/ext/tracing/core/tracing_service.h"
 
+#include <utility>
+
 namespace zt {
 
 Producer::~Producer() = default;
+void Producer::FlushWithFlags(FlushRequestId request,
+                              const std::vector<DataSourceInstanceId>& ids, uint64_t) {
+  Flush(request, ids);
+}
 Consumer::~Consumer() = default;
 void Consumer::OnObservedEvents(const ObservedEvents&) {}
 ProducerEndpoint::~ProducerEndpoint() = default;
@@ -19,6 +25,16 @@ void ProducerEndpoint::ActivateTriggers(const std::vector<std::string>&,
 ConsumerEndpoint::~ConsumerEndpoint() = default;
 void ConsumerEndpoint::QueryServiceState(std::function<void(bool, std::vector<uint8_t>)> done) {
   done(false, {});
+}
+void ConsumerEndpoint::FlushWithFlags(uint32_t timeout_ms, std::function<void(bool)> done,
+                                      uint64_t) {
+  Flush(timeout_ms, std::move(done));
+}
+void ConsumerEndpoint::CloneSession(const CloneSessionArgs&,
+                                    std::function<void(const CloneSessionResult&)> done) {
+  CloneSessionResult result;
+  result.error = "CloneSession is not supported by this consumer endpoint";
+  done(result);
 }
 TracingService::~TracingService() = default;
 

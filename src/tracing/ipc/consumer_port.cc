@@ -378,12 +378,13 @@ void Flush(ConsumerPortState*, RemoteConsumer* c, ipc::Request& request, ipc::Re
     return;
   // std::function needs a copyable callable; the Reply is move-only.
   auto shared = std::make_shared<ipc::Reply>(std::move(reply));
-  c->endpoint()->Flush(req.timeout_ms(), [shared](bool ok) {
+  // Its flags (why, by whom) go on to the producers.
+  c->endpoint()->FlushWithFlags(req.timeout_ms(), [shared](bool ok) {
     if (ok)
       shared->Resolve("");
     else
       shared->Reject();
-  });
+  }, req.flags());
 }
 
 void ObserveEvents(ConsumerPortState* state, RemoteConsumer* c, ipc::Request& request,
@@ -443,13 +444,41 @@ void QueryCapabilities(ConsumerPortState*, RemoteConsumer*, ipc::Request&, ipc::
   caps->add_observable_events(ObservableEvents::TYPE_DATA_SOURCES_INSTANCES);
   caps->add_observable_events(ObservableEvents::TYPE_ALL_DATA_SOURCES_STARTED);
   caps->set_has_trace_config_output_path(false);
+  caps->set_has_clone_session(true);
   reply.Resolve(resp.SerializeAsString());
 }
 
-void QueryServiceState(ConsumerPortState* state, RemoteConsumer*, ipc::Request&,
+void QueryServiceState(ConsumerPortState* state, RemoteConsumer*, ipc::Request& request,
                        ipc::Reply reply) {
-  // QueryServiceStateResponse { service_state = 1 }.
-  reply.Resolve(WrapAsField1(state->service->QueryServiceState()));
+  // QueryServiceStateResponse { service_state = 1 }. The sessions listed
+  // are those the client's uid may see.
+  reply.Resolve(WrapAsField1(
+      state->service->QueryServiceState(static_cast<int32_t>(request.client.uid))));
+}
+
+// The session cloned becomes this client's, read with ReadBuffers. Always
+// answered: success with the clone's uuid, or the error.
+void CloneSession(ConsumerPortState* state, RemoteConsumer* c, ipc::Request& request,
+                  ipc::Reply reply) {
+  protos::gen::CloneSessionRequest req;
+  if (!ParseConsumerRequest(request, "CloneSession", &req))
+    return;
+  ConsumerEndpoint::CloneSessionArgs args;
+  args.session_id = req.session_id();
+  args.unique_session_name = req.unique_session_name();
+  args.for_bugreport = req.for_bugreport();
+  auto shared = std::make_shared<ipc::Reply>(std::move(reply));
+  state->service->CloneSession(
+      c->endpoint(), args, [shared](const ConsumerEndpoint::CloneSessionResult& result) {
+        protos::gen::CloneSessionResponse resp;
+        resp.set_success(result.success);
+        if (!result.success)
+          resp.set_error(result.error);
+        resp.set_uuid_msb(result.uuid_msb);
+        resp.set_uuid_lsb(result.uuid_lsb);
+        resp.set_was_write_into_file(false);
+        shared->Resolve(resp.SerializeAsString());
+      });
 }
 
 void AddMethod(ipc::Service* port, const std::shared_ptr<ConsumerPortState>& state,
@@ -503,7 +532,7 @@ std::unique_ptr<ipc::Service> CreateConsumerPort(TracingService* service,
   AddMethod(port.get(), state, "QueryServiceState", &QueryServiceState);
   AddMethod(port.get(), state, "QueryCapabilities", &QueryCapabilities);
   AddMethod(port.get(), state, "SaveTraceForBugreport", &NotSupported);
-  AddMethod(port.get(), state, "CloneSession", &NotSupported);
+  AddMethod(port.get(), state, "CloneSession", &CloneSession);
   port->on_client_disconnected = [state](const ipc::ClientInfo& client) {
     // The session of a consumer that went away ends and is freed (the
     // public SDK never sends FreeBuffers; it just disconnects).

@@ -106,7 +106,8 @@ const std::vector<std::string> kProducerMethods = {
 const std::vector<std::string> kConsumerMethods = {
     "EnableTracing", "DisableTracing", "ReadBuffers",   "FreeBuffers",       "Flush",
     "StartTracing",  "ChangeTraceConfig", "Detach",     "Attach",            "GetTraceStats",
-    "ObserveEvents", "QueryServiceState", "QueryCapabilities", "SaveTraceForBugreport"};
+    "ObserveEvents", "QueryServiceState", "QueryCapabilities", "SaveTraceForBugreport",
+    "CloneSession"};
 
 // A Producer that records what it is told, one line per callback.
 class RecordingProducer : public Producer {
@@ -703,6 +704,54 @@ TEST_F(ConsumerIpcClientTest, CallsMapToPortMethodsAndFlushesGetTheirOutcome) {
   flushes[1].Reject();  // Not every producer answered.
   ASSERT_TRUE(RunUntilEvents(3));
   EXPECT_THAT(consumer_.events, ElementsAre("connect", "flush ok", "flush failed"));
+}
+
+// Flush flags and CloneSession reach the port as upstream's consumer sends
+// them; the clone's answer comes back whole, a refusal with its reason.
+TEST_F(ConsumerIpcClientTest, FlushFlagsAndCloneSessionGoOnTheWire) {
+  std::vector<ipc::Reply> flushes, clones;
+  port_.handlers["Flush"] = Keep(&flushes);
+  port_.handlers["CloneSession"] = Keep(&clones);
+  Connect(address_);
+  ASSERT_TRUE(RunUntilEvents(1));
+  std::vector<ConsumerEndpoint::CloneSessionResult> results;
+  auto record = [&results](const ConsumerEndpoint::CloneSessionResult& r) {
+    results.push_back(r);
+  };
+  consumer_.Call([&](ConsumerEndpoint* e) {
+    e->FlushWithFlags(100, consumer_.FlushDone(),
+                      flush_flags::kInitiatorPerfettoCmd | flush_flags::kReasonExplicit);
+    ConsumerEndpoint::CloneSessionArgs by_id;
+    by_id.session_id = 42;
+    e->CloneSession(by_id, record);
+    ConsumerEndpoint::CloneSessionArgs by_name;
+    by_name.unique_session_name = "svc";
+    e->CloneSession(by_name, record);
+  });
+  ASSERT_TRUE(runner_.RunUntil([&] { return flushes.size() == 1 && clones.size() == 2; }));
+  protos::gen::FlushRequest flush;
+  ASSERT_TRUE(flush.ParseFromString(port_.calls[1].args));
+  EXPECT_EQ(flush.flags(), flush_flags::kInitiatorPerfettoCmd | flush_flags::kReasonExplicit);
+  protos::gen::CloneSessionRequest first, second;
+  ASSERT_TRUE(first.ParseFromString(port_.calls[2].args));
+  ASSERT_TRUE(second.ParseFromString(port_.calls[3].args));
+  EXPECT_EQ(first.session_id(), 42u);
+  EXPECT_EQ(second.unique_session_name(), "svc");
+  protos::gen::CloneSessionResponse ok;
+  ok.set_success(true);
+  ok.set_uuid_msb(7);
+  ok.set_uuid_lsb(8);
+  clones[0].Resolve(ok.SerializeAsString());
+  protos::gen::CloneSessionResponse refused;
+  refused.set_success(false);
+  refused.set_error("no session named \"svc\"");
+  clones[1].Resolve(refused.SerializeAsString());
+  ASSERT_TRUE(runner_.RunUntil([&] { return results.size() == 2; }));
+  EXPECT_TRUE(results[0].success);
+  EXPECT_EQ(results[0].uuid_msb, 7);
+  EXPECT_EQ(results[0].uuid_lsb, 8);
+  EXPECT_FALSE(results[1].success);
+  EXPECT_EQ(results[1].error, "no session named \"svc\"");
 }
 
 TEST_F(ConsumerIpcClientTest, ReadBuffersSlicesAreReassembledIntoATrace) {

@@ -273,6 +273,42 @@ TEST_P(IpcEndToEndTest, AFlushAProducerNeverAnswersFails) {
   EXPECT_TRUE(p->WaitForFlushes(1));
 }
 
+// A consumer's flush flags cross both sockets to the producer; a second
+// consumer clones the running session and reads the snapshot.
+TEST_P(IpcEndToEndTest, FlushFlagsReachTheProducerAndASessionIsCloned) {
+  FakeProducer* p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  FakeConsumer* c = NewConsumer();
+  protos::gen::TraceConfig cfg = Config("ds");
+  cfg.set_unique_session_name("e2e");
+  c->EnableTracing(cfg);
+  ASSERT_TRUE(p->WaitForStarts(1));
+  TraceWriter* w = p->Writer(p->setups()[0]);
+  for (int i = 0; i < 3; i++)
+    w->NewTracePacket()->set_for_testing()->set_str("p" + std::to_string(i));
+  w->Flush();
+  const uint64_t flags = flush_flags::kInitiatorConsumerSdk | flush_flags::kReasonExplicit;
+  ASSERT_TRUE(c->Flush(5000, flags));
+  ASSERT_EQ(p->flush_requests().size(), 1u);
+  EXPECT_EQ(p->flush_requests()[0].first, flags);
+
+  FakeConsumer* cloner = NewConsumer();
+  ConsumerEndpoint::CloneSessionArgs args;
+  args.unique_session_name = "e2e";
+  const ConsumerEndpoint::CloneSessionResult result = cloner->CloneSession(
+      args, [](ConsumerEndpoint* e, const ConsumerEndpoint::CloneSessionArgs& a,
+               std::function<void(const ConsumerEndpoint::CloneSessionResult&)> done) {
+        e->CloneSession(a, std::move(done));
+      });
+  ASSERT_TRUE(result.success) << result.error;
+  ASSERT_EQ(p->flush_requests().size(), 2u);
+  EXPECT_EQ(p->flush_requests()[1].first,
+            flush_flags::kInitiatorTraced | flush_flags::kReasonTraceClone);
+  const std::vector<std::string> sent = {"p0", "p1", "p2"};
+  EXPECT_EQ(Payloads(cloner->ReadAll()), sent);
+  EXPECT_EQ(Payloads(c->ReadAll()), sent) << "the source keeps its data";
+}
+
 TEST_P(IpcEndToEndTest, TwoProducersAndASecondSessionAfterTheFirstWasFreed) {
   FakeProducer* a = NewProducer("a");
   FakeProducer* b = NewProducer("b");

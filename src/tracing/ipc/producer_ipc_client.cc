@@ -387,7 +387,9 @@ void ProducerIpcClientImpl::Dispatch(const GetAsyncCommandResponse& command,
     set_up_.erase(id);
     producer_->StopDataSource(id);
   } else if (command.has_flush()) {
-    producer_->Flush(command.flush().request_id(), command.flush().data_source_ids());
+    // With its flags (why, by whom: flush_flags), for producers that look.
+    producer_->FlushWithFlags(command.flush().request_id(), command.flush().data_source_ids(),
+                              command.flush().flags());
   } else if (command.has_clear_incremental_state()) {
     producer_->ClearIncrementalState(command.clear_incremental_state().data_source_ids());
   } else {

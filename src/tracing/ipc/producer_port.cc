@@ -202,10 +202,16 @@ class RemoteProducer : public Producer {
   }
   void Flush(FlushRequestId request,
              const std::vector<DataSourceInstanceId>& ids) override {
+    FlushWithFlags(request, ids, 0);
+  }
+  void FlushWithFlags(FlushRequestId request, const std::vector<DataSourceInstanceId>& ids,
+                      uint64_t flags) override {
     GetAsyncCommandResponse cmd;
     for (DataSourceInstanceId id : ids)
       cmd.mutable_flush()->add_data_source_ids(id);
     cmd.mutable_flush()->set_request_id(request);
+    if (flags)  // Why and by whom (flush_flags), as upstream's service says.
+      cmd.mutable_flush()->set_flags(flags);
     Send(cmd);
   }
   void ClearIncrementalState(const std::vector<DataSourceInstanceId>& ids) override {
@@ -452,6 +458,9 @@ void InitializeConnection(ProducerPortState* state, ipc::Request& request, ipc::
   }
   TracingService::ProducerOptions options;
   options.name = req.producer_name().empty() ? "unnamed" : req.producer_name();
+  // Reported by QueryServiceState; the producer says it, so bounded.
+  options.sdk_version = req.sdk_version().substr(
+      0, TracingService::ProducerOptions::kMaxSdkVersionLength);
   options.uid = static_cast<int32_t>(request.client.uid);
   options.pid = static_cast<int32_t>(request.client.pid);
   options.shm_size_hint_bytes = req.shared_memory_size_hint_bytes();

@@ -76,6 +76,9 @@ class SessionServicePackets {
 
   int64_t uuid_msb() const { return uuid_.first; }
   int64_t uuid_lsb() const { return uuid_.second; }
+  // A clone's TraceUuid keeps its source's low half, as upstream's does
+  // (readers tie a clone back to what started its source with it).
+  void set_uuid_lsb(int64_t lsb) { uuid_.second = lsb; }
 
  private:
   void TakeSnapshot();

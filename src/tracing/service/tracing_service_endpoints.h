@@ -85,7 +85,11 @@ class TracingServiceImpl::ConsumerEndpointImpl : public ConsumerEndpoint {
   void StartTracing() override { service_->StartTracing(this); }
   void DisableTracing() override { service_->DisableTracing(this); }
   void Flush(uint32_t timeout_ms, std::function<void(bool)> done) override {
-    service_->Flush(this, timeout_ms, std::move(done));
+    service_->Flush(this, timeout_ms, std::move(done), 0);
+  }
+  void FlushWithFlags(uint32_t timeout_ms, std::function<void(bool)> done,
+                      uint64_t flags) override {
+    service_->Flush(this, timeout_ms, std::move(done), flags);
   }
   void ReadBuffers() override { service_->ReadBuffers(this); }
   void FreeBuffers() override { service_->FreeBuffers(this); }
@@ -119,6 +123,7 @@ class TracingServiceImpl::ConsumerEndpointImpl : public ConsumerEndpoint {
   }
 
   int32_t uid() const { return uid_; }
+  base::WeakPtr<ConsumerEndpointImpl> GetWeakPtr() { return weak_factory_.GetWeakPtr(); }
   uint64_t session_id = 0;  // 0: none (or detached from the one it had).
   uint32_t observed_events = 0;  // ObservedEvents::Type bits asked for.
   // The session whose all_data_sources_started this consumer observed.

@@ -11,7 +11,7 @@ namespace zt {
 
 void TracingServiceImpl::Flush(ConsumerEndpointImpl* consumer,
                                uint32_t timeout_ms,
-                               std::function<void(bool)> done) {
+                               std::function<void(bool)> done, uint64_t flags) {
   Session* s = SessionOf(consumer);
   // Only a running session has data sources to flush: anything else is
   // answered "not flushed" at once, and leaves no trace in the session.
@@ -20,7 +20,9 @@ void TracingServiceImpl::Flush(ConsumerEndpointImpl* consumer,
       consumer->Post([done = std::move(done)](Consumer*) { done(false); });
     return;
   }
-  FlushSession(s, timeout_ms, std::move(done));
+  // The consumer's flags go to the producers as they came (upstream's
+  // service passes them on too).
+  FlushSession(s, timeout_ms, std::move(done), nullptr, flags);
 }
 
 void TracingServiceImpl::FlushAndStopSession(Session* s) {
@@ -33,12 +35,13 @@ void TracingServiceImpl::FlushAndStopSession(Session* s) {
     // TraceStats.FinalFlushOutcome: SUCCEEDED 1, FAILED 2.
     session->final_flush_outcome = success ? 1 : 2;
     StopSession(session);
-  });
+  }, flush_flags::kInitiatorTraced | flush_flags::kReasonTraceStop);
 }
 
 void TracingServiceImpl::FlushSession(Session* s, uint32_t timeout_ms,
                                       std::function<void(bool)> done,
-                                      std::function<void(bool)> then) {
+                                      std::function<void(bool)> then,
+                                      uint64_t flags) {
   // Callers flush running sessions only; a stop ends every pending flush
   // (FinishStop). Bounded, as a consumer could ask faster than producers
   // answer.
@@ -50,7 +53,9 @@ void TracingServiceImpl::FlushSession(Session* s, uint32_t timeout_ms,
       then(false);
     return;
   }
-  auto by_producer = LiveInstancesByProducer(*s);
+  // Data sources that declared no_flush are not asked: as upstream, they
+  // count as answered.
+  auto by_producer = LiveInstancesByProducer(*s, /*flushable_only=*/true);
   const FlushRequestId id = next_flush_id_++;
   s->flushes_requested++;
   s->service_packets->OnFlushStarted();
@@ -60,7 +65,9 @@ void TracingServiceImpl::FlushSession(Session* s, uint32_t timeout_ms,
   for (auto& p : by_producer) {
     pending.producers.insert(p.first);
     producers_.at(p.first)->endpoint->Post(
-        [id, ids = std::move(p.second)](Producer* pr) { pr->Flush(id, ids); });
+        [id, ids = std::move(p.second), flags](Producer* pr) {
+          pr->FlushWithFlags(id, ids, flags);
+        });
   }
   if (by_producer.empty()) {
     CompleteFlush(s->id, id, true);

@@ -5,6 +5,7 @@
 
 #include "src/tracing/service/tracing_service_impl.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -218,6 +219,7 @@ TracingServiceImpl::DataSourceInstance* TracingServiceImpl::SetUpInstance(
   inst.config.set_enable_extra_guardrails(session->config.enable_extra_guardrails());
   inst.will_notify_on_start = ds->second.will_notify_on_start();
   inst.will_notify_on_stop = ds->second.will_notify_on_stop();
+  inst.no_flush = ds->second.no_flush();
   producer->allowed_buffers.insert(session->buffer_ids[index]);
   session->instances.push_back(inst);
   producer->endpoint->Post(
@@ -389,7 +391,9 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
   }
   if (!config.unique_session_name().empty()) {
     for (const auto& entry : sessions_) {
-      if (entry.second->config.unique_session_name() == config.unique_session_name()) {
+      // A clone keeps its source's name, as upstream's do, but holds none.
+      if (!entry.second->is_clone &&
+          entry.second->config.unique_session_name() == config.unique_session_name()) {
         return refuse("EnableTracing: a session named \"" +
                       config.unique_session_name() + "\" already exists");
       }
@@ -479,6 +483,9 @@ void TracingServiceImpl::StartTracing(ConsumerEndpointImpl* consumer) {
 
 void TracingServiceImpl::StartSession(Session* s) {
   s->state = SessionState::kStarted;
+  struct timespec now {};
+  clock_gettime(CLOCK_REALTIME, &now);
+  s->start_realtime_ns = int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
   s->service_packets->OnStarted();
   // The periodic task (clock snapshot, sync marker, stats): now, then
   // every snapshot interval.
@@ -739,16 +746,19 @@ void TracingServiceImpl::GetTraceStats(ConsumerEndpointImpl* consumer) {
 // --- Bookkeeping ---
 
 std::set<uint32_t> TracingServiceImpl::ProducersOf(const Session& session) const {
-  std::set<uint32_t> ids;
+  std::set<uint32_t> ids = session.cloned_producers;
   for (const DataSourceInstance& inst : session.instances)
     ids.insert(inst.producer_id);
   return ids;
 }
 
 std::map<uint32_t, std::vector<DataSourceInstanceId>>
-TracingServiceImpl::LiveInstancesByProducer(const Session& session) const {
+TracingServiceImpl::LiveInstancesByProducer(const Session& session,
+                                            bool flushable_only) const {
   std::map<uint32_t, std::vector<DataSourceInstanceId>> by_producer;
   for (const DataSourceInstance& inst : session.instances) {
+    if (flushable_only && inst.no_flush)
+      continue;
     if (inst.state != InstanceState::kStopped && producers_.count(inst.producer_id))
       by_producer[inst.producer_id].push_back(inst.id);
   }

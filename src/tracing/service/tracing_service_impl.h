@@ -68,7 +68,7 @@ class TracingServiceImpl : public TracingService {
                                                     int32_t uid) override;
   // TracingService::QueryServiceState, DetachConsumer, AttachConsumer
   // (tracing_service_state.cc).
-  std::vector<uint8_t> ComputeServiceState() const;
+  std::vector<uint8_t> ComputeServiceState(int32_t asking_uid) const;
   bool Detach(ConsumerEndpoint* endpoint, const std::string& key);
   bool Attach(ConsumerEndpoint* endpoint, const std::string& key,
               protos::gen::TraceConfig* config);
@@ -83,6 +83,9 @@ class TracingServiceImpl : public TracingService {
                     std::string* error);
   // TracingService::ObserveEvents (tracing_service_observe.cc).
   void Observe(ConsumerEndpoint* endpoint, uint32_t events_mask);
+  // TracingService::CloneSession (tracing_service_clone.cc).
+  void Clone(ConsumerEndpoint* endpoint, const ConsumerEndpoint::CloneSessionArgs& args,
+             std::function<void(const ConsumerEndpoint::CloneSessionResult&)> done);
 
  private:
   class ProducerEndpointImpl;
@@ -112,6 +115,8 @@ class TracingServiceImpl : public TracingService {
     protos::gen::DataSourceConfig config;
     bool will_notify_on_start = false;
     bool will_notify_on_stop = false;
+    // Its descriptor's no_flush: never asked to flush (counts as answered).
+    bool no_flush = false;
     State state = State::kSetUp;
     // Its data source was unregistered or its producer left. Kept (the
     // producer's identity is still needed for its data), but no longer
@@ -187,6 +192,13 @@ class TracingServiceImpl : public TracingService {
     uint64_t file_bytes = 0;
     bool file_full = false;         // max_file_size_bytes reached.
     std::string error;              // Reported by OnTracingDisabled.
+    // CLOCK_REALTIME at StartTracing (0: not started), for QueryServiceState.
+    int64_t start_realtime_ns = 0;
+    // A read-only snapshot made by CloneSession: stopped from its creation,
+    // no instances; |cloned_producers| are the producers whose data its
+    // buffers may hold (their identities are kept while it exists).
+    bool is_clone = false;
+    std::set<uint32_t> cloned_producers;
 
     ~Session();
     bool stopping_or_stopped() const {
@@ -218,7 +230,7 @@ class TracingServiceImpl : public TracingService {
   void StartTracing(ConsumerEndpointImpl* consumer);
   void DisableTracing(ConsumerEndpointImpl* consumer);
   void Flush(ConsumerEndpointImpl* consumer, uint32_t timeout_ms,
-             std::function<void(bool)> done);
+             std::function<void(bool)> done, uint64_t flags);
   void ReadBuffers(ConsumerEndpointImpl* consumer);
   void FreeBuffers(ConsumerEndpointImpl* consumer);
   void GetTraceStats(ConsumerEndpointImpl* consumer);
@@ -281,9 +293,14 @@ class TracingServiceImpl : public TracingService {
   // Flushes, records the outcome as the final flush's, then stops.
   void FlushAndStopSession(Session* session);
   // |done| goes to the consumer (posted); |then| is the service's own.
+  // |flags| (flush_flags) go to the producers; the default is the
+  // service's periodic flush's. Instances whose data source declared
+  // no_flush are not asked.
   void FlushSession(Session* session, uint32_t timeout_ms,
                     std::function<void(bool)> done,
-                    std::function<void(bool)> then = nullptr);
+                    std::function<void(bool)> then = nullptr,
+                    uint64_t flags = flush_flags::kInitiatorTraced |
+                                     flush_flags::kReasonPeriodic);
   void CompleteFlush(uint64_t session_id, FlushRequestId id, bool success);
   // Frees the session's buffers and forgets it. |session| is dangling after.
   void DestroySession(Session* session);
@@ -293,9 +310,10 @@ class TracingServiceImpl : public TracingService {
   uint32_t SequenceIdFor(uint32_t producer_id, uint16_t writer_id);
   // Producer ids of |session|'s instances, including producers gone since.
   std::set<uint32_t> ProducersOf(const Session& session) const;
-  // The instances not stopped yet, by connected producer.
+  // The instances not stopped yet, by connected producer; with
+  // |flushable_only|, less those whose data source declared no_flush.
   std::map<uint32_t, std::vector<DataSourceInstanceId>> LiveInstancesByProducer(
-      const Session& session) const;
+      const Session& session, bool flushable_only = false) const;
   // Forgets sequence ids and identities of producers that left and that no
   // remaining session has data of.
   void PruneGoneProducers();
@@ -324,6 +342,11 @@ class TracingServiceImpl : public TracingService {
   void WriteIntoFile(Session* session);
   void SchedulePeriodicWrite(Session* session);
   void CloseFile(Session* session);
+  // CloneSession's second half, after the source's flush
+  // (tracing_service_clone.cc).
+  void FinishClone(uint64_t source_id, base::WeakPtr<ConsumerEndpointImpl> consumer,
+                   bool flushed,
+                   std::function<void(const ConsumerEndpoint::CloneSessionResult&)> done);
   // The session's TraceStats, encoded.
   std::vector<uint8_t> ComputeStats(const Session& session) const;
   void AddWriterStats(const Session& session,

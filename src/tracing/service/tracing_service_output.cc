@@ -372,6 +372,12 @@ std::vector<uint8_t> TracingServiceImpl::ComputeStats(
     if (b.writer_packets_dropped)
       out->set_writer_packets_dropped(b.writer_packets_dropped);
   }
+  // Service-wide, as upstream's are (readers compare them): producers,
+  // data sources, sessions, buffers, and the chunks and patches refused
+  // before any buffer took them (a bad move, a buffer the producer may not
+  // write, a session gone), which belong to no session. Every other field
+  // is this session's own. Readers must not take the service-wide ones for
+  // this trace's losses (ztrace does not; docs/design/tracing_service.md).
   stats->set_producers_connected(static_cast<uint32_t>(producers_.size()));
   stats->set_producers_seen(producers_seen_);
   size_t registered = 0;

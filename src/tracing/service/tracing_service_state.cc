@@ -2,6 +2,8 @@
 // of its own so that in-process programs do not link it: the service state
 // (`QueryServiceState`), and sessions detached and attached by key.
 
+#include <unistd.h>
+
 #include <string>
 
 #include "src/tracing/service/service_packets.h"
@@ -15,10 +17,14 @@ namespace zt {
 
 // TracingService has one implementation (TracingService::Create makes it).
 std::vector<uint8_t> TracingService::QueryServiceState() const {
-  return static_cast<const TracingServiceImpl*>(this)->ComputeServiceState();
+  return QueryServiceState(static_cast<int32_t>(getuid()));
 }
 
-std::vector<uint8_t> TracingServiceImpl::ComputeServiceState() const {
+std::vector<uint8_t> TracingService::QueryServiceState(int32_t asking_uid) const {
+  return static_cast<const TracingServiceImpl*>(this)->ComputeServiceState(asking_uid);
+}
+
+std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid) const {
   protozero::HeapBuffered<protos::pbzero::TracingServiceState> state;
   // The state goes in one reply frame, which an upstream consumer takes up
   // to 128 KiB: what would not fit is left out and counted, so that no
@@ -39,6 +45,8 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState() const {
     producer->set_id(static_cast<int32_t>(p.id));
     producer->set_name(p.options.name);
     producer->set_uid(p.options.uid);
+    if (!p.options.sdk_version.empty())
+      producer->set_sdk_version(p.options.sdk_version);
     producer->set_pid(p.options.pid);
   }
   for (const auto& entry : producers_) {
@@ -70,6 +78,42 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState() const {
   state->set_num_sessions(static_cast<int32_t>(sessions_.size()));
   state->set_num_sessions_started(started);
   state->set_tracing_service_version(TracingServiceVersion());
+  // TracingServiceState.TracingSession.state: upstream's names.
+  auto state_name = [](const Session& s) {
+    if (s.is_clone)
+      return "CLONED_READ_ONLY";
+    switch (s.state) {
+      case SessionState::kConfigured:
+        return "CONFIGURED";
+      case SessionState::kStarted:
+        return "STARTED";
+      case SessionState::kStopping:
+        return "STOP_WAIT";
+      case SessionState::kStopped:
+        break;
+    }
+    return "DISABLED";
+  };
+  // The sessions the asker may see: those it may clone (its uid's; all of
+  // them for root), as upstream lists them.
+  for (const auto& entry : sessions_) {
+    const Session& s = *entry.second;
+    if (asking_uid != 0 && asking_uid != s.consumer_uid)
+      continue;
+    auto* session = state->add_tracing_sessions();
+    session->set_id(s.id);
+    session->set_consumer_uid(s.consumer_uid);
+    session->set_state(state_name(s));
+    session->set_unique_session_name(s.config.unique_session_name());
+    for (const auto& buffer : s.config.buffers())
+      session->add_buffer_size_kb(buffer.size_kb());
+    session->set_duration_ms(s.config.duration_ms());
+    session->set_num_data_sources(static_cast<uint32_t>(s.instances.size()));
+    if (s.start_realtime_ns)
+      session->set_start_realtime_ns(s.start_realtime_ns);
+    session->set_is_started(!s.is_clone && s.state == Session::State::kStarted);
+  }
+  state->set_supports_tracing_sessions(true);
   return state.SerializeAsArray();
 }
 

@@ -69,7 +69,7 @@ std::vector<std::vector<uint8_t>> FakeConsumer::ReadAll(int reads) {
   return SplitTrace(trace_.data(), trace_.size());
 }
 
-bool FakeConsumer::Flush(uint32_t timeout_ms) {
+bool FakeConsumer::Flush(uint32_t timeout_ms, uint64_t flags) {
   struct Outcome {
     std::mutex mutex;
     std::condition_variable cv;
@@ -77,11 +77,11 @@ bool FakeConsumer::Flush(uint32_t timeout_ms) {
   };
   auto outcome = std::make_shared<Outcome>();
   Call([&](ConsumerEndpoint* e) {
-    e->Flush(timeout_ms, [outcome](bool ok) {
+    e->FlushWithFlags(timeout_ms, [outcome](bool ok) {
       std::lock_guard<std::mutex> lock(outcome->mutex);
       outcome->result = ok;
       outcome->cv.notify_all();
-    });
+    }, flags);
   });
   auto has_answer = [&] { return outcome->result != -1; };
   bool answered;
@@ -102,6 +102,47 @@ bool FakeConsumer::Flush(uint32_t timeout_ms) {
     return false;
   }
   return outcome->result == 1;
+}
+
+ConsumerEndpoint::CloneSessionResult FakeConsumer::CloneSession(
+    const ConsumerEndpoint::CloneSessionArgs& args,
+    const std::function<void(ConsumerEndpoint*, const ConsumerEndpoint::CloneSessionArgs&,
+                             std::function<void(const ConsumerEndpoint::CloneSessionResult&)>)>&
+        clone) {
+  struct Outcome {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool answered = false;
+    ConsumerEndpoint::CloneSessionResult result;
+  };
+  auto outcome = std::make_shared<Outcome>();
+  Call([&](ConsumerEndpoint* e) {
+    clone(e, args, [outcome](const ConsumerEndpoint::CloneSessionResult& result) {
+      std::lock_guard<std::mutex> lock(outcome->mutex);
+      outcome->result = result;
+      outcome->answered = true;
+      outcome->cv.notify_all();
+    });
+  });
+  auto has_answer = [&] { return outcome->answered; };
+  bool answered = runner_->WaitFor(outcome->mutex, outcome->cv, has_answer, 0);
+  if (runner_->virtual_time()) {
+    // The clone waits for a flush, which may wait for its timeout.
+    for (int step = 0; !answered && step < 600; step++) {
+      runner_->AdvanceTime(100);
+      answered = runner_->WaitFor(outcome->mutex, outcome->cv, has_answer, 0);
+    }
+  } else if (!answered) {
+    answered = runner_->WaitFor(outcome->mutex, outcome->cv, has_answer, kDefaultWaitMs);
+  }
+  if (!answered) {
+    ADD_FAILURE() << "CloneSession was never answered";
+    ConsumerEndpoint::CloneSessionResult none;
+    none.error = "never answered";
+    return none;
+  }
+  std::lock_guard<std::mutex> lock(outcome->mutex);
+  return outcome->result;
 }
 
 protos::gen::TraceStats FakeConsumer::GetStats() {

@@ -42,8 +42,16 @@ class FakeConsumer : public Consumer {
   std::vector<std::vector<uint8_t>> ReadAll(int reads = 1);
   // How many OnTraceData batches the last ReadAll() received.
   int batches_in_last_read();
-  // Flush(|timeout_ms|) and its outcome; a missing answer fails the test.
-  bool Flush(uint32_t timeout_ms = 0);
+  // Flush(|timeout_ms|) (with |flags|, flush_flags) and its outcome; a
+  // missing answer fails the test.
+  bool Flush(uint32_t timeout_ms = 0, uint64_t flags = 0);
+  // CloneSession(|args|) and its result; a missing answer fails the test
+  // (and returns a result with that error).
+  ConsumerEndpoint::CloneSessionResult CloneSession(
+      const ConsumerEndpoint::CloneSessionArgs& args,
+      const std::function<void(ConsumerEndpoint*, const ConsumerEndpoint::CloneSessionArgs&,
+                               std::function<void(const ConsumerEndpoint::CloneSessionResult&)>)>&
+          clone);
   protos::gen::TraceStats GetStats();
 
   // Waits for OnTracingDisabled and returns its error ("" after a normal

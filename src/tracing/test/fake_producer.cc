@@ -143,6 +143,21 @@ void FakeProducer::Flush(FlushRequestId request,
   cv_.notify_all();
 }
 
+void FakeProducer::FlushWithFlags(FlushRequestId request,
+                                  const std::vector<DataSourceInstanceId>& ids, uint64_t flags) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    flush_requests_.emplace_back(flags, ids);
+  }
+  Flush(request, ids);
+}
+
+std::vector<std::pair<uint64_t, std::vector<DataSourceInstanceId>>>
+FakeProducer::flush_requests() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return flush_requests_;
+}
+
 void FakeProducer::ClearIncrementalState(const std::vector<DataSourceInstanceId>&) {
   std::lock_guard<std::mutex> lock(mutex_);
   clear_count_++;

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/tracing/test/test_runner.h"
@@ -79,6 +80,11 @@ class FakeProducer : public Producer, public CommitSink {
   void StopDataSource(DataSourceInstanceId id) override;
   void Flush(FlushRequestId request,
              const std::vector<DataSourceInstanceId>& ids) override;
+  // Records the flags and the instances asked, then Flush().
+  void FlushWithFlags(FlushRequestId request, const std::vector<DataSourceInstanceId>& ids,
+                      uint64_t flags) override;
+  // Each flush request's flags and instances, in order.
+  std::vector<std::pair<uint64_t, std::vector<DataSourceInstanceId>>> flush_requests();
   void ClearIncrementalState(const std::vector<DataSourceInstanceId>& ids) override;
 
   // CommitSink (any thread): posted to the service through the runner.
@@ -99,6 +105,7 @@ class FakeProducer : public Producer, public CommitSink {
   std::vector<DataSourceInstanceId> setups_, starts_, stops_;
   size_t setup_count_ = 0, start_count_ = 0, stop_count_ = 0;
   size_t flush_count_ = 0, clear_count_ = 0;
+  std::vector<std::pair<uint64_t, std::vector<DataSourceInstanceId>>> flush_requests_;
   bool disconnected_ = false;
 };
 

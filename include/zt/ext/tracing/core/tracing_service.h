@@ -35,6 +35,22 @@ namespace zt {
 using DataSourceInstanceId = uint64_t;
 using FlushRequestId = uint64_t;
 
+// Why a flush was asked and by whom: the `flags` of the consumer's
+// FlushRequest and of the producer's Flush command, upstream's FlushFlags
+// bits (reason in bits 0-3, initiator in 4-7, clone target in 8-11). The
+// service passes a consumer's flags on to producers unchanged and sets its
+// own for the flushes it starts. 0: not said.
+namespace flush_flags {
+constexpr uint64_t kReasonPeriodic = 1;
+constexpr uint64_t kReasonTraceStop = 2;
+constexpr uint64_t kReasonTraceClone = 3;
+constexpr uint64_t kReasonExplicit = 4;
+constexpr uint64_t kInitiatorTraced = 1 << 4;  // The service itself.
+constexpr uint64_t kInitiatorPerfettoCmd = 2 << 4;
+constexpr uint64_t kInitiatorConsumerSdk = 3 << 4;
+constexpr uint64_t kCloneTargetBugreport = 1 << 8;
+}  // namespace flush_flags
+
 // Callbacks from the service to a producer.
 class Producer {
  public:
@@ -52,6 +68,12 @@ class Producer {
   // Commit everything of |ids| and answer NotifyFlushComplete(|request|).
   virtual void Flush(FlushRequestId request,
                      const std::vector<DataSourceInstanceId>& ids) = 0;
+  // The same, with the flush's flags (flush_flags): what the service
+  // calls. The default drops them and calls Flush() (a producer in process
+  // has no use for them); the producer port sends them on the wire.
+  virtual void FlushWithFlags(FlushRequestId request,
+                              const std::vector<DataSourceInstanceId>& ids,
+                              uint64_t flags);
   virtual void ClearIncrementalState(
       const std::vector<DataSourceInstanceId>& ids) = 0;
 };
@@ -159,6 +181,10 @@ class ConsumerEndpoint {
   // |done| is called like any consumer callback (posted, dropped if the
   // consumer is gone).
   virtual void Flush(uint32_t timeout_ms, std::function<void(bool)> done) = 0;
+  // The same with flush_flags, passed on to the producers. The default
+  // drops them (an endpoint that cannot send them).
+  virtual void FlushWithFlags(uint32_t timeout_ms, std::function<void(bool)> done,
+                              uint64_t flags);
   // Delivers all readable packets through OnTraceData (at least one call),
   // about 1 MiB per batch, one batch read per task.
   virtual void ReadBuffers() = 0;
@@ -176,6 +202,24 @@ class ConsumerEndpoint {
   // TracingService::QueryServiceState itself), answers false at once, from
   // inside the call.
   virtual void QueryServiceState(std::function<void(bool, std::vector<uint8_t>)> done);
+
+  // CloneSession (TracingService::CloneSession says what it does).
+  struct CloneSessionArgs {
+    uint64_t session_id = 0;          // Which session; 0: by name.
+    std::string unique_session_name;  // Its unique_session_name (not a clone's).
+    bool for_bugreport = false;       // Only sets the flush's clone target.
+  };
+  struct CloneSessionResult {
+    bool success = false;
+    std::string error;  // Why not, when !success.
+    int64_t uuid_msb = 0;  // The clone's TraceUuid.
+    int64_t uuid_lsb = 0;
+  };
+  // Called like any consumer callback. The default, for endpoints that
+  // cannot ask (the in-process one: its owner calls the service's
+  // TracingService::CloneSession), answers "not supported" at once.
+  virtual void CloneSession(const CloneSessionArgs& args,
+                            std::function<void(const CloneSessionResult&)> done);
 };
 
 class TracingService {
@@ -198,6 +242,11 @@ class TracingService {
     // (docs/design/commit_queue.md); false sends every commit as a
     // CommitData message, as upstream's SDK does. The service ignores it.
     bool commit_queue = true;
+    // What the producer said its SDK is (InitializeConnection's
+    // sdk_version), reported by QueryServiceState; untrusted, kept to
+    // kMaxSdkVersionLength bytes.
+    std::string sdk_version;
+    static constexpr size_t kMaxSdkVersionLength = 256;
   };
 
   // The shared memory buffer the service sets up for the given hints:
@@ -232,6 +281,10 @@ class TracingService {
   // with the one implementation, in a file of its own, so that only the
   // programs that ask (the daemon's consumer port) link it.
   std::vector<uint8_t> QueryServiceState() const;
+  // The same as a consumer of |asking_uid| sees it: tracing_sessions lists
+  // only the sessions it may clone (its own uid's; every one for root).
+  // The no-argument form is the service's own uid's view.
+  std::vector<uint8_t> QueryServiceState(int32_t asking_uid) const;
 
   // Detaches |consumer|'s session under |key|: the session goes on without
   // a consumer (stopping by itself at its duration) and keeps its buffers
@@ -280,6 +333,21 @@ class TracingService {
   //    per session and consumer.
   // What happens while a batch is on its way joins it. Linked only by callers.
   void ObserveEvents(ConsumerEndpoint* consumer, uint32_t events_mask);
+  // Snapshots a session into a new, read-only one that |consumer| (one of
+  // this service's endpoints, without a session) then owns and reads with
+  // ReadBuffers, as upstream's CloneSession: the session named by
+  // |args.session_id| or, if 0, by |args.unique_session_name| (clones are
+  // not looked up by name) is flushed first if it runs (flags: the
+  // service's, reason clone), then each of its buffers is copied as it
+  // stands (what was already read from it is not in the copy), with its
+  // stats. The source goes on. The clone is stopped, with the outcome of
+  // that flush as its final_flush_outcome, and a new TraceUuid whose low
+  // half is the source's. Refused (|done| with the error): no such session,
+  // another uid's (root may clone any), a session writing into a file,
+  // |consumer| has a session, no memory for the copy. |done| is called
+  // like any consumer callback. Linked only by callers.
+  void CloneSession(ConsumerEndpoint* consumer, const ConsumerEndpoint::CloneSessionArgs& args,
+                    std::function<void(const ConsumerEndpoint::CloneSessionResult&)> done);
 };
 
 }  // namespace zt
