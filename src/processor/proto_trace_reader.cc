@@ -636,6 +636,7 @@ void ProtoTraceReader::ParseTraceStats(ConstBytes bytes) {
               {6, stats::traced_buf_patches_failed},
               {9, stats::traced_buf_abi_violations},
               {19, stats::traced_buf_trace_writer_packet_loss},
+              {1001, stats::traced_buf_writer_packets_dropped},
           };
           for (const auto& entry : kBufferStats) {
             if (entry.field == s.id())

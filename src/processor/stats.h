@@ -77,6 +77,9 @@ enum Type : uint8_t { kSingle, kIndexed };
   F(traced_buf_trace_writer_packet_loss, kIndexed, kDataLoss, kTrace,           \
     "loss events in producers' writers (a drop mark or a gap: each one or "     \
     "more packets, how many is not recorded)")                                   \
+  F(traced_buf_writer_packets_dropped, kIndexed, kDataLoss, kTrace,              \
+    "zt: packets producers' writers dropped because their shared memory was "   \
+    "full, as they reported them (TraceStats.BufferStats field 1001)")           \
   F(templight_problems, kSingle, kDataLoss, kTrace,                                \
     "zt: malformed parts of a Templight trace (a corrupt message, a bad "       \
     "dictionary reference, an end without a begin), skipped; `ztrace stats` "    \

@@ -12,6 +12,7 @@
 #include "src/base/scoped_file.h"
 #include "src/base/unix_task_runner.h"
 #include "src/cmd/ztrace/exit_codes.h"
+#include "src/ipc/service_identity.h"
 #include "zt/common/trace_stats.gen.h"
 
 namespace zt {
@@ -38,8 +39,8 @@ class CloneConsumer : public Consumer {
   void Start(const ConnectFn& connect) {
     endpoint_ = connect(this, runner_);
     if (!endpoint_)
-      return Fail("cannot connect to the tracing service at " + address_ +
-                  ": is ztraced running?");
+      return Fail("cannot connect to the tracing service: " +
+                  ipc::DescribeServiceConnectFailure(address_));
     runner_->PostDelayedTask(
         [this] {
           if (!cloned_)
@@ -75,8 +76,8 @@ class CloneConsumer : public Consumer {
   }
   void OnDisconnect() override {
     Fail(cloned_ ? "lost the connection to the tracing service while reading the snapshot"
-                 : "cannot connect to the tracing service at " + address_ +
-                       ": is ztraced running?");
+                 : "cannot connect to the tracing service: " +
+                       ipc::DescribeServiceConnectFailure(address_));
   }
   void OnTracingDisabled(const std::string&) override {}
   void OnAllDataSourcesStarted() override {}
@@ -212,7 +213,9 @@ int RunClone(const std::vector<std::string>& args, const ConnectFn& connect,
     clone_args.unique_session_name = session;
   std::string error;
   int code = kExitFailure;
-  base::ScopedFile output = OpenOutput(output_path, /*no_clobber=*/false, &error, &code);
+  bool created = false;
+  base::ScopedFile output =
+      OpenOutput(output_path, /*no_clobber=*/false, &error, &code, &created);
   if (!output) {
     fprintf(stderr, "ztrace: %s\n", error.c_str());
     return code;
@@ -229,6 +232,11 @@ int RunClone(const std::vector<std::string>& args, const ConnectFn& connect,
     runner.PostTask([&consumer, &connect] { consumer.Start(connect); });
     runner.Run();
   }
+  // A file the command created for a snapshot it never got goes again (an
+  // existing one was not touched before the clone succeeded).
+  struct stat st {};
+  if (result != kExitOk && created && stat(output_path.c_str(), &st) == 0 && st.st_size == 0)
+    unlink(output_path.c_str());
   return result;
 }
 

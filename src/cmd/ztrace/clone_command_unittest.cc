@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <memory>
@@ -136,10 +137,14 @@ TEST(CloneCommandTest, RefusalsAndBadCommandLinesSayWhy) {
   CloneRun run = RunWith({"-o", path, "nope"}, InProcess());
   EXPECT_EQ(run.code, kExitFailure);
   EXPECT_EQ(run.err, "ztrace clone: CloneSession: no session named \"nope\"\n");
+  struct stat st {};
+  EXPECT_NE(stat(path.c_str(), &st), 0) << "a refused clone left the file it created";
   run = RunWith({"-o", path, "svc"},
                 [](Consumer*, base::TaskRunner*) { return nullptr; });
   EXPECT_EQ(run.code, kExitFailure);
-  EXPECT_NE(run.err.find("cannot connect to the tracing service at x.sock"), std::string::npos)
+  EXPECT_NE(run.err.find("cannot connect to the tracing service: no socket at x.sock: is "
+                         "ztraced running?"),
+            std::string::npos)
       << run.err;
   EXPECT_EQ(RunWith({"svc"}, InProcess()).code, kExitUsage);
   EXPECT_EQ(RunWith({"-o", path}, InProcess()).code, kExitUsage);

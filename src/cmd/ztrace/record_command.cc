@@ -129,6 +129,9 @@ std::vector<std::string> DescribeLosses(const protos::gen::TraceStats& stats) {
     add(b.trace_writer_packet_loss(), prefix, "loss events",
         "in producers' writers (each one or more packets, how many is not "
         "recorded: a shared memory buffer was full, or a packet was abandoned)");
+    add(b.writer_packets_dropped(), prefix, "packets",
+        "dropped by producers' writers: their shared memory was full (the service "
+        "did not drain it in time)");
     add(b.abi_violations(), prefix, "malformed chunks", "from producers dropped");
     add(b.patches_failed(), prefix, "packets", "whose size could not be patched dropped");
   }

@@ -643,11 +643,12 @@ TEST(RecordCommandHelpersTest, DescribeLossesNamesEachKind) {
   b->set_chunks_overwritten(3);
   b->set_chunks_discarded(4);
   b->set_trace_writer_packet_loss(5);
+  b->set_writer_packets_dropped(4058);
   stats.set_invalid_packets(6);
   stats.set_flushes_failed(1);
   stats.set_final_flush_outcome(protos::gen::TraceStats_FinalFlushOutcome_FINAL_FLUSH_FAILED);
   const std::vector<std::string> lines = DescribeLosses(stats);
-  ASSERT_EQ(lines.size(), 6u);
+  ASSERT_EQ(lines.size(), 7u);
   EXPECT_EQ(lines[0].rfind("buffer 1: 3 chunks overwritten: the ring buffer wrapped", 0), 0u);
   EXPECT_EQ(lines[1].rfind("buffer 1: 4 chunks discarded: the buffer was full", 0), 0u);
   // Loss events, not packets: each mark stands for one or more packets.
@@ -656,9 +657,12 @@ TEST(RecordCommandHelpersTest, DescribeLossesNamesEachKind) {
                            0),
             0u)
       << lines[2];
-  EXPECT_EQ(lines[3], "6 packets invalid, dropped");
-  EXPECT_EQ(lines[4].rfind("1 flushes not completed in time", 0), 0u);
-  EXPECT_EQ(lines[5].rfind("the final flush failed", 0), 0u);
+  // Packets, counted by the writers that dropped them.
+  EXPECT_EQ(lines[3].rfind("buffer 1: 4058 packets dropped by producers' writers", 0), 0u)
+      << lines[3];
+  EXPECT_EQ(lines[4], "6 packets invalid, dropped");
+  EXPECT_EQ(lines[5].rfind("1 flushes not completed in time", 0), 0u);
+  EXPECT_EQ(lines[6].rfind("the final flush failed", 0), 0u);
 }
 
 TEST(RecordCommandHelpersTest, OpenOutputCreatesKeepsOrRefuses) {

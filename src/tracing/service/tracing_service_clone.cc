@@ -8,6 +8,7 @@
 
 #include "src/tracing/service/tracing_service_endpoints.h"
 #include "src/tracing/service/tracing_service_impl.h"
+#include "zt/base/logging.h"
 
 namespace zt {
 
@@ -65,6 +66,15 @@ void TracingServiceImpl::Clone(ConsumerEndpoint* endpoint, const CloneSessionArg
     return refuse("session " + std::to_string(src->id) +
                   " waits for a trigger: until one comes it holds nothing");
   }
+  // A clone is a session of the asking uid with buffers as large as the
+  // source's: the same per-uid limits as EnableTracing (checked again when
+  // the copy is made, as sessions may start meanwhile).
+  if (std::string over = OverSessionLimits(consumer->uid(), src->config); !over.empty()) {
+    limit_stats_.sessions_refused++;
+    ZT_ELOG("CloneSession of uid %d refused: %s", static_cast<int>(consumer->uid()),
+            over.c_str());
+    return refuse(over);
+  }
   // Flushed first when it runs, so that the copy has what producers hold;
   // the copy is made in a task of its own (the flush can end inside a
   // stop, whose callers still hold the session).
@@ -104,6 +114,11 @@ void TracingServiceImpl::FinishClone(uint64_t source_id,
   }
   if (SessionOf(consumer)) {
     result.error = "CloneSession: this consumer started a session meanwhile";
+    return answer();
+  }
+  if (std::string over = OverSessionLimits(consumer->uid(), src->config); !over.empty()) {
+    limit_stats_.sessions_refused++;
+    result.error = "CloneSession: " + over;
     return answer();
   }
   std::vector<std::unique_ptr<TraceBuffer>> copies;

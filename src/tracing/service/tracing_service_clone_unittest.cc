@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "src/tracing/service/service_limits.h"
+#include "src/tracing/service/tracing_service_impl.h"
 #include "src/tracing/service/tracing_service_test_fixture.h"
 #include "zt/common/tracing_service_state.gen.h"
 #include "zt/trace/trace_uuid.pbzero.h"
@@ -183,6 +185,31 @@ TEST_P(SessionFeaturesTest, CloneFindsByNameAndRefusesWithAReason) {
   EXPECT_NE(result.error.find("writes into a file"), std::string::npos) << result.error;
 }
 
+// A clone is a session of the asking uid with buffers the size of the
+// source's: the daemon's per-uid limits count it as EnableTracing does.
+TEST_P(SessionFeaturesTest, ClonesCountAgainstTheUidsLimits) {
+  ServiceLimits limits = ServiceLimits::Unlimited();
+  limits.max_sessions_per_uid = 1;
+  runner_->RunAndWait(
+      [&] { static_cast<TracingServiceImpl*>(service_.get())->set_limits(limits); });
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto owner = NewConsumerOfUid(1000);
+  protos::gen::TraceConfig cfg = Config("ds");
+  cfg.set_unique_session_name("limited");
+  owner->EnableTracing(cfg);
+  ASSERT_TRUE(p->WaitForStarts(1));
+  auto same = NewConsumerOfUid(1000);
+  CloneArgs by_name;
+  by_name.unique_session_name = "limited";
+  const CloneResult result = Clone(same.get(), by_name);
+  EXPECT_FALSE(result.success);
+  EXPECT_NE(result.error.find("--max-sessions-per-uid"), std::string::npos) << result.error;
+  // Another uid's own count is not touched by it: root may clone.
+  auto root = NewConsumerOfUid(0);
+  EXPECT_TRUE(Clone(root.get(), by_name).success);
+}
+
 // tracing_sessions lists what the asker may clone: its own uid's sessions,
 // all for root; producers carry the sdk_version they said.
 TEST_P(SessionFeaturesTest, ServiceStateListsTheSessionsTheAskerMaySee) {
@@ -219,6 +246,28 @@ TEST_P(SessionFeaturesTest, ServiceStateListsTheSessionsTheAskerMaySee) {
   ASSERT_EQ(state.producers().size(), 1u);
   EXPECT_EQ(state.producers()[0].sdk_version(), "zerotrace 9.9");
   EXPECT_EQ(State(0).tracing_sessions().size(), 2u) << "root sees every session";
+}
+
+// However many sessions root may see, the state fits one reply frame: the
+// sessions that would not fit are left out and counted.
+TEST_P(SessionFeaturesTest, ServiceStateWithManySessionsStillFits) {
+  constexpr int kSessions = 300;
+  std::vector<std::unique_ptr<FakeConsumer>> consumers;
+  for (int i = 0; i < kSessions; i++) {
+    consumers.push_back(NewConsumerOfUid(1000 + i));
+    protos::gen::TraceConfig cfg = Config("nothing", 4);
+    cfg.set_unique_session_name(std::string(500, 'a') + std::to_string(i));
+    consumers.back()->EnableTracing(cfg);
+  }
+  std::vector<uint8_t> bytes;
+  runner_->RunAndWait([&] { bytes = service_->QueryServiceState(0); });
+  EXPECT_LE(bytes.size(), 128u * 1024);
+  protos::gen::TracingServiceState state;
+  ASSERT_TRUE(state.ParseFromArray(bytes.data(), bytes.size()));
+  EXPECT_EQ(state.num_sessions(), kSessions);
+  EXPECT_GT(state.zt_sessions_omitted(), 0u);
+  EXPECT_EQ(state.tracing_sessions().size() + state.zt_sessions_omitted(),
+            static_cast<size_t>(kSessions));
 }
 
 // A consumer's flush flags reach producers as given; the service's own

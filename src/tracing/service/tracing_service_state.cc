@@ -35,7 +35,7 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid)
   uint32_t producers_omitted = 0, data_sources_omitted = 0;
   for (const auto& entry : producers_) {
     const ProducerState& p = *entry.second;
-    const size_t cost = kEntryOverhead + p.options.name.size();
+    const size_t cost = kEntryOverhead + p.options.name.size() + p.options.sdk_version.size();
     if (cost > budget) {
       producers_omitted++;
       continue;
@@ -65,13 +65,6 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid)
       data_source->set_producer_id(static_cast<int32_t>(entry.first));
     }
   }
-  if (producers_omitted || data_sources_omitted) {
-    ZT_WLOG("QueryServiceState: %u producers and %u data sources left out to fit the "
-            "%zu-byte reply",
-            producers_omitted, data_sources_omitted, kMaxServiceStateBytes);
-    state->set_zt_producers_omitted(producers_omitted);
-    state->set_zt_data_sources_omitted(data_sources_omitted);
-  }
   int32_t started = 0;
   for (const auto& entry : sessions_)
     started += entry.second->state == Session::State::kStarted;
@@ -96,10 +89,19 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid)
   };
   // The sessions the asker may see: those it may clone (its uid's; all of
   // them for root), as upstream lists them.
+  uint32_t sessions_omitted = 0;
   for (const auto& entry : sessions_) {
     const Session& s = *entry.second;
     if (asking_uid != 0 && asking_uid != s.consumer_uid)
       continue;
+    // Within the same budget (a config may name many buffers, a long name).
+    const size_t cost = 2 * kEntryOverhead + s.config.unique_session_name().size() +
+                        6 * static_cast<size_t>(s.config.buffers().size());
+    if (cost > budget) {
+      sessions_omitted++;
+      continue;
+    }
+    budget -= cost;
     auto* session = state->add_tracing_sessions();
     session->set_id(s.id);
     session->set_consumer_uid(s.consumer_uid);
@@ -114,6 +116,14 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid)
     session->set_is_started(!s.is_clone && s.state == Session::State::kStarted);
   }
   state->set_supports_tracing_sessions(true);
+  if (producers_omitted || data_sources_omitted || sessions_omitted) {
+    ZT_WLOG("QueryServiceState: %u producers, %u data sources and %u sessions left out to "
+            "fit the %zu-byte reply",
+            producers_omitted, data_sources_omitted, sessions_omitted, kMaxServiceStateBytes);
+    state->set_zt_producers_omitted(producers_omitted);
+    state->set_zt_data_sources_omitted(data_sources_omitted);
+    state->set_zt_sessions_omitted(sessions_omitted);
+  }
   return state.SerializeAsArray();
 }
 
