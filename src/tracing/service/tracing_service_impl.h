@@ -185,6 +185,8 @@ class TracingServiceImpl : public TracingService {
     // Output progress (ReadBuffers or the file, whichever the session uses).
     bool read_in_progress = false;  // A ReadBuffers task chain is running.
     uint32_t reads_queued = 0;      // ReadBuffers calls it will answer next.
+    bool read_paused = false;       // By its consumer (SetReadPaused).
+    bool read_waits = false;        // The chain stopped there; resumed with it.
     int fd = -1;                    // write_into_file target, owned.
     FileOutput file_out;            // How |fd| is written (never blocking).
     uint64_t file_bytes = 0;
@@ -223,6 +225,7 @@ class TracingServiceImpl : public TracingService {
   void Flush(ConsumerEndpointImpl* consumer, uint32_t timeout_ms,
              std::function<void(bool)> done);
   void ReadBuffers(ConsumerEndpointImpl* consumer);
+  void SetReadPaused(ConsumerEndpointImpl* consumer, bool paused);
   void FreeBuffers(ConsumerEndpointImpl* consumer);
   void GetTraceStats(ConsumerEndpointImpl* consumer);
 

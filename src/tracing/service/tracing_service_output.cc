@@ -129,6 +129,10 @@ void TracingServiceImpl::ReadNextBatch(uint64_t session_id) {
     s->reads_queued = 0;
     return;
   }
+  if (s->read_paused) {  // The consumer holds enough: resumed by it.
+    s->read_waits = true;
+    return;
+  }
   std::vector<uint8_t> batch;
   PacketSink sink;
   sink.out = &batch;
@@ -146,6 +150,20 @@ void TracingServiceImpl::ReadNextBatch(uint64_t session_id) {
     s->read_in_progress = true;
   }
   // The next batch in a task of its own, behind the one just posted.
+  PostDelayedIfAlive(0, [session_id](TracingServiceImpl* self) {
+    self->ReadNextBatch(session_id);
+  });
+}
+
+void TracingServiceImpl::SetReadPaused(ConsumerEndpointImpl* consumer, bool paused) {
+  Session* s = SessionOf(consumer);
+  if (!s)
+    return;
+  s->read_paused = paused;
+  if (paused || !s->read_waits)
+    return;
+  s->read_waits = false;
+  const uint64_t session_id = s->id;
   PostDelayedIfAlive(0, [session_id](TracingServiceImpl* self) {
     self->ReadNextBatch(session_id);
   });

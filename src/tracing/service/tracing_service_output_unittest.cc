@@ -130,6 +130,42 @@ TEST_P(TracingServiceTest, LargeReadsComeInBatchesAndOverlappingReadsAreEachAnsw
     ASSERT_EQ(ts[i], i);
 }
 
+// A consumer that forwards batches to a slower reader (the daemon's
+// consumer port) pauses the read: no batch is read out of the buffers
+// while paused, and the read goes on where it was once resumed.
+TEST_P(TracingServiceTest, APausedReadReadsNothingUntilResumed) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  c->EnableTracing(Config("ds", /*size_kb=*/8 * 1024));
+  ASSERT_TRUE(p->WaitForStarts(1));
+  TraceWriter* w = p->Writer(p->setups()[0]);
+  const std::string payload(1000, 'x');
+  for (uint64_t i = 0; i < 3000; i++) {  // ~3 MB: three or more batches.
+    w->NewTracePacket()->set_for_testing()->set_str(payload);
+    if (i % 16 == 15)
+      runner_->RunAndWait([] {});
+  }
+  w->Flush();
+  ASSERT_TRUE(c->Flush(5000));
+  c->Call([](ConsumerEndpoint* e) {
+    e->SetReadPaused(true);
+    e->ReadBuffers();
+  });
+  runner_->RunAndWait([] {});
+  runner_->RunAndWait([] {});
+  protos::gen::TraceStats stats = c->GetStats();
+  ASSERT_EQ(stats.buffer_stats().size(), 1u);
+  const uint64_t written = stats.buffer_stats()[0].bytes_written();
+  EXPECT_EQ(stats.buffer_stats()[0].bytes_read(), 0u) << "read while paused";
+  c->Call([](ConsumerEndpoint* e) { e->SetReadPaused(false); });
+  for (int i = 0; i < 1000 && stats.buffer_stats()[0].bytes_read() < written; i++) {
+    runner_->RunAndWait([] {});
+    stats = c->GetStats();
+  }
+  EXPECT_EQ(stats.buffer_stats()[0].bytes_read(), written) << "the read did not go on";
+}
+
 TEST_P(TracingServiceTest, ChunksStillBeingWrittenAreScrapedAtStop) {
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds");
