@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "src/base/memfd_shared_memory.h"
 #include "src/base/scoped_file.h"
 #include "src/base/unix_socket.h"
 #include "src/ipc/frame.h"
@@ -25,7 +26,6 @@
 #include "zt/ext/tracing/core/shared_memory_abi.h"
 #include "zt/ipc/consumer_port.gen.h"
 #include "zt/ipc/producer_port.gen.h"
-#include "src/base/memfd_shared_memory.h"
 
 namespace zt {
 namespace {
