@@ -23,6 +23,7 @@ void ProducerEndpoint::ActivateTriggers(const std::vector<std::string>&,
   done(false);
 }
 ConsumerEndpoint::~ConsumerEndpoint() = default;
+void ConsumerEndpoint::SetReadPaused(bool) {}
 void ConsumerEndpoint::QueryServiceState(std::function<void(bool, std::vector<uint8_t>)> done) {
   done(false, {});
 }

@@ -1,5 +1,10 @@
 #include "src/tracing/ipc/consumer_port.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <memory>
@@ -26,6 +31,18 @@ constexpr size_t kReadReplyBytes = 32 * 1024;
 // its connection).
 constexpr size_t kMaxQueuedReplyBytes = 4u << 20;
 constexpr uint32_t kReadPacingDelayMs = 1;
+// ReadBuffers replies the port holds for a client (serialized, not yet
+// handed to its socket) are bounded: past this many bytes the service is
+// asked to pause the read (ConsumerEndpoint::SetReadPaused), and to resume
+// it once half of it went out. Twice the socket's pacing threshold: a
+// client that reads keeps getting data while the service reads its next
+// ~1 MiB batch. With one read at a time per client, what a client that
+// never reads can pin is this, plus a batch in flight, plus its socket's
+// kMaxQueuedReplyBytes.
+constexpr size_t kMaxHeldReadBytes = 8u << 20;
+// A client that held this much at some point makes its disconnection give
+// the freed memory back to the system (malloc_trim).
+constexpr size_t kTrimAfterBytes = 4u << 20;
 // ObserveEvents replies carry at most this many bytes of instance state
 // changes (a frame must stay under 128 KiB); a change longer than that on
 // its own (names no real producer has) is dropped.
@@ -72,7 +89,27 @@ class RemoteConsumer : public Consumer {
 
   // EnableTracing's reply is held until the session ends.
   void SetEnableTracingReply(ipc::Reply reply) { enable_tracing_ = std::move(reply); }
-  void AddReadBuffersReply(ipc::Reply reply) { reads_.push_back(std::move(reply)); }
+  // One read at a time: a ReadBuffers while the previous one is still
+  // being answered is refused (false: the reply is dropped, success =
+  // false), as upstream's service drops the earlier one. Each accepted one
+  // would otherwise make the service read the buffers again into replies
+  // a client that does not read would pile up.
+  bool AddReadBuffersReply(ipc::Reply reply) {
+    if (!reads_.empty()) {
+      if (refused_reads_++ == 0) {
+        ZT_WLOG("consumer pid %d uid %u: ReadBuffers while its previous read is still being "
+                "answered (%zu bytes held for it): refused, one read at a time",
+                static_cast<int>(client_.pid), static_cast<unsigned>(client_.uid),
+                held_read_bytes_);
+      }
+      return false;
+    }
+    reads_.push_back(std::move(reply));
+    return true;
+  }
+  // What it held at most in ReadBuffers replies not yet sent.
+  size_t peak_held_read_bytes() const { return peak_held_read_bytes_; }
+  uint64_t refused_reads() const { return refused_reads_; }
   void AddTraceStatsReply(ipc::Reply reply) { stats_.push_back(std::move(reply)); }
   // A new ObserveEvents stream replaces the previous one, which gets what
   // was held for it and then its end, as upstream ends it (an empty reply
@@ -198,8 +235,11 @@ class RemoteConsumer : public Consumer {
       size_t left = static_cast<size_t>(size);
       do {
         if (!pending_ || pending_bytes_ >= kReadReplyBytes) {
-          if (pending_)
+          if (pending_) {
             ready_.push_back(pending_->SerializeAsString());
+            held_read_bytes_ += ready_.back().size();
+            peak_held_read_bytes_ = std::max(peak_held_read_bytes_, held_read_bytes_);
+          }
           pending_.reset(new protos::gen::ReadBuffersResponse());
           pending_bytes_ = 0;
         }
@@ -285,24 +325,36 @@ class RemoteConsumer : public Consumer {
               },
               kReadPacingDelayMs);
         }
-        return;
+        break;
       }
       if (!ready_.empty()) {
         reply.Resolve(ready_.front(), /*has_more=*/true);
+        held_read_bytes_ -= ready_.front().size();
         ready_.pop_front();
         continue;
       }
       if (!read_complete_)
-        return;
+        break;
       reply.Resolve(pending_ ? pending_->SerializeAsString() : std::string(),
                     /*has_more=*/false);
       pending_.reset();
       pending_bytes_ = 0;
       read_complete_ = false;
       reads_.pop_front();
-      // A second ReadBuffers queued behind this one is answered by the
-      // service's next OnTraceData batches.
-      return;
+      break;
+    }
+    PaceServiceReads();
+  }
+
+  // Pauses the service's read while the replies held for this client are
+  // over kMaxHeldReadBytes; resumes it once they are under half of that.
+  void PaceServiceReads() {
+    if (!read_paused_ && held_read_bytes_ > kMaxHeldReadBytes) {
+      read_paused_ = true;
+      endpoint_->SetReadPaused(true);
+    } else if (read_paused_ && held_read_bytes_ <= kMaxHeldReadBytes / 2) {
+      read_paused_ = false;
+      endpoint_->SetReadPaused(false);
     }
   }
 
@@ -325,6 +377,10 @@ class RemoteConsumer : public Consumer {
   // ReadBuffers replies serialized and waiting to be sent, and the one
   // being filled.
   std::deque<std::string> ready_;
+  size_t held_read_bytes_ = 0;  // In ready_.
+  size_t peak_held_read_bytes_ = 0;
+  bool read_paused_ = false;     // The service's read, by PaceServiceReads.
+  uint64_t refused_reads_ = 0;
   std::unique_ptr<protos::gen::ReadBuffersResponse> pending_;
   size_t pending_bytes_ = 0;
   bool read_complete_ = false;
@@ -514,8 +570,8 @@ std::unique_ptr<ipc::Service> CreateConsumerPort(TracingService* service,
   AddMethod(port.get(), state, "DisableTracing", &Simple<&ConsumerEndpoint::DisableTracing>);
   AddMethod(port.get(), state, "ReadBuffers",
             [](ConsumerPortState*, RemoteConsumer* c, ipc::Request&, ipc::Reply reply) {
-              c->AddReadBuffersReply(std::move(reply));
-              c->endpoint()->ReadBuffers();
+              if (c->AddReadBuffersReply(std::move(reply)))
+                c->endpoint()->ReadBuffers();
             });
   AddMethod(port.get(), state, "FreeBuffers", &Simple<&ConsumerEndpoint::FreeBuffers>);
   AddMethod(port.get(), state, "Flush", &Flush);
@@ -536,7 +592,19 @@ std::unique_ptr<ipc::Service> CreateConsumerPort(TracingService* service,
   port->on_client_disconnected = [state](const ipc::ClientInfo& client) {
     // The session of a consumer that went away ends and is freed (the
     // public SDK never sends FreeBuffers; it just disconnects).
-    state->consumers.erase(client.id);
+    auto it = state->consumers.find(client.id);
+    if (it == state->consumers.end())
+      return;
+    const size_t peak = it->second->peak_held_read_bytes();
+    state->consumers.erase(it);
+#if defined(__GLIBC__)
+    // What it held is free now; given back to the system rather than kept
+    // by the allocator for a peak that may not come again.
+    if (peak >= kTrimAfterBytes)
+      malloc_trim(0);
+#else
+    (void)peak;
+#endif
   };
   return port;
 }

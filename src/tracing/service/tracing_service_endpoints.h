@@ -92,6 +92,7 @@ class TracingServiceImpl::ConsumerEndpointImpl : public ConsumerEndpoint {
     service_->Flush(this, timeout_ms, std::move(done), flags);
   }
   void ReadBuffers() override { service_->ReadBuffers(this); }
+  void SetReadPaused(bool paused) override { service_->SetReadPaused(this, paused); }
   void FreeBuffers() override { service_->FreeBuffers(this); }
   void GetTraceStats() override { service_->GetTraceStats(this); }
 

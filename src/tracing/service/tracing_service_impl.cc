@@ -30,8 +30,10 @@ std::unique_ptr<TracingService> TracingService::Create(
 }
 
 TracingServiceImpl::Session::~Session() {
-  if (fd >= 0)
+  if (fd >= 0) {
+    file_out.Detach(fd);
     close(fd);
+  }
 }
 
 TracingServiceImpl::DataSourceInstance* TracingServiceImpl::Session::FindInstance(
@@ -50,7 +52,11 @@ TracingServiceImpl::TracingServiceImpl(
       shm_factory_(std::move(shm_factory)),
       service_uid_(static_cast<int32_t>(getuid())) {}
 
-TracingServiceImpl::~TracingServiceImpl() = default;
+TracingServiceImpl::~TracingServiceImpl() {
+  // A file still waiting for its reader: the watch goes before the fd.
+  for (auto& entry : sessions_)
+    CloseFile(entry.second.get());
+}
 
 TracingService::ShmGeometry TracingService::ComputeShmGeometry(
     size_t size_hint, size_t page_size_hint) {
@@ -440,6 +446,7 @@ void TracingServiceImpl::EnableTracing(ConsumerEndpointImpl* consumer,
   if (config.write_into_file()) {
     s->fd = fd_owner.fd;
     fd_owner.fd = -1;
+    s->file_out.Attach(s->fd);
   }
   consumer->session_id = s->id;
   sessions_[s->id] = std::move(session);
@@ -629,9 +636,16 @@ void TracingServiceImpl::FinishStop(Session* s) {
   for (DataSourceInstance& inst : s->instances)
     SetInstanceState(s, &inst, InstanceState::kStopped);
   if (s->fd >= 0) {
+    // The rest of the trace goes into the file first: at once, or as its
+    // reader takes it (WriteIntoFile then completes the stop).
+    s->file_out.stop_waits = true;
     WriteIntoFile(s);
-    CloseFile(s);
+    return;
   }
+  CompleteStop(s);
+}
+
+void TracingServiceImpl::CompleteStop(Session* s) {
   NotifyDisabled(s);
   if (!s->consumer && s->detach_key.empty()) {
     // Nobody will read or free it: it ends here, in a task of its own, so
@@ -714,7 +728,10 @@ void TracingServiceImpl::FreeBuffers(ConsumerEndpointImpl* consumer) {
   }
   s->consumer = nullptr;
   if (s->state == SessionState::kStopped) {
-    DestroySession(s);
+    // Unless the rest of its file is still being written: it ends with
+    // that (CompleteStop), complete.
+    if (!s->file_out.stop_waits)
+      DestroySession(s);
     return;
   }
   // Still tracing (or stopping): stopped as DisableTracing would, so that
@@ -724,6 +741,7 @@ void TracingServiceImpl::FreeBuffers(ConsumerEndpointImpl* consumer) {
 }
 
 void TracingServiceImpl::DestroySession(Session* s) {
+  CloseFile(s);  // Its writable watch, if any, before its fd.
   for (uint32_t id : s->buffer_ids) {
     buffers_.erase(id);
     buffer_owner_.erase(id);

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/tracing/service/file_output.h"
 #include "src/tracing/service/service_limits.h"
 #include "src/tracing/service/session_service_packets.h"
 #include "src/tracing/service/trace_buffer.h"
@@ -57,6 +58,14 @@ class TracingServiceImpl : public TracingService {
   static constexpr size_t kMaxServiceStateBytes = 96 * 1024;
   // ReadBuffers() hands packets over in batches of about this many bytes.
   static constexpr size_t kReadBatchBytes = 1024 * 1024;
+  // write_into_file: the trace is collected for the fd in pieces of about
+  // this size; one piece at most waits for a reader that is slow (the
+  // session's backlog), the rest stays in the session's buffers.
+  static constexpr size_t kFileWriteChunkBytes = 1024 * 1024;
+  // A pipe or socket whose reader takes no byte for this long ends its
+  // session with an error (it is not reading: a `ztrace ... -o - | cmd`
+  // whose cmd stopped). As upstream's IPC send timeout.
+  static constexpr uint32_t kOutputStallTimeoutMs = 10000;
 
   TracingServiceImpl(base::TaskRunner* task_runner,
                      std::unique_ptr<base::SharedMemory::Factory> shm_factory);
@@ -86,6 +95,8 @@ class TracingServiceImpl : public TracingService {
   // TracingService::CloneSession (tracing_service_clone.cc).
   void Clone(ConsumerEndpoint* endpoint, const ConsumerEndpoint::CloneSessionArgs& args,
              std::function<void(const ConsumerEndpoint::CloneSessionResult&)> done);
+  // kOutputStallTimeoutMs, shorter for tests. On the service's thread.
+  void set_output_stall_timeout_ms(uint32_t ms) { output_stall_timeout_ms_ = ms; }
 
  private:
   class ProducerEndpointImpl;
@@ -188,7 +199,10 @@ class TracingServiceImpl : public TracingService {
     // Output progress (ReadBuffers or the file, whichever the session uses).
     bool read_in_progress = false;  // A ReadBuffers task chain is running.
     uint32_t reads_queued = 0;      // ReadBuffers calls it will answer next.
+    bool read_paused = false;       // By its consumer (SetReadPaused).
+    bool read_waits = false;        // The chain stopped there; resumed with it.
     int fd = -1;                    // write_into_file target, owned.
+    FileOutput file_out;            // How |fd| is written (never blocking).
     uint64_t file_bytes = 0;
     bool file_full = false;         // max_file_size_bytes reached.
     std::string error;              // Reported by OnTracingDisabled.
@@ -232,6 +246,7 @@ class TracingServiceImpl : public TracingService {
   void Flush(ConsumerEndpointImpl* consumer, uint32_t timeout_ms,
              std::function<void(bool)> done, uint64_t flags);
   void ReadBuffers(ConsumerEndpointImpl* consumer);
+  void SetReadPaused(ConsumerEndpointImpl* consumer, bool paused);
   void FreeBuffers(ConsumerEndpointImpl* consumer);
   void GetTraceStats(ConsumerEndpointImpl* consumer);
   // Why a session of |uid| for |config| is over limits_, or "".
@@ -290,6 +305,9 @@ class TracingServiceImpl : public TracingService {
   void AddObservedEvent(Session* session, const DataSourceInstance* instance);
   void MaybeNotifyAllStarted(Session* session);
   void FinishStop(Session* session);
+  // The end of a stop, once the file (if any) is complete: the consumer is
+  // told, and a session nobody will free is freed.
+  void CompleteStop(Session* session);
   // Flushes, records the outcome as the final flush's, then stops.
   void FlushAndStopSession(Session* session);
   // |done| goes to the consumer (posted); |then| is the service's own.
@@ -339,7 +357,23 @@ class TracingServiceImpl : public TracingService {
   // if it stopped early (more may be readable).
   bool CollectPackets(Session* session, size_t max_bytes, const PacketSink& sink);
   void ReadNextBatch(uint64_t session_id);
-  void WriteIntoFile(Session* session);
+  // Writes what the session's buffers hold into its file, as far as the fd
+  // takes it now (never blocking: see file_output.h); a watch on the fd
+  // goes on later (|new_round| false). At the end of a stop, the file is
+  // then closed and the stop completed.
+  void WriteIntoFile(Session* session, bool new_round = true);
+  // Hands |session|'s file backlog to its fd: 0 once it is all taken,
+  // EAGAIN if some is left (the fd is full), or the errno of a failure.
+  int DrainFileBacklog(Session* session);
+  // Collects the next piece of the trace into the empty backlog; true if
+  // more may be readable (it stopped because the piece was full).
+  bool CollectFileChunk(Session* session);
+  // The fd is full: resumes WriteIntoFile when it is writable, and ends the
+  // session if its reader takes nothing for output_stall_timeout_ms_.
+  void WaitForWritable(Session* session);
+  void CheckFileStalled(uint64_t session_id, uint64_t bytes_taken_then);
+  // The file cannot be written any more: the session stops with |error|.
+  void FailFile(Session* session, std::string error);
   void SchedulePeriodicWrite(Session* session);
   void CloseFile(Session* session);
   // CloneSession's second half, after the source's flush
@@ -392,6 +426,7 @@ class TracingServiceImpl : public TracingService {
   void (TracingServiceImpl::*report_observed_)(Session*, const DataSourceInstance*) = nullptr;
   uint64_t chunks_discarded_ = 0;   // Bad moves: indices, states, buffers.
   uint64_t patches_discarded_ = 0;  // Patches for buffers not allowed.
+  uint32_t output_stall_timeout_ms_ = kOutputStallTimeoutMs;
   base::WeakPtrFactory<TracingServiceImpl> weak_factory_{this};  // Last.
 };
 

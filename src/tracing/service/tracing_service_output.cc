@@ -3,10 +3,6 @@
 // (write_into_file), with the service's own packets around them, and the
 // session's TraceStats.
 
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,51 +26,9 @@ namespace {
 // closing TraceStats still fits in the file (a quarter of the limit for
 // small limits).
 constexpr uint64_t kFileStatsReserveBytes = 16 * 1024;
-// The file is written in pieces of about this size.
-constexpr size_t kFileWriteChunkBytes = 1024 * 1024;
-// How long a write may wait for a non-blocking output to accept data.
-constexpr int kWritableTimeoutMs = 1000;
 
 size_t FramedSize(size_t packet_size) {
   return 1 + protozero::proto_utils::VarIntSize(packet_size) + packet_size;
-}
-
-// Writes all of |data| to |fd|. Returns 0 or the errno of the failure. A
-// broken pipe or socket is an error here, never a SIGPIPE that would kill
-// the process: the signal is blocked on this thread for the write, and the
-// one the write raised is taken before unblocking.
-int WriteFully(int fd, const uint8_t* data, size_t size) {
-  sigset_t pipe_set, old_set;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
-  int error = 0;
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = write(fd, data + done, size - done);
-    if (n > 0) {
-      done += static_cast<size_t>(n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      struct pollfd p = {fd, POLLOUT, 0};
-      if (poll(&p, 1, kWritableTimeoutMs) > 0)
-        continue;
-      error = ETIMEDOUT;
-      break;
-    }
-    error = n < 0 ? errno : EIO;
-    break;
-  }
-  if (error == EPIPE) {
-    const struct timespec no_wait = {0, 0};
-    while (sigtimedwait(&pipe_set, nullptr, &no_wait) == SIGPIPE) {
-    }
-  }
-  pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
-  return error;
 }
 
 }  // namespace
@@ -175,6 +129,10 @@ void TracingServiceImpl::ReadNextBatch(uint64_t session_id) {
     s->reads_queued = 0;
     return;
   }
+  if (s->read_paused) {  // The consumer holds enough: resumed by it.
+    s->read_waits = true;
+    return;
+  }
   std::vector<uint8_t> batch;
   PacketSink sink;
   sink.out = &batch;
@@ -224,6 +182,20 @@ TracingServiceImpl::FlushPlan TracingServiceImpl::PlanFlushes(
   return plan;
 }
 
+void TracingServiceImpl::SetReadPaused(ConsumerEndpointImpl* consumer, bool paused) {
+  Session* s = SessionOf(consumer);
+  if (!s)
+    return;
+  s->read_paused = paused;
+  if (paused || !s->read_waits)
+    return;
+  s->read_waits = false;
+  const uint64_t session_id = s->id;
+  PostDelayedIfAlive(0, [session_id](TracingServiceImpl* self) {
+    self->ReadNextBatch(session_id);
+  });
+}
+
 void TracingServiceImpl::SchedulePeriodicWrite(Session* s) {
   const uint32_t period = FileWritePeriodMs(s->config);
   const uint64_t session_id = s->id;
@@ -251,59 +223,35 @@ void TracingServiceImpl::SchedulePeriodicWrite(Session* s) {
   });
 }
 
-void TracingServiceImpl::WriteIntoFile(Session* s) {
-  if (s->fd < 0)
-    return;
-  const uint64_t limit = s->config.max_file_size_bytes();
-  const uint64_t data_limit =
-      limit ? limit - std::min(kFileStatsReserveBytes, limit / 4) : 0;
-  std::vector<uint8_t> out;
-  int error = 0;
-  auto flush_out = [&] {
-    if (!error && !out.empty()) {
-      // Where the whole packets end: a write that fails part way (a full
-      // disk) leaves a cut packet after it, which a regular file loses
-      // again, so that what the file holds is a trace every reader takes.
-      const off_t whole = lseek(s->fd, 0, SEEK_CUR);
-      error = WriteFully(s->fd, out.data(), out.size());
-      struct stat st {};
-      if (error && whole >= 0 && fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) &&
-          ftruncate(s->fd, whole) != 0) {
-        ZT_PLOG("write_into_file: cannot cut the file back to its last whole packet");
-      }
+// Never blocks: the trace goes into the fd one piece (the backlog) at a
+// time, each as far as the fd takes it; when it takes no more, a writable
+// watch resumes here, and a reader that takes nothing for
+// output_stall_timeout_ms_ ends the session (CheckFileStalled). A regular
+// file takes everything at once, as before.
+void TracingServiceImpl::WriteIntoFile(Session* s, bool new_round) {
+  FileOutput& f = s->file_out;
+  // A round reads the buffers to their end; one asked for while another
+  // waits for the fd extends it.
+  if (new_round)
+    f.more_to_collect = true;
+  if (s->fd < 0 || f.watch_pending)
+    return;  // No file, or the watch resumes the write.
+  for (;;) {
+    const int error = DrainFileBacklog(s);
+    if (error == EAGAIN) {
+      WaitForWritable(s);
+      return;
     }
-    if (!error)
-      s->file_bytes += out.size();
-    out.clear();
-    return error == 0;
-  };
-  // Once full, the file only waits for the closing stats: nothing more is
-  // read out of the buffers (it would be dropped).
-  if (!s->file_full) {
-    PacketSink sink;
-    sink.out = &out;
-    sink.admit = [&](size_t framed_size, bool closing_stats) {
-      const uint64_t total = s->file_bytes + out.size() + framed_size;
-      // The closing stats may use the reserve; data packets may not.
-      if (limit && total > (closing_stats ? limit : data_limit)) {
-        s->file_full = true;
-        return false;
-      }
-      return true;
-    };
-    sink.appended = [&] { return out.size() < kFileWriteChunkBytes || flush_out(); };
-    CollectPackets(s, 0, sink);
+    if (error) {
+      FailFile(s, std::string("write_into_file: write failed: ") + strerror(error));
+      return;
+    }
+    if (!f.more_to_collect)
+      break;
+    f.more_to_collect = CollectFileChunk(s);
   }
-  flush_out();
-  if (error) {
-    // The file is gone or full: stop the session rather than lose data
-    // silently; the consumer hears why.
-    s->error = std::string("write_into_file: write failed: ") + strerror(error);
-    ZT_ELOG("%s", s->error.c_str());
-    CloseFile(s);
-    StopSession(s);
-    return;
-  }
+  // Everything readable is in the file.
+  const uint64_t limit = s->config.max_file_size_bytes();
   if (s->file_full && s->error.empty()) {
     s->error = "max_file_size_bytes (" + std::to_string(limit) +
                ") reached after " + std::to_string(s->file_bytes) +
@@ -321,18 +269,148 @@ void TracingServiceImpl::WriteIntoFile(Session* s) {
     // stats say how much was left unread (bytes_written - bytes_read).
     const std::vector<uint8_t> stats = MakeTraceStatsPacket(ComputeStats(*s), service_uid_);
     if (s->file_bytes + FramedSize(stats.size()) <= limit) {
-      AppendAsTracePacketField(stats.data(), stats.size(), &out);
-      if (flush_out())
-        s->service_packets->OnStatsEmitted(/*stopped=*/true);
+      AppendAsTracePacketField(stats.data(), stats.size(), &s->file_out.backlog);
+      s->file_bytes += s->file_out.backlog.size();
+      s->service_packets->OnStatsEmitted(/*stopped=*/true);
+      WriteIntoFile(s, /*new_round=*/false);  // Drains the stats, at once or later.
+      return;
     }
+  }
+  if (s->state == SessionState::kStopped && s->file_out.stop_waits) {
+    // The file is complete: the stop goes on.
+    CloseFile(s);
+    s->file_out.stop_waits = false;
+    CompleteStop(s);
   }
 }
 
-void TracingServiceImpl::CloseFile(Session* s) {
-  if (s->fd >= 0) {
-    close(s->fd);
-    s->fd = -1;
+int TracingServiceImpl::DrainFileBacklog(Session* s) {
+  FileOutput& f = s->file_out;
+  // Where the backlog's whole packets start in a regular file: a write
+  // that fails part way (a full disk, the file size limit) leaves a cut
+  // packet after them, which is cut off again so that the file stays a
+  // trace every reader takes.
+  const off_t whole =
+      f.kind == FileOutput::Kind::kRegular && f.backlog_left() ? lseek(s->fd, 0, SEEK_CUR) : -1;
+  while (f.backlog_left() > 0) {
+    const ssize_t n = f.WriteSome(s->fd, f.backlog.data() + f.backlog_offset, f.backlog_left());
+    if (n < 0) {
+      if (whole >= 0 && ftruncate(s->fd, whole) != 0)
+        ZT_PLOG("write_into_file: cannot cut the file back to its last whole packet");
+      return static_cast<int>(-n);
+    }
+    if (n == 0)
+      return EAGAIN;
+    f.backlog_offset += static_cast<size_t>(n);
+    f.bytes_taken += static_cast<uint64_t>(n);
   }
+  f.backlog.clear();
+  f.backlog_offset = 0;
+  return 0;
+}
+
+bool TracingServiceImpl::CollectFileChunk(Session* s) {
+  // Once full, the file only waits for the closing stats: nothing more is
+  // read out of the buffers (it would be dropped).
+  if (s->file_full)
+    return false;
+  const uint64_t limit = s->config.max_file_size_bytes();
+  const uint64_t data_limit =
+      limit ? limit - std::min(kFileStatsReserveBytes, limit / 4) : 0;
+  std::vector<uint8_t>& out = s->file_out.backlog;
+  PacketSink sink;
+  sink.out = &out;
+  sink.admit = [&](size_t framed_size, bool closing_stats) {
+    const uint64_t total = s->file_bytes + out.size() + framed_size;
+    // The closing stats may use the reserve; data packets may not.
+    if (limit && total > (closing_stats ? limit : data_limit)) {
+      s->file_full = true;
+      return false;
+    }
+    return true;
+  };
+  sink.appended = [&] { return out.size() < kFileWriteChunkBytes; };
+  const bool stopped_early = CollectPackets(s, 0, sink);
+  s->file_bytes += out.size();
+  return stopped_early && !s->file_full;
+}
+
+void TracingServiceImpl::WaitForWritable(Session* s) {
+  FileOutput& f = s->file_out;
+  const uint64_t session_id = s->id;
+  f.watch_pending = true;
+  task_runner_->AddFileDescriptorWritableWatch(
+      s->fd, [weak = weak_factory_.GetWeakPtr(), session_id] {
+        if (!weak)
+          return;
+        Session* session = weak->SessionById(session_id);
+        if (!session || session->fd < 0)
+          return;
+        session->file_out.watch_pending = false;
+        weak->WriteIntoFile(session, /*new_round=*/false);
+      });
+  if (!f.stall_check_pending) {
+    f.stall_check_pending = true;
+    const uint64_t taken = f.bytes_taken;
+    PostDelayedIfAlive(output_stall_timeout_ms_, [session_id, taken](TracingServiceImpl* self) {
+      self->CheckFileStalled(session_id, taken);
+    });
+  }
+}
+
+void TracingServiceImpl::CheckFileStalled(uint64_t session_id, uint64_t bytes_taken_then) {
+  Session* s = SessionById(session_id);
+  if (!s || s->fd < 0)
+    return;
+  FileOutput& f = s->file_out;
+  f.stall_check_pending = false;
+  if (!f.watch_pending)
+    return;  // Not waiting for the reader (any more).
+  if (f.bytes_taken != bytes_taken_then) {
+    // Slow but reading: looked at again one period from now.
+    f.stall_check_pending = true;
+    const uint64_t taken = f.bytes_taken;
+    PostDelayedIfAlive(output_stall_timeout_ms_, [session_id, taken](TracingServiceImpl* self) {
+      self->CheckFileStalled(session_id, taken);
+    });
+    return;
+  }
+  FailFile(s, "write_into_file: the reader of the output " +
+                  std::string(f.kind == FileOutput::Kind::kSocket ? "socket" : "pipe") +
+                  " took no data for " + std::to_string(output_stall_timeout_ms_) +
+                  " ms (the limit; " + std::to_string(f.backlog_left()) +
+                  " bytes waiting, " + std::to_string(f.bytes_taken) +
+                  " written): tracing stopped, the rest of the trace was not written. "
+                  "Read the output as it comes, or write the trace into a file.");
+}
+
+void TracingServiceImpl::FailFile(Session* s, std::string error) {
+  // The file is gone, full or not read: stop the session rather than lose
+  // data silently; the consumer hears why.
+  s->error = std::move(error);
+  ZT_ELOG("session %llu: %s", static_cast<unsigned long long>(s->id), s->error.c_str());
+  CloseFile(s);
+  if (s->file_out.stop_waits) {
+    s->file_out.stop_waits = false;
+    CompleteStop(s);
+    return;
+  }
+  StopSession(s);
+}
+
+void TracingServiceImpl::CloseFile(Session* s) {
+  if (s->fd < 0)
+    return;
+  if (s->file_out.watch_pending) {
+    task_runner_->RemoveFileDescriptorWatch(s->fd);
+    s->file_out.watch_pending = false;
+  }
+  s->file_out.Detach(s->fd);
+  s->file_out.backlog.clear();
+  s->file_out.backlog.shrink_to_fit();
+  s->file_out.backlog_offset = 0;
+  close(s->fd);
+  s->fd = -1;
 }
 
 // Written straight into its encoding: the service never reads stats back,

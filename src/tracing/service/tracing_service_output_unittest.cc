@@ -131,6 +131,42 @@ TEST_P(TracingServiceTest, LargeReadsComeInBatchesAndOverlappingReadsAreEachAnsw
     ASSERT_EQ(ts[i], i);
 }
 
+// A consumer that forwards batches to a slower reader (the daemon's
+// consumer port) pauses the read: no batch is read out of the buffers
+// while paused, and the read goes on where it was once resumed.
+TEST_P(TracingServiceTest, APausedReadReadsNothingUntilResumed) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  c->EnableTracing(Config("ds", /*size_kb=*/8 * 1024));
+  ASSERT_TRUE(p->WaitForStarts(1));
+  TraceWriter* w = p->Writer(p->setups()[0]);
+  const std::string payload(1000, 'x');
+  for (uint64_t i = 0; i < 3000; i++) {  // ~3 MB: three or more batches.
+    w->NewTracePacket()->set_for_testing()->set_str(payload);
+    if (i % 16 == 15)
+      runner_->RunAndWait([] {});
+  }
+  w->Flush();
+  ASSERT_TRUE(c->Flush(5000));
+  c->Call([](ConsumerEndpoint* e) {
+    e->SetReadPaused(true);
+    e->ReadBuffers();
+  });
+  runner_->RunAndWait([] {});
+  runner_->RunAndWait([] {});
+  protos::gen::TraceStats stats = c->GetStats();
+  ASSERT_EQ(stats.buffer_stats().size(), 1u);
+  const uint64_t written = stats.buffer_stats()[0].bytes_written();
+  EXPECT_EQ(stats.buffer_stats()[0].bytes_read(), 0u) << "read while paused";
+  c->Call([](ConsumerEndpoint* e) { e->SetReadPaused(false); });
+  for (int i = 0; i < 1000 && stats.buffer_stats()[0].bytes_read() < written; i++) {
+    runner_->RunAndWait([] {});
+    stats = c->GetStats();
+  }
+  EXPECT_EQ(stats.buffer_stats()[0].bytes_read(), written) << "the read did not go on";
+}
+
 TEST_P(TracingServiceTest, ChunksStillBeingWrittenAreScrapedAtStop) {
   auto p = NewProducer("prod");
   p->RegisterDataSource("ds");
@@ -310,6 +346,62 @@ TEST_P(TracingServiceTest, WriterLossMarksReachReadersWhereTheLossWas) {
   ASSERT_TRUE(LastPacketStats(packets, &stats));
   ASSERT_EQ(stats.buffer_stats().size(), 1u);
   EXPECT_EQ(stats.buffer_stats()[0].trace_writer_packet_loss(), 0u);
+}
+
+// A loss the buffer itself detects (here: the ring overwrote a writer's
+// oldest chunks before anyone read them) reaches the reader as
+// previous_packet_dropped on the first packet after the gap, with the
+// cause, stamped by the service's output (the writer wrote no mark).
+TEST_P(TracingServiceTest, LossesTheBufferDetectsAreMarkedForReaders) {
+  auto p = NewProducer("prod");
+  p->RegisterDataSource("ds");
+  auto c = NewConsumer();
+  auto cfg = Config("ds", /*size_kb=*/16);
+  cfg.mutable_buffers()->at(0).set_fill_policy(
+      protos::gen::TraceConfig_BufferConfig_FillPolicy_RING_BUFFER);
+  c->EnableTracing(cfg);
+  ASSERT_TRUE(p->WaitForStarts(1));
+  TraceWriter* w = p->Writer(p->setups()[0]);
+  const std::string payload(100, 'x');
+  constexpr uint64_t kPackets = 2000;  // ~230 KB through a 16 KiB ring.
+  for (uint64_t i = 0; i < kPackets; i++) {
+    {
+      auto packet = w->NewTracePacket();
+      packet->set_timestamp(i);
+      packet->set_for_testing()->set_str(payload);
+    }
+    if (i % 200 == 199)  // Committed as it goes: the ring wraps many times.
+      runner_->RunAndWait([] {});
+  }
+  w->Flush();
+  c->DisableTracing();
+  c->WaitForDisabled();
+  const Packets packets = c->ReadAll();
+  std::vector<uint64_t> ts;
+  std::vector<uint32_t> causes;
+  for (const auto& bytes : packets) {
+    TracePacket_Decoder packet(bytes.data(), bytes.size());
+    if (packet.trusted_packet_sequence_id() == kServicePacketSequenceId)
+      continue;
+    ts.push_back(packet.timestamp());
+    causes.push_back(packet.previous_packet_dropped());
+  }
+  ASSERT_FALSE(ts.empty());
+  ASSERT_GT(ts[0], 0u) << "the ring never wrapped: nothing was tested";
+  // The first packet read follows the overwritten ones: marked, with the
+  // buffer's cause; every later one follows its predecessor, unmarked.
+  EXPECT_TRUE(causes[0] & protos::pbzero::TracePacket::DATA_LOSS_PRESENT) << causes[0];
+  EXPECT_TRUE(causes[0] & protos::pbzero::TracePacket::DATA_LOSS_OVERWRITE) << causes[0];
+  for (size_t i = 1; i < ts.size(); i++) {
+    ASSERT_EQ(ts[i], ts[i - 1] + 1) << "gap after " << ts[i - 1];
+    EXPECT_EQ(causes[i], 0u) << "packet " << ts[i];
+  }
+  EXPECT_EQ(ts.back(), kPackets - 1);
+  // The stats count what was overwritten.
+  protos::gen::TraceStats stats;
+  ASSERT_TRUE(LastPacketStats(packets, &stats));
+  ASSERT_EQ(stats.buffer_stats().size(), 1u);
+  EXPECT_GT(stats.buffer_stats()[0].chunks_overwritten(), 0u);
 }
 
 TEST_P(TracingServiceTest, MaxFileSizeEndsTheSessionSaysWhyAndKeepsTheStats) {

@@ -153,6 +153,14 @@ bool TracingServiceImpl::Detach(ConsumerEndpoint* endpoint, const std::string& k
     f.second.done = nullptr;
   }
   s->consumer = nullptr;
+  // Its read, paused by it or not, ends with it (ReadNextBatch would end
+  // it too, but a paused one waits for a resume that will not come).
+  if (s->read_waits) {
+    s->read_in_progress = false;
+    s->reads_queued = 0;
+  }
+  s->read_paused = false;
+  s->read_waits = false;
   s->detach_key = key;
   consumer->session_id = 0;
   return true;

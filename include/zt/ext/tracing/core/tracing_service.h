@@ -188,6 +188,12 @@ class ConsumerEndpoint {
   // Delivers all readable packets through OnTraceData (at least one call),
   // about 1 MiB per batch, one batch read per task.
   virtual void ReadBuffers() = 0;
+  // Flow control for ReadBuffers: while paused, the service reads no
+  // further batch out of the buffers for this consumer; the read goes on
+  // where it was once resumed. For a consumer that forwards the batches to
+  // a slower reader (the daemon's consumer port), so that what it holds
+  // stays bounded. The default does nothing (every batch is delivered).
+  virtual void SetReadPaused(bool paused);
   // Ends the session and frees its buffers. A session still running is
   // stopped first, as DisableTracing does (its file, if any, is completed),
   // and freed once stopped; nothing reaches this consumer about it but the
