@@ -378,8 +378,11 @@ TEST_F(ProcessorSdkTraceTest, LossMarkedWhereItHappened) {
   EXPECT_LT(mark.offset, trace.size());
   EXPECT_EQ(imp.s().stats.GetIndexed(pstats::traced_buf_sequence_packet_loss),
             (std::map<int, int64_t>{{0, 1}}));
+  // The same loss, where (the mark: one loss event) and how much (the
+  // writer's count of the packets it dropped: one).
   EXPECT_EQ(imp.Problems(),
-            (std::map<std::string, int64_t>{{"traced_buf_sequence_packet_loss", 1}}));
+            (std::map<std::string, int64_t>{{"traced_buf_sequence_packet_loss", 1},
+                                            {"traced_buf_writer_packets_dropped", 1}}));
 }
 
 // A DISCARD buffer far too small: it keeps a prefix of the sequence and

@@ -93,6 +93,18 @@ ztraced() {
 }
 for i in "${!commands[@]}"; do
   cmd=${commands[$i]}
+  if [[ "$cmd" =~ ^ztrace\ clone\ .*\ ([A-Za-z_][A-Za-z0-9_]*)\ *(#.*)?$ ]]; then
+    # `ztrace clone ... NAME` snapshots a running session of that name: one
+    # is started first (it ends by itself; the daemon is stopped at the end).
+    printf 'buffers { size_kb: 1024 }\ndata_sources { config { name: "track_event" } }\n%s\n%s\n' \
+      'duration_ms: 20000' "unique_session_name: \"${BASH_REMATCH[1]}\"" >clone_source.pbtxt
+    ztrace record --background -c clone_source.pbtxt --txt -o clone_source.pftrace \
+      >"$work/clone_source.log" 2>&1 || {
+      echo "FAIL: [${origins[$i]}] could not start a session for: $cmd"
+      sed 's/^/    /' "$work/clone_source.log" | tail -5
+      failures=$((failures + 1))
+    }
+  fi
   if eval "$cmd" >"$work/out.log" 2>&1; then
     echo "ok: [${origins[$i]}] $cmd"
   else

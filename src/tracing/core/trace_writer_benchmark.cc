@@ -14,6 +14,7 @@
 // benchmark). <copy> = 0: the draining thread checks each chunk's header and
 // frees it without touching the payload, which isolates the writer's cost.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -45,6 +46,28 @@ size_t PayloadFor(size_t packet_bytes) {
       return d;
   }
   return 0;
+}
+
+// The self-check's count: the packets that end in |chunk| (not the one
+// continued on the next chunk), skipping the empty slot a writer reserves
+// for its next packet (a 4-byte size of 0).
+uint64_t PacketsEndingIn(const ABI::Chunk& chunk) {
+  const ABI::ChunkHeaderValues header = chunk.ReadHeader();
+  const uint8_t* p = chunk.payload_begin();
+  const uint8_t* const end = p + chunk.payload_size();
+  uint64_t ended = 0;
+  for (uint16_t i = 0; i < header.packet_count && p + 4 <= end; i++) {
+    uint32_t size = 0;
+    for (int b = 0; b < 4; b++)
+      size |= static_cast<uint32_t>(p[b] & 0x7f) << (7 * b);
+    p += 4;
+    const bool last = i + 1 == header.packet_count;
+    const bool continues = last && (header.flags & ABI::kLastPacketContinuesOnNextChunk);
+    if (size > 0 && !continues)
+      ended++;
+    p += std::min<size_t>(size, static_cast<size_t>(end - p));
+  }
+  return ended;
 }
 
 // The service side: a thread that moves committed chunks into a private
@@ -97,13 +120,7 @@ class DrainingService : public CommitSink {
           memcpy(sink_buffer_.data() + pos, c.begin(), c.size());
           pos += c.size();
         }
-        // Packets that end in this chunk: all of them but one continued
-        // on the next chunk. The self-check's count.
-        const ABI::ChunkHeaderValues header = c.ReadHeader();
-        packets_ended_.fetch_add(
-            header.packet_count -
-                ((header.flags & ABI::kLastPacketContinuesOnNextChunk) ? 1 : 0),
-            std::memory_order_release);
+        packets_ended_.fetch_add(PacketsEndingIn(c), std::memory_order_release);
         bytes_moved_.fetch_add(c.size(), std::memory_order_relaxed);
         abi_.ReleaseChunkAsFree(std::move(c));
       }

@@ -483,7 +483,7 @@ TEST_P(TracingServiceTest, FrequentFileWritesFlushOnTheirOwnTimer) {
   ASSERT_TRUE(p->WaitForFlushes(1)) << "no flush in 5 s";
   runner_->AdvanceTime(100);
   runner_->RunAndWait([] {});
-  EXPECT_EQ(ProducerTimestamps(file.ReadPackets()).size(), 9u);
+  EXPECT_EQ(ProducerTimestamps(file.ReadPackets()).size(), 10u);
   c->DisableTracing();
   c->WaitForDisabled();
 }
