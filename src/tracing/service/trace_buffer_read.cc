@@ -2,6 +2,7 @@
 // order, fragments joined by reading ahead, losses marked with their
 // causes; see docs/design/trace_buffer.md ("Reading", "Loss causes").
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -136,24 +137,26 @@ void TraceBufferImpl::BeginRead() {
   read_order_.clear();
   read_idx_ = 0;
   pass_++;
-  // Oldest record first: it starts at the write position.
-  size_t pos = wptr_;
-  size_t walked = 0;
-  while (walked < size_) {
-    const RecordHeader h = ReadRecordHeader(pos);
-    const size_t len = size_t{h.size_units} * kAlign;
-    if (h.kind == kChunk) {
-      SeqState* s = FindSeq(MakeSeqKey(h.producer_id, h.writer_id));
-      if (s && s->pass != pass_) {
-        s->pass = pass_;
-        read_order_.push_back(s->key);
-      }
-    }
-    walked += len;
-    pos += len;
-    if (pos == size_)
-      pos = 0;
+  // The sequences that have something to read, oldest unread chunk first
+  // (its distance from the write position, where the oldest record is).
+  // O(sequences log sequences): walking every record of the ring instead
+  // made each read pass O(buffer), and a service that reads a large buffer
+  // in 1 MiB pieces quadratic (90% of ztraced's time draining a 2 GB
+  // buffer into a pipe went there).
+  std::vector<std::pair<size_t, SeqKey>> oldest;
+  oldest.reserve(seqs_.size());
+  for (auto& entry : seqs_) {
+    SeqState& s = entry.second;
+    if (s.chunks.empty())
+      continue;
+    const size_t offset = s.chunks.front().offset;
+    const size_t distance = offset >= wptr_ ? offset - wptr_ : offset + size_ - wptr_;
+    oldest.emplace_back(distance, s.key);
+    s.pass = pass_;
   }
+  std::sort(oldest.begin(), oldest.end());
+  for (const auto& entry : oldest)
+    read_order_.push_back(entry.second);
 }
 
 bool TraceBufferImpl::ReadNextTracePacket(TraceBufferPacket* packet) {
