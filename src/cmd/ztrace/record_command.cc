@@ -263,12 +263,8 @@ void RecordCommand::OnStopSignal() {
       endpoint_->FlushWithFlags(0, std::move(flushed),
                                 flush_flags::kInitiatorPerfettoCmd |
                                     flush_flags::kReasonTraceStop);
-      runner_->PostDelayedTask(
-          [weak = weak_factory_.GetWeakPtr()] {
-            if (weak && weak->state_ == State::kStopping)
-              weak->Fail("the tracing service did not stop the session; giving up");
-          },
-          StopDeadlineMs(options_.config, 0));
+      ArmEndDeadline(StopDeadlineMs(options_.config, 0), State::kStopping,
+                     "the tracing service did not stop the session; giving up");
       return;
     }
     case State::kStopping:
@@ -321,14 +317,8 @@ void RecordCommand::OnConnect() {
     ReportStarted(true);
   // A failsafe for a service that never ends the session (upstream's too).
   if (const uint32_t duration = options_.config.duration_ms()) {
-    runner_->PostDelayedTask(
-        [weak = weak_factory_.GetWeakPtr()] {
-          if (weak && weak->state_ == State::kTracing) {
-            weak->Fail("the tracing service did not end the session after its "
-                       "duration; giving up");
-          }
-        },
-        StopDeadlineMs(options_.config, duration));
+    ArmEndDeadline(StopDeadlineMs(options_.config, duration), State::kTracing,
+                   "the tracing service did not end the session after its duration; giving up");
   }
 }
 
@@ -347,7 +337,9 @@ void RecordCommand::OnDisconnect() {
     case State::kDone:
       return;
     case State::kStats:
-      // The trace is complete; only the stats are lost.
+      // The trace is complete; only the stats are lost (and the answers to
+      // progress checks still due with them).
+      end_probes_in_flight_ = 0;
       OnTraceStats(false, {});
       return;
     case State::kConnecting:
@@ -427,7 +419,48 @@ void RecordCommand::OnTraceData(std::vector<uint8_t> trace, bool has_more) {
   endpoint_->GetTraceStats();
 }
 
+void RecordCommand::ArmEndDeadline(uint32_t delay_ms, State state, std::string give_up) {
+  runner_->PostDelayedTask(
+      [weak = weak_factory_.GetWeakPtr(), state, give_up = std::move(give_up)]() mutable {
+        if (weak)
+          weak->CheckEndProgress(state, std::move(give_up));
+      },
+      delay_ms);
+}
+
+void RecordCommand::CheckEndProgress(State state, std::string give_up) {
+  if (state_ != state)
+    return;  // The session ended (or the command moved on) meanwhile.
+  if (end_probes_in_flight_ > 0)
+    return Fail(give_up);  // The last check was never answered.
+  end_give_up_ = give_up;
+  end_probes_in_flight_++;
+  endpoint_->GetTraceStats();
+  ArmEndDeadline(kEndProgressCheckMs, state, std::move(give_up));
+}
+
+void RecordCommand::OnEndProgress(bool success, const std::vector<uint8_t>& stats) {
+  protos::gen::TraceStats parsed;
+  if (!success || !parsed.ParseFromArray(stats.data(), stats.size()))
+    return Fail(end_give_up_);
+  int64_t bytes_read = 0;
+  for (const auto& buffer : parsed.buffer_stats())
+    bytes_read += static_cast<int64_t>(buffer.bytes_read());
+  // The first answer is where the wait starts from; later ones must show
+  // the service still reading the buffers out (into the file it writes).
+  if (end_bytes_read_ >= 0 && bytes_read <= end_bytes_read_)
+    return Fail(end_give_up_);
+  end_bytes_read_ = bytes_read;
+}
+
 void RecordCommand::OnTraceStats(bool success, std::vector<uint8_t> stats) {
+  if (end_probes_in_flight_ > 0) {
+    // The answer to a progress check, asked before any later request.
+    end_probes_in_flight_--;
+    if (state_ == State::kTracing || state_ == State::kStopping)
+      OnEndProgress(success, stats);
+    return;
+  }
   if (state_ != State::kStats)
     return;
   if (!success || !stats_.ParseFromArray(stats.data(), stats.size())) {

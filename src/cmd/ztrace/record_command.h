@@ -76,6 +76,12 @@ class RecordCommand : public Consumer {
   // the command waits for the service to end the session before it gives
   // up, as upstream's command does.
   static constexpr uint32_t kServiceGraceMs = 60000;
+  // Past that deadline the command does not give up on a service that is
+  // still writing the trace (a large buffer going into a slow reader takes
+  // as long as the reader does): it asks for the session's stats every
+  // kEndProgressCheckMs and waits on while the bytes read out of its
+  // buffers grow. No answer, or no growth, and it gives up.
+  static constexpr uint32_t kEndProgressCheckMs = 10000;
   // Once the session ended: how long the service may stay silent while the
   // trace (or its stats) is read before the command gives up on it.
   static constexpr uint32_t kServiceSilenceMs = 30000;
@@ -128,6 +134,12 @@ class RecordCommand : public Consumer {
   void ReportStarted(bool ok);
   // Checks every kServiceSilenceMs that reading made progress since |seen|.
   void WatchService(uint64_t seen);
+  // Gives the service |delay_ms| to end the session while the command is in
+  // |state|, then checks its progress (kEndProgressCheckMs) and fails with
+  // |give_up| once there is none.
+  void ArmEndDeadline(uint32_t delay_ms, State state, std::string give_up);
+  void CheckEndProgress(State state, std::string give_up);
+  void OnEndProgress(bool success, const std::vector<uint8_t>& stats);
   // Asks the service which of the config's data sources no producer
   // provides; at the start they are named at once, at the end those still
   // missing go into the summary, then |then| runs.
@@ -157,6 +169,12 @@ class RecordCommand : public Consumer {
   uint64_t bytes_written_ = 0;
   uint64_t packets_written_ = 0;
   uint64_t service_activity_ = 0;  // Bumped by each answer while reading.
+  // The end's progress checks: GetTraceStats replies still to come for
+  // them (they come in order, before any asked for later), and the bytes
+  // the session's buffers had given out at the last (-1: none yet).
+  uint32_t end_probes_in_flight_ = 0;
+  int64_t end_bytes_read_ = -1;
+  std::string end_give_up_;  // What a check without progress fails with.
   protos::gen::TraceStats stats_;
   base::WeakPtrFactory<RecordCommand> weak_factory_{this};  // Last member.
 };
