@@ -217,17 +217,20 @@ class TraceBuffer {
   virtual const WriterStatsMap& writer_stats() const = 0;
   virtual size_t size() const = 0;
   virtual OverwritePolicy policy() const = 0;
-
-  // A copy of everything this buffer holds, its read position and stats
-  // included: reading the copy returns what the next reads of this one
-  // would (packets already read are not in it), and the two go on
-  // independently. For CloneSession's snapshot; the service never writes
-  // into a copy, so to the copy every writer is gone (OnProducerGone): its
-  // scraped chunks are read to their end, a packet left unfinished in them
-  // dropped and counted in trace_writer_packet_loss. Null if the memory is
-  // not there. O(size), allocates size() bytes.
-  virtual std::unique_ptr<TraceBuffer> Clone() const = 0;
 };
+
+// A copy of everything this buffer holds, its read position and stats
+// included: reading the copy returns what the next reads of this one
+// would (packets already read are not in it), and the two go on
+// independently. For CloneSession's snapshot; the service never writes
+// into a copy, so to the copy every writer is gone (OnProducerGone): its
+// scraped chunks are read to their end, a packet left unfinished in them
+// dropped and counted in trace_writer_packet_loss. Null if the memory is
+// not there. O(size), allocates size() bytes. Defined in
+// trace_buffer_clone.cc, part of zt_tracing_service_ports: only the
+// daemon clones, so a program tracing in process neither links nor
+// builds it.
+std::unique_ptr<TraceBuffer> CloneTraceBuffer(const TraceBuffer& buffer);
 
 }  // namespace zt
 

@@ -1,5 +1,5 @@
-// TraceBuffer::Clone: a copy of a buffer for CloneSession's snapshot. Cold
-// (once per clone, O(size)); kept out of the writing and reading files.
+// CloneTraceBuffer: a copy of a buffer for CloneSession's snapshot. Cold
+// (once per clone, O(size)); in the daemon's library only.
 
 #include <cstring>
 #include <new>
@@ -42,4 +42,9 @@ std::unique_ptr<TraceBuffer> TraceBufferImpl::Clone() const {
 }
 
 }  // namespace trace_buffer_internal
+
+std::unique_ptr<TraceBuffer> CloneTraceBuffer(const TraceBuffer& buffer) {
+  // TraceBufferImpl is the only implementation (TraceBuffer::Create).
+  return static_cast<const trace_buffer_internal::TraceBufferImpl&>(buffer).Clone();
+}
 }  // namespace zt

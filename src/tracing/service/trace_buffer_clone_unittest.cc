@@ -31,7 +31,7 @@ TEST(TraceBufferCloneTest, TheCopyHoldsWhatIsUnreadAndGoesOnAlone) {
   open.Frag(Pattern(50, 1)).Frag(Pattern(60, 2)).Flags(ABI::kLastPacketContinuesOnNextChunk);
   open.AddTo(tb.get());
 
-  std::unique_ptr<TraceBuffer> copy = tb->Clone();
+  std::unique_ptr<TraceBuffer> copy = CloneTraceBuffer(*tb);
   ASSERT_TRUE(copy);
   EXPECT_EQ(copy->size(), tb->size());
   EXPECT_EQ(copy->stats().chunks_overwritten, tb->stats().chunks_overwritten);

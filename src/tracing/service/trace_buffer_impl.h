@@ -197,7 +197,7 @@ class TraceBufferImpl : public TraceBuffer {
   const WriterStatsMap& writer_stats() const override { return writer_stats_; }
   size_t size() const override { return size_; }
   OverwritePolicy policy() const override { return policy_; }
-  std::unique_ptr<TraceBuffer> Clone() const override;  // trace_buffer_clone.cc
+  std::unique_ptr<TraceBuffer> Clone() const;  // CloneTraceBuffer(), trace_buffer_clone.cc
 
  private:
   enum class ReadAheadResult { kPacket, kEmpty, kWait, kBroken };

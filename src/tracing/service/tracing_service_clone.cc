@@ -124,7 +124,7 @@ void TracingServiceImpl::FinishClone(uint64_t source_id,
   std::vector<std::unique_ptr<TraceBuffer>> copies;
   for (size_t i = 0; i < src->buffer_ids.size(); i++) {
     TraceBuffer* buffer = BufferById(src->buffer_ids[i]);
-    std::unique_ptr<TraceBuffer> copy = buffer ? buffer->Clone() : nullptr;
+    std::unique_ptr<TraceBuffer> copy = buffer ? CloneTraceBuffer(*buffer) : nullptr;
     if (!copy) {
       result.error = "CloneSession: no memory for a copy of buffer " + std::to_string(i) +
                      (buffer ? " (" + std::to_string(buffer->size() / 1024) + " KiB)" : "");
