@@ -35,8 +35,14 @@ class SlowEndEndpoint : public ConsumerEndpoint {
     uint64_t bytes_read_step = 0;
     bool answer = true;
   };
-  SlowEndEndpoint(Consumer* consumer, base::TaskRunner* runner, Script script)
-      : consumer_(consumer), runner_(runner), script_(script), alive_(std::make_shared<bool>(true)) {
+  // |answers| (the test's: the command deletes its endpoint when done)
+  // counts the stats answers given.
+  SlowEndEndpoint(Consumer* consumer, base::TaskRunner* runner, Script script, int* answers)
+      : consumer_(consumer),
+        runner_(runner),
+        script_(script),
+        answers_(answers),
+        alive_(std::make_shared<bool>(true)) {
     Post([](Consumer* c) { c->OnConnect(); });
   }
   ~SlowEndEndpoint() override { *alive_ = false; }
@@ -61,13 +67,11 @@ class SlowEndEndpoint : public ConsumerEndpoint {
       return;
     bytes_read_ += script_.bytes_read_step;
     Post([stats = Stats()](Consumer* c) { c->OnTraceStats(true, stats); });
-    if (++answers_ == script_.answers_before_end) {
+    if (++*answers_ == script_.answers_before_end) {
       ended_ = true;
       Post([](Consumer* c) { c->OnTracingDisabled(""); });
     }
   }
-  int answers() const { return answers_; }
-
  private:
   std::vector<uint8_t> Stats() const {
     protos::gen::TraceStats stats;
@@ -83,9 +87,9 @@ class SlowEndEndpoint : public ConsumerEndpoint {
   Consumer* const consumer_;
   base::TaskRunner* const runner_;
   const Script script_;
+  int* const answers_;
   std::shared_ptr<bool> alive_;
   uint64_t bytes_read_ = 0;
-  int answers_ = 0;
   bool ended_ = false;
 };
 
@@ -108,9 +112,7 @@ class RecordCommandEndTest : public testing::Test {
     options.output_name = "out.pftrace";
     options.print = [this](std::string_view text) { printed_.append(text); };
     auto connect = [this, script](Consumer* consumer, base::TaskRunner* runner) {
-      auto endpoint = std::make_unique<SlowEndEndpoint>(consumer, runner, script);
-      endpoint_ = endpoint.get();
-      return endpoint;
+      return std::make_unique<SlowEndEndpoint>(consumer, runner, script, &answers_);
     };
     command_ = std::make_unique<RecordCommand>(runner_.task_runner(), connect, std::move(options));
     command_->Start([this](int code) { exit_code_ = code; });
@@ -129,7 +131,7 @@ class RecordCommandEndTest : public testing::Test {
 
   test::VirtualTimeTestRunner runner_;
   std::unique_ptr<RecordCommand> command_;
-  SlowEndEndpoint* endpoint_ = nullptr;
+  int answers_ = 0;  // Stats answers the endpoint gave.
   std::string printed_;
   int exit_code_ = -1;
 };
@@ -141,7 +143,7 @@ TEST_F(RecordCommandEndTest, AStopThatKeepsWritingIsWaitedFor) {
   runner_.RunAndWait([] {});
   Advance(kDeadlineMs + 11 * RecordCommand::kEndProgressCheckMs);
   ASSERT_EQ(exit_code_, kExitOk) << printed_;
-  EXPECT_EQ(endpoint_->answers(), 11);
+  EXPECT_EQ(answers_, 11);
   EXPECT_EQ(printed_.find("giving up"), std::string::npos) << printed_;
 }
 
@@ -162,7 +164,7 @@ TEST_F(RecordCommandEndTest, AStopWithoutProgressIsGivenUpOn) {
   EXPECT_EQ(exit_code_, -1) << "gave up before looking at the progress: " << printed_;
   Advance(2000);
   ASSERT_EQ(exit_code_, kExitFailure);
-  EXPECT_EQ(endpoint_->answers(), 2);
+  EXPECT_EQ(answers_, 2);
   EXPECT_EQ(printed_, "ztrace: the tracing service did not stop the session; giving up\n");
 }
 
