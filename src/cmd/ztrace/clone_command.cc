@@ -7,10 +7,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <memory>
 #include <utility>
 
 #include "src/base/scoped_file.h"
-#include "src/base/unix_task_runner.h"
+#include "src/cmd/ztrace/command_runner.h"
 #include "src/cmd/ztrace/exit_codes.h"
 #include "src/ipc/service_identity.h"
 #include "zt/common/trace_stats.gen.h"
@@ -34,7 +35,7 @@ class CloneConsumer : public Consumer {
         output_(std::move(output)),
         output_name_(std::move(output_name)),
         address_(std::move(address)),
-        finish_(std::move(finish)) {}
+        end_("ztrace clone", std::move(finish)) {}
 
   void Start(const ConnectFn& connect) {
     endpoint_ = connect(this, runner_);
@@ -52,7 +53,7 @@ class CloneConsumer : public Consumer {
 
   void OnConnect() override {
     endpoint_->CloneSession(args_, [this](const ConsumerEndpoint::CloneSessionResult& r) {
-      if (done_)
+      if (end_.done())
         return;
       if (!r.success)
         return Fail(r.error.empty() ? "the tracing service refused the clone" : r.error);
@@ -82,17 +83,18 @@ class CloneConsumer : public Consumer {
   void OnTracingDisabled(const std::string&) override {}
   void OnAllDataSourcesStarted() override {}
   void OnTraceData(std::vector<uint8_t> trace, bool has_more) override {
-    if (done_ || read_done_)
+    if (end_.done() || read_done_)
       return;
-    if (!WriteAll(trace))
-      return;
+    if (const int err = WriteAll(output_.get(), trace.data(), trace.size()))
+      return Fail("cannot write " + output_name_ + ": " + strerror(err));
+    bytes_ += trace.size();
     if (has_more)
       return;
     read_done_ = true;
     endpoint_->GetTraceStats();
   }
   void OnTraceStats(bool success, std::vector<uint8_t> encoded) override {
-    if (done_)
+    if (end_.done())
       return;
     fprintf(stderr, "ztrace: wrote %llu bytes to %s\n", static_cast<unsigned long long>(bytes_),
             output_name_.c_str());
@@ -100,57 +102,24 @@ class CloneConsumer : public Consumer {
     if (!success || !stats.ParseFromArray(encoded.data(), encoded.size())) {
       fprintf(stderr, "ztrace: warning: the service gave no stats: losses, if any, are not known\n");
     } else {
-      const std::vector<std::string> losses = DescribeLosses(stats);
-      if (!losses.empty()) {
-        std::string text = "ztrace: WARNING: THE SNAPSHOT IS MISSING DATA:\n";
-        for (const std::string& line : losses)
-          text += "ztrace:   " + line + "\n";
-        fputs(text.c_str(), stderr);
-      }
+      fputs(LossWarning(stats, "SNAPSHOT").c_str(), stderr);
     }
     endpoint_->FreeBuffers();
-    Finish(kExitOk);
+    end_.Finish(kExitOk);
   }
 
  private:
-  bool WriteAll(const std::vector<uint8_t>& bytes) {
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = write(output_.get(), bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0) {
-        Fail("cannot write " + output_name_ + ": " + strerror(n < 0 ? errno : EIO));
-        return false;
-      }
-      done += static_cast<size_t>(n);
-    }
-    bytes_ += bytes.size();
-    return true;
-  }
-  void Fail(const std::string& message) {
-    if (done_)
-      return;
-    fprintf(stderr, "ztrace clone: %s\n", message.c_str());
-    Finish(kExitFailure);
-  }
-  void Finish(int code) {
-    if (done_)
-      return;
-    done_ = true;
-    finish_(code);
-  }
+  void Fail(const std::string& message) { end_.Fail(message); }
 
   base::TaskRunner* const runner_;
   const ConsumerEndpoint::CloneSessionArgs args_;
   base::ScopedFile output_;
   const std::string output_name_;
   const std::string address_;
-  std::function<void(int)> finish_;
+  CommandEnd end_;
   std::unique_ptr<ConsumerEndpoint> endpoint_;
   bool cloned_ = false;
   bool read_done_ = false;
-  bool done_ = false;
   uint64_t bytes_ = 0;
 };
 
@@ -221,17 +190,12 @@ int RunClone(const std::vector<std::string>& args, const ConnectFn& connect,
     return code;
   }
   const std::string output_name = output_path == "-" ? "stdout" : output_path;
-  base::UnixTaskRunner runner;
-  int result = kExitFailure;
-  {
-    CloneConsumer consumer(&runner, clone_args, std::move(output), output_name, service_address,
-                           [&runner, &result](int exit_code) {
-                             result = exit_code;
-                             runner.Quit();
-                           });
-    runner.PostTask([&consumer, &connect] { consumer.Start(connect); });
-    runner.Run();
-  }
+  const int result = RunUntilFinished(
+      [&](base::TaskRunner* runner, std::function<void(int)> finish) {
+        return std::make_unique<CloneConsumer>(runner, clone_args, std::move(output),
+                                               output_name, service_address, std::move(finish));
+      },
+      [&connect](std::unique_ptr<CloneConsumer>& consumer) { consumer->Start(connect); });
   // A file the command created for a snapshot it never got goes again (an
   // existing one was not touched before the clone succeeded).
   struct stat st {};

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <utility>
 
 #include "src/base/unix_task_runner.h"
+#include "src/cmd/ztrace/command_runner.h"
 #include "src/cmd/ztrace/record_config.h"
 #include "src/cmd/ztrace/record_data_sources.h"
 #include "src/ipc/service_identity.h"
@@ -49,27 +49,6 @@ std::string HumanSize(uint64_t bytes) {
   if (bytes < 1024ull * 1024 * 1024)
     return Format("%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
   return Format("%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
-}
-
-// Writes all of |data| to |fd|, waiting when a non-blocking fd is full.
-// 0, or the errno of the failure.
-int WriteAll(int fd, const uint8_t* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        pollfd p{fd, POLLOUT, 0};
-        poll(&p, 1, -1);
-        continue;
-      }
-      return errno;
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return 0;
 }
 
 // The size of the regular file behind |fd|; false for pipes and terminals.
@@ -143,6 +122,16 @@ std::vector<std::string> DescribeLosses(const protos::gen::TraceStats& stats) {
     lines.push_back("the final flush failed: producers' last data may be missing");
   }
   return lines;
+}
+
+std::string LossWarning(const protos::gen::TraceStats& stats, const std::string& what) {
+  const std::vector<std::string> losses = DescribeLosses(stats);
+  if (losses.empty())
+    return "";
+  std::string text = "ztrace: WARNING: THE " + what + " IS MISSING DATA:\n";
+  for (const std::string& line : losses)
+    text += "ztrace:   " + line + "\n";
+  return text;
 }
 
 base::ScopedFile OpenOutput(const std::string& path, bool no_clobber,
@@ -632,13 +621,9 @@ void RecordCommand::PrintSummary() {
           ": the trace holds nothing from " +
           (missing_data_sources_.size() == 1 ? "it" : "them") + "\n");
   }
-  const std::vector<std::string> losses = DescribeLosses(stats_);
-  if (!losses.empty()) {
-    std::string text = "ztrace: WARNING: THE TRACE IS MISSING DATA:\n";
-    for (const std::string& line : losses)
-      text += "ztrace:   " + line + "\n";
-    Print(text);
-  }
+  const std::string losses = LossWarning(stats_, "TRACE");
+  if (!losses.empty())
+    Print(losses);
 }
 
 void RecordCommand::Fail(const std::string& message) {

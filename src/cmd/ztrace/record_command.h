@@ -189,6 +189,11 @@ uint64_t CountTracePackets(const uint8_t* data, size_t size);
 // patches_discarded: every session's, as upstream's) are left out.
 std::vector<std::string> DescribeLosses(const protos::gen::TraceStats& stats);
 
+// DescribeLosses as ztrace prints it on stderr: "ztrace: WARNING: THE
+// <what> IS MISSING DATA:" then one indented line per loss; empty when
+// nothing was lost.
+std::string LossWarning(const protos::gen::TraceStats& stats, const std::string& what);
+
 // Opens the trace output: "-" is a dup of stdout (refused when it is a
 // terminal); a path is created (mode 0600 as upstream's: traces hold
 // private data), or, unless |no_clobber|, opened as it is: an existing file

@@ -10,8 +10,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -26,6 +24,7 @@
 #include "zt/protozero/scattered_heap_buffer.h"
 
 #include "src/cmd/ztrace/record_config.h"
+#include "src/cmd/ztrace/record_test_support.h"
 #include "src/tracing/test/fake_consumer.h"
 #include "src/tracing/test/fake_producer.h"
 #include "src/tracing/test/test_runner.h"
@@ -41,45 +40,6 @@ namespace {
 using protos::gen::TraceConfig;
 using test::FakeProducer;
 using test::Packets;
-
-// A file for the command's output, read back by path.
-class OutputFile {
- public:
-  OutputFile() {
-    char path[] = "/tmp/zt_ztrace_out_XXXXXX";
-    const int fd = mkstemp(path);
-    EXPECT_GE(fd, 0);
-    close(fd);
-    path_ = path;
-  }
-  ~OutputFile() { unlink(path_.c_str()); }
-  base::ScopedFile Open() const {
-    return base::ScopedFile(open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  }
-  bool Exists() const {
-    struct stat st;
-    return stat(path_.c_str(), &st) == 0;
-  }
-  std::string Contents() const {
-    std::string bytes;
-    const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      return bytes;
-    char buf[4096];
-    for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;)
-      bytes.append(buf, static_cast<size_t>(n));
-    close(fd);
-    return bytes;
-  }
-  Packets ReadPackets() const {
-    const std::string bytes = Contents();
-    return test::SplitTrace(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 TraceConfig Config(uint32_t duration_ms = 0, uint32_t size_kb = 1024) {
   ShorthandOptions options;
@@ -217,14 +177,6 @@ INSTANTIATE_TEST_SUITE_P(Runners, RecordCommandTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& param) {
                            return param.param ? "VirtualTime" : "Thread";
                          });
-
-// What a complete trace file must hold: the producer's packets, exactly,
-// among the service's own, which follow upstream's readers' rules.
-void ExpectCompleteTrace(const Packets& packets, size_t producer_packets) {
-  EXPECT_EQ(test::CountServicePackets(packets).producer_packets, producer_packets);
-  for (const std::string& problem : test::CheckServicePackets(packets))
-    ADD_FAILURE() << problem;
-}
 
 TEST_P(RecordCommandTest, StopRequestFlushesStopsAndWritesEveryPacket) {
   StartProducer();
@@ -618,236 +570,6 @@ TEST_P(RecordCommandTest, AServiceThatStopsAnsweringIsGivenUpOn) {
                             0),
             0u)
       << printed();
-}
-
-TEST(RecordCommandHelpersTest, CountTracePacketsCountsField1Only) {
-  // Trace { packet: "ab" packet: "" } plus an unknown varint field 2.
-  const uint8_t trace[] = {0x0a, 0x02, 'a', 'b', 0x0a, 0x00, 0x10, 0x05};
-  EXPECT_EQ(CountTracePackets(trace, sizeof(trace)), 2u);
-  EXPECT_EQ(CountTracePackets(trace, 0), 0u);
-  // Cut inside the first packet: nothing complete.
-  EXPECT_EQ(CountTracePackets(trace, 3), 0u);
-}
-
-TEST(RecordCommandHelpersTest, DescribeLossesNamesEachKind) {
-  protos::gen::TraceStats stats;
-  EXPECT_TRUE(DescribeLosses(stats).empty());
-  stats.add_buffer_stats()->set_chunks_written(10);
-  EXPECT_TRUE(DescribeLosses(stats).empty());
-  // Service-wide counters (every session's since the service started) are
-  // not this trace's losses: a busy daemon must not put them in every trace.
-  stats.set_chunks_discarded(77);
-  stats.set_patches_discarded(78);
-  EXPECT_TRUE(DescribeLosses(stats).empty());
-  auto* b = stats.add_buffer_stats();
-  b->set_chunks_overwritten(3);
-  b->set_chunks_discarded(4);
-  b->set_trace_writer_packet_loss(5);
-  b->set_writer_packets_dropped(4058);
-  stats.set_invalid_packets(6);
-  stats.set_flushes_failed(1);
-  stats.set_final_flush_outcome(protos::gen::TraceStats_FinalFlushOutcome_FINAL_FLUSH_FAILED);
-  const std::vector<std::string> lines = DescribeLosses(stats);
-  ASSERT_EQ(lines.size(), 7u);
-  EXPECT_EQ(lines[0].rfind("buffer 1: 3 chunks overwritten: the ring buffer wrapped", 0), 0u);
-  EXPECT_EQ(lines[1].rfind("buffer 1: 4 chunks discarded: the buffer was full", 0), 0u);
-  // Loss events, not packets: each mark stands for one or more packets.
-  EXPECT_EQ(lines[2].rfind("buffer 1: 5 loss events in producers' writers (each one or more "
-                           "packets, how many is not recorded",
-                           0),
-            0u)
-      << lines[2];
-  // Packets, counted by the writers that dropped them.
-  EXPECT_EQ(lines[3].rfind("buffer 1: 4058 packets dropped by producers' writers", 0), 0u)
-      << lines[3];
-  EXPECT_EQ(lines[4], "6 packets invalid, dropped");
-  EXPECT_EQ(lines[5].rfind("1 flushes not completed in time", 0), 0u);
-  EXPECT_EQ(lines[6].rfind("the final flush failed", 0), 0u);
-}
-
-TEST(RecordCommandHelpersTest, OpenOutputCreatesKeepsOrRefuses) {
-  OutputFile file;
-  std::string error;
-  int code = 0;
-  {
-    base::ScopedFile fd = file.Open();
-    ASSERT_EQ(write(fd.get(), "old", 3), 3);
-  }
-  bool created = true;
-  base::ScopedFile fd = OpenOutput(file.path(), /*no_clobber=*/false, &error, &code, &created);
-  ASSERT_TRUE(fd) << error;
-  EXPECT_FALSE(created);
-  // Emptied only once a session starts (RecordCommand, truncate_on_start).
-  EXPECT_EQ(file.Contents(), "old") << "truncated before the session started";
-  struct stat st;
-  EXPECT_FALSE(OpenOutput(file.path(), /*no_clobber=*/true, &error, &code));
-  EXPECT_EQ(error, file.path() + " already exists (--no-clobber)");
-  EXPECT_EQ(code, kExitFailure);
-
-  const std::string fresh = file.path() + ".new";
-  fd = OpenOutput(fresh, /*no_clobber=*/true, &error, &code, &created);
-  ASSERT_TRUE(fd) << error;
-  EXPECT_TRUE(created);
-  ASSERT_EQ(fstat(fd.get(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0077, 0u) << "traces are private: 0600";
-  unlink(fresh.c_str());
-
-  EXPECT_FALSE(OpenOutput("/nonexistent-dir/x", false, &error, &code));
-  EXPECT_EQ(error, "cannot open /nonexistent-dir/x for writing: No such file or directory");
-}
-
-// RunRecord as main() runs it, on its own runner: the endpoint it connects
-// owns an in-process service on that runner (no producer: the trace holds
-// the service's packets only), and can raise a signal once tracing is on.
-class ServiceOwningEndpoint : public ConsumerEndpoint {
- public:
-  // The flags of the last flush asked through any instance (runner thread;
-  // read after RunRecord returns).
-  static inline uint64_t last_flush_flags = 0;
-
-  ServiceOwningEndpoint(Consumer* consumer, base::TaskRunner* runner, int signal)
-      : service_(TracingService::Create(runner)),
-        inner_(service_->ConnectConsumer(consumer, 0)),
-        signal_(signal) {}
-  ~ServiceOwningEndpoint() override {
-    inner_.reset();
-    service_.reset();
-  }
-  void EnableTracing(const TraceConfig& config, int fd) override {
-    inner_->EnableTracing(config, fd);
-    if (signal_)
-      raise(signal_);  // The handler runs here, on the runner's thread.
-  }
-  void StartTracing() override { inner_->StartTracing(); }
-  void DisableTracing() override { inner_->DisableTracing(); }
-  void Flush(uint32_t timeout_ms, std::function<void(bool)> done) override {
-    inner_->Flush(timeout_ms, std::move(done));
-  }
-  void FlushWithFlags(uint32_t timeout_ms, std::function<void(bool)> done,
-                      uint64_t flags) override {
-    last_flush_flags = flags;
-    inner_->FlushWithFlags(timeout_ms, std::move(done), flags);
-  }
-  void ReadBuffers() override { inner_->ReadBuffers(); }
-  void FreeBuffers() override { inner_->FreeBuffers(); }
-  void GetTraceStats() override { inner_->GetTraceStats(); }
-
- private:
-  std::unique_ptr<TracingService> service_;
-  std::unique_ptr<ConsumerEndpoint> inner_;
-  const int signal_;
-};
-
-ConnectFn InProcess(int signal) {
-  return [signal](Consumer* consumer, base::TaskRunner* runner) {
-    return std::make_unique<ServiceOwningEndpoint>(consumer, runner, signal);
-  };
-}
-
-void (*CurrentHandler(int signal))(int) {
-  struct sigaction now = {};
-  sigaction(signal, nullptr, &now);
-  return now.sa_handler;
-}
-
-TEST(RunRecordTest, SigintAndSigtermStopTheSessionAndTheTraceIsWritten) {
-  for (int signal : {SIGINT, SIGTERM}) {
-    SCOPED_TRACE(signal);
-    OutputFile out;
-    testing::internal::CaptureStderr();
-    const int code = RunRecord({"-t", "0", "-o", out.path()}, InProcess(signal), "x.sock");
-    const std::string err = testing::internal::GetCapturedStderr();
-    ASSERT_EQ(code, kExitOk) << err;
-    ExpectCompleteTrace(out.ReadPackets(), 0);
-    EXPECT_EQ(err.rfind("ztrace: wrote " + std::to_string(out.Contents().size()) + " bytes", 0),
-              0u)
-        << err;
-    // The stop's flush says who asked and why, as upstream's perfetto does.
-    EXPECT_EQ(ServiceOwningEndpoint::last_flush_flags,
-              flush_flags::kInitiatorPerfettoCmd | flush_flags::kReasonTraceStop);
-    ServiceOwningEndpoint::last_flush_flags = 0;
-    // The handlers are the test's again.
-    EXPECT_EQ(CurrentHandler(SIGINT), SIG_DFL);
-    EXPECT_EQ(CurrentHandler(SIGTERM), SIG_DFL);
-    EXPECT_EQ(CurrentHandler(SIGPIPE), SIG_DFL);
-  }
-}
-
-// An existing output file is replaced only once a session starts: with no
-// daemon it stays as it was (issue 27: it used to be deleted); with one,
-// the trace replaces all of it (nothing of the old, longer file remains).
-TEST(RunRecordTest, AnExistingOutputSurvivesAFailureAndIsReplacedBySuccess) {
-  OutputFile out;
-  const std::string precious(100000, 'p');
-  {
-    base::ScopedFile fd = out.Open();
-    ASSERT_EQ(write(fd.get(), precious.data(), precious.size()),
-              static_cast<ssize_t>(precious.size()));
-  }
-  testing::internal::CaptureStderr();
-  int code = RunRecord({"-t", "0", "-o", out.path()},
-                       [](Consumer*, base::TaskRunner*) { return nullptr; }, "/nowhere.sock");
-  std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(code, kExitFailure) << err;
-  ASSERT_TRUE(out.Exists()) << "the failed recording removed the existing file";
-  EXPECT_EQ(out.Contents(), precious);
-
-  testing::internal::CaptureStderr();
-  code = RunRecord({"-t", "0", "-o", out.path()}, InProcess(SIGINT), "x.sock");
-  err = testing::internal::GetCapturedStderr();
-  ASSERT_EQ(code, kExitOk) << err;
-  EXPECT_LT(out.Contents().size(), precious.size());
-  EXPECT_EQ(out.Contents().find(std::string(64, 'p')), std::string::npos)
-      << "old bytes left after the trace";
-  ExpectCompleteTrace(out.ReadPackets(), 0);
-}
-
-TEST(RunRecordTest, DashWritesTheTraceToStdout) {
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  const int code = RunRecord({"-o", "-", "-t", "0", "some_category"}, InProcess(SIGINT),
-                             "x.sock");
-  const std::string trace = testing::internal::GetCapturedStdout();
-  const std::string err = testing::internal::GetCapturedStderr();
-  ASSERT_EQ(code, kExitOk) << err;
-  ExpectCompleteTrace(
-      test::SplitTrace(reinterpret_cast<const uint8_t*>(trace.data()), trace.size()), 0);
-  EXPECT_NE(err.find(" to stdout in "), std::string::npos) << err;
-}
-
-TEST(RunRecordTest, FailuresExitWithTheirCodesAndMessages) {
-  OutputFile out;
-  unlink(out.path().c_str());  // The command creates it (and removes it on failure).
-  struct {
-    std::vector<std::string> args;
-    int code;
-    std::string err;  // Its start.
-  } cases[] = {
-      {{"-o", out.path(), "--bogus"}, kExitUsage,
-       "ztrace record: unknown option \"--bogus\"\nTry 'ztrace record --help'.\n"},
-      {{}, kExitUsage, "ztrace record: an output file is required"},
-      {{"-o", out.path(), "-t", "5"}, kExitUsage, "ztrace record: -t: bad duration \"5\""},
-      {{"-o", out.path(), "-c", out.path() + ".missing", "--txt"}, kExitFailure,
-       "ztrace: cannot read the config " + out.path() + ".missing: No such file"},
-      {{"-o", "/nonexistent-dir/t", "-t", "1s"}, kExitFailure,
-       "ztrace: cannot open /nonexistent-dir/t for writing"},
-      {{"-o", out.path(), "-t", "1s"}, kExitFailure,
-       "ztrace: cannot connect to the tracing service: no socket at /nowhere.sock: is "
-       "ztraced running?"},
-  };
-  for (const auto& c : cases) {
-    testing::internal::CaptureStderr();
-    const int code = RunRecord(
-        c.args, [](Consumer*, base::TaskRunner*) { return nullptr; }, "/nowhere.sock");
-    const std::string err = testing::internal::GetCapturedStderr();
-    EXPECT_EQ(code, c.code) << err;
-    EXPECT_EQ(err.rfind(c.err, 0), 0u) << err;
-  }
-  EXPECT_FALSE(out.Exists()) << "the failed recording left an empty file";
-
-  testing::internal::CaptureStdout();
-  EXPECT_EQ(RunRecord({"--help"}, nullptr, ""), kExitOk);
-  EXPECT_EQ(testing::internal::GetCapturedStdout(), RecordUsage());
 }
 
 }  // namespace

@@ -2,9 +2,10 @@
 
 #include <stdio.h>
 
+#include <memory>
 #include <utility>
 
-#include "src/base/unix_task_runner.h"
+#include "src/cmd/ztrace/command_runner.h"
 #include "src/cmd/ztrace/record_config.h"
 #include "src/ipc/service_identity.h"
 
@@ -24,7 +25,7 @@ class TriggerProducer : public Producer {
       : runner_(runner),
         names_(std::move(names)),
         address_(std::move(address)),
-        finish_(std::move(finish)) {}
+        end_("ztrace trigger", std::move(finish)) {}
 
   void Start(const ConnectProducerFn& connect) {
     TracingService::ProducerOptions options;
@@ -46,7 +47,7 @@ class TriggerProducer : public Producer {
     endpoint_->ActivateTriggers(names_, [this](bool ok) {
       if (!ok)
         return Fail("the tracing service at " + address_ + " did not take the triggers");
-      Finish(kExitOk);
+      end_.Finish(kExitOk);
     });
   }
   void OnDisconnect() override {
@@ -63,26 +64,14 @@ class TriggerProducer : public Producer {
   void ClearIncrementalState(const std::vector<DataSourceInstanceId>&) override {}
 
  private:
-  void Fail(const std::string& message) {
-    if (done_)
-      return;
-    fprintf(stderr, "ztrace trigger: %s\n", message.c_str());
-    Finish(kExitFailure);
-  }
-  void Finish(int code) {
-    if (done_)
-      return;
-    done_ = true;
-    finish_(code);
-  }
+  void Fail(const std::string& message) { end_.Fail(message); }
 
   base::TaskRunner* const runner_;
   const std::vector<std::string> names_;
   const std::string address_;
   bool connected_ = false;
-  std::function<void(int)> finish_;
+  CommandEnd end_;
   std::unique_ptr<ProducerEndpoint> endpoint_;
-  bool done_ = false;
 };
 
 }  // namespace
@@ -123,17 +112,12 @@ int RunTrigger(const std::vector<std::string>& args, const ConnectProducerFn& co
     fprintf(stderr, "ztrace trigger: name at least one trigger\n\n%s", TriggerUsage().c_str());
     return kExitUsage;
   }
-  base::UnixTaskRunner runner;
-  int result = kExitFailure;
-  {
-    TriggerProducer producer(&runner, std::move(names), address, [&runner, &result](int code) {
-      result = code;
-      runner.Quit();
-    });
-    runner.PostTask([&producer, &connect] { producer.Start(connect); });
-    runner.Run();
-  }
-  return result;
+  return RunUntilFinished(
+      [&](base::TaskRunner* runner, std::function<void(int)> finish) {
+        return std::make_unique<TriggerProducer>(runner, std::move(names), address,
+                                                 std::move(finish));
+      },
+      [&connect](std::unique_ptr<TriggerProducer>& producer) { producer->Start(connect); });
 }
 
 }  // namespace ztrace

@@ -8,7 +8,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,14 +15,12 @@
 
 #include <gtest/gtest.h>
 
-#include "src/base/memfd_shared_memory.h"
 #include "src/base/scoped_file.h"
 #include "src/base/unix_socket.h"
 #include "src/ipc/frame.h"
 #include "src/tracing/ipc/raw_port_client.h"
 #include "zt/config/trace_config.gen.h"
 #include "zt/ext/tracing/core/commit_data_codec.h"
-#include "zt/ext/tracing/core/shared_memory_abi.h"
 #include "zt/ipc/consumer_port.gen.h"
 #include "zt/ipc/producer_port.gen.h"
 
@@ -108,87 +105,21 @@ class SilentConsumer {
   std::vector<std::unique_ptr<ipc::Frame>> frames_;
 };
 
-// A producer over the raw port writing chunks of 4 packets of 900 bytes
-// into the session's buffer (as service_ports_unittest.cc's RawProducer).
-class ChunkProducer {
- public:
-  explicit ChunkProducer(Wire* wire) : wire_(wire) {
-    client_ = wire->NewProducer();
-    client_->Bind();
-    const TracingService::ShmGeometry g = TracingService::ComputeShmGeometry(0, 0);
-    smb_ = base::MemfdSharedMemory::Create(g.size);
-    ZT_CHECK(smb_ != nullptr);
-    abi_.Initialize(smb_->start(), smb_->size(), g.page_size);
-    protos::gen::InitializeConnectionRequest init;
-    init.set_producer_name("raw");
-    init.set_producer_provided_shmem(true);
-    client_->Call("InitializeConnection", init.SerializeAsString(), smb_->fd());
-    commands_id_ = client_->Call("GetAsyncCommand");
-    protos::gen::RegisterDataSourceRequest reg;
-    reg.mutable_data_source_descriptor()->set_name("ds");
-    client_->Call("RegisterDataSource", reg.SerializeAsString());
-    wire->Pump();
-  }
-  uint32_t TargetBuffer() const {
-    uint32_t target = 0;
-    for (const RawClient::Received* r : client_->Replies(commands_id_)) {
-      protos::gen::GetAsyncCommandResponse cmd;
-      EXPECT_TRUE(cmd.ParseFromString(r->frame->msg_invoke_method_reply().reply_proto()));
-      if (cmd.has_setup_data_source())
-        target = cmd.setup_data_source().config().target_buffer();
-    }
-    return target;
-  }
-  // One commit of every page of the SMB, each one chunk of 4 packets
-  // (TracePacket { for_testing { str } }) of ~900 bytes.
-  void CommitAllPages(uint32_t buffer) {
-    CommitData commit;
-    const std::string str(900, 'p');
-    const std::string event = "\x0a" + Varint(str.size()) + str;
-    const std::string packet = "\xa2\x38" + Varint(event.size()) + event;
-    for (uint32_t page = 0; page < static_cast<uint32_t>(abi_.num_pages()); page++) {
-      SharedMemoryABI::ChunkHeaderValues header;
-      header.chunk_id = next_chunk_id_++;
-      header.writer_id = 1;
-      header.packet_count = 4;
-      SharedMemoryABI::Chunk chunk =
-          abi_.TryPartitionPageAndAcquireFirstChunk(page, SharedMemoryABI::kPageDiv1, header);
-      ZT_CHECK(chunk.is_valid());
-      uint8_t* p = chunk.payload_begin();
-      for (int n = 0; n < 4; n++) {
-        ZT_CHECK(p + 4 + packet.size() <= chunk.end());
-        for (int i = 0; i < 4; i++)
-          *p++ = static_cast<uint8_t>(((packet.size() >> (7 * i)) & 0x7f) | (i < 3 ? 0x80 : 0));
-        memcpy(p, packet.data(), packet.size());
-        p += packet.size();
-      }
-      ZT_CHECK(abi_.ReleaseChunkAsComplete(std::move(chunk)));
-      commit.chunks_to_move.push_back(CommitData::ChunkToMove{page, 0, buffer});
-    }
-    client_->Call("CommitData", SerializeCommitData(commit));
-    wire_->Pump();
-  }
-
- private:
-  static std::string Varint(uint64_t v) {
-    std::string out;
-    for (; v >= 0x80; v >>= 7)
-      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    out.push_back(static_cast<char>(v));
-    return out;
-  }
-
-  Wire* wire_;
-  RawClient* client_;
-  std::unique_ptr<base::MemfdSharedMemory> smb_;
-  SharedMemoryABI abi_;
-  uint64_t commands_id_ = 0;
-  uint32_t next_chunk_id_ = 0;
-};
+// One commit of every page of |producer|'s SMB, each one chunk of 4
+// packets (TracePacket { for_testing { str } }) of ~900 bytes, into the
+// session's buffer |buffer|.
+void CommitAllPages(Wire* wire, RawProducer* producer, uint32_t buffer) {
+  CommitData commit;
+  const std::vector<std::string> packets(4, std::string(900, 'p'));
+  for (uint32_t page = 0; page < producer->num_pages(); page++)
+    commit.chunks_to_move.push_back(producer->WriteChunk(page, packets, buffer));
+  producer->Commit(commit);
+  wire->Pump();
+}
 
 TEST(ConsumerLimitsTest, AReadBuffersSpammerThatNeverReadsIsBoundedAndRefused) {
   Wire wire;
-  ChunkProducer producer(&wire);
+  RawProducer producer(&wire);
   SilentConsumer spammer(&wire);
   ASSERT_TRUE(spammer.bound());
   protos::gen::EnableTracingRequest enable;
@@ -206,10 +137,10 @@ TEST(ConsumerLimitsTest, AReadBuffersSpammerThatNeverReadsIsBoundedAndRefused) {
   // hold), then ~23 MB more while the client asks for a read every round
   // (as every 100 ms), never reading its socket.
   for (int round = 0; round < 160; round++)  // x 64 pages x ~3.6 KB.
-    producer.CommitAllPages(buffer);
+    CommitAllPages(&wire, &producer, buffer);
   std::vector<uint64_t> reads;
   for (int round = 0; round < 100; round++) {
-    producer.CommitAllPages(buffer);
+    CommitAllPages(&wire, &producer, buffer);
     reads.push_back(spammer.Call("ReadBuffers"));
     wire.Pump();
   }

@@ -2,8 +2,9 @@
 // hand-built frames over real socketpairs into a ServiceIpcHost on a
 // virtual-time runner (Wire), every frame the host sends collected with
 // its descriptor (RawClient), and what the clients sent recorded in the
-// input format of service_ports_fuzzer (Record, Serialize). Test support
-// only.
+// input format of service_ports_fuzzer (Record, Serialize); a producer
+// that connects with its own SMB and writes chunks into it by hand
+// (RawProducer). Test support only.
 
 #ifndef ZT_SRC_TRACING_IPC_RAW_PORT_CLIENT_H_
 #define ZT_SRC_TRACING_IPC_RAW_PORT_CLIENT_H_
@@ -11,6 +12,7 @@
 #include <sys/socket.h>
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include "src/base/memfd_shared_memory.h"
 #include "src/base/scoped_file.h"
 #include "src/base/test/test_task_runner.h"
 #include "src/base/unix_socket.h"
@@ -25,6 +28,10 @@
 #include "src/ipc/host.h"
 #include "src/tracing/ipc/service_ipc_host.h"
 #include "zt/base/logging.h"
+#include "zt/ext/tracing/core/commit_data_codec.h"
+#include "zt/ext/tracing/core/shared_memory_abi.h"
+#include "zt/ext/tracing/core/tracing_service.h"
+#include "zt/ipc/producer_port.gen.h"
 
 namespace zt {
 
@@ -237,6 +244,117 @@ inline void RawClient::OnDataAvailable(base::UnixSocket* socket) {
     }
   }
 }
+
+// The arguments of a raw producer's first calls.
+inline std::string InitializeConnectionArgs(bool provided_shmem) {
+  protos::gen::InitializeConnectionRequest req;
+  req.set_producer_name("raw");
+  if (provided_shmem)
+    req.set_producer_provided_shmem(true);
+  return req.SerializeAsString();
+}
+
+inline std::string RegisterDataSourceArgs(const std::string& name) {
+  protos::gen::RegisterDataSourceRequest req;
+  req.mutable_data_source_descriptor()->set_name(name);
+  return req.SerializeAsString();
+}
+
+// A producer speaking the port by hand: its SMB (its own memfd, the default
+// geometry) written with SharedMemoryABI as a writer thread would.
+class RawProducer {
+ public:
+  explicit RawProducer(Wire* wire, bool provide_smb = true) : wire_(wire) {
+    client_ = wire->NewProducer();
+    client_->Bind();
+    const TracingService::ShmGeometry g = TracingService::ComputeShmGeometry(0, 0);
+    if (provide_smb) {
+      smb_ = base::MemfdSharedMemory::Create(g.size);
+      ZT_CHECK(smb_ != nullptr);
+      abi_.Initialize(smb_->start(), smb_->size(), g.page_size);
+    }
+    init_id_ = client_->Call("InitializeConnection", InitializeConnectionArgs(provide_smb),
+                             smb_ ? smb_->fd() : -1);
+    commands_id_ = client_->Call("GetAsyncCommand");
+    client_->Call("RegisterDataSource", RegisterDataSourceArgs("ds"));
+    wire->Pump();
+  }
+
+  RawClient* client() { return client_; }
+  uint64_t init_id() const { return init_id_; }
+  // The pages of its SMB (the default geometry's).
+  uint32_t num_pages() const { return static_cast<uint32_t>(abi_.num_pages()); }
+
+  // The buffer of the last instance set up; 0 if none.
+  uint32_t TargetBuffer() const {
+    uint32_t target = 0;
+    for (const RawClient::Received* r : client_->Replies(commands_id_)) {
+      protos::gen::GetAsyncCommandResponse cmd;
+      EXPECT_TRUE(cmd.ParseFromString(r->frame->msg_invoke_method_reply().reply_proto()));
+      if (cmd.has_setup_data_source())
+        target = cmd.setup_data_source().config().target_buffer();
+    }
+    return target;
+  }
+
+  // Writes |packets| (TracePacket { for_testing { str } }) into one chunk,
+  // the whole of page |page|, as writer 1 with the next chunk id; returns
+  // the CommitData that moves it. Recorded as the producer's own SMB write
+  // when the wire records.
+  CommitData::ChunkToMove WriteChunk(uint32_t page, const std::vector<std::string>& packets,
+                                     uint32_t target_buffer) {
+    SharedMemoryABI::ChunkHeaderValues header;
+    header.chunk_id = next_chunk_id_++;
+    header.writer_id = 1;
+    header.packet_count = static_cast<uint16_t>(packets.size());
+    SharedMemoryABI::Chunk chunk =
+        abi_.TryPartitionPageAndAcquireFirstChunk(page, SharedMemoryABI::kPageDiv1, header);
+    ZT_CHECK(chunk.is_valid());
+    uint8_t* p = chunk.payload_begin();
+    for (const std::string& str : packets) {
+      // TestEvent { str = 1 } inside TracePacket { for_testing = 900 }.
+      std::string event = "\x0a" + Varint(str.size()) + str;
+      std::string packet = "\xa2\x38" + Varint(event.size()) + event;
+      ZT_CHECK(p + 4 + packet.size() <= chunk.end());
+      // The writers' redundant 4-byte size header.
+      for (int i = 0; i < 4; i++)
+        *p++ = static_cast<uint8_t>(((packet.size() >> (7 * i)) & 0x7f) | (i < 3 ? 0x80 : 0));
+      memcpy(p, packet.data(), packet.size());
+      p += packet.size();
+    }
+    const size_t used = static_cast<size_t>(p - abi_.start()) - page * abi_.page_size();
+    ZT_CHECK(abi_.ReleaseChunkAsComplete(std::move(chunk)));
+    if (std::vector<Record>* rec = wire_->recording()) {
+      // u16 offset in 4-byte units, then the page's bytes.
+      const uint32_t offset = page * static_cast<uint32_t>(abi_.page_size()) / 4;
+      std::string bytes = {static_cast<char>(offset & 0xff), static_cast<char>(offset >> 8)};
+      bytes.append(reinterpret_cast<const char*>(abi_.start() + page * abi_.page_size()), used);
+      rec->push_back(Record{Record::kIntoSmb, bytes});
+    }
+    return CommitData::ChunkToMove{page, 0, target_buffer};
+  }
+
+  uint64_t Commit(const CommitData& data) {
+    return client_->Call("CommitData", SerializeCommitData(data));
+  }
+
+ private:
+  static std::string Varint(uint64_t v) {
+    std::string out;
+    for (; v >= 0x80; v >>= 7)
+      out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    out.push_back(static_cast<char>(v));
+    return out;
+  }
+
+  Wire* wire_;
+  RawClient* client_;
+  std::unique_ptr<base::MemfdSharedMemory> smb_;
+  SharedMemoryABI abi_;
+  uint64_t init_id_ = 0;
+  uint64_t commands_id_ = 0;
+  uint32_t next_chunk_id_ = 0;
+};
 
 }  // namespace zt
 
