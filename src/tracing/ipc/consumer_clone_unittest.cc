@@ -14,6 +14,7 @@
 #include "src/tracing/ipc/port_test_fixture.h"
 #include "zt/common/tracing_service_state.gen.h"
 #include "zt/ipc/consumer_port.gen.h"
+#include "zt/ipc/producer_port.gen.h"
 #include "zt/trace/trace_packet.pbzero.h"
 #include "zt/trace/trace_uuid.pbzero.h"
 
@@ -94,6 +95,55 @@ TEST_F(ConsumerCloneTest, ACloneIsListedTakenAndRead) {
   }
   protos::pbzero::TracePacket_Decoder last(trace);
   EXPECT_TRUE(last.has_trace_stats()) << "the clone's read ends with its final stats";
+}
+
+// v53's `perfetto --clone-all-for-bugreport` lists the sessions with
+// QueryServiceStateRequest.sessions_only and clones those with a
+// bugreport_score: the reply leaves producers and data sources out (they
+// would share its size budget with the sessions) and carries each session's
+// bugreport_score and bugreport_filename. Found running a live v53 consumer
+// against ztraced (docs/perfetto_compat.md).
+TEST_F(ConsumerCloneTest, ASessionsOnlyStateListsSessionsWithTheirBugreportFields) {
+  ipc::Client* producer = Bind(host_->producer_host(), "ProducerPort");
+  protos::gen::InitializeConnectionRequest init;
+  init.set_producer_name("p");
+  ASSERT_TRUE(CallAndWait(producer, "InitializeConnection", init.SerializeAsString()));
+  protos::gen::RegisterDataSourceRequest reg;
+  reg.mutable_data_source_descriptor()->set_name("ds");
+  ASSERT_TRUE(CallAndWait(producer, "RegisterDataSource", reg.SerializeAsString()));
+
+  ipc::Client* owner = NewConsumer();
+  protos::gen::EnableTracingRequest enable;
+  auto* config = enable.mutable_trace_config();
+  config->add_buffers()->set_size_kb(64);
+  config->add_data_sources()->mutable_config()->set_name("ds");
+  config->set_unique_session_name("svc");
+  config->set_bugreport_score(7);
+  config->set_bugreport_filename("svc_report");
+  owner->Invoke("EnableTracing", enable.SerializeAsString(), [](ipc::Client::Response) {});
+  runner_.RunUntilIdle();
+
+  ipc::Client* lister = NewConsumer();
+  for (const bool sessions_only : {false, true}) {
+    SCOPED_TRACE(sessions_only ? "sessions_only" : "everything");
+    protos::gen::QueryServiceStateRequest req;
+    if (sessions_only)
+      req.set_sessions_only(true);
+    std::vector<std::string> replies;
+    ASSERT_TRUE(CallAndWait(lister, "QueryServiceState", req.SerializeAsString(), &replies));
+    protos::gen::QueryServiceStateResponse resp;
+    ASSERT_TRUE(resp.ParseFromString(replies.back()));
+    const auto& state = resp.service_state();
+    EXPECT_EQ(state.producers().size(), sessions_only ? 0u : 1u);
+    EXPECT_EQ(state.data_sources().size(), sessions_only ? 0u : 1u);
+    EXPECT_EQ(state.num_sessions(), 1);
+    ASSERT_EQ(state.tracing_sessions().size(), 1u);
+    const auto& listed = state.tracing_sessions()[0];
+    EXPECT_EQ(listed.unique_session_name(), "svc");
+    EXPECT_EQ(listed.num_data_sources(), 1u);
+    EXPECT_EQ(listed.bugreport_score(), 7);
+    EXPECT_EQ(listed.bugreport_filename(), "svc_report");
+  }
 }
 
 TEST_F(ConsumerCloneTest, ARefusedCloneIsAnsweredWithItsReason) {

@@ -506,10 +506,13 @@ void QueryCapabilities(ConsumerPortState*, RemoteConsumer*, ipc::Request&, ipc::
 
 void QueryServiceState(ConsumerPortState* state, RemoteConsumer*, ipc::Request& request,
                        ipc::Reply reply) {
+  protos::gen::QueryServiceStateRequest req;
+  if (!ParseConsumerRequest(request, "QueryServiceState", &req))
+    return;
   // QueryServiceStateResponse { service_state = 1 }. The sessions listed
   // are those the client's uid may see.
-  reply.Resolve(WrapAsField1(
-      state->service->QueryServiceState(static_cast<int32_t>(request.client.uid))));
+  reply.Resolve(WrapAsField1(state->service->QueryServiceState(
+      static_cast<int32_t>(request.client.uid), req.sessions_only())));
 }
 
 // The session cloned becomes this client's, read with ReadBuffers. Always

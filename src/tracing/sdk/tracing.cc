@@ -150,14 +150,19 @@ class TracingSessionImpl : public TracingSession,
       // the answer still answers it.
       const uint64_t token = next_flush_token_++;
       flush_callbacks_[token] = std::move(done);
-      endpoint_->Flush(timeout_ms, [this, token](bool ok) {
-        auto it = flush_callbacks_.find(token);
-        if (it == flush_callbacks_.end())
-          return;
-        auto cb = std::move(it->second);
-        flush_callbacks_.erase(it);
-        cb(ok);
-      });
+      // Why, as upstream's SDK says it (its data sources read it from
+      // FlushArgs::flush_flags): an explicit flush, from the SDK.
+      endpoint_->FlushWithFlags(
+          timeout_ms,
+          [this, token](bool ok) {
+            auto it = flush_callbacks_.find(token);
+            if (it == flush_callbacks_.end())
+              return;
+            auto cb = std::move(it->second);
+            flush_callbacks_.erase(it);
+            cb(ok);
+          },
+          flush_flags::kReasonExplicit | flush_flags::kInitiatorConsumerSdk);
     });
   }
   bool FlushBlocking(uint32_t timeout_ms) override {

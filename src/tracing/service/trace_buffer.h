@@ -226,7 +226,8 @@ class TraceBuffer {
 // into a copy, so to the copy every writer is gone (OnProducerGone): its
 // scraped chunks are read to their end, a packet left unfinished in them
 // dropped and counted in trace_writer_packet_loss. Null if the memory is
-// not there. O(size), allocates size() bytes. Defined in
+// not there. Reserves size() bytes but writes (makes resident) only the
+// records' headers and the unread chunks: O(records + bytes held). Defined in
 // trace_buffer_clone.cc, part of zt_tracing_service_ports: only the
 // daemon clones, so a program tracing in process neither links nor
 // builds it.

@@ -1,10 +1,11 @@
 // CloneTraceBuffer: a copy of a buffer for CloneSession's snapshot. Cold
-// (once per clone, O(size)); in the daemon's library only.
+// (once per clone, O(records + bytes held)); in the daemon's library only.
 
 #include <cstring>
 #include <new>
 
 #include "src/tracing/service/trace_buffer_impl.h"
+#include "zt/base/logging.h"
 
 namespace zt {
 namespace trace_buffer_internal {
@@ -14,10 +15,25 @@ std::unique_ptr<TraceBuffer> TraceBufferImpl::Clone() const {
   if (!ring)
     return nullptr;  // The caller refuses the clone, with the reason.
   std::unique_ptr<TraceBufferImpl> copy(new TraceBufferImpl(std::move(ring), size_, policy_));
-  // The whole ring, after the constructor's own first record: records are
-  // found by walking it from wptr_ (bytes never written are copied too;
-  // they are never interpreted).
-  memcpy(copy->ring_.get(), ring_.get(), size_);
+  // The records tile the ring from offset 0 (the constructor's first
+  // record, split by every write). Only what is interpreted is copied:
+  // every record's header, and the payload of the chunks still to read.
+  // Free, padding and consumed records' payloads are never read, so the
+  // copy's pages under them stay untouched: a clone of a large buffer that
+  // holds little costs what it holds, not its size (a 64 MiB buffer
+  // holding 7 KiB: 77 ms and 64 MiB resident when it was copied whole).
+  for (size_t pos = 0; pos < size_;) {
+    const RecordHeader h = ReadRecordHeader(pos);
+    const size_t len = size_t{h.size_units} * kAlign;
+    ZT_CHECK(len >= kFillerHeaderSize && len <= size_ - pos);  // Tiled, or corrupt.
+    size_t copied = kFillerHeaderSize;
+    if (h.kind == kChunk)
+      copied = len;
+    else if (h.kind == kConsumed)
+      copied = kRecordHeaderSize < len ? kRecordHeaderSize : len;
+    memcpy(copy->ring_.get() + pos, ring_.get() + pos, copied);
+    pos += len;
+  }
   copy->wptr_ = wptr_;
   copy->discard_latched_ = discard_latched_;
   copy->max_seqs_ = max_seqs_;

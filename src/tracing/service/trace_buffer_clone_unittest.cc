@@ -1,6 +1,9 @@
 // TraceBuffer::Clone, CloneSession's snapshot of a buffer: the copy holds
 // what the source would return next, and the two go on independently.
 
+#include <stdio.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "src/tracing/service/trace_buffer.h"
@@ -14,6 +17,32 @@ using ABI = SharedMemoryABI;
 using test::Bytes;
 using test::Pattern;
 using test::TestChunk;
+
+// Resident memory is the figure checked below; sanitizers' allocators and
+// shadow memory make it meaningless.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kResidentMemoryMeaningful = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kResidentMemoryMeaningful = false;
+#else
+constexpr bool kResidentMemoryMeaningful = true;
+#endif
+#else
+constexpr bool kResidentMemoryMeaningful = true;
+#endif
+
+size_t ResidentBytes() {
+  FILE* f = fopen("/proc/self/statm", "r");
+  unsigned long long pages = 0, resident = 0;
+  if (f) {
+    if (fscanf(f, "%llu %llu", &pages, &resident) != 2)
+      resident = 0;
+    fclose(f);
+  }
+  return static_cast<size_t>(resident) *
+         static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
 
 TEST(TraceBufferCloneTest, TheCopyHoldsWhatIsUnreadAndGoesOnAlone) {
   // A ring that wrapped (its first record no longer at offset 0), with
@@ -69,6 +98,40 @@ TEST(TraceBufferCloneTest, TheCopyHoldsWhatIsUnreadAndGoesOnAlone) {
   EXPECT_EQ(total(*copy), copy_total + 3);
   test::ReadAll(copy.get());
   EXPECT_EQ(total(*tb), source_total);
+}
+
+// A clone of a large buffer that holds little costs what it holds: only the
+// records' headers and the unread chunks are written into the copy. Found
+// with a live upstream v53 consumer cloning a 64 MiB session holding 7 KiB
+// from ztraced: 77 ms (upstream's traced: 1.5 ms), the whole ring made
+// resident, when the ring was copied whole.
+TEST(TraceBufferCloneTest, ACloneOfALargeBufferHoldingLittleCostsWhatItHolds) {
+  constexpr size_t kSize = 256u << 20;
+  auto tb = test::MakeTraceBuffer(kSize);
+  ASSERT_TRUE(tb);
+  for (uint32_t id = 0; id < 8; id++)
+    test::KiBChunk(id).AddTo(tb.get());
+  test::ReadAll(tb.get());  // Chunks 0-7 consumed: their payloads not copied.
+  for (uint32_t id = 8; id < 16; id++)
+    test::KiBChunk(id).AddTo(tb.get());
+
+  const size_t rss_before = ResidentBytes();
+  std::unique_ptr<TraceBuffer> copy = CloneTraceBuffer(*tb);
+  const size_t rss_after = ResidentBytes();
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->size(), kSize);
+  if (kResidentMemoryMeaningful) {
+    EXPECT_LT(rss_after, rss_before + (16u << 20))
+        << "cloning a " << (kSize >> 20) << " MiB buffer holding 16 KiB made "
+        << ((rss_after - rss_before) >> 20) << " MiB resident";
+  }
+  // What the copy holds reads back, the same as from the source.
+  const std::vector<test::ReadPacket> copied = test::ReadAll(copy.get());
+  const std::vector<test::ReadPacket> source = test::ReadAll(tb.get());
+  ASSERT_EQ(copied.size(), 8u);
+  ASSERT_EQ(source.size(), 8u);
+  for (size_t i = 0; i < copied.size(); i++)
+    EXPECT_EQ(copied[i].data, source[i].data) << i;
 }
 
 }  // namespace

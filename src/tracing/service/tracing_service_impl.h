@@ -77,7 +77,7 @@ class TracingServiceImpl : public TracingService {
                                                     int32_t uid) override;
   // TracingService::QueryServiceState, DetachConsumer, AttachConsumer
   // (tracing_service_state.cc).
-  std::vector<uint8_t> ComputeServiceState(int32_t asking_uid) const;
+  std::vector<uint8_t> ComputeServiceState(int32_t asking_uid, bool sessions_only) const;
   bool Detach(ConsumerEndpoint* endpoint, const std::string& key);
   bool Attach(ConsumerEndpoint* endpoint, const std::string& key,
               protos::gen::TraceConfig* config);

@@ -20,11 +20,14 @@ std::vector<uint8_t> TracingService::QueryServiceState() const {
   return QueryServiceState(static_cast<int32_t>(getuid()));
 }
 
-std::vector<uint8_t> TracingService::QueryServiceState(int32_t asking_uid) const {
-  return static_cast<const TracingServiceImpl*>(this)->ComputeServiceState(asking_uid);
+std::vector<uint8_t> TracingService::QueryServiceState(int32_t asking_uid,
+                                                       bool sessions_only) const {
+  return static_cast<const TracingServiceImpl*>(this)->ComputeServiceState(asking_uid,
+                                                                           sessions_only);
 }
 
-std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid) const {
+std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid,
+                                                             bool sessions_only) const {
   protozero::HeapBuffered<protos::pbzero::TracingServiceState> state;
   // The state goes in one reply frame, which an upstream consumer takes up
   // to 128 KiB: what would not fit is left out and counted, so that no
@@ -34,6 +37,8 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid)
   size_t budget = kMaxServiceStateBytes;
   uint32_t producers_omitted = 0, data_sources_omitted = 0;
   for (const auto& entry : producers_) {
+    if (sessions_only)
+      break;
     const ProducerState& p = *entry.second;
     const size_t cost = kEntryOverhead + p.options.name.size() + p.options.sdk_version.size();
     if (cost > budget) {
@@ -50,6 +55,8 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid)
     producer->set_pid(p.options.pid);
   }
   for (const auto& entry : producers_) {
+    if (sessions_only)
+      break;
     for (const auto& ds : entry.second->data_sources) {
       const std::string descriptor = ds.second.SerializeAsString();
       const size_t cost = kEntryOverhead + descriptor.size();
@@ -96,6 +103,7 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid)
       continue;
     // Within the same budget (a config may name many buffers, a long name).
     const size_t cost = 2 * kEntryOverhead + s.config.unique_session_name().size() +
+                        s.config.bugreport_filename().size() +
                         6 * static_cast<size_t>(s.config.buffers().size());
     if (cost > budget) {
       sessions_omitted++;
@@ -111,6 +119,11 @@ std::vector<uint8_t> TracingServiceImpl::ComputeServiceState(int32_t asking_uid)
       session->add_buffer_size_kb(buffer.size_kb());
     session->set_duration_ms(s.config.duration_ms());
     session->set_num_data_sources(static_cast<uint32_t>(s.instances.size()));
+    // What upstream's `perfetto --clone-all-for-bugreport` selects by.
+    if (s.config.has_bugreport_score())
+      session->set_bugreport_score(s.config.bugreport_score());
+    if (s.config.has_bugreport_filename())
+      session->set_bugreport_filename(s.config.bugreport_filename());
     if (s.start_realtime_ns)
       session->set_start_realtime_ns(s.start_realtime_ns);
     session->set_is_started(!s.is_clone && s.state == Session::State::kStarted);

@@ -289,8 +289,11 @@ class TracingService {
   std::vector<uint8_t> QueryServiceState() const;
   // The same as a consumer of |asking_uid| sees it: tracing_sessions lists
   // only the sessions it may clone (its own uid's; every one for root).
-  // The no-argument form is the service's own uid's view.
-  std::vector<uint8_t> QueryServiceState(int32_t asking_uid) const;
+  // The no-argument form is the service's own uid's view. |sessions_only|
+  // (QueryServiceStateRequest.sessions_only, sent by upstream's `perfetto
+  // --clone-all-for-bugreport`) leaves producers and data sources out, so
+  // that the sessions alone share the reply's size budget.
+  std::vector<uint8_t> QueryServiceState(int32_t asking_uid, bool sessions_only = false) const;
 
   // Detaches |consumer|'s session under |key|: the session goes on without
   // a consumer (stopping by itself at its duration) and keeps its buffers
