@@ -139,6 +139,17 @@ class DrainingService : public CommitSink {
   std::thread thread_;
 };
 
+// The writer's loop, named for callgrind's --toggle-collect (instructions
+// per packet: this function's, in the benchmark's thread, over its
+// iterations; docs/benchmarks.md).
+__attribute__((noinline)) void WritePacketsMeasured(benchmark::State& state, TraceWriter* writer,
+                                                    const std::vector<uint8_t>& payload) {
+  for (auto _ : state) {
+    auto packet = writer->NewTracePacket();
+    packet->AppendBytes(kField, payload.data(), payload.size());
+  }
+}
+
 void BM_TraceWriter(benchmark::State& state) {
   const size_t packet_bytes = static_cast<size_t>(state.range(0));
   const size_t page_size = static_cast<size_t>(state.range(1));
@@ -154,10 +165,7 @@ void BM_TraceWriter(benchmark::State& state) {
   auto writer =
       arbiter.CreateTraceWriter(0, BufferExhaustedPolicy::kStallThenDrop);
   const std::vector<uint8_t> payload(PayloadFor(packet_bytes), 0xAB);
-  for (auto _ : state) {
-    auto packet = writer->NewTracePacket();
-    packet->AppendBytes(kField, payload.data(), payload.size());
-  }
+  WritePacketsMeasured(state, writer.get(), payload);
   writer->Flush();
   // Self-check: every packet reached the service whole, or was counted as
   // dropped (waits for the draining thread, at most 10 s).
@@ -203,6 +211,13 @@ BENCHMARK(BM_TraceWriter)
     ->ArgsProduct({{32, 256, 65536}, {4096, 32768}, {0, 1}})
     ->UseRealTime();
 BENCHMARK(BM_Memcpy)->Arg(32)->Arg(256)->Arg(65536)->UseRealTime();
+// A fixed number of packets, for instruction counts:
+//   valgrind --tool=callgrind --separate-threads=yes
+//       --toggle-collect='*WritePacketsMeasured*' trace_writer_benchmark
+//       --benchmark_filter=BM_TraceWriterFixed   (one command line)
+// then the benchmark thread's total (its -01 file) / 100,000.
+void BM_TraceWriterFixed(benchmark::State& state) { BM_TraceWriter(state); }
+BENCHMARK(BM_TraceWriterFixed)->Args({32, 32768, 0})->Args({32, 4096, 0})->Iterations(100000);
 
 }  // namespace
 }  // namespace zt

@@ -230,13 +230,15 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
                                        std::memory_order_release);
   }
   // Counts the packet just opened in the chunk, unless the previous one's
-  // end counted it already (count_reserved_). Branch-free.
+  // end counted it already (count_reserved_, the usual case: then the
+  // chunk's header already says so and is not written again).
   void CountOpenedPacket() {
-    const uint16_t add = count_reserved_ ? 0 : 1;
-    count_reserved_ = false;
-    cur_count_ = static_cast<uint16_t>(cur_count_ + add);
-    cur_packets_word_ = static_cast<uint16_t>(cur_packets_word_ + add);
-    cur_chunk_.header()->packets.store(cur_packets_word_, std::memory_order_release);
+    if (ZT_LIKELY(count_reserved_)) {
+      count_reserved_ = false;
+      return;
+    }
+    cur_count_++;
+    CountPacketInChunk();
   }
   // A scraping service leaves out a chunk's last counted packet, which may
   // be in progress. So when a packet ends, the next one is counted at once
