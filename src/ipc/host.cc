@@ -118,6 +118,10 @@ void Host::OnNewIncomingConnection(base::UnixSocket*,
 bool Host::ChargeReceiveBuffer(Client* client) {
   const size_t capacity = client->frames.capacity();
   const size_t large = capacity > kMaxFrameSize ? capacity - kMaxFrameSize : 0;
+  // Unchanged (almost every read: no large frame pending): nothing to
+  // charge, and the uid's total was checked when a connection last grew it.
+  if (large == client->large_frame_bytes)
+    return true;
   UidUsage& usage = usage_by_uid_[client->info.uid];
   usage.large_frame_bytes = usage.large_frame_bytes - client->large_frame_bytes + large;
   client->large_frame_bytes = large;
