@@ -127,10 +127,7 @@ void ReadFrames(int fd, zt::ipc::BufferedFrameDeserializer* frames) {
 void CheckStillServed(Host* host, TestTaskRunner* runner, const std::string& service,
                       const std::string& method) {
   ScopedFile fd = Connect(host, runner);
-  // The replies are a few hundred bytes: a 4 KiB buffer (it grows for a
-  // larger one) instead of the default 128 KiB, which ASan maps and unmaps
-  // per allocation, twice an input.
-  zt::ipc::BufferedFrameDeserializer frames(zt::ipc::kMaxReceiveFrameSize, 4096);
+  zt::ipc::BufferedFrameDeserializer frames;
   Frame bind;
   bind.set_request_id(1);
   bind.mutable_msg_bind_service()->set_service_name(service);
