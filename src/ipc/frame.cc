@@ -184,17 +184,24 @@ void BufferedFrameDeserializer::Reallocate(size_t capacity) {
 
 BufferedFrameDeserializer::ReceiveBuffer BufferedFrameDeserializer::BeginReceive() {
   if (!buffer_)
-    Reallocate(base_capacity_);
+    Reallocate(std::min(kFirstCapacity, base_capacity_));
   Compact();
   if (size_ == capacity_) {
     // A partial frame fills the buffer: it is longer than the buffer and
     // within the limit (EndReceive() broke the stream otherwise). Grown
     // with what arrives, so a peer that declares megabytes and sends
-    // little holds little.
+    // little holds little; below the base, to the base (what any busy
+    // connection holds anyway).
     const uint64_t declared = uint64_t{ReadHeader(buffer_.get())} + kFrameHeaderSize;
     ZT_CHECK(declared > capacity_ && declared <= max_frame_size_);
-    Reallocate(static_cast<size_t>(std::min<uint64_t>(declared, uint64_t{capacity_} * 2)));
+    const uint64_t step = std::max<uint64_t>(uint64_t{capacity_} * 2, base_capacity_);
+    Reallocate(static_cast<size_t>(std::min<uint64_t>(declared, step)));
+  } else if (last_read_filled_ && capacity_ < base_capacity_) {
+    // The socket had at least a buffer's worth: read the rest in base-sized
+    // pieces, not 4 KiB ones.
+    Reallocate(base_capacity_);
   }
+  last_read_filled_ = false;
   ZT_CHECK(size_ < capacity_);
   return ReceiveBuffer{buffer_.get() + size_, capacity_ - size_};
 }
@@ -224,6 +231,7 @@ bool BufferedFrameDeserializer::EndReceive(size_t size, base::ScopedFile fd) {
   ZT_CHECK(buffer_ && size <= capacity_ - size_);
   if (broken())
     return false;
+  last_read_filled_ = size == capacity_ - size_;
   size_ += size;
   const size_t first_new = frames_.size();
   while (size_ - consumed_ >= kFrameHeaderSize) {

@@ -22,10 +22,13 @@
 // accepted inputs are those of the generic IPCFrame path.
 //
 // Not thread-safe: one per connection, used on its task runner's thread.
-// Memory: a buffer of 128 KiB (the base capacity), allocated at the first
-// receive; it grows with the bytes of a larger frame as they arrive (at most
-// twice what came, up to the limit) and shrinks back once that frame is
-// done, so a peer holds no more than it sent, and not for longer.
+// Memory: a buffer of 4 KiB, allocated at the first receive; a read that
+// fills it grows it to the base capacity (128 KiB), so a connection that
+// sends a few small requests (most consumers, an idle producer) holds 4 KiB
+// and a busy one reads 128 KiB at a time after its first read. Past the
+// base it grows with the bytes of a larger frame as they arrive (at most
+// twice what came, up to the limit) and shrinks back to the base once that
+// frame is done, so a peer holds no more than it sent, and not for longer.
 
 #ifndef ZT_SRC_IPC_FRAME_H_
 #define ZT_SRC_IPC_FRAME_H_
@@ -90,16 +93,21 @@ class BufferedFrameDeserializer {
     size_t size;  // Never 0.
   };
 
+  // The buffer's size until a read fills it (at most |base_capacity|).
+  static constexpr size_t kFirstCapacity = 4096;
+
   // |base_capacity| (at most |max_frame_size|) is the buffer's size between
-  // large frames: smaller than the default only for fuzzers, so that short
-  // inputs reach the growing and shrinking.
+  // large frames once a read filled the first one: smaller than the default
+  // only for fuzzers, so that short inputs reach the growing and shrinking.
   explicit BufferedFrameDeserializer(size_t max_frame_size = kMaxReceiveFrameSize,
                                      size_t base_capacity = kMaxFrameSize);
   BufferedFrameDeserializer(const BufferedFrameDeserializer&) = delete;
   BufferedFrameDeserializer& operator=(const BufferedFrameDeserializer&) = delete;
 
   // Where the next read goes: the free part of the buffer. The partial
-  // frame held so far moves to the front; a buffer it fills grows (to at
+  // frame held so far moves to the front; a buffer below the base that the
+  // last read filled grows to the base; a buffer a partial frame fills
+  // grows (below the base: to the base or the frame's size; past it: to at
   // most twice its size, at most the frame's), and one grown for a frame
   // that is done shrinks back to the base capacity.
   ReceiveBuffer BeginReceive();
@@ -181,6 +189,9 @@ class BufferedFrameDeserializer {
   std::vector<QueuedFrame> frames_;
   size_t next_frame_ = 0;
   base::ScopedFile carried_fd_;  // For the partial frame.
+  // The last EndReceive() filled the room BeginReceive() gave: below the
+  // base capacity, the buffer grows to it (more is likely coming).
+  bool last_read_filled_ = false;
   std::string error_;
 };
 

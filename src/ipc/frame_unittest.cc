@@ -5,6 +5,7 @@
 #include <sys/uio.h>
 
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,11 +91,21 @@ TEST(FrameTest, AThousandFramesInOneRead) {
     expected.push_back(std::to_string(i) + ":" + std::to_string(i % 50));
   }
   BufferedFrameDeserializer deserializer;
+  // The first read fills the first (4 KiB) buffer; the rest, hundreds of
+  // frames, comes in the one read the base-sized buffer takes.
   BufferedFrameDeserializer::ReceiveBuffer room = deserializer.BeginReceive();
-  ASSERT_LE(stream.size(), room.size);  // One recv's worth.
-  memcpy(room.data, stream.data(), stream.size());
-  ASSERT_TRUE(deserializer.EndReceive(stream.size()));
-  EXPECT_EQ(Drain(&deserializer), expected);
+  const size_t first = room.size;
+  ASSERT_LT(first, stream.size());
+  memcpy(room.data, stream.data(), first);
+  ASSERT_TRUE(deserializer.EndReceive(first));
+  std::vector<std::string> got = Drain(&deserializer);
+  room = deserializer.BeginReceive();
+  ASSERT_LE(stream.size() - first, room.size);  // One recv's worth.
+  memcpy(room.data, stream.data() + first, stream.size() - first);
+  ASSERT_TRUE(deserializer.EndReceive(stream.size() - first));
+  for (const std::string& frame : Drain(&deserializer))
+    got.push_back(frame);
+  EXPECT_EQ(got, expected);
 }
 
 TEST(FrameTest, AFrameAtTheLimitPassesAndOneByteMoreBreaksTheStream) {
@@ -164,8 +175,70 @@ TEST(FrameTest, ADeclaredSizeIsNotAllocatedAhead) {
   const std::string start = Header(static_cast<uint32_t>(kMaxReceiveFrameSize - 8)) + "abc";
   ASSERT_TRUE(d.Receive(start.data(), start.size()));
   d.BeginReceive();
-  EXPECT_EQ(d.capacity(), kMaxFrameSize);
+  EXPECT_EQ(d.capacity(), BufferedFrameDeserializer::kFirstCapacity);
   EXPECT_EQ(d.pending_bytes(), start.size());
+}
+
+// A connection that sends a few small frames holds 4 KiB, not the 128 KiB
+// base (a daemon's idle producers and short-lived consumers; and what made
+// every fuzzed connection map and unmap 128 KiB under ASan).
+TEST(FrameTest, SmallFramesKeepTheFirstSmallBuffer) {
+  BufferedFrameDeserializer d;
+  for (size_t i = 1; i <= 50; i++) {
+    const std::string frame = SerializeFrame(TestFrame(i, 200));
+    ASSERT_TRUE(d.Receive(frame.data(), frame.size()));
+    ASSERT_EQ(Drain(&d), (std::vector<std::string>{std::to_string(i) + ":200"}));
+  }
+  d.BeginReceive();
+  EXPECT_EQ(d.capacity(), BufferedFrameDeserializer::kFirstCapacity);
+}
+
+// A read that fills the first buffer says more is queued: the next read
+// gets the base capacity, so a busy peer is read 128 KiB at a time, and
+// the frames are those of any other cut.
+TEST(FrameTest, AReadThatFillsTheFirstBufferGrowsItToTheBase) {
+  std::string stream;
+  std::vector<std::string> expected;
+  for (size_t i = 1; i <= 400; i++) {
+    stream += SerializeFrame(TestFrame(i, 40 + i % 90));
+    expected.push_back(std::to_string(i) + ":" + std::to_string(40 + i % 90));
+  }
+  ASSERT_GT(stream.size(), BufferedFrameDeserializer::kFirstCapacity * 2);
+  BufferedFrameDeserializer d;
+  BufferedFrameDeserializer::ReceiveBuffer room = d.BeginReceive();
+  ASSERT_EQ(room.size, BufferedFrameDeserializer::kFirstCapacity);
+  memcpy(room.data, stream.data(), room.size);
+  ASSERT_TRUE(d.EndReceive(room.size));
+  size_t received = room.size;
+  std::vector<std::string> got = Drain(&d);
+  room = d.BeginReceive();
+  EXPECT_EQ(d.capacity(), kMaxFrameSize);
+  EXPECT_EQ(room.size, kMaxFrameSize - d.pending_bytes());
+  const size_t n = std::min(room.size, stream.size() - received);
+  memcpy(room.data, stream.data() + received, n);
+  ASSERT_TRUE(d.EndReceive(n));
+  for (const std::string& frame : Drain(&d))
+    got.push_back(frame);
+  EXPECT_EQ(got, expected);
+}
+
+// A frame larger than the first buffer but under the base: the buffer
+// grows once, to the frame's size, not by doubling from 4 KiB.
+TEST(FrameTest, AFrameOverTheFirstBufferGrowsItOnce) {
+  const std::string frame = SerializeFrame(TestFrame(3, 20000));
+  BufferedFrameDeserializer d;
+  size_t received = 0;
+  std::set<size_t> capacities;
+  while (received < frame.size()) {
+    const BufferedFrameDeserializer::ReceiveBuffer room = d.BeginReceive();
+    capacities.insert(d.capacity());
+    const size_t n = std::min<size_t>({room.size, 1000, frame.size() - received});
+    memcpy(room.data, frame.data() + received, n);
+    ASSERT_TRUE(d.EndReceive(n));
+    received += n;
+  }
+  EXPECT_EQ(capacities, (std::set<size_t>{BufferedFrameDeserializer::kFirstCapacity, frame.size()}));
+  EXPECT_EQ(Drain(&d), (std::vector<std::string>{"3:20000"}));
 }
 
 // The fuzzers' configuration: a tiny base, so short inputs grow and shrink

@@ -117,9 +117,12 @@ uint32_t NameCompressor::CompressAt(std::string_view name, int nesting) {
   if (names_ == Names::kCopied && !name.empty()) {
     // Keys in blocks that never move (a map of strings would cost a node
     // and, past 15 bytes, a heap block per key).
+    // The blocks grow from 4 KiB to 256 KiB, doubling (a small dictionary
+    // holds a few KiB).
     constexpr size_t kBlockBytes = size_t{256} << 10;
     if (name.size() > key_left_) {
-      const size_t block = std::max(kBlockBytes, name.size());
+      const size_t block = std::max(key_block_bytes_, name.size());
+      key_block_bytes_ = std::min(kBlockBytes, key_block_bytes_ * 2);
       key_blocks_.emplace_back(new char[block]);
       key_next_ = key_blocks_.back().get();
       key_left_ = block;
@@ -422,10 +425,14 @@ std::string_view NameExpander::Store(std::string_view name) {
       memcpy(arena_blocks_.back().get(), name.data(), name.size());
       return std::string_view(arena_blocks_.back().get(), name.size());
     }
-    arena_blocks_.emplace_back(new char[kBlockBytes]);
-    arena_bytes_ += kBlockBytes;
+    // Blocks grow from 4 KiB to the full size, doubling (a small
+    // dictionary holds a few KiB).
+    const size_t block = std::max(arena_block_bytes_, name.size());
+    arena_block_bytes_ = std::min(kBlockBytes, arena_block_bytes_ * 2);
+    arena_blocks_.emplace_back(new char[block]);
+    arena_bytes_ += block;
     arena_next_ = arena_blocks_.back().get();
-    arena_left_ = kBlockBytes;
+    arena_left_ = block;
   }
   char* at = arena_next_;
   if (!name.empty())

@@ -124,6 +124,45 @@ TEST(NameDictionaryTest, EveryNameComesBackByteForByte) {
   }
 }
 
+TEST(NameDictionaryTest, ASmallDictionaryHoldsAFewKiB) {
+  // The expander's arena starts at 4 KiB and doubles (it took 1 MiB at the
+  // first name: a small Templight file, or a fuzzer input, paid for a full
+  // block).
+  for (NameExpander::Method method :
+       {NameExpander::Method::kSequential, NameExpander::Method::kBatch}) {
+    NameExpander expander(method);
+    std::string error;
+    ASSERT_TRUE(expander.Add("int", {}, &error)) << error;
+    const std::string marked("std::vector<\0>", 14);  // '\0': the placeholder.
+    ASSERT_TRUE(expander.Add(marked, {0}, &error)) << error;
+    EXPECT_EQ(ExpandOrError(&expander, 1), "std::vector<int>");
+    EXPECT_LT(expander.memory_bytes(), size_t{16} << 10);
+  }
+}
+
+TEST(NameDictionaryTest, ManyLongNamesSurviveTheArenaGrowing) {
+  // Megabytes of names through blocks of every size (4 KiB up to the full
+  // one) and names long enough for a block of their own.
+  Dictionary dictionary;
+  std::vector<std::pair<std::string, uint32_t>> compressed;
+  for (int n = 0; n < 3000; n++) {
+    const size_t length = n % 500 == 0 ? (300 << 10) + n : 1 + (n * 131) % 2000;
+    const std::string name = "ns" + std::to_string(n) + "::T<" + std::string(length, 'a' + n % 26) +
+                             ", int>";
+    compressed.emplace_back(name, dictionary.Compress(name));
+  }
+  for (NameExpander::Method method :
+       {NameExpander::Method::kSequential, NameExpander::Method::kBatch}) {
+    NameExpander expander(method);
+    for (const StoredEntry& entry : dictionary.entries()) {
+      std::string error;
+      ASSERT_TRUE(expander.Add(entry.marked_name, entry.marker_ids, &error)) << error;
+    }
+    for (const auto& [name, id] : compressed)
+      ASSERT_EQ(ExpandOrError(&expander, id), name);
+  }
+}
+
 TEST(NameDictionaryTest, RandomTemplateNamesRoundTrip) {
   std::mt19937 random(12345);
   const char* const atoms[] = {"std", "vector", "int", "char", "allocator", "x", " ", ",",

@@ -6,10 +6,14 @@
 namespace zt {
 namespace processor {
 namespace {
+// Blocks grow from the first to the full size, doubling: a small trace
+// (most of what tests, fuzzers and quick commands import) holds a few KiB,
+// a large one reaches full blocks after six.
+constexpr size_t kFirstBlockBytes = 4 * 1024;
 constexpr size_t kBlockBytes = 256 * 1024;
 }  // namespace
 
-StringPool::StringPool() {
+StringPool::StringPool() : next_block_bytes_(kFirstBlockBytes) {
   strings_.emplace_back();  // kNullStringId.
   ids_.reserve(1024);
 }
@@ -48,10 +52,12 @@ std::string_view StringPool::CopyIntoArena(std::string_view text) {
       memcpy(blocks_.back().get(), text.data(), text.size());
       return std::string_view(blocks_.back().get(), text.size());
     }
-    blocks_.emplace_back(new char[kBlockBytes]);
-    arena_bytes_ += kBlockBytes;
+    const size_t block = std::max(next_block_bytes_, text.size());
+    next_block_bytes_ = std::min(kBlockBytes, next_block_bytes_ * 2);
+    blocks_.emplace_back(new char[block]);
+    arena_bytes_ += block;
     block_free_ = blocks_.back().get();
-    block_left_ = kBlockBytes;
+    block_left_ = block;
   }
   char* dest = block_free_;
   memcpy(dest, text.data(), text.size());

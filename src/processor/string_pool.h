@@ -7,8 +7,10 @@
 //   std::string_view name = pool.Get(id);
 //
 // Id 0 (kNullStringId) is "no string" (SQL NULL); the empty string has an id
-// of its own. Strings are copied into arena blocks that never move, so a
-// view returned by Get() stays valid as long as the pool does. Intern()
+// of its own. Strings are copied into arena blocks that never move (the
+// first 4 KiB, each next one twice the last up to 256 KiB, so that a small
+// import holds a few KiB), so a view returned by Get() stays valid as long
+// as the pool does. Intern()
 // costs one hash of the string and, for a new string, one copy; Get() is an
 // array index. Thread-compatible.
 
@@ -58,6 +60,7 @@ class StringPool {
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* block_free_ = nullptr;
   size_t block_left_ = 0;
+  size_t next_block_bytes_;  // 4 KiB, doubling up to 256 KiB.
   size_t arena_bytes_ = 0;
   size_t viewed_bytes_ = 0;
 };

@@ -101,6 +101,7 @@ class NameCompressor {
   std::vector<std::unique_ptr<char[]>> key_blocks_;
   char* key_next_ = nullptr;
   size_t key_left_ = 0;
+  size_t key_block_bytes_ = size_t{4} << 10;  // The next block's, doubling.
   uint32_t next_id_ = 0;
 };
 
@@ -184,6 +185,7 @@ class NameExpander {
   size_t arena_bytes_ = 0;
   size_t arena_left_ = 0;
   char* arena_next_ = nullptr;
+  size_t arena_block_bytes_ = size_t{4} << 10;  // The next block's, doubling.
   std::string scratch_;
 };
 
