@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "src/base/test/resident_memory.h"
+
 #include "src/ipc/frame.h"
 #include "src/tracing/ipc/raw_port_client.h"
 #include "src/tracing/service/service_limits.h"
@@ -54,30 +56,8 @@ std::string Register(Wire* wire, RawClient* client, const std::string& name) {
   return resp.error();
 }
 
-// AddressSanitizer keeps freed memory in quarantine (256 MB): resident
-// memory says nothing about what the service holds then.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kResidentMemoryMeaningful = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kResidentMemoryMeaningful = false;
-#else
-constexpr bool kResidentMemoryMeaningful = true;
-#endif
-#else
-constexpr bool kResidentMemoryMeaningful = true;
-#endif
-
-size_t ResidentBytes() {
-  FILE* f = fopen("/proc/self/statm", "r");
-  unsigned long long pages = 0, resident = 0;
-  if (f) {
-    if (fscanf(f, "%llu %llu", &pages, &resident) != 2)
-      resident = 0;
-    fclose(f);
-  }
-  return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
-}
+using test::kResidentMemoryMeaningful;
+using test::ResidentBytes;
 
 // QueryServiceState through the consumer port, as an upstream consumer
 // binds it (no zerotrace fields: its replies are held to 128 KiB).

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "src/base/test/resident_memory.h"
+
 #include "src/tracing/service/trace_buffer.h"
 #include "src/tracing/service/trace_buffer_test_util.h"
 #include "zt/ext/tracing/core/shared_memory_abi.h"
@@ -17,32 +19,8 @@ using ABI = SharedMemoryABI;
 using test::Bytes;
 using test::Pattern;
 using test::TestChunk;
-
-// Resident memory is the figure checked below; sanitizers' allocators and
-// shadow memory make it meaningless.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kResidentMemoryMeaningful = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kResidentMemoryMeaningful = false;
-#else
-constexpr bool kResidentMemoryMeaningful = true;
-#endif
-#else
-constexpr bool kResidentMemoryMeaningful = true;
-#endif
-
-size_t ResidentBytes() {
-  FILE* f = fopen("/proc/self/statm", "r");
-  unsigned long long pages = 0, resident = 0;
-  if (f) {
-    if (fscanf(f, "%llu %llu", &pages, &resident) != 2)
-      resident = 0;
-    fclose(f);
-  }
-  return static_cast<size_t>(resident) *
-         static_cast<size_t>(sysconf(_SC_PAGESIZE));
-}
+using test::kResidentMemoryMeaningful;
+using test::ResidentBytes;
 
 TEST(TraceBufferCloneTest, TheCopyHoldsWhatIsUnreadAndGoesOnAlone) {
   // A ring that wrapped (its first record no longer at offset 0), with
