@@ -16,6 +16,7 @@
 
 #include "src/cmd/ztrace/exit_codes.h"
 #include "src/cmd/ztrace/record_command.h"
+#include "src/cmd/ztrace/record_test_support.h"
 #include "src/tracing/test/test_runner.h"
 #include "zt/common/trace_stats.gen.h"
 
@@ -28,7 +29,7 @@ using protos::gen::TraceConfig;
 // A service whose session ends only after it has been asked for its stats
 // |answers_before_end| times; each answer says |bytes_read| more bytes were
 // read out of the buffer than the last, or (with |answer| false) none come.
-class SlowEndEndpoint : public ConsumerEndpoint {
+class SlowEndEndpoint : public ScriptedConsumerEndpoint {
  public:
   struct Script {
     int answers_before_end = 0;
@@ -38,26 +39,11 @@ class SlowEndEndpoint : public ConsumerEndpoint {
   // |answers| (the test's: the command deletes its endpoint when done)
   // counts the stats answers given.
   SlowEndEndpoint(Consumer* consumer, base::TaskRunner* runner, Script script, int* answers)
-      : consumer_(consumer),
-        runner_(runner),
-        script_(script),
-        answers_(answers),
-        alive_(std::make_shared<bool>(true)) {
-    Post([](Consumer* c) { c->OnConnect(); });
-  }
-  ~SlowEndEndpoint() override { *alive_ = false; }
+      : ScriptedConsumerEndpoint(consumer, runner), script_(script), answers_(answers) {}
 
-  void EnableTracing(const TraceConfig&, int fd) override {
-    if (fd >= 0)
-      close(fd);
-  }
-  void StartTracing() override {}
-  void DisableTracing() override {}
   void Flush(uint32_t, std::function<void(bool)> done) override {
     Post([done = std::move(done)](Consumer*) { done(true); });
   }
-  void ReadBuffers() override {}
-  void FreeBuffers() override {}
   void GetTraceStats() override {
     if (ended_) {
       Post([stats = Stats()](Consumer* c) { c->OnTraceStats(true, stats); });
@@ -72,23 +58,15 @@ class SlowEndEndpoint : public ConsumerEndpoint {
       Post([](Consumer* c) { c->OnTracingDisabled(""); });
     }
   }
+
  private:
   std::vector<uint8_t> Stats() const {
     protos::gen::TraceStats stats;
     stats.add_buffer_stats()->set_bytes_read(bytes_read_);
     return stats.SerializeAsArray();
   }
-  void Post(std::function<void(Consumer*)> call) {
-    runner_->PostTask([consumer = consumer_, alive = alive_, call = std::move(call)] {
-      if (*alive)
-        call(consumer);
-    });
-  }
-  Consumer* const consumer_;
-  base::TaskRunner* const runner_;
   const Script script_;
   int* const answers_;
-  std::shared_ptr<bool> alive_;
   uint64_t bytes_read_ = 0;
   bool ended_ = false;
 };

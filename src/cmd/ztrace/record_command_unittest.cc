@@ -482,39 +482,17 @@ TEST_P(RecordCommandTest, ASecondStopWhileStoppingIsHarmless) {
 
 // A service that ends the session at once (with |error|) and then answers
 // nothing more: reads and stats never come.
-class MuteAfterStopEndpoint : public ConsumerEndpoint {
+class MuteAfterStopEndpoint : public ScriptedConsumerEndpoint {
  public:
   MuteAfterStopEndpoint(Consumer* consumer, base::TaskRunner* runner, std::string error = "")
-      : consumer_(consumer),
-        runner_(runner),
-        error_(std::move(error)),
-        alive_(std::make_shared<bool>(true)) {
-    Post([](Consumer* c) { c->OnConnect(); });
-  }
-  ~MuteAfterStopEndpoint() override { *alive_ = false; }
-  void EnableTracing(const TraceConfig&, int fd) override {
-    if (fd >= 0)
-      close(fd);
+      : ScriptedConsumerEndpoint(consumer, runner), error_(std::move(error)) {}
+  void EnableTracing(const TraceConfig& config, int fd) override {
+    ScriptedConsumerEndpoint::EnableTracing(config, fd);
     Post([error = error_](Consumer* c) { c->OnTracingDisabled(error); });
   }
-  void StartTracing() override {}
-  void DisableTracing() override {}
-  void Flush(uint32_t, std::function<void(bool)>) override {}
-  void ReadBuffers() override {}
-  void FreeBuffers() override {}
-  void GetTraceStats() override {}
 
  private:
-  void Post(std::function<void(Consumer*)> call) {
-    runner_->PostTask([consumer = consumer_, alive = alive_, call = std::move(call)] {
-      if (*alive)
-        call(consumer);
-    });
-  }
-  Consumer* const consumer_;
-  base::TaskRunner* const runner_;
   const std::string error_;
-  std::shared_ptr<bool> alive_;
 };
 
 // A config too large for the service's frames (ConsumerIpcClient's error):

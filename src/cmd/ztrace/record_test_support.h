@@ -1,7 +1,8 @@
 // Test support for the `ztrace record` tests (record_command_unittest.cc,
-// record_command_helpers_unittest.cc, record_process_unittest.cc): a
-// temporary output file read back by path, and what a complete trace file
-// must hold. Test-only.
+// record_command_end_unittest.cc, record_command_helpers_unittest.cc,
+// record_process_unittest.cc): a temporary output file read back by path, a
+// scripted service endpoint, and what a complete trace file must hold.
+// Test-only.
 
 #ifndef ZT_SRC_CMD_ZTRACE_RECORD_TEST_SUPPORT_H_
 #define ZT_SRC_CMD_ZTRACE_RECORD_TEST_SUPPORT_H_
@@ -11,11 +12,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <functional>
+#include <memory>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "src/base/scoped_file.h"
+#include "zt/base/task_runner.h"
+#include "zt/ext/tracing/core/tracing_service.h"
 #include "src/tracing/test/fake_consumer.h"
 #include "src/tracing/test/trace_checks.h"
 
@@ -59,6 +64,43 @@ class OutputFile {
 
  private:
   std::string path_;
+};
+
+// A scripted service for the command to talk to, without a real one: every
+// request is ignored unless a subclass answers it, and answers reach the
+// consumer through the task runner (as a real endpoint's do), never after
+// the endpoint is gone (the command deletes it when done).
+class ScriptedConsumerEndpoint : public ConsumerEndpoint {
+ public:
+  ScriptedConsumerEndpoint(Consumer* consumer, base::TaskRunner* runner)
+      : consumer_(consumer), runner_(runner), alive_(std::make_shared<bool>(true)) {
+    Post([](Consumer* c) { c->OnConnect(); });
+  }
+  ~ScriptedConsumerEndpoint() override { *alive_ = false; }
+
+  void EnableTracing(const protos::gen::TraceConfig&, int fd) override {
+    if (fd >= 0)
+      close(fd);
+  }
+  void StartTracing() override {}
+  void DisableTracing() override {}
+  void Flush(uint32_t, std::function<void(bool)>) override {}
+  void ReadBuffers() override {}
+  void FreeBuffers() override {}
+  void GetTraceStats() override {}
+
+ protected:
+  void Post(std::function<void(Consumer*)> call) {
+    runner_->PostTask([consumer = consumer_, alive = alive_, call = std::move(call)] {
+      if (*alive)
+        call(consumer);
+    });
+  }
+
+ private:
+  Consumer* const consumer_;
+  base::TaskRunner* const runner_;
+  std::shared_ptr<bool> alive_;
 };
 
 // What a complete trace file must hold: the producer's packets, exactly,
