@@ -1,7 +1,7 @@
 // Helpers shared by the libFuzzer harnesses (built with clang only).
 
-#ifndef SRC_BASE_TEST_FUZZING_H_
-#define SRC_BASE_TEST_FUZZING_H_
+#ifndef ZT_SRC_BASE_TEST_FUZZING_H_
+#define ZT_SRC_BASE_TEST_FUZZING_H_
 
 // Marks a harness function that only checks what a run produced (walks every
 // byte, row or packet). Coverage callbacks there guide libFuzzer nowhere (the
@@ -10,4 +10,4 @@
 // its own checking loops. The code under test keeps its instrumentation.
 #define ZT_FUZZ_CHECKER __attribute__((no_sanitize("coverage")))
 
-#endif  // SRC_BASE_TEST_FUZZING_H_
+#endif  // ZT_SRC_BASE_TEST_FUZZING_H_
