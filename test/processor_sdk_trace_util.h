@@ -28,8 +28,8 @@
 
 #include <gtest/gtest.h>
 
-#include "src/processor/trace_importer.h"
-#include "src/processor/trace_storage.h"
+#include "src/processor/importers/trace_importer.h"
+#include "src/processor/storage/trace_storage.h"
 #include "zt/config/trace_config.gen.h"
 #include "zt/config/track_event/track_event_config.pb.h"
 #include "zt/trace/trace.pb.h"

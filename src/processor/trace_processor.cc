@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "src/processor/trace_importer.h"
+#include "src/processor/importers/trace_importer.h"
 #include "src/processor/trace_processor_impl.h"
 #include "zt/processor/trace_processor.h"
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "src/processor/trace_storage.h"
+#include "src/processor/storage/trace_storage.h"
 #include "zt/processor/trace_processor.h"
 
 namespace zt {

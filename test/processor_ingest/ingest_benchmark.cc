@@ -17,7 +17,7 @@
 #include <cstring>
 #include <string>
 
-#include "src/processor/trace_importer.h"
+#include "src/processor/importers/trace_importer.h"
 #include "test/common/peak_rss.h"
 #include "zt/processor/mapped_trace_file.h"
 #include "zt/processor/trace_tokenizer.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "src/processor/templight_writer.h"
+#include "src/processor/exporters/templight_writer.h"
 #include "test/templight_bench/template_names.h"
 
 namespace {

@@ -28,8 +28,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "src/processor/string_pool.h"
-#include "src/processor/templight_reader.h"
+#include "src/processor/storage/string_pool.h"
+#include "src/processor/importers/templight/templight_reader.h"
 #include "test/templight_bench/template_names.h"
 #include "zt/processor/mapped_trace_file.h"
 #include "zt/processor/name_dictionary.h"

@@ -19,9 +19,9 @@
 #include <memory>
 #include <string>
 
-#include "src/processor/templight_profile_builder.h"
-#include "src/processor/templight_writer.h"
-#include "src/processor/trace_importer.h"
+#include "src/processor/exporters/templight_profile_builder.h"
+#include "src/processor/exporters/templight_writer.h"
+#include "src/processor/importers/trace_importer.h"
 #include "test/common/peak_rss.h"
 
 namespace {

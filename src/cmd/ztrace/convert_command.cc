@@ -10,12 +10,12 @@
 #include <string_view>
 
 #include "src/cmd/ztrace/same_file.h"
-#include "src/processor/export_json.h"
-#include "src/processor/export_pftrace.h"
-#include "src/processor/templight_profile_builder.h"
-#include "src/processor/templight_writer.h"
-#include "src/processor/trace_format.h"
-#include "src/processor/trace_text_dump.h"
+#include "src/processor/exporters/export_json.h"
+#include "src/processor/exporters/export_pftrace.h"
+#include "src/processor/exporters/templight_profile_builder.h"
+#include "src/processor/exporters/templight_writer.h"
+#include "src/processor/importers/trace_format.h"
+#include "src/processor/exporters/trace_text_dump.h"
 #include "zt/processor/mapped_trace_file.h"
 
 namespace zt {

@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "src/cmd/ztrace/exit_codes.h"
-#include "src/processor/trace_importer.h"
-#include "src/processor/trace_storage.h"
+#include "src/processor/importers/trace_importer.h"
+#include "src/processor/storage/trace_storage.h"
 
 namespace zt {
 namespace ztrace {

@@ -18,8 +18,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "src/processor/export_json.h"
-#include "src/processor/export_pftrace.h"
+#include "src/processor/exporters/export_json.h"
+#include "src/processor/exporters/export_pftrace.h"
 #include "src/processor/test/sample_storage.h"
 
 namespace zt {

@@ -7,8 +7,8 @@
 
 #include "src/cmd/ztrace/exit_codes.h"
 #include "src/cmd/ztrace/import_progress.h"
-#include "src/processor/trace_importer.h"
-#include "src/processor/trace_summary.h"
+#include "src/processor/importers/trace_importer.h"
+#include "src/processor/summary/trace_summary.h"
 
 namespace zt {
 namespace ztrace {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "src/processor/trace_storage.h"
+#include "src/processor/storage/trace_storage.h"
 
 namespace zt {
 namespace processor {

@@ -25,7 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "src/processor/string_pool.h"
+#include "src/processor/storage/string_pool.h"
 
 namespace zt {
 namespace processor {

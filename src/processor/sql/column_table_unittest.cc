@@ -3,7 +3,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include "src/processor/trace_storage.h"
+#include "src/processor/storage/trace_storage.h"
 
 namespace zt {
 namespace processor {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "src/processor/sql/storage_tables.h"
-#include "src/processor/trace_storage.h"
+#include "src/processor/storage/trace_storage.h"
 #include "zt/processor/trace_processor.h"
 
 struct sqlite3;

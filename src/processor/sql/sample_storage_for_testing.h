@@ -10,7 +10,7 @@
 #include <memory>
 #include <string_view>
 
-#include "src/processor/trace_storage.h"
+#include "src/processor/storage/trace_storage.h"
 
 namespace zt {
 namespace processor {

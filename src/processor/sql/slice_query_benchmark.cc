@@ -23,7 +23,7 @@
 
 #include <benchmark/benchmark.h>
 #include "src/processor/trace_processor_impl.h"
-#include "src/processor/trace_storage.h"
+#include "src/processor/storage/trace_storage.h"
 
 namespace zt {
 namespace processor {

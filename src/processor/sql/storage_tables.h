@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "src/processor/sql/column_table.h"
-#include "src/processor/trace_storage.h"
+#include "src/processor/storage/trace_storage.h"
 
 namespace zt {
 namespace processor {

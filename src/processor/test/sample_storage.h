@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "src/processor/trace_storage.h"
+#include "src/processor/storage/trace_storage.h"
 
 namespace zt {
 namespace processor {

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "src/processor/export_json.h"
+#include "src/processor/exporters/export_json.h"
 #include "src/processor/test/sample_storage.h"
 
 int main(int argc, char** argv) {

@@ -1,0 +1,334 @@
+#include "src/processor/importers/templight/templight_importer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/processor/importers/templight/templight_kinds.h"
+#include "src/processor/importers/templight/templight_reader.h"
+#include "src/processor/importers/track_tracker.h"
+#include "zt/base/compiler.h"
+#include "zt/protozero/proto_decoder.h"
+
+namespace zt {
+namespace processor {
+
+namespace {
+
+using protozero::Field;
+using protozero::ProtoDecoder;
+using WireType = protozero::proto_utils::ProtoWireType;
+
+bool IsPrintablePath(std::string_view text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f)
+      return false;
+  }
+  return true;
+}
+
+constexpr uint64_t kProgressInterval = 64u << 20;
+
+void SetMetadata(TraceStorage* storage, const char* name, int64_t int_value,
+                 const char* str_value) {
+  storage->metadata.name.push_back(storage->strings.Intern(name));
+  storage->metadata.int_value.push_back(str_value ? kNullInt : int_value);
+  storage->metadata.str_value.push_back(str_value ? storage->strings.Intern(str_value)
+                                                  : kNullStringId);
+}
+
+}  // namespace
+
+bool LooksLikeTemplight(const void* data, size_t size) {
+  // The first record by hand: a file cut inside it (one translation unit
+  // per file is the usual case) is still told by what it holds.
+  const uint8_t* const begin = static_cast<const uint8_t*>(data);
+  const uint8_t* const end = begin + size;
+  uint64_t tag = 0;
+  uint64_t length = 0;
+  const uint8_t* p = protozero::proto_utils::ParseVarInt(begin, end, &tag);
+  if (p == begin || tag != ((1 << 3) | 2))
+    return false;
+  const uint8_t* const body = protozero::proto_utils::ParseVarInt(p, end, &length);
+  if (body == p)
+    return false;
+  bool has_header = false;
+  ProtoDecoder trace(body, std::min<uint64_t>(length, static_cast<uint64_t>(end - body)));
+  for (Field f = trace.ReadField(); f.valid(); f = trace.ReadField()) {
+    if (f.id() < 1 || f.id() > 3 || f.type() != WireType::kLengthDelimited)
+      return false;
+    if (f.id() != 1)
+      continue;
+    has_header = true;
+    ProtoDecoder header(f.as_bytes());
+    for (Field h = header.ReadField(); h.valid(); h = header.ReadField()) {
+      if (h.id() == 1 && h.type() == WireType::kVarInt)
+        continue;
+      if (h.id() == 2 && h.type() == WireType::kLengthDelimited && IsPrintablePath(h.as_string()))
+        continue;
+      return false;
+    }
+    if (header.parse_error())
+      return false;
+  }
+  // A cut first record still counts when what was read of it fits.
+  return has_header;
+}
+
+namespace {
+
+// Fills the model's columns as the reader meets instantiations: row r of
+// the slice and templight tables is instantiation r (in begin order) until
+// Finish() sorts them by time, if they are not already.
+class ModelSink : public TemplightInstantiationSink {
+ public:
+  ModelSink(TraceStorage* storage, TemplightProfile* profile)
+      : storage_(storage),
+        profile_(profile),
+        strings_(storage->strings),
+        first_slice_(static_cast<uint32_t>(storage->slice.size())),
+        first_track_(static_cast<uint32_t>(storage->track.size())) {}
+
+  void Reserve(size_t rows) {
+    storage_->slice.reserve(storage_->slice.size() + rows);
+    storage_->templight.reserve(storage_->templight.size() + rows);
+  }
+
+  void OnBegin(const TemplightInstantiation& i) override {
+    SliceTable& slice = storage_->slice;
+    TemplightInstantiationTable& t = storage_->templight;
+    const uint32_t row = static_cast<uint32_t>(slice.size());
+    slice.ts.push_back(i.begin_ns);
+    slice.dur.push_back(-1);
+    slice.track_id.push_back(first_track_ + i.unit);
+    slice.category.push_back(kNullStringId);  // The kind's name, once the unit is read.
+    slice.name.push_back(i.name == TemplightInstantiation::kNoName ? kNullStringId
+                                                                    : Name(i.name));
+    slice.depth.push_back(i.depth);
+    slice.parent_id.push_back(i.parent < 0 ? kNullId
+                                           : first_slice_ + static_cast<uint32_t>(i.parent));
+    slice.arg_set_id.push_back(kNullId);
+    t.slice_id.push_back(row);
+    t.kind.push_back(i.kind);
+    t.kind_name.push_back(kNullStringId);
+    t.file.push_back(File(i.location.file));
+    t.line.push_back(i.location.line);
+    t.column.push_back(i.location.column);
+    t.origin_file.push_back(File(i.origin.file));
+    t.origin_line.push_back(i.origin.line);
+    t.origin_column.push_back(i.origin.column);
+    t.memory_begin.push_back(i.memory_begin);
+    t.memory_end.push_back(0);
+    if (i.unit >= evidence_.size())
+      evidence_.resize(i.unit + 1);
+    evidence_[i.unit].Add(i.kind);
+    if (ZT_UNLIKELY(row > first_slice_ && i.begin_ns < slice.ts[row - 1]))
+      sorted_ = false;
+  }
+
+  void OnEnd(size_t index, int64_t end_ns, uint64_t memory_end) override {
+    const size_t row = first_slice_ + index;
+    // An end before its begin (a damaged clock) is kept as an instant.
+    storage_->slice.dur[row] = std::max<int64_t>(0, end_ns - storage_->slice.ts[row]);
+    storage_->templight.memory_end[row] = memory_end;
+  }
+
+  void OnName(size_t index, uint32_t name) override {
+    storage_->slice.name[first_slice_ + index] = Name(name);
+  }
+
+  void OnUnitEnd(uint32_t unit) override {
+    const TemplightUnit& header = profile_->units[unit];
+    TrackTable& track = storage_->track;
+    TemplightUnitRow row;
+    row.track_id = static_cast<uint32_t>(track.size());
+    row.version = header.version;
+    row.source_file = strings_.Intern(header.source_file);
+    const TemplightKindTable table =
+        PickTemplightKindTable(unit < evidence_.size() ? evidence_[unit] : TemplightKindEvidence());
+    row.kind_numbering = strings_.Intern(TemplightKindTableLabel(table));
+    storage_->templight_units.push_back(row);
+    track.name.push_back(header.source_file.empty()
+                             ? strings_.Intern("translation unit " + std::to_string(unit + 1))
+                             : row.source_file);
+    track.kind.push_back(TrackKind::kGlobal);
+    track.utid.push_back(kNullId);
+    track.upid.push_back(kNullId);
+    track.parent_id.push_back(kNullId);
+    track.uuid.push_back(0);
+    track.unit.push_back(kNullStringId);
+
+    // What needed the whole unit: kind names, names never given.
+    SliceTable& slice = storage_->slice;
+    TemplightInstantiationTable& t = storage_->templight;
+    StringId names[64] = {};  // Kinds below 64 by number; others looked up.
+    const size_t end = first_slice_ + header.first_instantiation + header.instantiation_count;
+    for (size_t r = first_slice_ + header.first_instantiation; r < end; r++) {
+      const uint32_t kind = t.kind[r];
+      StringId name;
+      if (kind < 64 && names[kind] != kNullStringId) {
+        name = names[kind];
+      } else {
+        const char* text = TemplightKindName(kind, table);
+        name = text ? strings_.Intern(text) : kNullStringId;
+        if (kind < 64)
+          names[kind] = name;
+      }
+      t.kind_name[r] = name;
+      slice.category[r] = name;
+      if (slice.name[r] == kNullStringId)
+        slice.name[r] = strings_.Intern("(unreadable name)");
+      unterminated_ += slice.dur[r] < 0;
+    }
+  }
+
+  // Rows in ts order (ties: begin order), as the slice table promises.
+  void Finish() {
+    if (sorted_)
+      return;
+    SliceTable& slice = storage_->slice;
+    const size_t rows = slice.size() - first_slice_;
+    std::vector<uint32_t> order(rows);  // New row -> old row (relative).
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return slice.ts[first_slice_ + a] < slice.ts[first_slice_ + b];
+    });
+    std::vector<uint32_t> new_row(rows);
+    for (uint32_t r = 0; r < rows; r++)
+      new_row[order[r]] = r;
+    auto permute = [&](auto& column) {
+      auto copy = column;
+      for (size_t r = 0; r < rows; r++)
+        column[first_slice_ + r] = copy[first_slice_ + order[r]];
+    };
+    permute(slice.ts);
+    permute(slice.dur);
+    permute(slice.track_id);
+    permute(slice.category);
+    permute(slice.name);
+    permute(slice.depth);
+    permute(slice.parent_id);
+    for (size_t r = 0; r < rows; r++) {
+      uint32_t& parent = slice.parent_id[first_slice_ + r];
+      if (parent != kNullId)
+        parent = first_slice_ + new_row[parent - first_slice_];
+    }
+    TemplightInstantiationTable& t = storage_->templight;
+    permute(t.kind);
+    permute(t.kind_name);
+    permute(t.file);
+    permute(t.line);
+    permute(t.column);
+    permute(t.origin_file);
+    permute(t.origin_line);
+    permute(t.origin_column);
+    permute(t.memory_begin);
+    permute(t.memory_end);
+  }
+
+  int64_t unterminated() const { return unterminated_; }
+
+ private:
+  // Names are viewed where the reader keeps them (the storage takes their
+  // owners): a large trace's names are held once.
+  StringId Name(uint32_t index) {
+    if (index >= name_ids_.size())
+      name_ids_.resize(std::max<size_t>(index + 1, name_ids_.size() * 2), kNullStringId);
+    StringId& id = name_ids_[index];
+    if (id == kNullStringId)
+      id = strings_.InternStable(profile_->names[index]);
+    return id;
+  }
+  StringId File(uint32_t index) {
+    if (index == TemplightLocation::kNoFile)
+      return kNullStringId;
+    return Lazy(&file_ids_, index, profile_->files[index]);
+  }
+  // Each profile string interned once, on first use.
+  StringId Lazy(std::vector<StringId>* ids, uint32_t index, std::string_view text) {
+    if (index >= ids->size())
+      ids->resize(std::max<size_t>(index + 1, ids->size() * 2), kNullStringId);
+    StringId& id = (*ids)[index];
+    if (id == kNullStringId)
+      id = strings_.Intern(text);
+    return id;
+  }
+
+  TraceStorage* const storage_;
+  TemplightProfile* const profile_;
+  StringPool& strings_;
+  const uint32_t first_slice_;
+  const uint32_t first_track_;
+  std::vector<StringId> name_ids_;
+  std::vector<StringId> file_ids_;
+  std::vector<TemplightKindEvidence> evidence_;
+  bool sorted_ = true;
+  int64_t unterminated_ = 0;
+};
+
+}  // namespace
+
+ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions& options,
+                             TraceStorage* storage) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  ImportResult result;
+  result.input_bytes = size;
+  TrackTracker placeholders(storage);  // Process and thread 0, as every import has.
+
+  TemplightProfile profile;
+  ModelSink sink(storage, &profile);
+  // Room for every row at once: growing by doubling would hold the old and
+  // new columns together at the peak.
+  sink.Reserve(CountTemplightBegins(data, size));
+  TemplightReadOptions read_options;
+  read_options.method = options.templight_method;
+  read_options.sink = &sink;
+  uint64_t next_report = kProgressInterval;
+  read_options.release_input = [&](uint64_t offset, uint64_t length) {
+    if (options.release_input)
+      options.release_input(offset, length);
+    if (options.progress && offset + length >= next_report) {
+      next_report = offset + length + kProgressInterval;
+      options.progress(offset + length, size);
+    }
+  };
+  ReadTemplight(data, size, read_options, &profile);
+  sink.Finish();
+  for (std::unique_ptr<NameExpander>& expander : profile.expanders)
+    storage->string_owners.emplace_back(std::move(expander));
+  for (std::unique_ptr<std::string>& name : profile.name_storage)
+    storage->string_owners.emplace_back(std::move(name));
+  if (options.progress)
+    options.progress(size, size);
+  if (options.release_input)
+    options.release_input(0, size);
+  const SliceTable& slice = storage->slice;
+  result.packets_parsed = storage->templight.size();
+  result.sequences = profile.units.size();
+  if (slice.size()) {
+    result.first_ts = slice.ts.front();
+    result.last_ts = slice.ts.back();
+  }
+
+  StatsTable& stats = storage->stats;
+  stats.Increment(stats::slices_unterminated, sink.unterminated());
+  stats.Increment(stats::templight_problems, static_cast<int64_t>(profile.problems.size()));
+  stats.Increment(stats::templight_unknown_fields, static_cast<int64_t>(profile.unknown_fields));
+  for (TemplightProblem& problem : profile.problems) {
+    if (storage->import_problems.size() >= kMaxImportProblems)
+      break;
+    storage->import_problems.push_back(ImportProblem{problem.offset, std::move(problem.what)});
+  }
+  SetMetadata(storage, "trace_size_bytes", static_cast<int64_t>(size), nullptr);
+  SetMetadata(storage, "trace_type", 0, "templight");
+  result.pass1_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+}  // namespace processor
+}  // namespace zt

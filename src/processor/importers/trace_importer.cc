@@ -1,0 +1,202 @@
+#include "src/processor/importers/trace_importer.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "src/processor/importers/proto/batch_channel.h"
+#include "src/processor/importers/proto/clock_tracker.h"
+#include "src/processor/importers/proto/packet_sorter.h"
+#include "src/processor/importers/proto/proto_trace_reader.h"
+#include "src/processor/importers/templight/templight_importer.h"
+#include "src/processor/importers/trace_format.h"
+#include "src/processor/importers/proto/track_event_parser.h"
+#include "src/processor/importers/track_tracker.h"
+#include "src/processor/importers/proto/two_thread_pass.h"
+#include "zt/base/compiler.h"
+#include "zt/processor/mapped_trace_file.h"
+
+namespace zt {
+namespace processor {
+namespace {
+
+constexpr uint64_t kReportInterval = 64u << 20;
+// Pass 1 drops the input behind it this often (pass 2 faults back what it
+// reads, and drops each 2 MiB region once its last event is parsed).
+constexpr uint64_t kReleaseInterval = 8u << 20;
+
+
+void SetMetadataInt(TraceStorage* storage, const char* name, int64_t value) {
+  storage->metadata.name.push_back(storage->strings.Intern(name));
+  storage->metadata.int_value.push_back(value);
+  storage->metadata.str_value.push_back(kNullStringId);
+}
+
+void SetMetadataString(TraceStorage* storage, const char* name, const char* value) {
+  storage->metadata.name.push_back(storage->strings.Intern(name));
+  storage->metadata.int_value.push_back(kNullInt);
+  storage->metadata.str_value.push_back(storage->strings.Intern(value));
+}
+
+}  // namespace
+
+ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
+                         const ImportOptions& options) {
+  using Format = ImportOptions::Format;
+  if (options.format == Format::kTemplight ||
+      (options.format == Format::kAuto && LooksLikeTemplight(data, size))) {
+    return ImportTemplight(data, size, options, storage);
+  }
+  const uint8_t* const base = static_cast<const uint8_t*>(data);
+  ImportResult result;
+  result.input_bytes = size;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  TrackTracker tracks(storage);
+  ClockTracker clocks;
+  const bool two_threads = size >= options.two_threads_min_bytes;
+  PacketSorter sorter(/*with_hints=*/two_threads);
+  ProtoTraceReader reader(base, storage, &tracks, &clocks, &sorter);
+
+  // Pass 1, in file order: state, clocks, descriptors; events queued.
+  // What pass 1 has read is copied out (strings) or will be read again in
+  // time order: behind the tokenizer, the input can go. On a large trace
+  // another thread does the queueing (the sorter is its own until joined).
+  std::unique_ptr<BatchChannel> queue_channel;
+  std::thread queuer;
+  if (two_threads) {
+    queue_channel.reset(new BatchChannel());
+    reader.QueueEventsThrough(queue_channel.get());
+    queuer = std::thread([&sorter, base, channel = queue_channel.get()] {
+      channel->ConsumeAll([&](const uint8_t* p, const uint8_t* end) {
+        ProtoTraceReader::PushQueuedEvents(base, p, end, &sorter);
+      });
+    });
+  }
+  TraceTokenizer tokenizer(data, size);
+  PacketView packet;
+  uint64_t next_report = kReportInterval;
+  uint64_t next_release = kReleaseInterval;
+  uint64_t released = 0;
+  uint64_t previous_mark = 0;
+  while (tokenizer.Next(&packet)) {
+    reader.ReadPacket(packet);
+    if (ZT_UNLIKELY(tokenizer.position() >= next_release)) {
+      const uint64_t done = tokenizer.position();
+      next_release = done + kReleaseInterval;
+      // One interval behind: the queueing thread reads events a little
+      // after this one has (at most a channel's worth).
+      if (options.release_input && previous_mark > released) {
+        options.release_input(released, previous_mark - released);
+        released = previous_mark;
+      }
+      previous_mark = done;
+      if (done >= next_report) {
+        next_report = done + kReportInterval;
+        if (options.progress)
+          options.progress(done, size);
+      }
+    }
+  }
+  result.tokenizer = tokenizer.stats();
+  if (options.progress)
+    options.progress(tokenizer.position(), size);
+  if (two_threads) {
+    queue_channel->Close();
+    queuer.join();
+  }
+  if (options.release_input && size > released)
+    options.release_input(released, size - released);
+  reader.Finish();
+  result.sequences = reader.sequence_count();
+
+  const TokenizerStats& damage = result.tokenizer;
+  if (damage.damage != TraceDamage::kNone) {
+    storage->stats.Set(stats::trace_damage_bytes_skipped,
+                       static_cast<int64_t>(damage.bytes_skipped));
+    DataLossMark mark;
+    mark.offset = damage.damage_offset;
+    storage->data_losses.push_back(mark);
+  }
+  storage->stats.Set(stats::trace_unknown_top_level_fields,
+                     static_cast<int64_t>(damage.unknown_fields));
+
+  const Clock::time_point pass1_end = Clock::now();
+  result.pass1_seconds = std::chrono::duration<double>(pass1_end - start).count();
+
+  // Pass 2, in time order: events into tables. A slice per event at most,
+  // reserved at once rather than grown by doubling (which would hold the old
+  // and the new columns at the same time): capacity never touched costs
+  // address space, not memory.
+  storage->slice.reserve(sorter.size());
+  TrackEventParser parser(storage, &tracks);
+  if (two_threads) {
+    const PassTwoCounts counts =
+        ParseOnTwoThreads(base, reader, &sorter, &tracks, &parser, &storage->slice,
+                          options.release_input);
+    result.packets_parsed = counts.events;
+    result.first_ts = counts.first_ts;
+    result.last_ts = counts.last_ts;
+  } else {
+    bool first = true;
+    sorter.Drain(
+        [&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation, uint64_t) {
+          if (first) {
+            result.first_ts = ts;
+            first = false;
+          }
+          result.last_ts = ts;
+          result.packets_parsed++;
+          parser.Parse(ts, reader.generation(generation),
+                       protozero::ConstBytes{base + offset, static_cast<size_t>(event_size)});
+        },
+        [&](uint64_t offset, uint64_t length) {
+          // No event left to parse there: the input's pages can go.
+          if (options.release_input)
+            options.release_input(offset, length);
+        });
+  }
+  parser.Finish();
+  result.pass2_seconds = std::chrono::duration<double>(Clock::now() - pass1_end).count();
+  if (options.release_input)
+    options.release_input(0, size);
+
+  SetMetadataInt(storage, "trace_size_bytes", static_cast<int64_t>(size));
+  SetMetadataString(storage, "trace_type", "proto");
+  return result;
+}
+
+std::unique_ptr<TraceStorage> ImportTraceFile(const std::string& path,
+                                              const ImportOptions& options,
+                                              ImportResult* result, std::string* error) {
+  std::unique_ptr<MappedTraceFile> file = MappedTraceFile::Open(path, error);
+  if (!file)
+    return nullptr;
+  if (options.format == ImportOptions::Format::kAuto) {
+    std::string not_a_trace = NotATraceError(path, file->data(), file->size());
+    if (!not_a_trace.empty()) {
+      if (error)
+        *error = std::move(not_a_trace);
+      return nullptr;
+    }
+  }
+  std::unique_ptr<TraceStorage> storage(new TraceStorage());
+  ImportOptions file_options = options;
+  const MappedTraceFile* mapped = file.get();
+  if (!file_options.release_input) {
+    file_options.release_input = [mapped](uint64_t offset, uint64_t length) {
+      mapped->ReleasePages(offset, length);
+    };
+  }
+  ImportResult imported =
+      ImportTrace(file->data(), file->size(), storage.get(), file_options);
+  if (result)
+    *result = imported;
+  return storage;
+}
+
+}  // namespace processor
+}  // namespace zt

@@ -1,0 +1,83 @@
+// Fills a TraceStorage from an encoded protobuf trace: tokenizes it, keeps
+// each sequence's incremental state (interning, packet defaults, clocks),
+// converts every timestamp to the trace clock, orders packets across
+// sequences, and parses track events, track descriptors, clock snapshots,
+// trace stats and service packets into the tables
+// (docs/design/trace_processor.md).
+//
+//   TraceStorage storage;
+//   ImportResult result = ImportTrace(data, size, &storage);
+//   // storage.slice, storage.counter, ... ; result says what was damaged.
+//
+// Any bytes are accepted: what cannot be read is counted in storage.stats
+// (and, for the file's damage, in result.tokenizer), never fatal. The input
+// must stay valid and unchanged during the call only; the storage copies
+// every string it keeps. Thread-compatible: one import per storage.
+
+#ifndef ZT_SRC_PROCESSOR_IMPORTERS_TRACE_IMPORTER_H_
+#define ZT_SRC_PROCESSOR_IMPORTERS_TRACE_IMPORTER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "src/processor/storage/trace_storage.h"
+#include "zt/processor/name_dictionary.h"
+#include "zt/processor/trace_tokenizer.h"
+
+namespace zt {
+namespace processor {
+
+struct ImportOptions {
+  // (bytes done, total bytes) about every 64 MiB and at the end; may be
+  // empty.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+  // Called with byte ranges of the input the importer will not read again
+  // soon; ImportTraceFile drops them from memory (the bytes stay readable).
+  // Keeps the resident size of a large import near that of its tables.
+  std::function<void(uint64_t offset, uint64_t length)> release_input;
+  // A trace of at least this many bytes is imported with a second thread
+  // (queueing events in pass 1, merging them in pass 2; two_thread_pass.h);
+  // the model is the same either way, and every callback is still made on
+  // the calling thread. Small imports stay on the calling thread alone,
+  // where a thread costs more than it saves; tests set 0 to cover the
+  // two-thread path on small traces.
+  uint64_t two_threads_min_bytes = 1u << 20;
+  // What the input is: found from its first bytes unless set.
+  enum class Format { kAuto, kProto, kTemplight };
+  Format format = Format::kAuto;
+  // How a Templight trace's dictionary names are expanded; both give the
+  // same model (docs/design/templight.md). Batch is the faster and the
+  // leaner on large traces (docs/benchmarks.md): the default.
+  NameExpander::Method templight_method = NameExpander::Method::kBatch;
+};
+
+struct ImportResult {
+  TokenizerStats tokenizer;
+  uint64_t input_bytes = 0;  // The whole input's size.
+  uint64_t packets_parsed = 0;
+  uint64_t sequences = 0;
+  int64_t first_ts = 0;  // Trace-clock span of the imported events;
+  int64_t last_ts = 0;   // both 0 when there were none.
+  // Wall time of each pass (the ingest benchmark prints them).
+  double pass1_seconds = 0;
+  double pass2_seconds = 0;
+};
+
+ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
+                         const ImportOptions& options = ImportOptions());
+
+// Maps `path` and imports it. Null with *error set ("cannot open
+// /x.pftrace: No such file or directory") if the file cannot be read; a
+// damaged file still imports its valid part.
+std::unique_ptr<TraceStorage> ImportTraceFile(const std::string& path,
+                                              const ImportOptions& options,
+                                              ImportResult* result,
+                                              std::string* error);
+
+}  // namespace processor
+}  // namespace zt
+
+#endif  // ZT_SRC_PROCESSOR_IMPORTERS_TRACE_IMPORTER_H_
