@@ -63,8 +63,10 @@ TEST(ExportDbCommandTest, WritesADatabaseSqliteOpens) {
             "2130.0");
   EXPECT_EQ(One(db, "SELECT SUM(int_value) FROM args WHERE key = 'debug.int_arg'"), "765");
   EXPECT_EQ(One(db, "SELECT COUNT(*) FROM thread_track"), "2");
-  // Every table, the two Templight ones (empty here) included.
-  EXPECT_EQ(One(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'"), "16");
+  // Every table, the two Templight ones (empty here) and trace_bounds
+  // (its values, not the functions it is a view of) included.
+  EXPECT_EQ(One(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'"), "17");
+  EXPECT_EQ(One(db, "SELECT end_ts - start_ts > 0 FROM trace_bounds"), "1");
   EXPECT_EQ(One(db, "SELECT COUNT(*) FROM templight_instantiation"), "0");
   EXPECT_EQ(One(db, "PRAGMA integrity_check"), "ok");
   sqlite3_close(db);

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "src/processor/exporters/arg_set_index.h"
+#include "src/processor/storage/arg_set_index.h"
 #include "src/processor/exporters/arg_tree.h"
 #include "src/processor/exporters/export_notes.h"
 #include "src/processor/exporters/templight_args.h"

@@ -76,6 +76,9 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
     if (!RegisterColumnTable(engine->db_, table.get(), error))
       return nullptr;
   }
+  engine->functions_ = std::make_unique<FunctionContext>(storage);
+  if (!RegisterBuiltinFunctions(engine->db_, engine->functions_.get(), error))
+    return nullptr;
   char* message = nullptr;
   rc = sqlite3_exec(engine->db_, StorageTables::ViewsSql(), nullptr, nullptr, &message);
   if (rc != SQLITE_OK) {

@@ -1,5 +1,6 @@
 // An SQLite connection (in memory, private to this object) on which the
-// trace model's tables are registered (storage_tables.h) and queries run.
+// trace model's tables (storage_tables.h) and PerfettoSQL's built-in
+// functions (functions/functions.h) are registered and queries run.
 //
 //   std::string error;
 //   auto engine = QueryEngine::Create(&storage, &error);
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "src/processor/sql/functions/functions.h"
 #include "src/processor/sql/storage_tables.h"
 #include "src/processor/storage/trace_storage.h"
 #include "zt/processor/trace_processor.h"
@@ -52,6 +54,7 @@ class QueryEngine {
 
   sqlite3* db_ = nullptr;
   std::unique_ptr<StorageTables> tables_;
+  std::unique_ptr<FunctionContext> functions_;
 };
 
 }  // namespace sql

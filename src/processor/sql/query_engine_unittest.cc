@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include "src/processor/sql/query_rows_for_testing.h"
 #include "src/processor/sql/sample_storage_for_testing.h"
 
 namespace zt {
@@ -24,24 +25,7 @@ class QueryEngineTest : public ::testing::Test {
     ASSERT_TRUE(engine_) << error;
   }
 
-  // Rows as "a|b", NULL as "NULL".
-  std::vector<std::string> Run(const std::string& sql) {
-    std::vector<std::string> rows;
-    std::string error;
-    const bool ok = engine_->Execute(
-        sql, nullptr,
-        [&rows](const std::vector<SqlValue>& row) {
-          std::string line;
-          for (size_t i = 0; i < row.size(); i++)
-            line += (i ? "|" : "") + (row[i].is_null() ? "NULL" : row[i].ToString());
-          rows.push_back(line);
-          return true;
-        },
-        &error);
-    if (!ok)
-      rows.push_back("error: " + error);
-    return rows;
-  }
+  std::vector<std::string> Run(const std::string& sql) { return QueryRows(engine_.get(), sql); }
 
   // The plan's detail lines, joined.
   std::string Plan(const std::string& sql) {

@@ -233,6 +233,8 @@ CREATE VIEW thread_counter_track AS
 CREATE VIEW process_counter_track AS
   SELECT id, type, name, parent_id, unit, upid FROM __zt_track
   WHERE type = 'process_counter_track';
+CREATE VIEW trace_bounds AS
+  SELECT trace_start() AS start_ts, trace_end() AS end_ts;
 )";
 }
 
@@ -252,6 +254,7 @@ std::vector<std::string> StorageTables::PublicNames() {
           "thread",
           "thread_counter_track",
           "thread_track",
+          "trace_bounds",
           "track"};
 }
 

@@ -23,6 +23,8 @@
 //             column, origin_file, origin_line, origin_column,
 //             memory_begin, memory_end (zerotrace's: Templight input only)
 //   templight_unit  id, track_id, version, source_file, kind_numbering
+//   trace_bounds  start_ts, end_ts (a view of trace_start(), trace_end():
+//             functions/functions.h)
 //
 // The tables view the storage's vectors: the storage must outlive them and
 // not change.

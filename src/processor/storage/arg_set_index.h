@@ -3,8 +3,8 @@
 // a counting sort (two passes over the args); 4 bytes per row and per set.
 // Read-only once built; the table must not change meanwhile.
 
-#ifndef ZT_SRC_PROCESSOR_EXPORTERS_ARG_SET_INDEX_H_
-#define ZT_SRC_PROCESSOR_EXPORTERS_ARG_SET_INDEX_H_
+#ifndef ZT_SRC_PROCESSOR_STORAGE_ARG_SET_INDEX_H_
+#define ZT_SRC_PROCESSOR_STORAGE_ARG_SET_INDEX_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -58,4 +58,4 @@ class ArgSetIndex {
 }  // namespace processor
 }  // namespace zt
 
-#endif  // ZT_SRC_PROCESSOR_EXPORTERS_ARG_SET_INDEX_H_
+#endif  // ZT_SRC_PROCESSOR_STORAGE_ARG_SET_INDEX_H_

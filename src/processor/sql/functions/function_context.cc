@@ -1,0 +1,50 @@
+#include <algorithm>
+#include <limits>
+
+#include <sqlite3.h>
+
+#include "src/processor/sql/functions/functions.h"
+
+namespace zt {
+namespace processor {
+namespace sql {
+
+const ArgSetIndex& FunctionContext::arg_index() {
+  if (!arg_index_)
+    arg_index_ = std::make_unique<ArgSetIndex>(*storage_);
+  return *arg_index_;
+}
+
+FunctionContext::Bounds FunctionContext::bounds() {
+  if (bounds_)
+    return *bounds_;
+  int64_t start = std::numeric_limits<int64_t>::max();
+  int64_t end = std::numeric_limits<int64_t>::min();
+  const SliceTable& slice = storage_->slice;
+  for (size_t i = 0; i < slice.size(); i++) {
+    start = std::min(start, slice.ts[i]);
+    end = std::max(end, slice.ts[i] + std::max<int64_t>(slice.dur[i], 0));
+  }
+  const CounterTable& counter = storage_->counter;
+  for (size_t i = 0; i < counter.size(); i++) {
+    start = std::min(start, counter.ts[i]);
+    end = std::max(end, counter.ts[i]);
+  }
+  Bounds bounds;
+  if (start <= end) {
+    bounds.start = start;
+    bounds.end = end == start ? end + 1 : end;
+  }
+  bounds_ = std::make_unique<Bounds>(bounds);
+  return bounds;
+}
+
+bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string* error) {
+  return RegisterArgFunctions(db, context, error) &&
+         RegisterTraceBoundsFunctions(db, context, error) &&
+         RegisterSliceFunctions(db, context, error);
+}
+
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt

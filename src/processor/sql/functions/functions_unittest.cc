@@ -1,0 +1,132 @@
+// The built-in functions on the sample storage (sample_storage_for_testing.h),
+// whose rows give the expected values: args of sets 0 and 1, slices from
+// 100 to 300 (the last never ends), counters from 100 to 260.
+
+#include "src/processor/sql/functions/functions.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "src/processor/sql/query_engine.h"
+#include "src/processor/sql/query_rows_for_testing.h"
+#include "src/processor/sql/sample_storage_for_testing.h"
+
+namespace zt {
+namespace processor {
+namespace sql {
+namespace {
+
+using Rows = std::vector<std::string>;
+
+class FunctionsTest : public ::testing::Test {
+ protected:
+  void Use(std::unique_ptr<TraceStorage> storage) {
+    engine_.reset();
+    storage_ = std::move(storage);
+    std::string error;
+    engine_ = QueryEngine::Create(storage_.get(), &error);
+    ASSERT_TRUE(engine_) << error;
+  }
+  void SetUp() override { Use(MakeSampleStorage()); }
+  Rows Run(const std::string& sql) { return QueryRows(engine_.get(), sql); }
+
+  std::unique_ptr<TraceStorage> storage_;
+  std::unique_ptr<QueryEngine> engine_;
+};
+
+TEST_F(FunctionsTest, ExtractArgReturnsEachValueTypeAsItsSqlType) {
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG(0, 'debug.count'), typeof(EXTRACT_ARG(0, 'debug.count'))"),
+            Rows{"3|integer"});
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG(0, 'debug.name'), typeof(EXTRACT_ARG(0, 'debug.name'))"),
+            Rows{"x|text"});
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG(0, 'debug.ratio'), typeof(EXTRACT_ARG(0, 'debug.ratio'))"),
+            Rows{"0.25|real"});
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG(1, 'debug.flag')"), Rows{"1"});
+}
+
+TEST_F(FunctionsTest, ExtractArgAsUpstreamDocsUseIt) {
+  EXPECT_EQ(Run("SELECT name, EXTRACT_ARG(arg_set_id, 'debug.count') AS count FROM slice "
+                "WHERE arg_set_id IS NOT NULL ORDER BY id"),
+            (Rows{"Outer|3", "Work|NULL"}));
+}
+
+TEST_F(FunctionsTest, ExtractArgIsNullForAbsentSetsAndKeys) {
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG(NULL, 'debug.count')"), Rows{"NULL"});
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG(0, 'debug.flag')"), Rows{"NULL"});  // Set 1's key.
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG(0, 'debug')"), Rows{"NULL"});       // A prefix only.
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG(7, 'debug.count')"), Rows{"NULL"});
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG(-1, 'debug.count')"), Rows{"NULL"});
+}
+
+TEST_F(FunctionsTest, ExtractArgNamesTheArgumentOfTheWrongType) {
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG('0', 'debug.count')"),
+            Rows{"error: EXTRACT_ARG: the arg set id (1st argument) must be an integer"});
+  EXPECT_EQ(Run("SELECT EXTRACT_ARG(0, 5)"),
+            Rows{"error: EXTRACT_ARG: the key (2nd argument) must be text"});
+}
+
+TEST_F(FunctionsTest, TraceBoundsSpanEverySliceAndCounter) {
+  // First event: Outer at 100; last end: the unfinished Async at 300 (its
+  // dur -1 counts as 0), after the last counter at 260.
+  EXPECT_EQ(Run("SELECT trace_start(), trace_end(), trace_dur()"), Rows{"100|300|200"});
+  EXPECT_EQ(Run("SELECT start_ts, end_ts FROM trace_bounds"), Rows{"100|300"});
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM slice WHERE ts BETWEEN trace_start() AND trace_end()"),
+            Rows{"6"});
+}
+
+TEST_F(FunctionsTest, TraceBoundsOfAnEmptyTraceAreZero) {
+  Use(std::make_unique<TraceStorage>());
+  EXPECT_EQ(Run("SELECT trace_start(), trace_end(), trace_dur()"), Rows{"0|0|0"});
+  EXPECT_EQ(Run("SELECT * FROM trace_bounds"), Rows{"0|0"});
+}
+
+TEST_F(FunctionsTest, TraceBoundsOfOneInstantAreOneNanosecondWide) {
+  auto storage = std::make_unique<TraceStorage>();
+  storage->counter.ts.push_back(42);
+  storage->counter.value.push_back(1);
+  storage->counter.track_id.push_back(0);
+  Use(std::move(storage));
+  EXPECT_EQ(Run("SELECT trace_start(), trace_end(), trace_dur()"), Rows{"42|43|1"});
+}
+
+TEST_F(FunctionsTest, SliceIsAncestorFollowsNestingOnOneTrack) {
+  // Outer (0) holds both Inners (1, 2) on main's track; Work (3) holds
+  // Instant (4) on worker's.
+  EXPECT_EQ(Run("SELECT slice_is_ancestor(0, 1), slice_is_ancestor(0, 2), "
+                "slice_is_ancestor(3, 4)"),
+            Rows{"1|1|1"});
+  EXPECT_EQ(Run("SELECT slice_is_ancestor(1, 0), slice_is_ancestor(1, 2), "
+                "slice_is_ancestor(0, 3), slice_is_ancestor(0, 0)"),
+            Rows{"0|0|0|0"});
+}
+
+TEST_F(FunctionsTest, SliceIsAncestorIsNullForIdsThatNameNoSlice) {
+  EXPECT_EQ(Run("SELECT slice_is_ancestor(0, 99), slice_is_ancestor(NULL, 1), "
+                "slice_is_ancestor(-1, 1)"),
+            Rows{"NULL|NULL|NULL"});
+  EXPECT_EQ(Run("SELECT slice_is_ancestor('a', 1)"),
+            Rows{"error: slice_is_ancestor: the ancestor id (1st argument) must be an integer"});
+}
+
+TEST_F(FunctionsTest, AnUnfinishedSliceEnclosesWhatStartsInIt) {
+  auto storage = MakeSampleStorage();
+  // A child of Async (5, from 300, never ends) at 400.
+  storage->slice.ts.push_back(400);
+  storage->slice.dur.push_back(10);
+  storage->slice.track_id.push_back(2);
+  storage->slice.category.push_back(kNullStringId);
+  storage->slice.name.push_back(kNullStringId);
+  storage->slice.depth.push_back(1);
+  storage->slice.parent_id.push_back(5);
+  storage->slice.arg_set_id.push_back(kNullId);
+  Use(std::move(storage));
+  EXPECT_EQ(Run("SELECT slice_is_ancestor(5, 6)"), Rows{"1"});
+}
+
+}  // namespace
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt
