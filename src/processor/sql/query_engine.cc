@@ -76,7 +76,7 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
     if (!RegisterColumnTable(engine->db_, table.get(), error))
       return nullptr;
   }
-  engine->functions_ = std::make_unique<FunctionContext>(storage);
+  engine->functions_ = std::make_unique<FunctionContext>(storage, engine->tables_.get());
   if (!RegisterBuiltinFunctions(engine->db_, engine->functions_.get(), error))
     return nullptr;
   char* message = nullptr;

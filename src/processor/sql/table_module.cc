@@ -9,6 +9,8 @@
 #include <limits>
 #include <vector>
 
+#include "src/processor/sql/sqlite_cell.h"
+
 namespace zt {
 namespace processor {
 namespace sql {
@@ -479,21 +481,7 @@ int ColumnValue(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int col) {
         column.GetFrom(cursor.in_list_order[c], static_cast<uint32_t>(cursor.pos), cursor.row);
   else
     cell = column.Get(cursor.row);
-  switch (cell.type) {
-    case Cell::kNull:
-      sqlite3_result_null(ctx);
-      break;
-    case Cell::kInt:
-      sqlite3_result_int64(ctx, cell.i);
-      break;
-    case Cell::kReal:
-      sqlite3_result_double(ctx, cell.d);
-      break;
-    case Cell::kText:
-      sqlite3_result_text(ctx, cell.text.data(), static_cast<int>(cell.text.size()),
-                          SQLITE_STATIC);
-      break;
-  }
+  ResultCell(ctx, cell);
   return SQLITE_OK;
 }
 

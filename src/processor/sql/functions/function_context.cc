@@ -9,6 +9,20 @@ namespace zt {
 namespace processor {
 namespace sql {
 
+const ColumnTable* FunctionContext::table(const std::string& name) const {
+  for (const auto& table : tables_->tables()) {
+    if (table->name() == name)
+      return table.get();
+  }
+  return nullptr;
+}
+
+const RowsByKey& FunctionContext::slices_by_track() {
+  if (!slices_by_track_)
+    slices_by_track_ = std::make_unique<RowsByKey>(storage_->slice.track_id);
+  return *slices_by_track_;
+}
+
 const ArgSetIndex& FunctionContext::arg_index() {
   if (!arg_index_)
     arg_index_ = std::make_unique<ArgSetIndex>(*storage_);

@@ -4,6 +4,7 @@
 //   EXTRACT_ARG(arg_set_id, key)            args_functions.cc
 //   trace_start(), trace_end(), trace_dur() trace_bounds_functions.cc
 //   slice_is_ancestor(ancestor_id, id)      slice_functions.cc
+//   ancestor_slice(id), descendant_slice(id) (tables) slice_functions.cc
 //
 // Each takes what it reads from a FunctionContext, which the engine owns
 // and which must outlive the connection. Thread-compatible, as the
@@ -16,7 +17,12 @@
 #include <memory>
 #include <string>
 
+#include <vector>
+
+#include "src/processor/sql/row_subset_function.h"
+#include "src/processor/sql/storage_tables.h"
 #include "src/processor/storage/arg_set_index.h"
+#include "src/processor/storage/rows_by_key.h"
 #include "src/processor/storage/trace_storage.h"
 
 struct sqlite3;
@@ -35,22 +41,38 @@ class FunctionContext {
     int64_t end = 0;
   };
 
-  // `storage` must outlive the context and not change.
-  explicit FunctionContext(const TraceStorage* storage) : storage_(storage) {}
+  // `storage` and `tables` (its tables as SQL sees them, whose columns the
+  // table functions return) must outlive the context and not change.
+  FunctionContext(const TraceStorage* storage, const StorageTables* tables)
+      : storage_(storage), tables_(tables) {}
 
   const TraceStorage& storage() const { return *storage_; }
+  // The table named `name` (nullptr if none).
+  const ColumnTable* table(const std::string& name) const;
   // The args grouped by set. O(args) at the first call, O(1) after.
   const ArgSetIndex& arg_index();
+  // The slices grouped by track, in id (and so time) order. O(slices) at
+  // the first call, O(1) after.
+  const RowsByKey& slices_by_track();
   // The first timestamp and the last end (ts + max(dur, 0)) of any slice or
   // counter; {0, 0} if there is none; an interval of one instant is widened
   // to 1 ns (as upstream's, so that trace_dur() is never 0). O(slices +
   // counters) at the first call, O(1) after.
   Bounds bounds();
 
+  // Keeps a table function's description alive as long as the connection.
+  const RowSubsetFunction* Keep(std::unique_ptr<RowSubsetFunction> function) {
+    table_functions_.push_back(std::move(function));
+    return table_functions_.back().get();
+  }
+
  private:
   const TraceStorage* const storage_;
+  const StorageTables* const tables_;
   std::unique_ptr<ArgSetIndex> arg_index_;
+  std::unique_ptr<RowsByKey> slices_by_track_;
   std::unique_ptr<Bounds> bounds_;
+  std::vector<std::unique_ptr<RowSubsetFunction>> table_functions_;
 };
 
 // Each registers its functions on `db`; false with *error (SQLite's

@@ -126,6 +126,65 @@ TEST_F(FunctionsTest, AnUnfinishedSliceEnclosesWhatStartsInIt) {
   EXPECT_EQ(Run("SELECT slice_is_ancestor(5, 6)"), Rows{"1"});
 }
 
+TEST_F(FunctionsTest, AncestorSliceListsTheEnclosingSlicesRootFirst) {
+  EXPECT_EQ(Run("SELECT id, name, depth FROM ancestor_slice(1)"), Rows{"0|Outer|0"});
+  EXPECT_EQ(Run("SELECT id, name FROM ancestor_slice(4)"), Rows{"3|Work"});
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM ancestor_slice(0)"), Rows{"0"});
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM ancestor_slice(NULL)"), Rows{"0"});
+}
+
+TEST_F(FunctionsTest, DescendantSliceListsTheEnclosedSlicesInIdOrder) {
+  EXPECT_EQ(Run("SELECT id, ts, dur, depth, name FROM descendant_slice(0)"),
+            (Rows{"1|110|30|1|Inner", "2|150|20|1|Inner"}));
+  EXPECT_EQ(Run("SELECT id, name FROM descendant_slice(3)"), Rows{"4|Instant"});
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM descendant_slice(1)"), Rows{"0"});
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM descendant_slice(5)"), Rows{"0"});  // Unfinished, alone.
+}
+
+TEST_F(FunctionsTest, TableFunctionsTakeTheirArgumentFromAJoin) {
+  EXPECT_EQ(Run("SELECT s.name, a.name FROM slice s JOIN ancestor_slice(s.id) a "
+                "ORDER BY s.id, a.id"),
+            (Rows{"Inner|Outer", "Inner|Outer", "Instant|Work"}));
+  // As upstream's docs write it: each slice's root.
+  EXPECT_EQ(Run("SELECT s.id, (SELECT name FROM ancestor_slice(s.id) WHERE depth = 0) "
+                "FROM slice s WHERE s.depth > 0 ORDER BY s.id"),
+            (Rows{"1|Outer", "2|Outer", "4|Work"}));
+  EXPECT_EQ(Run("SELECT s.name, COUNT(d.id) FROM slice s LEFT JOIN descendant_slice(s.id) d "
+                "GROUP BY s.id ORDER BY s.id"),
+            (Rows{"Outer|2", "Inner|0", "Inner|0", "Work|1", "Instant|0", "Async|0"}));
+}
+
+TEST_F(FunctionsTest, TableFunctionsNameWhatIsWrong) {
+  EXPECT_EQ(Run("SELECT * FROM ancestor_slice(99)"),
+            Rows{"error: ancestor_slice: no slice has id 99"});
+  EXPECT_EQ(Run("SELECT * FROM descendant_slice('x')"),
+            Rows{"error: descendant_slice: the slice id must be an integer"});
+  EXPECT_EQ(Run("SELECT * FROM ancestor_slice"),
+            Rows{"error: ancestor_slice: needs its argument, as in ancestor_slice(start_id)"});
+}
+
+TEST_F(FunctionsTest, DescendantsOfAnUnfinishedSliceRunToTheTrackEnd) {
+  auto storage = MakeSampleStorage();
+  // Children of Async (5, from 300, never ends) at 400 and, deeper, 405;
+  // then a new root at 500 on the same track (not under Async: depth 0).
+  auto add = [&](int64_t ts, int64_t dur, uint32_t depth, uint32_t parent) {
+    storage->slice.ts.push_back(ts);
+    storage->slice.dur.push_back(dur);
+    storage->slice.track_id.push_back(2);
+    storage->slice.category.push_back(kNullStringId);
+    storage->slice.name.push_back(kNullStringId);
+    storage->slice.depth.push_back(depth);
+    storage->slice.parent_id.push_back(parent);
+    storage->slice.arg_set_id.push_back(kNullId);
+  };
+  add(400, 10, 1, 5);
+  add(405, 2, 2, 6);
+  add(500, 10, 0, kNullId);
+  Use(std::move(storage));
+  EXPECT_EQ(Run("SELECT id FROM descendant_slice(5)"), (Rows{"6", "7"}));
+  EXPECT_EQ(Run("SELECT id FROM ancestor_slice(7)"), (Rows{"5", "6"}));
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

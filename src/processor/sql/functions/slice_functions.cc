@@ -1,6 +1,12 @@
-// slice_is_ancestor(ancestor_id, descendant_id).
+// slice_is_ancestor(ancestor_id, descendant_id), and the tables
+// ancestor_slice(id) and descendant_slice(id): the slices that enclose one
+// slice, or that it encloses, with the slice table's columns, in id order.
 
 #include <sqlite3.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
 
 #include "src/processor/sql/functions/functions.h"
 
@@ -47,6 +53,62 @@ void SliceIsAncestor(sqlite3_context* ctx, int, sqlite3_value** argv) {
   sqlite3_result_int(ctx, encloses ? 1 : 0);
 }
 
+// The slice an SQL value names, for the table functions: an error (naming
+// the value) for a non-integer or an id that is no slice.
+bool StartSlice(const SliceTable& slice, sqlite3_value* arg, size_t* row, std::string* error) {
+  if (sqlite3_value_type(arg) != SQLITE_INTEGER) {
+    *error = "the slice id must be an integer";
+    return false;
+  }
+  if (!SliceRow(arg, slice, row)) {
+    *error = "no slice has id " + std::to_string(sqlite3_value_int64(arg));
+    return false;
+  }
+  return true;
+}
+
+// Its parent, the parent's parent, ... up to the root; root first.
+bool AncestorRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
+                  std::string* error) {
+  const SliceTable& slice = static_cast<FunctionContext*>(const_cast<void*>(data))->storage().slice;
+  size_t row = 0;
+  if (!StartSlice(slice, arg, &row, error))
+    return false;
+  // Parents precede their children (parent_id < id), so the walk ends; the
+  // guard keeps a corrupt chain from looping.
+  for (uint32_t parent = slice.parent_id[row]; parent != kNullId && parent < row;
+       parent = slice.parent_id[parent]) {
+    rows->push_back(parent);
+    row = parent;
+  }
+  std::reverse(rows->begin(), rows->end());
+  return true;
+}
+
+// Every slice whose parent chain reaches it: on its track, after it, while
+// they start before it ends (an unfinished slice: to the track's end).
+bool DescendantRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
+                    std::string* error) {
+  auto* context = static_cast<FunctionContext*>(const_cast<void*>(data));
+  const SliceTable& slice = context->storage().slice;
+  size_t start = 0;
+  if (!StartSlice(slice, arg, &start, error))
+    return false;
+  const int64_t end = slice.dur[start] < 0 ? std::numeric_limits<int64_t>::max()
+                                           : slice.ts[start] + slice.dur[start];
+  const RowsByKey::Rows track = context->slices_by_track().Get(slice.track_id[start]);
+  const uint32_t* it = std::upper_bound(track.begin(), track.end(), static_cast<uint32_t>(start));
+  for (; it != track.end() && slice.ts[*it] <= end; ++it) {
+    // Up the chain while deeper than the start slice.
+    uint32_t up = *it;
+    while (up != kNullId && up > start && slice.depth[up] > slice.depth[start])
+      up = slice.parent_id[up];
+    if (up == start)
+      rows->push_back(*it);
+  }
+  return true;
+}
+
 }  // namespace
 
 bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* error) {
@@ -55,6 +117,18 @@ bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* 
                                  nullptr) != SQLITE_OK) {
     *error = std::string("cannot register slice_is_ancestor: ") + sqlite3_errmsg(db);
     return false;
+  }
+  const ColumnTable* slice_table = context->table("slice");
+  for (auto [name, rows] : {std::make_pair("ancestor_slice", AncestorRows),
+                            std::make_pair("descendant_slice", DescendantRows)}) {
+    auto function = std::make_unique<RowSubsetFunction>();
+    function->name = name;
+    function->arg_name = "start_id";
+    function->source = slice_table;
+    function->rows = rows;
+    function->data = context;
+    if (!RegisterRowSubsetFunction(db, context->Keep(std::move(function)), error))
+      return false;
   }
   return true;
 }

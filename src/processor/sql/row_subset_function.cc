@@ -1,0 +1,168 @@
+#include "src/processor/sql/row_subset_function.h"
+
+#include <sqlite3.h>
+
+#include <memory>
+
+#include "src/processor/sql/sqlite_cell.h"
+
+namespace zt {
+namespace processor {
+namespace sql {
+// Named, not anonymous: the unity build puts table_module.cc's module in
+// the same translation unit.
+namespace row_subset_module {
+
+struct Table : sqlite3_vtab {
+  const RowSubsetFunction* function = nullptr;
+};
+
+struct Cursor : sqlite3_vtab_cursor {
+  std::vector<uint32_t> rows;
+  size_t pos = 0;
+  sqlite3_int64 arg = 0;
+};
+
+const RowSubsetFunction& FunctionOf(sqlite3_vtab* vtab) {
+  return *static_cast<Table*>(vtab)->function;
+}
+
+int Connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
+  const auto* function = static_cast<const RowSubsetFunction*>(aux);
+  std::string schema = "CREATE TABLE x(";
+  for (const Column& column : function->source->columns())
+    schema += "\"" + column.name + "\" " + column.DeclaredType() + ", ";
+  schema += "\"" + function->arg_name + "\" INTEGER HIDDEN)";
+  const int rc = sqlite3_declare_vtab(db, schema.c_str());
+  if (rc != SQLITE_OK)
+    return rc;
+  auto table = std::make_unique<Table>();
+  table->function = function;
+  *out = table.release();
+  return SQLITE_OK;
+}
+
+int Disconnect(sqlite3_vtab* vtab) {
+  delete static_cast<Table*>(vtab);
+  return SQLITE_OK;
+}
+
+// Plans with the argument are cheap (idxNum 1); the plan without it is
+// offered at a prohibitive cost (SQLite picks it only when nothing gives
+// the argument), so that Filter can say what is missing instead of
+// SQLite's "no query solution".
+int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  const int arg_col = static_cast<int>(FunctionOf(vtab).source->columns().size());
+  for (int i = 0; i < info->nConstraint; i++) {
+    const auto& c = info->aConstraint[i];
+    if (c.iColumn == arg_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ && c.usable) {
+      info->aConstraintUsage[i].argvIndex = 1;
+      info->aConstraintUsage[i].omit = 1;
+      info->idxNum = 1;
+      info->estimatedCost = 10;
+      info->estimatedRows = 10;
+      return SQLITE_OK;
+    }
+  }
+  info->idxNum = 0;
+  info->estimatedCost = 1e30;
+  info->estimatedRows = 1000000000;
+  return SQLITE_OK;
+}
+
+int Open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
+  *out = new Cursor();
+  return SQLITE_OK;
+}
+
+int Close(sqlite3_vtab_cursor* cursor) {
+  delete static_cast<Cursor*>(cursor);
+  return SQLITE_OK;
+}
+
+int Fail(sqlite3_vtab* vtab, const std::string& message) {
+  sqlite3_free(vtab->zErrMsg);
+  vtab->zErrMsg = sqlite3_mprintf("%s", message.c_str());
+  return SQLITE_ERROR;
+}
+
+int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite3_value** argv) {
+  Cursor& cursor = *static_cast<Cursor*>(base);
+  const RowSubsetFunction& function = FunctionOf(cursor.pVtab);
+  cursor.rows.clear();
+  cursor.pos = 0;
+  if (idx_num != 1 || argc != 1) {
+    return Fail(cursor.pVtab, function.name + ": needs its argument, as in " + function.name +
+                                  "(" + function.arg_name + ")");
+  }
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+    return SQLITE_OK;  // Nothing matches NULL.
+  cursor.arg = sqlite3_value_int64(argv[0]);
+  std::string error;
+  if (!function.rows(function.data, argv[0], &cursor.rows, &error))
+    return Fail(cursor.pVtab, function.name + ": " + error);
+  return SQLITE_OK;
+}
+
+int Next(sqlite3_vtab_cursor* base) {
+  static_cast<Cursor*>(base)->pos++;
+  return SQLITE_OK;
+}
+
+int Eof(sqlite3_vtab_cursor* base) {
+  const Cursor& cursor = *static_cast<Cursor*>(base);
+  return cursor.pos >= cursor.rows.size();
+}
+
+int ColumnValue(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int col) {
+  const Cursor& cursor = *static_cast<Cursor*>(base);
+  const ColumnTable& source = *FunctionOf(cursor.pVtab).source;
+  if (static_cast<size_t>(col) >= source.columns().size()) {
+    sqlite3_result_int64(ctx, cursor.arg);
+    return SQLITE_OK;
+  }
+  ResultCell(ctx, source.column(static_cast<size_t>(col)).Get(cursor.rows[cursor.pos]));
+  return SQLITE_OK;
+}
+
+int RowId(sqlite3_vtab_cursor* base, sqlite3_int64* out) {
+  const Cursor& cursor = *static_cast<Cursor*>(base);
+  *out = cursor.rows[cursor.pos];
+  return SQLITE_OK;
+}
+
+sqlite3_module MakeModule() {
+  sqlite3_module module = {};
+  module.xCreate = nullptr;  // Eponymous only.
+  module.xConnect = Connect;
+  module.xBestIndex = BestIndex;
+  module.xDisconnect = Disconnect;
+  module.xDestroy = Disconnect;
+  module.xOpen = Open;
+  module.xClose = Close;
+  module.xFilter = Filter;
+  module.xNext = Next;
+  module.xEof = Eof;
+  module.xColumn = ColumnValue;
+  module.xRowid = RowId;
+  return module;
+}
+
+const sqlite3_module kModule = MakeModule();
+
+}  // namespace row_subset_module
+
+bool RegisterRowSubsetFunction(sqlite3* db, const RowSubsetFunction* function,
+                               std::string* error) {
+  const int rc = sqlite3_create_module_v2(db, function->name.c_str(), &row_subset_module::kModule,
+                                          const_cast<RowSubsetFunction*>(function), nullptr);
+  if (rc != SQLITE_OK) {
+    *error = "cannot register " + function->name + ": " + sqlite3_errstr(rc);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt
