@@ -49,10 +49,14 @@ TEST(TraceProcessorTest, SliceColumnsAsUpstream) {
   auto tp = Sample();
   const QueryResult r = tp->Query("SELECT * FROM slice WHERE id = 1");
   ASSERT_TRUE(r.ok()) << r.error;
+  // Upstream v58's columns, in its order: the thread time and instruction
+  // columns (NULL: not imported yet), then the aliases cat and slice_id.
   EXPECT_EQ(r.columns, (Lines{"id", "ts", "dur", "track_id", "category", "name", "depth",
-                              "parent_id", "arg_set_id"}));
+                              "parent_id", "arg_set_id", "thread_ts", "thread_dur",
+                              "thread_instruction_count", "thread_instruction_delta", "cat",
+                              "slice_id"}));
   EXPECT_EQ(Rows(tp.get(), "SELECT * FROM slice WHERE id = 1"),
-            (Lines{"1|110|30|0|cat|Inner|1|0|NULL"}));
+            (Lines{"1|110|30|0|cat|Inner|1|0|NULL|NULL|NULL|NULL|NULL|cat|1"}));
 }
 
 TEST(TraceProcessorTest, SlicesPerThread) {
@@ -355,7 +359,10 @@ TEST(TraceProcessorTest, ExportDatabaseRoundTrip) {
   EXPECT_EQ(query("SELECT sql FROM sqlite_schema WHERE name = 'slice'"),
             (Lines{"CREATE TABLE \"slice\" (\"id\" INTEGER PRIMARY KEY, \"ts\" INTEGER, "
                    "\"dur\" INTEGER, \"track_id\" INTEGER, \"category\" TEXT, \"name\" TEXT, "
-                   "\"depth\" INTEGER, \"parent_id\" INTEGER, \"arg_set_id\" INTEGER)"}));
+                   "\"depth\" INTEGER, \"parent_id\" INTEGER, \"arg_set_id\" INTEGER, "
+                   "\"thread_ts\" INTEGER, \"thread_dur\" INTEGER, "
+                   "\"thread_instruction_count\" INTEGER, \"thread_instruction_delta\" INTEGER, "
+                   "\"cat\" TEXT, \"slice_id\" INTEGER)"}));
   sqlite3_close(db);
 
   // An unwritable place fails with the path in the message.

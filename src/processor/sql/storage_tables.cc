@@ -94,6 +94,15 @@ StorageTables::StorageTables(const TraceStorage& s) {
   slice->AddUint32("depth", s.slice.depth.data());
   slice->AddUint32Id("parent_id", s.slice.parent_id.data());
   slice->AddUint32Id("arg_set_id", s.slice.arg_set_id.data());
+  // Upstream's thread time and instruction columns (no importer fills them
+  // yet: NULL, as upstream's when a trace has no thread time), and its two
+  // aliases.
+  slice->AddNull("thread_ts", "INTEGER");
+  slice->AddNull("thread_dur", "INTEGER");
+  slice->AddNull("thread_instruction_count", "INTEGER");
+  slice->AddNull("thread_instruction_delta", "INTEGER");
+  slice->AddStringId("cat", s.slice.category.data(), pool);
+  slice->AddRowId("slice_id");
 
   ColumnTable* counter = Add("counter", s.counter.size());
   counter->AddRowId("id");

@@ -4,7 +4,9 @@
 // counter_track, ...) as SQL text.
 //
 //   slice     id, ts, dur, track_id, category, name, depth, parent_id,
-//             arg_set_id
+//             arg_set_id, thread_ts, thread_dur, thread_instruction_count,
+//             thread_instruction_delta (NULL: not imported yet), cat (=
+//             category), slice_id (= id), as upstream v58's
 //   counter   id, ts, track_id, value
 //   track     id, type, name, parent_id      (view of __zt_track)
 //     thread_track (+ utid), process_track (+ upid), counter_track (+ unit),

@@ -23,6 +23,18 @@ const RowsByKey& FunctionContext::slices_by_track() {
   return *slices_by_track_;
 }
 
+const RowsByKey& FunctionContext::flows_by_slice_out() {
+  if (!flows_by_slice_out_)
+    flows_by_slice_out_ = std::make_unique<RowsByKey>(storage_->flow.slice_out);
+  return *flows_by_slice_out_;
+}
+
+const RowsByKey& FunctionContext::flows_by_slice_in() {
+  if (!flows_by_slice_in_)
+    flows_by_slice_in_ = std::make_unique<RowsByKey>(storage_->flow.slice_in);
+  return *flows_by_slice_in_;
+}
+
 const ArgSetIndex& FunctionContext::arg_index() {
   if (!arg_index_)
     arg_index_ = std::make_unique<ArgSetIndex>(*storage_);
@@ -56,7 +68,7 @@ FunctionContext::Bounds FunctionContext::bounds() {
 bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string* error) {
   return RegisterArgFunctions(db, context, error) &&
          RegisterTraceBoundsFunctions(db, context, error) &&
-         RegisterSliceFunctions(db, context, error);
+         RegisterSliceFunctions(db, context, error) && RegisterFlowFunctions(db, context, error);
 }
 
 }  // namespace sql

@@ -5,6 +5,8 @@
 //   trace_start(), trace_end(), trace_dur() trace_bounds_functions.cc
 //   slice_is_ancestor(ancestor_id, id)      slice_functions.cc
 //   ancestor_slice(id), descendant_slice(id) (tables) slice_functions.cc
+//   DIRECTLY_CONNECTED_FLOW(id), FOLLOWING_FLOW(id), PRECEDING_FLOW(id)
+//                                            (tables) flow_functions.cc
 //
 // Each takes what it reads from a FunctionContext, which the engine owns
 // and which must outlive the connection. Thread-compatible, as the
@@ -54,6 +56,10 @@ class FunctionContext {
   // The slices grouped by track, in id (and so time) order. O(slices) at
   // the first call, O(1) after.
   const RowsByKey& slices_by_track();
+  // The flows grouped by their outgoing / incoming slice. O(flows) at the
+  // first call, O(1) after.
+  const RowsByKey& flows_by_slice_out();
+  const RowsByKey& flows_by_slice_in();
   // The first timestamp and the last end (ts + max(dur, 0)) of any slice or
   // counter; {0, 0} if there is none; an interval of one instant is widened
   // to 1 ns (as upstream's, so that trace_dur() is never 0). O(slices +
@@ -71,6 +77,8 @@ class FunctionContext {
   const StorageTables* const tables_;
   std::unique_ptr<ArgSetIndex> arg_index_;
   std::unique_ptr<RowsByKey> slices_by_track_;
+  std::unique_ptr<RowsByKey> flows_by_slice_out_;
+  std::unique_ptr<RowsByKey> flows_by_slice_in_;
   std::unique_ptr<Bounds> bounds_;
   std::vector<std::unique_ptr<RowSubsetFunction>> table_functions_;
 };
@@ -80,6 +88,14 @@ class FunctionContext {
 bool RegisterArgFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterTraceBoundsFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* error);
+bool RegisterFlowFunctions(sqlite3* db, FunctionContext* context, std::string* error);
+
+// For the table functions: the slice an SQL value names, or an error
+// ("the slice id must be an integer", "no slice has id 12"). A NULL value
+// never reaches them (it gives no rows).
+bool StartSlice(const SliceTable& slice, sqlite3_value* arg, size_t* row, std::string* error);
+// Appends every slice whose parent chain reaches `row`, in id order.
+void AppendDescendants(FunctionContext* context, size_t row, std::vector<uint32_t>* rows);
 
 // All of the above.
 bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string* error);

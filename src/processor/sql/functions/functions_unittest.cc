@@ -185,6 +185,43 @@ TEST_F(FunctionsTest, DescendantsOfAnUnfinishedSliceRunToTheTrackEnd) {
   EXPECT_EQ(Run("SELECT id FROM ancestor_slice(7)"), (Rows{"5", "6"}));
 }
 
+TEST_F(FunctionsTest, FlowFunctionsOnTheSampleFlow) {
+  // The sample's one flow: Inner (1, on main) -> Work (3, on worker).
+  EXPECT_EQ(Run("SELECT id, slice_out, slice_in FROM directly_connected_flow(1)"),
+            Rows{"0|1|3"});
+  EXPECT_EQ(Run("SELECT id FROM DIRECTLY_CONNECTED_FLOW(3)"), Rows{"0"});  // Arriving.
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM directly_connected_flow(0)"), Rows{"0"});  // Its parent.
+  EXPECT_EQ(Run("SELECT id FROM following_flow(0)"), Rows{"0"});   // Through a descendant.
+  EXPECT_EQ(Run("SELECT id FROM preceding_flow(4)"), Rows{"0"});   // Through an ancestor.
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM following_flow(3)"), Rows{"0"});
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM preceding_flow(1)"), Rows{"0"});
+  EXPECT_EQ(Run("SELECT * FROM following_flow(42)"),
+            Rows{"error: following_flow: no slice has id 42"});
+}
+
+TEST_F(FunctionsTest, FlowFunctionsFollowChainsThroughNesting) {
+  auto storage = MakeSampleStorage();
+  // f0: Inner (1) -> Work (3), the sample's; f1: Instant (4, in Work) ->
+  // Async (5); f2: Inner (2) -> Outer (0), a cycle through nesting.
+  storage->flow.slice_out.push_back(4);
+  storage->flow.slice_in.push_back(5);
+  storage->flow.slice_out.push_back(2);
+  storage->flow.slice_in.push_back(0);
+  Use(std::move(storage));
+  // Flows only: nothing leaves Work itself.
+  EXPECT_EQ(Run("SELECT id FROM directly_connected_flow(1)"), Rows{"0"});
+  // Work, then its child Instant, then on to Async.
+  EXPECT_EQ(Run("SELECT id FROM following_flow(1)"), (Rows{"0", "1"}));
+  // Back from Async to Instant, through its parent Work to Inner, through
+  // Inner's parent Outer to the other Inner: every flow, each once.
+  EXPECT_EQ(Run("SELECT id FROM preceding_flow(5)"), (Rows{"0", "1", "2"}));
+  EXPECT_EQ(Run("SELECT id FROM preceding_flow(4)"), (Rows{"0", "2"}));
+  // Upstream's documented query: how many flows follow each slice.
+  EXPECT_EQ(Run("SELECT (SELECT COUNT(*) FROM FOLLOWING_FLOW(slice_id)) AS following "
+                "FROM slice ORDER BY id"),
+            (Rows{"3", "2", "3", "1", "1", "0"}));
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

@@ -53,20 +53,6 @@ void SliceIsAncestor(sqlite3_context* ctx, int, sqlite3_value** argv) {
   sqlite3_result_int(ctx, encloses ? 1 : 0);
 }
 
-// The slice an SQL value names, for the table functions: an error (naming
-// the value) for a non-integer or an id that is no slice.
-bool StartSlice(const SliceTable& slice, sqlite3_value* arg, size_t* row, std::string* error) {
-  if (sqlite3_value_type(arg) != SQLITE_INTEGER) {
-    *error = "the slice id must be an integer";
-    return false;
-  }
-  if (!SliceRow(arg, slice, row)) {
-    *error = "no slice has id " + std::to_string(sqlite3_value_int64(arg));
-    return false;
-  }
-  return true;
-}
-
 // Its parent, the parent's parent, ... up to the root; root first.
 bool AncestorRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
                   std::string* error) {
@@ -85,15 +71,35 @@ bool AncestorRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>* r
   return true;
 }
 
-// Every slice whose parent chain reaches it: on its track, after it, while
-// they start before it ends (an unfinished slice: to the track's end).
 bool DescendantRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
                     std::string* error) {
   auto* context = static_cast<FunctionContext*>(const_cast<void*>(data));
-  const SliceTable& slice = context->storage().slice;
   size_t start = 0;
-  if (!StartSlice(slice, arg, &start, error))
+  if (!StartSlice(context->storage().slice, arg, &start, error))
     return false;
+  AppendDescendants(context, start, rows);
+  return true;
+}
+
+}  // namespace
+
+bool StartSlice(const SliceTable& slice, sqlite3_value* arg, size_t* row, std::string* error) {
+  if (sqlite3_value_type(arg) != SQLITE_INTEGER) {
+    *error = "the slice id must be an integer";
+    return false;
+  }
+  if (!SliceRow(arg, slice, row)) {
+    *error = "no slice has id " + std::to_string(sqlite3_value_int64(arg));
+    return false;
+  }
+  return true;
+}
+
+// The descendants are on its track, after it, and start before it ends
+// (an unfinished slice: up to the track's end); of those, the ones whose
+// parent chain reaches it.
+void AppendDescendants(FunctionContext* context, size_t start, std::vector<uint32_t>* rows) {
+  const SliceTable& slice = context->storage().slice;
   const int64_t end = slice.dur[start] < 0 ? std::numeric_limits<int64_t>::max()
                                            : slice.ts[start] + slice.dur[start];
   const RowsByKey::Rows track = context->slices_by_track().Get(slice.track_id[start]);
@@ -106,10 +112,7 @@ bool DescendantRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>*
     if (up == start)
       rows->push_back(*it);
   }
-  return true;
 }
-
-}  // namespace
 
 bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* error) {
   if (sqlite3_create_function_v2(db, "slice_is_ancestor", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
