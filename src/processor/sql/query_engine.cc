@@ -77,6 +77,7 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
       return nullptr;
   }
   engine->functions_ = std::make_unique<FunctionContext>(storage, engine->tables_.get());
+  engine->perfetto_functions_ = std::make_unique<PerfettoFunctions>(engine->db_);
   if (!RegisterBuiltinFunctions(engine->db_, engine->functions_.get(), error))
     return nullptr;
   char* message = nullptr;
@@ -90,6 +91,7 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
 }
 
 QueryEngine::~QueryEngine() {
+  perfetto_functions_.reset();  // Their prepared statements first.
   sqlite3_close_v2(db_);
 }
 
@@ -99,7 +101,55 @@ bool QueryEngine::Execute(const std::string& sql, const ColumnsFn& on_columns,
     *error = "empty query";
     return false;
   }
-  const char* next = sql.c_str();
+  size_t pos = 0;
+  while (pos < sql.size()) {
+    size_t begin = 0, end = 0;
+    if (!NextStatement(sql, pos, &begin, &end, error))
+      return false;
+    if (begin >= sql.size())
+      break;
+    const std::string_view statement(sql.data() + begin, end - begin);
+    PerfettoStatement perfetto;
+    if (!ParsePerfettoStatement(statement, &perfetto, error))
+      return false;
+    bool stopped = false;
+    if (perfetto.kind != PerfettoStatement::kNotPerfetto) {
+      if (!RunPerfettoStatement(perfetto, error))
+        return false;
+      pos = end;
+      continue;
+    }
+    if (!macros_.empty() && statement.find("!(") != std::string_view::npos) {
+      std::string expanded;
+      if (!Expand(statement, &expanded, error) ||
+          !RunInSqlite(expanded.c_str(), on_columns, on_row, &stopped, error))
+        return false;
+      if (stopped)
+        return true;
+      pos = end;
+      continue;
+    }
+    // SQLite finds where its statement ends (a trigger's body holds ';').
+    const char* tail = nullptr;
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str() + begin, -1, &stmt, &tail) != SQLITE_OK) {
+      *error = sqlite3_errmsg(db_);
+      return false;
+    }
+    sqlite3_finalize(stmt);
+    const std::string one(sql.c_str() + begin, static_cast<size_t>(tail - (sql.c_str() + begin)));
+    if (!RunInSqlite(one.c_str(), on_columns, on_row, &stopped, error))
+      return false;
+    if (stopped)
+      return true;
+    pos = static_cast<size_t>(tail - sql.c_str());
+  }
+  return true;
+}
+
+bool QueryEngine::RunInSqlite(const char* text, const ColumnsFn& on_columns, const RowFn& on_row,
+                              bool* stopped, std::string* error) {
+  const char* next = text;
   std::vector<std::string> columns;
   std::vector<SqlValue> row;
   while (!IsBlank(next)) {
@@ -124,22 +174,21 @@ bool QueryEngine::Execute(const std::string& sql, const ColumnsFn& on_columns,
       row.resize(static_cast<size_t>(count));
     }
     int rc;
-    bool stopped = false;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
       for (int i = 0; i < count; i++)
         ReadCell(stmt, i, &row[static_cast<size_t>(i)]);
       if (on_row && !on_row(row)) {
-        stopped = true;
+        *stopped = true;
         break;
       }
     }
-    if (!stopped && rc != SQLITE_DONE) {
+    if (!*stopped && rc != SQLITE_DONE) {
       *error = sqlite3_errmsg(db_);
       sqlite3_finalize(stmt);
       return false;
     }
     sqlite3_finalize(stmt);
-    if (stopped)
+    if (*stopped)
       return true;
   }
   return true;

@@ -13,11 +13,15 @@
 #define ZT_SRC_PROCESSOR_SQL_QUERY_ENGINE_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/processor/sql/functions/functions.h"
+#include "src/processor/sql/perfetto_functions.h"
+#include "src/processor/sql/perfetto_sql_parser.h"
 #include "src/processor/sql/storage_tables.h"
 #include "src/processor/storage/trace_storage.h"
 #include "zt/processor/trace_processor.h"
@@ -42,8 +46,11 @@ class QueryEngine {
   QueryEngine(const QueryEngine&) = delete;
   QueryEngine& operator=(const QueryEngine&) = delete;
 
-  // Runs every statement of `sql` in turn. False with *error (SQLite's
-  // message) at the first failing one; an empty `sql` is an error too.
+  // Runs every statement of `sql` in turn: PerfettoSQL's own
+  // (perfetto_sql_parser.h) here, the others, their macros expanded, in
+  // SQLite. False with *error (SQLite's message, or what PerfettoSQL
+  // statement failed and why) at the first failing one; an empty `sql` is
+  // an error too.
   bool Execute(const std::string& sql, const ColumnsFn& on_columns, const RowFn& on_row,
                std::string* error);
 
@@ -52,9 +59,23 @@ class QueryEngine {
  private:
   QueryEngine() = default;
 
+  // Runs the statements of `text` in SQLite, handing rows on; `*stopped`
+  // if on_row said stop.
+  bool RunInSqlite(const char* text, const ColumnsFn& on_columns, const RowFn& on_row,
+                   bool* stopped, std::string* error);
+  // Runs one of PerfettoSQL's own statements (perfetto_sql_statements.cc).
+  bool RunPerfettoStatement(const PerfettoStatement& statement, std::string* error);
+  bool CreateTableOrView(const PerfettoStatement& statement, std::string* error);
+  bool Exec(const std::string& sql, std::string* error);
+  // `text` with its macro calls expanded (as is when it has none).
+  bool Expand(std::string_view text, std::string* out, std::string* error);
+  static const Macro* FindMacro(const void* engine, std::string_view name);
+
   sqlite3* db_ = nullptr;
   std::unique_ptr<StorageTables> tables_;
   std::unique_ptr<FunctionContext> functions_;
+  std::unique_ptr<PerfettoFunctions> perfetto_functions_;
+  std::map<std::string, Macro, std::less<>> macros_;
 };
 
 }  // namespace sql

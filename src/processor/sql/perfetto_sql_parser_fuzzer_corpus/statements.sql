@@ -1,0 +1,4 @@
+INCLUDE PERFETTO MODULE slices.with_context;
+CREATE PERFETTO VIEW v(id LONG, name STRING) AS SELECT id, name FROM slice;
+CREATE PERFETTO INDEX i ON t(ts);
+CREATE PERFETTO MACRO m(t TableOrSubquery) RETURNS TableOrSubquery AS (SELECT * FROM $t);
