@@ -4,7 +4,10 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include "src/processor/sql/query_engine.h"
+#include "src/processor/sql/stdlib_modules.h"
 
 namespace zt {
 namespace processor {
@@ -92,6 +95,38 @@ bool QueryEngine::CreateTableOrView(const PerfettoStatement& s, std::string* err
   return true;
 }
 
+// Runs the module (or, for "a.*", every module under a.) once per
+// connection: including it again does nothing, as upstream's.
+bool QueryEngine::Include(const std::string& name, std::string* error) {
+  size_t count = 0;
+  const StdlibModule* modules = StdlibModules(&count);
+  const bool wildcard = name.size() >= 2 && name.compare(name.size() - 2, 2, ".*") == 0;
+  const std::string prefix = wildcard ? name.substr(0, name.size() - 1) : std::string();
+  bool found = false;
+  for (size_t i = 0; i < count; i++) {
+    const std::string module = modules[i].name;
+    if (wildcard ? module.compare(0, prefix.size(), prefix) != 0 : module != name)
+      continue;
+    found = true;
+    if (std::find(included_.begin(), included_.end(), module) != included_.end())
+      continue;
+    included_.push_back(module);  // First: a module that includes itself ends.
+    if (!Execute(modules[i].sql, nullptr, nullptr, error)) {
+      *error = "INCLUDE PERFETTO MODULE " + module + ": " + *error;
+      return false;
+    }
+  }
+  if (!found) {
+    std::string known;
+    for (size_t i = 0; i < count; i++)
+      known += (known.empty() ? "" : ", ") + std::string(modules[i].name);
+    *error = "INCLUDE PERFETTO MODULE " + name + ": no such module (zerotrace has " +
+             (known.empty() ? "none" : known) + "; docs/sql.md lists upstream's and which are here)";
+    return false;
+  }
+  return true;
+}
+
 bool QueryEngine::RunPerfettoStatement(const PerfettoStatement& s, std::string* error) {
   switch (s.kind) {
     case PerfettoStatement::kNotPerfetto:
@@ -134,9 +169,7 @@ bool QueryEngine::RunPerfettoStatement(const PerfettoStatement& s, std::string* 
       return perfetto_functions_->Define(expanded, error);
     }
     case PerfettoStatement::kInclude:
-      *error = "INCLUDE PERFETTO MODULE " + s.name +
-               ": no such module (zerotrace has no standard library modules yet; docs/sql.md)";
-      return false;
+      return Include(s.name, error);
   }
   return false;
 }

@@ -66,6 +66,7 @@ class QueryEngine {
   // Runs one of PerfettoSQL's own statements (perfetto_sql_statements.cc).
   bool RunPerfettoStatement(const PerfettoStatement& statement, std::string* error);
   bool CreateTableOrView(const PerfettoStatement& statement, std::string* error);
+  bool Include(const std::string& module, std::string* error);
   bool Exec(const std::string& sql, std::string* error);
   // `text` with its macro calls expanded (as is when it has none).
   bool Expand(std::string_view text, std::string* out, std::string* error);
@@ -76,6 +77,7 @@ class QueryEngine {
   std::unique_ptr<FunctionContext> functions_;
   std::unique_ptr<PerfettoFunctions> perfetto_functions_;
   std::map<std::string, Macro, std::less<>> macros_;
+  std::vector<std::string> included_;  // Modules run on this connection.
 };
 
 }  // namespace sql
