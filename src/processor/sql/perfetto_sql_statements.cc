@@ -158,11 +158,6 @@ bool QueryEngine::RunPerfettoStatement(const PerfettoStatement& s, std::string* 
       return true;
     }
     case PerfettoStatement::kFunction: {
-      if (s.returns == "TABLE") {
-        *error = "CREATE PERFETTO FUNCTION " + s.name +
-                 ": functions that RETURNS TABLE are not supported yet (docs/sql.md)";
-        return false;
-      }
       PerfettoStatement expanded = s;
       if (!Expand(s.body, &expanded.body, error))
         return false;

@@ -91,6 +91,33 @@ TEST_F(PerfettoSqlStatementsTest, FunctionErrorsNameTheFunction) {
   EXPECT_EQ(Run("SELECT h(1)"), Rows{"error: wrong number of arguments to function h()"});
 }
 
+TEST_F(PerfettoSqlStatementsTest, TableFunctionsReturnTheBodysRows) {
+  EXPECT_EQ(Run("CREATE PERFETTO FUNCTION on_track(track LONG, min_dur LONG) "
+                "RETURNS TABLE(id LONG, name STRING) AS "
+                "SELECT id, name FROM slice WHERE track_id = $track AND dur >= $min_dur; "
+                "SELECT id, name FROM on_track(0, 25) ORDER BY id"),
+            (Rows{"0|Outer", "1|Inner"}));
+  // Arguments from a join, per row of the other table (Async, on track 2,
+  // never ended: its dur is -1).
+  EXPECT_EQ(Run("SELECT t.id, COUNT(f.id) FROM __zt_track t LEFT JOIN on_track(t.id, 0) f "
+                "GROUP BY t.id ORDER BY t.id LIMIT 3"),
+            (Rows{"0|3", "1|2", "2|0"}));
+  EXPECT_EQ(Run("SELECT * FROM on_track(0)"),
+            Rows{"error: on_track: needs its 2 argument(s), as in on_track(track, min_dur)"});
+}
+
+TEST_F(PerfettoSqlStatementsTest, TableFunctionsMustMakeTheColumnsTheyDeclare) {
+  EXPECT_EQ(Run("CREATE PERFETTO FUNCTION f(x LONG) RETURNS TABLE(id LONG, dur LONG) AS "
+                "SELECT id, name FROM slice WHERE id = $x"),
+            Rows{"error: CREATE PERFETTO FUNCTION f: the body makes the columns (id, name) but "
+                 "RETURNS TABLE declares (id, dur)"});
+  EXPECT_EQ(Run("SELECT * FROM f(1)"), Rows{"error: no such table: f"});
+  EXPECT_EQ(Run("CREATE PERFETTO FUNCTION g(x LONG) RETURNS TABLE(v LONG) AS SELECT $x AS v; "
+                "CREATE OR REPLACE PERFETTO FUNCTION g(x LONG) RETURNS TABLE(v LONG) AS "
+                "SELECT $x * 2 AS v; SELECT v FROM g(21)"),
+            Rows{"42"});
+}
+
 TEST_F(PerfettoSqlStatementsTest, MacrosExpandInLaterStatements) {
   EXPECT_EQ(Run("CREATE PERFETTO MACRO ends(t TableOrSubquery) RETURNS TableOrSubquery AS "
                 "(SELECT id, ts + dur AS end_ts FROM $t WHERE dur >= 0); "

@@ -1,0 +1,210 @@
+// Functions that `RETURNS TABLE(...)`: each is an eponymous virtual table
+// with the declared columns and one hidden column per argument; a call
+// (`SELECT * FROM f(1, 'x')`, or `JOIN f(s.id)`) binds the arguments by
+// name into the body, runs it and serves the rows it made (copied: the
+// body's statement is reset before the rows are read out).
+
+#include <sqlite3.h>
+
+#include <memory>
+
+#include "src/processor/sql/perfetto_functions.h"
+
+namespace zt {
+namespace processor {
+namespace sql {
+// Named, not anonymous: the unity build puts other modules in this unit.
+namespace perfetto_table_function {
+
+using Function = PerfettoFunctions::Function;
+
+struct Table : sqlite3_vtab {
+  Function* function = nullptr;
+};
+
+struct Cursor : sqlite3_vtab_cursor {
+  std::vector<std::vector<sqlite3_value*>> rows;
+  std::vector<sqlite3_value*> args;
+  size_t pos = 0;
+
+  void Clear() {
+    for (auto& row : rows) {
+      for (sqlite3_value* v : row)
+        sqlite3_value_free(v);
+    }
+    rows.clear();
+    for (sqlite3_value* v : args)
+      sqlite3_value_free(v);
+    args.clear();
+    pos = 0;
+  }
+  ~Cursor() { Clear(); }
+};
+
+Function& FunctionOf(sqlite3_vtab* vtab) {
+  return *static_cast<Table*>(vtab)->function;
+}
+
+int Connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
+  auto* function = static_cast<Function*>(aux);
+  std::string schema = "CREATE TABLE x(";
+  for (const std::string& column : function->columns)
+    schema += "\"" + column + "\", ";
+  for (const std::string& arg : function->args)
+    schema += "\"" + arg.substr(1) + "\" HIDDEN, ";
+  schema.resize(schema.size() - 2);
+  schema += ")";
+  const int rc = sqlite3_declare_vtab(db, schema.c_str());
+  if (rc != SQLITE_OK)
+    return rc;
+  auto table = std::make_unique<Table>();
+  table->function = function;
+  *out = table.release();
+  return SQLITE_OK;
+}
+
+int Disconnect(sqlite3_vtab* vtab) {
+  delete static_cast<Table*>(vtab);
+  return SQLITE_OK;
+}
+
+// Every argument must be given by an equality: then the plan is cheap;
+// without them it is offered at a prohibitive cost so that Filter can say
+// which is missing.
+int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  const Function& function = FunctionOf(vtab);
+  const int first_arg = static_cast<int>(function.columns.size());
+  const int args = static_cast<int>(function.args.size());
+  int given = 0;
+  for (int i = 0; i < info->nConstraint; i++) {
+    const auto& c = info->aConstraint[i];
+    if (c.iColumn >= first_arg && c.op == SQLITE_INDEX_CONSTRAINT_EQ && c.usable &&
+        info->aConstraintUsage[i].argvIndex == 0) {
+      info->aConstraintUsage[i].argvIndex = c.iColumn - first_arg + 1;
+      info->aConstraintUsage[i].omit = 1;
+      given |= 1 << (c.iColumn - first_arg);
+    }
+  }
+  const bool all = given == (1 << args) - 1;
+  info->idxNum = all ? 1 : 0;
+  info->estimatedCost = all ? 1000 : 1e30;
+  info->estimatedRows = all ? 1000 : 1000000000;
+  return SQLITE_OK;
+}
+
+int Open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
+  *out = new Cursor();
+  return SQLITE_OK;
+}
+
+int Close(sqlite3_vtab_cursor* cursor) {
+  delete static_cast<Cursor*>(cursor);
+  return SQLITE_OK;
+}
+
+int Fail(sqlite3_vtab* vtab, const std::string& message) {
+  sqlite3_free(vtab->zErrMsg);
+  vtab->zErrMsg = sqlite3_mprintf("%s", message.c_str());
+  return SQLITE_ERROR;
+}
+
+int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite3_value** argv) {
+  Cursor& cursor = *static_cast<Cursor*>(base);
+  Function& function = FunctionOf(cursor.pVtab);
+  cursor.Clear();
+  if (idx_num != 1 || static_cast<size_t>(argc) != function.args.size()) {
+    std::string names;
+    for (const std::string& arg : function.args)
+      names += (names.empty() ? "" : ", ") + arg.substr(1);
+    return Fail(cursor.pVtab, function.name + ": needs its " +
+                                  std::to_string(function.args.size()) + " argument(s), as in " +
+                                  function.name + "(" + names + ")");
+  }
+  sqlite3_stmt* stmt = nullptr;
+  std::string error;
+  if (!PerfettoFunctions::PrepareBody(&function, &stmt, &error))
+    return Fail(cursor.pVtab, error);
+  for (int i = 0; i < argc; i++) {
+    const int index =
+        sqlite3_bind_parameter_index(stmt, function.args[static_cast<size_t>(i)].c_str());
+    if (index > 0)
+      sqlite3_bind_value(stmt, index, argv[i]);
+  }
+  const int columns = static_cast<int>(function.columns.size());
+  int rc;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    std::vector<sqlite3_value*> row(static_cast<size_t>(columns));
+    for (int c = 0; c < columns; c++)
+      row[static_cast<size_t>(c)] = sqlite3_value_dup(sqlite3_column_value(stmt, c));
+    cursor.rows.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) {
+    const std::string message = function.name + ": " + sqlite3_errmsg(function.db);
+    sqlite3_finalize(stmt);
+    return Fail(cursor.pVtab, message);
+  }
+  sqlite3_finalize(stmt);
+  for (int i = 0; i < argc; i++)
+    cursor.args.push_back(sqlite3_value_dup(argv[i]));
+  return SQLITE_OK;
+}
+
+int Next(sqlite3_vtab_cursor* base) {
+  static_cast<Cursor*>(base)->pos++;
+  return SQLITE_OK;
+}
+
+int Eof(sqlite3_vtab_cursor* base) {
+  const Cursor& cursor = *static_cast<Cursor*>(base);
+  return cursor.pos >= cursor.rows.size();
+}
+
+int ColumnValue(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int col) {
+  const Cursor& cursor = *static_cast<Cursor*>(base);
+  const size_t c = static_cast<size_t>(col);
+  const std::vector<sqlite3_value*>& row = cursor.rows[cursor.pos];
+  if (c < row.size())
+    sqlite3_result_value(ctx, row[c]);
+  else if (c - row.size() < cursor.args.size())
+    sqlite3_result_value(ctx, cursor.args[c - row.size()]);
+  return SQLITE_OK;
+}
+
+int RowId(sqlite3_vtab_cursor* base, sqlite3_int64* out) {
+  *out = static_cast<sqlite3_int64>(static_cast<Cursor*>(base)->pos);
+  return SQLITE_OK;
+}
+
+sqlite3_module MakeModule() {
+  sqlite3_module module = {};
+  module.xCreate = nullptr;  // Eponymous only.
+  module.xConnect = Connect;
+  module.xBestIndex = BestIndex;
+  module.xDisconnect = Disconnect;
+  module.xDestroy = Disconnect;
+  module.xOpen = Open;
+  module.xClose = Close;
+  module.xFilter = Filter;
+  module.xNext = Next;
+  module.xEof = Eof;
+  module.xColumn = ColumnValue;
+  module.xRowid = RowId;
+  return module;
+}
+
+const sqlite3_module kModule = MakeModule();
+
+}  // namespace perfetto_table_function
+
+bool PerfettoFunctions::RegisterTableFunction(Function* function, std::string* error) {
+  if (sqlite3_create_module_v2(db_, function->name.c_str(), &perfetto_table_function::kModule,
+                               function, nullptr) != SQLITE_OK) {
+    *error = sqlite3_errmsg(db_);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt
