@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "src/processor/sql/eponymous_module.h"
 #include "src/processor/sql/perfetto_functions.h"
 
 namespace zt {
@@ -63,11 +64,6 @@ int Connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out,
   return SQLITE_OK;
 }
 
-int Disconnect(sqlite3_vtab* vtab) {
-  delete static_cast<Table*>(vtab);
-  return SQLITE_OK;
-}
-
 // Every argument must be given by an equality: then the plan is cheap;
 // without them it is offered at a prohibitive cost so that Filter can say
 // which is missing.
@@ -92,22 +88,6 @@ int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return SQLITE_OK;
 }
 
-int Open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
-  *out = new Cursor();
-  return SQLITE_OK;
-}
-
-int Close(sqlite3_vtab_cursor* cursor) {
-  delete static_cast<Cursor*>(cursor);
-  return SQLITE_OK;
-}
-
-int Fail(sqlite3_vtab* vtab, const std::string& message) {
-  sqlite3_free(vtab->zErrMsg);
-  vtab->zErrMsg = sqlite3_mprintf("%s", message.c_str());
-  return SQLITE_ERROR;
-}
-
 int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite3_value** argv) {
   Cursor& cursor = *static_cast<Cursor*>(base);
   Function& function = FunctionOf(cursor.pVtab);
@@ -116,14 +96,14 @@ int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite
     std::string names;
     for (const std::string& arg : function.args)
       names += (names.empty() ? "" : ", ") + arg.substr(1);
-    return Fail(cursor.pVtab, function.name + ": needs its " +
+    return VtabError(cursor.pVtab, function.name + ": needs its " +
                                   std::to_string(function.args.size()) + " argument(s), as in " +
                                   function.name + "(" + names + ")");
   }
   sqlite3_stmt* stmt = nullptr;
   std::string error;
   if (!PerfettoFunctions::PrepareBody(&function, &stmt, &error))
-    return Fail(cursor.pVtab, error);
+    return VtabError(cursor.pVtab, error);
   for (int i = 0; i < argc; i++) {
     const int index =
         sqlite3_bind_parameter_index(stmt, function.args[static_cast<size_t>(i)].c_str());
@@ -141,22 +121,12 @@ int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite
   if (rc != SQLITE_DONE) {
     const std::string message = function.name + ": " + sqlite3_errmsg(function.db);
     sqlite3_finalize(stmt);
-    return Fail(cursor.pVtab, message);
+    return VtabError(cursor.pVtab, message);
   }
   sqlite3_finalize(stmt);
   for (int i = 0; i < argc; i++)
     cursor.args.push_back(sqlite3_value_dup(argv[i]));
   return SQLITE_OK;
-}
-
-int Next(sqlite3_vtab_cursor* base) {
-  static_cast<Cursor*>(base)->pos++;
-  return SQLITE_OK;
-}
-
-int Eof(sqlite3_vtab_cursor* base) {
-  const Cursor& cursor = *static_cast<Cursor*>(base);
-  return cursor.pos >= cursor.rows.size();
 }
 
 int ColumnValue(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int col) {
@@ -175,24 +145,8 @@ int RowId(sqlite3_vtab_cursor* base, sqlite3_int64* out) {
   return SQLITE_OK;
 }
 
-sqlite3_module MakeModule() {
-  sqlite3_module module = {};
-  module.xCreate = nullptr;  // Eponymous only.
-  module.xConnect = Connect;
-  module.xBestIndex = BestIndex;
-  module.xDisconnect = Disconnect;
-  module.xDestroy = Disconnect;
-  module.xOpen = Open;
-  module.xClose = Close;
-  module.xFilter = Filter;
-  module.xNext = Next;
-  module.xEof = Eof;
-  module.xColumn = ColumnValue;
-  module.xRowid = RowId;
-  return module;
-}
-
-const sqlite3_module kModule = MakeModule();
+const sqlite3_module kModule =
+    EponymousModule<Table, Cursor>::Make(Connect, BestIndex, Filter, ColumnValue, RowId);
 
 }  // namespace perfetto_table_function
 

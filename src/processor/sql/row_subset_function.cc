@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "src/processor/sql/eponymous_module.h"
 #include "src/processor/sql/sqlite_cell.h"
 
 namespace zt {
@@ -42,11 +43,6 @@ int Connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out,
   return SQLITE_OK;
 }
 
-int Disconnect(sqlite3_vtab* vtab) {
-  delete static_cast<Table*>(vtab);
-  return SQLITE_OK;
-}
-
 // Plans with the argument are cheap (idxNum 1); the plan without it is
 // offered at a prohibitive cost (SQLite picks it only when nothing gives
 // the argument), so that Filter can say what is missing instead of
@@ -70,29 +66,13 @@ int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return SQLITE_OK;
 }
 
-int Open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
-  *out = new Cursor();
-  return SQLITE_OK;
-}
-
-int Close(sqlite3_vtab_cursor* cursor) {
-  delete static_cast<Cursor*>(cursor);
-  return SQLITE_OK;
-}
-
-int Fail(sqlite3_vtab* vtab, const std::string& message) {
-  sqlite3_free(vtab->zErrMsg);
-  vtab->zErrMsg = sqlite3_mprintf("%s", message.c_str());
-  return SQLITE_ERROR;
-}
-
 int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite3_value** argv) {
   Cursor& cursor = *static_cast<Cursor*>(base);
   const RowSubsetFunction& function = FunctionOf(cursor.pVtab);
   cursor.rows.clear();
   cursor.pos = 0;
   if (idx_num != 1 || argc != 1) {
-    return Fail(cursor.pVtab, function.name + ": needs its argument, as in " + function.name +
+    return VtabError(cursor.pVtab, function.name + ": needs its argument, as in " + function.name +
                                   "(" + function.arg_name + ")");
   }
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
@@ -100,18 +80,8 @@ int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite
   cursor.arg = sqlite3_value_int64(argv[0]);
   std::string error;
   if (!function.rows(function.data, argv[0], &cursor.rows, &error))
-    return Fail(cursor.pVtab, function.name + ": " + error);
+    return VtabError(cursor.pVtab, function.name + ": " + error);
   return SQLITE_OK;
-}
-
-int Next(sqlite3_vtab_cursor* base) {
-  static_cast<Cursor*>(base)->pos++;
-  return SQLITE_OK;
-}
-
-int Eof(sqlite3_vtab_cursor* base) {
-  const Cursor& cursor = *static_cast<Cursor*>(base);
-  return cursor.pos >= cursor.rows.size();
 }
 
 int ColumnValue(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int col) {
@@ -131,24 +101,8 @@ int RowId(sqlite3_vtab_cursor* base, sqlite3_int64* out) {
   return SQLITE_OK;
 }
 
-sqlite3_module MakeModule() {
-  sqlite3_module module = {};
-  module.xCreate = nullptr;  // Eponymous only.
-  module.xConnect = Connect;
-  module.xBestIndex = BestIndex;
-  module.xDisconnect = Disconnect;
-  module.xDestroy = Disconnect;
-  module.xOpen = Open;
-  module.xClose = Close;
-  module.xFilter = Filter;
-  module.xNext = Next;
-  module.xEof = Eof;
-  module.xColumn = ColumnValue;
-  module.xRowid = RowId;
-  return module;
-}
-
-const sqlite3_module kModule = MakeModule();
+const sqlite3_module kModule =
+    EponymousModule<Table, Cursor>::Make(Connect, BestIndex, Filter, ColumnValue, RowId);
 
 }  // namespace row_subset_module
 

@@ -28,14 +28,14 @@ namespace sql {
 struct RowSubsetFunction {
   // Fills `rows` for `arg` (never NULL: a NULL argument gives no rows);
   // false with `error` (shown after "<name>: ") for an argument it refuses.
-  using RowsFn = bool (*)(const void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
+  using RowsFn = bool (*)(void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
                           std::string* error);
 
   std::string name;      // The function's SQL name.
   std::string arg_name;  // Its hidden argument column.
   const ColumnTable* source = nullptr;
   RowsFn rows = nullptr;
-  const void* data = nullptr;  // Handed to `rows`.
+  void* data = nullptr;  // Handed to `rows`.
 };
 
 // `function` must outlive the connection. False with *error if SQLite

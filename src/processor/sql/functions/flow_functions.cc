@@ -12,7 +12,6 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <memory>
 #include <unordered_set>
 #include <vector>
 
@@ -62,9 +61,9 @@ void Follow(FunctionContext* context, uint32_t start, Direction direction, bool 
 }
 
 template <bool kForward, bool kBackward, bool kThroughNesting>
-bool FlowRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
+bool FlowRows(void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
               std::string* error) {
-  auto* context = static_cast<FunctionContext*>(const_cast<void*>(data));
+  auto* context = static_cast<FunctionContext*>(data);
   size_t start = 0;
   if (!StartSlice(context->storage().slice, arg, &start, error))
     return false;
@@ -81,20 +80,11 @@ bool FlowRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
 }  // namespace
 
 bool RegisterFlowFunctions(sqlite3* db, FunctionContext* context, std::string* error) {
-  const ColumnTable* flow_table = context->table("flow");
-  for (auto [name, rows] : {std::make_pair("directly_connected_flow", FlowRows<true, true, false>),
-                            std::make_pair("following_flow", FlowRows<true, false, true>),
-                            std::make_pair("preceding_flow", FlowRows<false, true, true>)}) {
-    auto function = std::make_unique<RowSubsetFunction>();
-    function->name = name;
-    function->arg_name = "start_id";
-    function->source = flow_table;
-    function->rows = rows;
-    function->data = context;
-    if (!RegisterRowSubsetFunction(db, context->Keep(std::move(function)), error))
-      return false;
-  }
-  return true;
+  return RegisterSubsetFunctions(db, context, "flow",
+                                 {{"directly_connected_flow", FlowRows<true, true, false>},
+                                  {"following_flow", FlowRows<true, false, true>},
+                                  {"preceding_flow", FlowRows<false, true, true>}},
+                                 error);
 }
 
 }  // namespace sql

@@ -65,6 +65,22 @@ FunctionContext::Bounds FunctionContext::bounds() {
   return bounds;
 }
 
+bool RegisterSubsetFunctions(sqlite3* db, FunctionContext* context, const char* table,
+                             std::initializer_list<SubsetFunctionSpec> functions,
+                             std::string* error) {
+  for (const SubsetFunctionSpec& spec : functions) {
+    auto function = std::make_unique<RowSubsetFunction>();
+    function->name = spec.name;
+    function->arg_name = "start_id";
+    function->source = context->table(table);
+    function->rows = spec.rows;
+    function->data = context;
+    if (!RegisterRowSubsetFunction(db, context->Keep(std::move(function)), error))
+      return false;
+  }
+  return true;
+}
+
 bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string* error) {
   return RegisterArgFunctions(db, context, error) &&
          RegisterTraceBoundsFunctions(db, context, error) &&

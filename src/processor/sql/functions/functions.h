@@ -16,6 +16,7 @@
 #define ZT_SRC_PROCESSOR_SQL_FUNCTIONS_FUNCTIONS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -89,6 +90,16 @@ bool RegisterArgFunctions(sqlite3* db, FunctionContext* context, std::string* er
 bool RegisterTraceBoundsFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterFlowFunctions(sqlite3* db, FunctionContext* context, std::string* error);
+
+// Registers table functions over the table named `table`: each one's rows
+// are that table's rows `rows` picks, given the context as its data.
+struct SubsetFunctionSpec {
+  const char* name;
+  RowSubsetFunction::RowsFn rows;
+};
+bool RegisterSubsetFunctions(sqlite3* db, FunctionContext* context, const char* table,
+                             std::initializer_list<SubsetFunctionSpec> functions,
+                             std::string* error);
 
 // For the table functions: the slice an SQL value names, or an error
 // ("the slice id must be an integer", "no slice has id 12"). A NULL value

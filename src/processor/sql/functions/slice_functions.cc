@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <memory>
 
 #include "src/processor/sql/functions/functions.h"
 
@@ -54,9 +53,9 @@ void SliceIsAncestor(sqlite3_context* ctx, int, sqlite3_value** argv) {
 }
 
 // Its parent, the parent's parent, ... up to the root; root first.
-bool AncestorRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
+bool AncestorRows(void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
                   std::string* error) {
-  const SliceTable& slice = static_cast<FunctionContext*>(const_cast<void*>(data))->storage().slice;
+  const SliceTable& slice = static_cast<FunctionContext*>(data)->storage().slice;
   size_t row = 0;
   if (!StartSlice(slice, arg, &row, error))
     return false;
@@ -71,9 +70,9 @@ bool AncestorRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>* r
   return true;
 }
 
-bool DescendantRows(const void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
+bool DescendantRows(void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
                     std::string* error) {
-  auto* context = static_cast<FunctionContext*>(const_cast<void*>(data));
+  auto* context = static_cast<FunctionContext*>(data);
   size_t start = 0;
   if (!StartSlice(context->storage().slice, arg, &start, error))
     return false;
@@ -121,19 +120,10 @@ bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* 
     *error = std::string("cannot register slice_is_ancestor: ") + sqlite3_errmsg(db);
     return false;
   }
-  const ColumnTable* slice_table = context->table("slice");
-  for (auto [name, rows] : {std::make_pair("ancestor_slice", AncestorRows),
-                            std::make_pair("descendant_slice", DescendantRows)}) {
-    auto function = std::make_unique<RowSubsetFunction>();
-    function->name = name;
-    function->arg_name = "start_id";
-    function->source = slice_table;
-    function->rows = rows;
-    function->data = context;
-    if (!RegisterRowSubsetFunction(db, context->Keep(std::move(function)), error))
-      return false;
-  }
-  return true;
+  return RegisterSubsetFunctions(db, context, "slice",
+                                 {{"ancestor_slice", AncestorRows},
+                                  {"descendant_slice", DescendantRows}},
+                                 error);
 }
 
 }  // namespace sql
