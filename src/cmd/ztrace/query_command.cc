@@ -26,13 +26,52 @@ constexpr size_t kHistoryKept = 1000;
 
 constexpr char kShellHelp[] =
     R"(Statements end with ';' at the end of a line and may span lines.
-  .tables                  the tables and views
+  .tables                  the tables and views (the trace's and the session's)
+  .schema [NAME]           their columns, as CREATE statements
   .mode table|csv|json     how results print
   .history                 the statements entered (this and earlier sessions)
   !N                       run history entry N again
   .help                    this text
   .quit, .exit             leave (so does end of input, Ctrl-D)
 )";
+
+// The tables and views a query may name: the trace's, and those this
+// session created (CREATE PERFETTO TABLE, a module's views, ...), sorted.
+std::vector<std::string> AllTables(TraceProcessor* tp) {
+  std::vector<std::string> names = tp->TableNames();
+  const QueryResult created = tp->Query(
+      "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') "
+      "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_\\_%' ESCAPE '\\'");
+  for (const auto& row : created.rows) {
+    const std::string name = row[0].ToString();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// `name`'s columns as the sqlite3 shell's .schema shows a table:
+// "CREATE TABLE slice(id INTEGER, ts INTEGER, ...);". False if there is no
+// such table.
+bool PrintSchema(TraceProcessor* tp, const std::string& name, FILE* out) {
+  std::string quoted = "'";
+  for (char c : name)
+    quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  quoted += "'";
+  const QueryResult columns = tp->Query("SELECT name, type FROM pragma_table_info(" + quoted + ")");
+  if (!columns.ok() || columns.rows.empty())
+    return false;
+  std::string line = "CREATE TABLE " + name + "(";
+  for (size_t i = 0; i < columns.rows.size(); i++) {
+    line += (i ? ", " : "") + columns.rows[i][0].ToString();
+    const std::string type = columns.rows[i][1].ToString();
+    if (!type.empty())
+      line += " " + type;
+  }
+  fprintf(out, "%s);\n", line.c_str());
+  return true;
+}
 
 std::string Trim(const std::string& text) {
   const size_t begin = text.find_first_not_of(" \t\r\n");
@@ -174,8 +213,19 @@ int RunQueryShell(TraceProcessor* tp, QueryFormat format, FILE* in, FILE* out, F
         continue;
       }
       if (text == ".tables") {
-        for (const std::string& name : tp->TableNames())
+        for (const std::string& name : AllTables(tp))
           fprintf(out, "%s\n", name.c_str());
+        continue;
+      }
+      if (text == ".schema" || text.rfind(".schema ", 0) == 0) {
+        const std::string name = Trim(text.substr(7));
+        if (name.empty()) {
+          for (const std::string& table : AllTables(tp))
+            PrintSchema(tp, table, out);
+        } else if (!PrintSchema(tp, name, out)) {
+          fprintf(err, "error: no table or view named %s (.tables lists them)\n", name.c_str());
+          failed = true;
+        }
         continue;
       }
       if (text == ".history") {

@@ -170,6 +170,27 @@ TEST(QueryCommandTest, PromptRunsStatementsAndDotCommands) {
   EXPECT_EQ(again.out, "one\n1\n");
 }
 
+TEST(QueryCommandTest, PromptShowsSchemasAndWhatTheSessionCreated) {
+  TempDir dir;
+  setenv("HOME", dir.path().c_str(), 1);
+  const Outcome r = Query({kFixture},
+                          ".schema counter\n"
+                          "CREATE PERFETTO TABLE long_slices AS\n"
+                          "  SELECT id, dur FROM slice WHERE dur > 1000;\n"
+                          ".tables\n"
+                          ".schema long_slices\n"
+                          ".schema nope\n");
+  EXPECT_NE(r.out.find("CREATE TABLE counter(id INTEGER, ts INTEGER, track_id INTEGER, "
+                       "value REAL);\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("flow\nlong_slices\nmetadata\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CREATE TABLE long_slices(id INT, dur INT);\n"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.err, "error: no table or view named nope (.tables lists them)\n");
+  EXPECT_EQ(r.code, kExitFailure);
+}
+
 TEST(QueryCommandTest, PromptRunsAnUnterminatedLastStatement) {
   TempDir dir;
   setenv("HOME", dir.path().c_str(), 1);
