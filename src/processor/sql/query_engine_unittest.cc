@@ -170,6 +170,32 @@ TEST_F(QueryEngineTest, ErrorsAndEmptyInput) {
   EXPECT_EQ(Run("SELECT 1; SELECT 2"), (std::vector<std::string>{"1", "2"}));
 }
 
+TEST_F(QueryEngineTest, ArgsShowTheirValueAsUpstreamDisplaysIt) {
+  EXPECT_EQ(Run("SELECT id, key, display_value FROM args ORDER BY id"),
+            (std::vector<std::string>{"0|debug.count|3", "1|debug.name|x", "2|debug.ratio|0.25",
+                                      "3|debug.flag|true"}));
+  // An unsigned value above 2^63 (stored as int64), a pointer, false.
+  ArgTable& args = storage_->args;
+  auto add = [&](ArgType type, int64_t value) {
+    args.arg_set_id.push_back(2);
+    args.flat_key.push_back(storage_->strings.Intern("k"));
+    args.key.push_back(storage_->strings.Intern("k"));
+    args.value_type.push_back(type);
+    args.int_value.push_back(value);
+    args.string_value.push_back(kNullStringId);
+    args.real_value.push_back(0);
+  };
+  add(ArgType::kUint, -1);
+  add(ArgType::kPointer, 0xbeef);
+  add(ArgType::kBool, 0);
+  std::string error;
+  engine_ = QueryEngine::Create(storage_.get(), &error);
+  ASSERT_TRUE(engine_) << error;
+  EXPECT_EQ(Run("SELECT value_type, display_value FROM args WHERE arg_set_id = 2 ORDER BY id"),
+            (std::vector<std::string>{"uint|18446744073709551615", "pointer|0xbeef",
+                                      "bool|false"}));
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

@@ -148,7 +148,9 @@ StorageTables::StorageTables(const TraceStorage& s) {
   flow->AddUint32Id("slice_in", s.flow.slice_in.data());
 
   arg_strings_ = ArgStrings{&s.args, pool};
-  ColumnTable* args = Add("args", s.args.size());
+  // Served through the args view (ViewsSql), which adds display_value.
+  ColumnTable* args = Add("__zt_args", s.args.size());
+  args->AddRowId("id");
   args->AddUint32Id("arg_set_id", s.args.arg_set_id.data());
   args->AddStringId("flat_key", s.args.flat_key.data(), pool);
   args->AddStringId("key", s.args.key.data(), pool);
@@ -242,6 +244,18 @@ CREATE VIEW thread_counter_track AS
 CREATE VIEW process_counter_track AS
   SELECT id, type, name, parent_id, unit, upid FROM __zt_track
   WHERE type = 'process_counter_track';
+CREATE VIEW args AS
+  SELECT id, arg_set_id, flat_key, key, int_value, string_value, real_value, value_type,
+    CASE value_type
+      WHEN 'int' THEN CAST(int_value AS TEXT)
+      WHEN 'uint' THEN printf('%u', int_value)
+      WHEN 'string' THEN string_value
+      WHEN 'real' THEN CAST(real_value AS TEXT)
+      WHEN 'pointer' THEN printf('0x%x', int_value)
+      WHEN 'bool' THEN CASE WHEN int_value != 0 THEN 'true' ELSE 'false' END
+      WHEN 'json' THEN string_value
+    END AS display_value
+  FROM __zt_args;
 CREATE VIEW trace_bounds AS
   SELECT trace_start() AS start_ts, trace_end() AS end_ts;
 )";

@@ -16,8 +16,10 @@
 //   process   upid, id, pid, name, start_ts, end_ts, parent_upid, uid,
 //             cmdline
 //   flow      id, slice_out, slice_in
-//   args      arg_set_id, flat_key, key, int_value, string_value,
-//             real_value, value_type
+//   args      id, arg_set_id, flat_key, key, int_value, string_value,
+//             real_value, value_type, display_value (a view of __zt_args:
+//             the value as text, by upstream's rules: uint unsigned,
+//             pointer 0x-hex, bool true/false)
 //   stats     name, idx, severity, source, value, description (every single
 //             stat, one row per index of indexed ones, as upstream's)
 //   metadata  name, key_type, int_value, str_value
