@@ -55,7 +55,7 @@ class TraceProcessorImpl : public TraceProcessor {
   }
 
   bool ExportDatabase(const std::string& path, std::string* error) override {
-    return sql::ExportDatabase(engine_->db(), sql::StorageTables::PublicNames(), path, error);
+    return sql::ExportDatabase(engine_->db(), sql::StorageTables::ExportedNames(), path, error);
   }
 
   std::vector<std::string> TableNames() override { return sql::StorageTables::PublicNames(); }

@@ -147,7 +147,7 @@ TEST(QueryCommandTest, PromptRunsStatementsAndDotCommands) {
                           "SELECT 'not run';\n");
   // A script (no terminal) with a failed statement ends with 1.
   EXPECT_EQ(r.code, kExitFailure);
-  EXPECT_NE(r.out.find("slice\nstats\ntemplight_instantiation\ntemplight_unit\nthread\n"),
+  EXPECT_NE(r.out.find("slice\nslices\nstats\ntemplight_instantiation\ntemplight_unit\nthread\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("n\n---\n495\n"), std::string::npos) << r.out;
@@ -181,10 +181,10 @@ TEST(QueryCommandTest, PromptShowsSchemasAndWhatTheSessionCreated) {
                           ".schema long_slices\n"
                           ".schema nope\n");
   EXPECT_NE(r.out.find("CREATE TABLE counter(id INTEGER, ts INTEGER, track_id INTEGER, "
-                       "value REAL);\n"),
+                       "value REAL, arg_set_id INTEGER);\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("flow\nlong_slices\nmetadata\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("instant\nlong_slices\nmetadata\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CREATE TABLE long_slices(id INT, dur INT);\n"), std::string::npos)
       << r.out;
   EXPECT_EQ(r.err, "error: no table or view named nope (.tables lists them)\n");

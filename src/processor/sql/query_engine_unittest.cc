@@ -196,6 +196,16 @@ TEST_F(QueryEngineTest, ArgsShowTheirValueAsUpstreamDisplaysIt) {
                                       "bool|false"}));
 }
 
+TEST_F(QueryEngineTest, UpstreamsConvenienceViews) {
+  EXPECT_EQ(Run("SELECT ts, track_id, name, arg_set_id FROM instant"),
+            std::vector<std::string>{"170|1|Instant|NULL"});
+  // Durations 100 + 30 + 20 + 40 + 0, and -1 for the unfinished Async.
+  EXPECT_EQ(Run("SELECT COUNT(*), SUM(dur) FROM slices"), std::vector<std::string>{"6|189"});
+  EXPECT_EQ(Run("SELECT ts, value, name, unit FROM counters"),
+            (std::vector<std::string>{"100|1024.0|mem|bytes", "200|2048.0|mem|bytes",
+                                      "250|0.5|load|NULL", "260|7.0|cpu_time|ns"}));
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

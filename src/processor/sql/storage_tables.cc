@@ -109,6 +109,7 @@ StorageTables::StorageTables(const TraceStorage& s) {
   counter->AddInt64("ts", s.counter.ts.data(), ColumnTable::kSorted);
   counter->AddUint32Id("track_id", s.counter.track_id.data());
   counter->AddDouble("value", s.counter.value.data());
+  counter->AddNull("arg_set_id", "INTEGER");  // Upstream v58's; no counter has args yet.
 
   for (size_t i = 0; i < s.track.size(); i++)
     track_type_.push_back(TrackTypeName(s.track.kind[i], s.track.utid[i], s.track.upid[i]));
@@ -146,6 +147,9 @@ StorageTables::StorageTables(const TraceStorage& s) {
   flow->AddRowId("id");
   flow->AddUint32Id("slice_out", s.flow.slice_out.data());
   flow->AddUint32Id("slice_in", s.flow.slice_in.data());
+  // Upstream v58's; the importer keeps neither yet.
+  flow->AddNull("trace_id", "INTEGER");
+  flow->AddNull("arg_set_id", "INTEGER");
 
   arg_strings_ = ArgStrings{&s.args, pool};
   // Served through the args view (ViewsSql), which adds display_value.
@@ -256,6 +260,13 @@ CREATE VIEW args AS
       WHEN 'json' THEN string_value
     END AS display_value
   FROM __zt_args;
+CREATE VIEW instant AS
+  SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;
+CREATE VIEW slices AS
+  SELECT * FROM slice;
+CREATE VIEW counters AS
+  SELECT v.*, t.name, t.unit FROM counter AS v JOIN counter_track AS t ON v.track_id = t.id
+  ORDER BY ts;
 CREATE VIEW trace_bounds AS
   SELECT trace_start() AS start_ts, trace_end() AS end_ts;
 )";
@@ -265,12 +276,15 @@ std::vector<std::string> StorageTables::PublicNames() {
   return {"args",
           "counter",
           "counter_track",
+          "counters",
           "flow",
+          "instant",
           "metadata",
           "process",
           "process_counter_track",
           "process_track",
           "slice",
+          "slices",
           "stats",
           "templight_instantiation",
           "templight_unit",
@@ -279,6 +293,15 @@ std::vector<std::string> StorageTables::PublicNames() {
           "thread_track",
           "trace_bounds",
           "track"};
+}
+
+std::vector<std::string> StorageTables::ExportedNames() {
+  std::vector<std::string> names;
+  for (const std::string& name : PublicNames()) {
+    if (name != "slices" && name != "counters" && name != "instant")
+      names.push_back(name);
+  }
+  return names;
 }
 
 }  // namespace sql

@@ -7,7 +7,7 @@
 //             arg_set_id, thread_ts, thread_dur, thread_instruction_count,
 //             thread_instruction_delta (NULL: not imported yet), cat (=
 //             category), slice_id (= id), as upstream v58's
-//   counter   id, ts, track_id, value
+//   counter   id, ts, track_id, value, arg_set_id (NULL)
 //   track     id, type, name, parent_id      (view of __zt_track)
 //     thread_track (+ utid), process_track (+ upid), counter_track (+ unit),
 //     thread_counter_track (+ utid, unit), process_counter_track (+ upid,
@@ -15,7 +15,7 @@
 //   thread    utid, id, tid, name, start_ts, end_ts, upid, is_main_thread
 //   process   upid, id, pid, name, start_ts, end_ts, parent_upid, uid,
 //             cmdline
-//   flow      id, slice_out, slice_in
+//   flow      id, slice_out, slice_in, trace_id and arg_set_id (NULL)
 //   args      id, arg_set_id, flat_key, key, int_value, string_value,
 //             real_value, value_type, display_value (a view of __zt_args:
 //             the value as text, by upstream's rules: uint unsigned,
@@ -27,6 +27,9 @@
 //             column, origin_file, origin_line, origin_column,
 //             memory_begin, memory_end (zerotrace's: Templight input only)
 //   templight_unit  id, track_id, version, source_file, kind_numbering
+//   instant   ts, track_id, name, arg_set_id (upstream's legacy view: the
+//             slices of no duration); slices (= slice); counters (counter
+//             with its track's name and unit)
 //   trace_bounds  start_ts, end_ts (a view of trace_start(), trace_end():
 //             functions/functions.h)
 //
@@ -66,6 +69,10 @@ class StorageTables {
   static const char* ViewsSql();
   // Every name a query may use (tables and views, not internal ones).
   static std::vector<std::string> PublicNames();
+  // What export-db writes: the public names but the views that only
+  // rename or filter another (slices, counters, instant), whose rows would
+  // be written twice.
+  static std::vector<std::string> ExportedNames();
 
  private:
   ColumnTable* Add(const std::string& name, size_t rows);
