@@ -148,6 +148,22 @@ TEST_F(PerfettoSqlStatementsTest, AnUnknownModuleIsAnErrorNamingIt) {
   EXPECT_NE(rows[0].find("slices.with_context"), std::string::npos) << rows[0];
 }
 
+TEST_F(PerfettoSqlStatementsTest, TimeConversion) {
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE time.conversion; "
+                "SELECT time_from_ms(3), time_from_s(2), time_from_min(1), time_from_hours(1), "
+                "time_from_days(1), time_from_us(7), time_from_ns(5)"),
+            Rows{"3000000|2000000000|60000000000|3600000000000|86400000000000|7000|5"});
+  // Whole units, toward zero.
+  EXPECT_EQ(Run("SELECT time_to_us(1999), time_to_ms(2999999), time_to_s(-1500000000), "
+                "time_to_min(119999999999), time_to_hours(3600000000000), "
+                "time_to_days(86399999999999), time_to_ns(12)"),
+            Rows{"1|2|-1|1|1|0|12"});
+  // As upstream's docs use them: slices longer than 50 ns, in microseconds.
+  EXPECT_EQ(Run("SELECT name, time_to_us(dur * 1000) FROM slice "
+                "WHERE dur > time_from_ns(50) ORDER BY id"),
+            Rows{"Outer|100"});
+}
+
 TEST_F(PerfettoSqlStatementsTest, SlicesWithContext) {
   // Thread slices: main's three, worker's two, with thread and process.
   EXPECT_EQ(Run("INCLUDE PERFETTO MODULE slices.with_context; "
