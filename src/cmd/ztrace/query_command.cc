@@ -126,9 +126,12 @@ std::string QueryUsage() {
 Runs SQL on a trace (Perfetto's protobuf format, written by zerotrace or
 upstream, or a Templight trace) with the tables of Perfetto's trace
 processor: slice, counter, track, thread_track, process_track,
-counter_track, thread, process, flow, args, stats, metadata (and, for
-Templight, templight_instantiation and templight_unit). Without SQL, opens an interactive prompt (.help there);
-its history is kept in ~/.ztrace_history.
+counter_track, thread, process, flow, args, stats, metadata, trace_bounds
+(and, for Templight, templight_instantiation and templight_unit). The SQL
+is PerfettoSQL, as upstream's: EXTRACT_ARG, ancestor_slice,
+CREATE PERFETTO TABLE/FUNCTION/MACRO, INCLUDE PERFETTO MODULE, ...; what
+of it is supported: docs/sql.md. Without SQL, opens an interactive prompt
+(.help there); its history is kept in ~/.ztrace_history.
 
 Options:
   --csv           print CSV (a header line, then one line per row)
