@@ -257,10 +257,7 @@ uint32_t TrackTracker::AddTrackRow(StringId name, TrackKind kind, uint32_t utid,
   return id;
 }
 
-uint32_t TrackTracker::GetOrCreateProcess(int64_t pid) {
-  auto it = upid_by_pid_.find(pid);
-  if (it != upid_by_pid_.end())
-    return it->second;
+uint32_t TrackTracker::AddProcessRow(int64_t pid) {
   ProcessTable& process = storage_->process;
   const uint32_t upid = static_cast<uint32_t>(process.size());
   process.pid.push_back(pid);
@@ -268,6 +265,25 @@ uint32_t TrackTracker::GetOrCreateProcess(int64_t pid) {
   process.cmdline.push_back(kNullStringId);
   process.start_ts.push_back(kNullInt);
   process.parent_upid.push_back(kNullId);
+  return upid;
+}
+
+uint32_t TrackTracker::AddThreadRow(int64_t tid, uint32_t upid, uint8_t is_main_thread) {
+  ThreadTable& thread = storage_->thread;
+  const uint32_t utid = static_cast<uint32_t>(thread.size());
+  thread.tid.push_back(tid);
+  thread.name.push_back(kNullStringId);
+  thread.upid.push_back(upid);
+  thread.start_ts.push_back(kNullInt);
+  thread.is_main_thread.push_back(is_main_thread);
+  return utid;
+}
+
+uint32_t TrackTracker::GetOrCreateProcess(int64_t pid) {
+  auto it = upid_by_pid_.find(pid);
+  if (it != upid_by_pid_.end())
+    return it->second;
+  const uint32_t upid = AddProcessRow(pid);
   upid_by_pid_[pid] = upid;
   return upid;
 }
@@ -280,12 +296,8 @@ uint32_t TrackTracker::GetOrCreateThread(int64_t tid, int64_t pid) {
       thread.upid[it->second] = GetOrCreateProcess(pid);
     return it->second;
   }
-  const uint32_t utid = static_cast<uint32_t>(thread.size());
-  thread.tid.push_back(tid);
-  thread.name.push_back(kNullStringId);
-  thread.upid.push_back(pid != 0 ? GetOrCreateProcess(pid) : kNullId);
-  thread.start_ts.push_back(kNullInt);
-  thread.is_main_thread.push_back(pid != 0 ? (pid == tid ? 1 : 0) : 2);
+  const uint32_t upid = pid != 0 ? GetOrCreateProcess(pid) : kNullId;
+  const uint32_t utid = AddThreadRow(tid, upid, pid != 0 ? (pid == tid ? 1 : 0) : 2);
   utid_by_tid_[tid] = utid;
   return utid;
 }

@@ -64,6 +64,16 @@ class TrackTracker {
   uint32_t GetOrCreateProcess(int64_t pid);
   uint32_t GetOrCreateThread(int64_t tid, int64_t pid);
 
+  // Rows made unconditionally, for importers that key processes and
+  // threads their own way (JSON: a thread is its pid and tid, and either
+  // may be a string).
+  uint32_t AddProcessRow(int64_t pid);
+  // is_main_thread: 0, 1, or 2 for unknown.
+  uint32_t AddThreadRow(int64_t tid, uint32_t upid, uint8_t is_main_thread);
+  uint32_t AddTrack(StringId name, TrackKind kind, uint32_t utid, uint32_t upid) {
+    return AddTrackRow(name, kind, utid, upid, kNullId, 0, kNullStringId);
+  }
+
  private:
   struct Descriptor {
     uint64_t uuid = 0;

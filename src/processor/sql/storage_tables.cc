@@ -94,11 +94,16 @@ StorageTables::StorageTables(const TraceStorage& s) {
   slice->AddUint32("depth", s.slice.depth.data());
   slice->AddUint32Id("parent_id", s.slice.parent_id.data());
   slice->AddUint32Id("arg_set_id", s.slice.arg_set_id.data());
-  // Upstream's thread time and instruction columns (no importer fills them
-  // yet: NULL, as upstream's when a trace has no thread time), and its two
-  // aliases.
-  slice->AddNull("thread_ts", "INTEGER");
-  slice->AddNull("thread_dur", "INTEGER");
+  // Upstream's thread time (JSON's tts/tdur; NULL, as upstream's, when the
+  // trace has none) and instruction columns (no importer fills them), and
+  // its two aliases.
+  if (!s.slice.thread_ts.empty() && s.slice.thread_ts.size() == s.slice.size()) {
+    slice->AddInt64("thread_ts", s.slice.thread_ts.data());
+    slice->AddInt64("thread_dur", s.slice.thread_dur.data());
+  } else {
+    slice->AddNull("thread_ts", "INTEGER");
+    slice->AddNull("thread_dur", "INTEGER");
+  }
   slice->AddNull("thread_instruction_count", "INTEGER");
   slice->AddNull("thread_instruction_delta", "INTEGER");
   slice->AddStringId("cat", s.slice.category.data(), pool);

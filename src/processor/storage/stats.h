@@ -87,6 +87,33 @@ enum Type : uint8_t { kSingle, kIndexed };
   F(templight_unknown_fields, kSingle, kInfo, kTrace,                            \
     "zt: well-formed fields a Templight trace holds that zerotrace does not "    \
     "read")                                                                      \
+  F(json_tokenizer_failure, kSingle, kError, kTrace,                            \
+    "JSON trace events that could not be read (not an object, no ph, a bad "    \
+    "ts, dur, tts or tdur), skipped; `ztrace stats` lists the first ones")      \
+  F(json_parser_failure, kSingle, kError, kTrace,                               \
+    "JSON trace events missing what their phase needs (X without dur, C "       \
+    "without args, async without id or pid, ...), skipped")                     \
+  F(json_display_time_unit, kSingle, kInfo, kTrace,                             \
+    "the JSON trace sets displayTimeUnit: a display hint, which changes no "    \
+    "timestamp (ts and dur are microseconds either way, as upstream reads them)") \
+  F(json_trace_truncated, kSingle, kDataLoss, kTrace,                           \
+    "zt: the JSON trace ends inside its events (a writer that died); the "      \
+    "events before the cut were imported, the bytes of the cut one are counted") \
+  F(gzip_stream_damaged, kSingle, kDataLoss, kTrace,                            \
+    "zt: the gzip-compressed input is cut or corrupt; what decompressed before " \
+    "the damage was imported")                                                   \
+  F(flow_step_without_start, kSingle, kInfo, kTrace, "")                        \
+  F(flow_invalid_id, kSingle, kError, kTrace, "")                               \
+  F(flow_without_direction, kSingle, kError, kTrace, "")                        \
+  F(trace_sorter_negative_timestamp_dropped, kSingle, kError, kTrace,           \
+    "events with a negative timestamp, dropped (as upstream drops them)")       \
+  F(slice_negative_duration, kSingle, kError, kAnalysis,                        \
+    "complete events with a negative duration, dropped")                        \
+  F(slice_spill_overlapping_complete_event, kSingle, kError, kAnalysis,         \
+    "complete events that overlap a slice of their thread without nesting in "  \
+    "it, moved to an overflow track of the thread rather than dropped")         \
+  F(slice_max_depth_exceeded, kSingle, kError, kAnalysis,                       \
+    "slices dropped because they would nest deeper than 512 levels")            \
   F(traced_producers_connected, kSingle, kInfo, kTrace, "")                      \
   F(traced_producers_seen, kSingle, kInfo, kTrace, "")                           \
   F(traced_data_sources_registered, kSingle, kInfo, kTrace, "")                  \

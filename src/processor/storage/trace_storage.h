@@ -83,6 +83,10 @@ struct SliceTable {
   std::vector<uint32_t> depth;
   std::vector<uint32_t> parent_id;   // kNullId at depth 0.
   std::vector<uint32_t> arg_set_id;  // kNullId without args.
+  // Thread time (JSON's tts/tdur): either empty (no slice has one, the
+  // columns are NULL) or one value per row, kNullInt where unknown.
+  std::vector<int64_t> thread_ts;
+  std::vector<int64_t> thread_dur;
   size_t size() const { return ts.size(); }
   void reserve(size_t rows) {
     ts.reserve(rows);
@@ -137,6 +141,16 @@ struct MetadataTable {
   std::vector<int64_t> int_value;   // kNullInt when a string.
   std::vector<StringId> str_value;  // kNullStringId when an int.
   size_t size() const { return name.size(); }
+  void AddInt(StringId key, int64_t value) {
+    name.push_back(key);
+    int_value.push_back(value);
+    str_value.push_back(kNullStringId);
+  }
+  void AddString(StringId key, StringId value) {
+    name.push_back(key);
+    int_value.push_back(kNullInt);
+    str_value.push_back(value);
+  }
 };
 
 // Where the trace says packets were lost: a previous_packet_dropped mark
