@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "src/processor/importers/gzip/gzip_stream.h"
 #include "src/processor/importers/templight/templight_importer.h"
 
 namespace zt {
@@ -101,7 +102,8 @@ TraceFormat GuessTraceFormat(const void* data, size_t size) {
 }
 
 bool IsImportable(TraceFormat format) {
-  return format == TraceFormat::kProto || format == TraceFormat::kTemplight;
+  return format == TraceFormat::kProto || format == TraceFormat::kTemplight ||
+         format == TraceFormat::kJson;
 }
 
 std::string DescribeTraceFormat(TraceFormat format, const void* data, size_t size) {
@@ -113,7 +115,7 @@ std::string DescribeTraceFormat(TraceFormat format, const void* data, size_t siz
     case TraceFormat::kEmpty:
       return "empty (0 bytes)";
     case TraceFormat::kJson:
-      return "JSON (a Chrome JSON trace?)";
+      return "a Chrome JSON trace";
     case TraceFormat::kGzip:
       return "gzip-compressed data";
     case TraceFormat::kZip:
@@ -140,15 +142,29 @@ std::string DescribeTraceFormat(TraceFormat format, const void* data, size_t siz
 }
 
 std::string NotATraceError(const std::string& path, const void* data, size_t size) {
-  const TraceFormat format = GuessTraceFormat(data, size);
-  if (IsImportable(format))
+  TraceFormat format = GuessTraceFormat(data, size);
+  std::string what;
+  if (format == TraceFormat::kGzip) {
+    // What matters is what it holds.
+    const std::string head = InflateHead(data, size, kSniffBytes);
+    if (head.empty())
+      return path + " is gzip-compressed data that does not decompress (a cut or corrupt file?)";
+    const TraceFormat inner = GuessTraceFormat(head.data(), head.size());
+    if (IsImportable(inner))
+      return std::string();
+    if (inner == TraceFormat::kGzip)
+      return path + " is gzip-compressed twice; decompress it once first (gunzip -c " + path +
+             " > trace.gz)";
+    what = "gzip-compressed " + DescribeTraceFormat(inner, head.data(), head.size());
+    format = inner;
+  } else if (IsImportable(format)) {
     return std::string();
-  std::string error = path + " is " + DescribeTraceFormat(format, data, size) +
-                      ", not a Perfetto or Templight trace";
+  } else {
+    what = DescribeTraceFormat(format, data, size);
+  }
+  std::string error =
+      path + " is " + what + ", not a Perfetto, Chrome JSON or Templight trace";
   switch (format) {
-    case TraceFormat::kGzip:
-      error += " (decompress it first: gunzip -k " + path + ")";
-      break;
     case TraceFormat::kSqlite:
       error += " (open it with sqlite3; `ztrace export-db` writes such files)";
       break;

@@ -6,8 +6,9 @@
 //   if (!IsImportable(format))
 //     Fail(path + " is " + DescribeTraceFormat(format, data, size) + ", not a trace");
 //
-// Perfetto protobuf traces and Templight traces are importable; everything
-// else (JSON, gzip, SQLite, text, ...) is named for the user. A damaged or
+// Perfetto protobuf, Chrome JSON and Templight traces are importable, and
+// so is any of them gzip-compressed; everything else (SQLite, zip, text,
+// ...) is named for the user. A damaged or
 // cut Perfetto trace still starts like one and is imported up to its
 // damage: only the first record's tag is looked at for that.
 // Cost: reads at most the first 4 KiB. Thread-safe (no state).
@@ -37,17 +38,20 @@ enum class TraceFormat {
 
 TraceFormat GuessTraceFormat(const void* data, size_t size);
 
-// Whether the importer reads this format (Perfetto protobuf, Templight).
+// Whether the importer reads this format (Perfetto protobuf, Chrome JSON,
+// Templight). Gzip is not listed: whether it is depends on its content
+// (NotATraceError looks).
 bool IsImportable(TraceFormat format);
 
-// A phrase naming the format for an error message, e.g. "JSON (a Chrome
-// JSON trace?)", "gzip-compressed data", "an SQLite database", "text",
+// A phrase naming the format for an error message, e.g. "a Chrome JSON
+// trace", "gzip-compressed data", "an SQLite database", "text",
 // "binary data starting 12 34 56 78". `data` is read only for kUnknown.
 std::string DescribeTraceFormat(TraceFormat format, const void* data, size_t size);
 
 // The whole refusal for a file that is not importable: "<path> is <what>,
-// not a Perfetto or Templight trace" plus a hint where one helps; empty
-// when the file is importable.
+// not a Perfetto, Chrome JSON or Templight trace" plus a hint where one
+// helps; empty when the file is importable. Gzip-compressed data is judged
+// by its first decompressed bytes.
 std::string NotATraceError(const std::string& path, const void* data, size_t size);
 
 }  // namespace processor

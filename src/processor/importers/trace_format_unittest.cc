@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "src/processor/test/gzip_for_testing.h"
 #include "src/processor/test/templight_test_files.h"
 
 namespace zt {
@@ -50,7 +51,8 @@ TEST(TraceFormatTest, NamesWhatIsNotATrace) {
   EXPECT_EQ(Guess("hello, world\n"), TraceFormat::kText);
   EXPECT_EQ(Guess("gr\xC3\xBC\xC3\x9F" "e\n"), TraceFormat::kText);  // UTF-8.
   EXPECT_EQ(Guess(std::string("\x01\x02\x03\x04", 4)), TraceFormat::kUnknown);
-  for (TraceFormat format : {TraceFormat::kEmpty, TraceFormat::kJson, TraceFormat::kGzip,
+  EXPECT_TRUE(IsImportable(TraceFormat::kJson));
+  for (TraceFormat format : {TraceFormat::kEmpty, TraceFormat::kGzip,
                              TraceFormat::kZip, TraceFormat::kSqlite, TraceFormat::kPerfData,
                              TraceFormat::kSystrace, TraceFormat::kText, TraceFormat::kUnknown}) {
     EXPECT_FALSE(IsImportable(format));
@@ -70,17 +72,32 @@ TEST(TraceFormatTest, TextStartingWithANewlineIsNotATrace) {
 
 TEST(TraceFormatTest, ErrorsNameTheFileAndWhatItIs) {
   const std::string json = "{\"traceEvents\": []}";
-  EXPECT_EQ(NotATraceError("demo.json", json.data(), json.size()),
-            "demo.json is JSON (a Chrome JSON trace?), not a Perfetto or Templight trace");
-  const std::string gzip("\x1F\x8B\x08\x00", 4);
-  EXPECT_EQ(NotATraceError("t.gz", gzip.data(), gzip.size()),
-            "t.gz is gzip-compressed data, not a Perfetto or Templight trace "
-            "(decompress it first: gunzip -k t.gz)");
-  EXPECT_EQ(NotATraceError("e", "", 0), "e is empty (0 bytes), not a Perfetto or Templight trace");
+  EXPECT_EQ(NotATraceError("demo.json", json.data(), json.size()), "");
+  const std::string sqlite("SQLite format 3\0\x10\x00", 18);
+  EXPECT_EQ(NotATraceError("t.db", sqlite.data(), sqlite.size()),
+            "t.db is an SQLite database, not a Perfetto, Chrome JSON or Templight trace "
+            "(open it with sqlite3; `ztrace export-db` writes such files)");
+  EXPECT_EQ(NotATraceError("e", "", 0),
+            "e is empty (0 bytes), not a Perfetto, Chrome JSON or Templight trace");
   const std::string binary("\x01\xFF\x00\x7F\x10\x20\x30\x40\x50", 9);
   EXPECT_EQ(NotATraceError("b", binary.data(), binary.size()),
-            "b is binary data starting 01 ff 00 7f 10 20 30 40, not a Perfetto or Templight "
-            "trace");
+            "b is binary data starting 01 ff 00 7f 10 20 30 40, not a Perfetto, Chrome JSON or "
+            "Templight trace");
+}
+
+// Compressed input is judged by what it holds.
+TEST(TraceFormatTest, GzipIsJudgedByItsContent) {
+  const std::string json_gz = GzipForTesting("{\"traceEvents\": []}");
+  EXPECT_EQ(NotATraceError("t.json.gz", json_gz.data(), json_gz.size()), "");
+  const std::string text_gz = GzipForTesting("hello, world\n");
+  EXPECT_EQ(NotATraceError("t.gz", text_gz.data(), text_gz.size()),
+            "t.gz is gzip-compressed text, not a Perfetto, Chrome JSON or Templight trace");
+  const std::string twice = GzipForTesting(json_gz);
+  EXPECT_EQ(NotATraceError("t.gz", twice.data(), twice.size()),
+            "t.gz is gzip-compressed twice; decompress it once first (gunzip -c t.gz > trace.gz)");
+  const std::string cut = json_gz.substr(0, 4);
+  EXPECT_EQ(NotATraceError("t.gz", cut.data(), cut.size()),
+            "t.gz is gzip-compressed data that does not decompress (a cut or corrupt file?)");
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "src/processor/importers/gzip/gzip_stream.h"
+#include "src/processor/importers/json/json_trace_importer.h"
 #include "src/processor/importers/proto/batch_channel.h"
 #include "src/processor/importers/proto/clock_tracker.h"
 #include "src/processor/importers/proto/packet_sorter.h"
@@ -30,15 +32,146 @@ constexpr uint64_t kReleaseInterval = 8u << 20;
 
 
 void SetMetadataInt(TraceStorage* storage, const char* name, int64_t value) {
-  storage->metadata.name.push_back(storage->strings.Intern(name));
-  storage->metadata.int_value.push_back(value);
-  storage->metadata.str_value.push_back(kNullStringId);
+  storage->metadata.AddInt(storage->strings.Intern(name), value);
 }
 
 void SetMetadataString(TraceStorage* storage, const char* name, const char* value) {
-  storage->metadata.name.push_back(storage->strings.Intern(name));
-  storage->metadata.int_value.push_back(kNullInt);
-  storage->metadata.str_value.push_back(storage->strings.Intern(value));
+  storage->metadata.AddString(storage->strings.Intern(name), storage->strings.Intern(value));
+}
+
+constexpr size_t kGzipPieceBytes = 4u << 20;
+
+ImportResult ImportProto(const void* data, size_t size, TraceStorage* storage,
+                         const ImportOptions& options);
+
+// Decompresses as it reads: a JSON trace is parsed as it comes out; the
+// other formats are read more than once and are collected whole first.
+ImportResult ImportGzip(const void* data, size_t size, TraceStorage* storage,
+                        const ImportOptions& options) {
+  using Format = ImportOptions::Format;
+  enum class Mode { kSniffing, kJson, kWhole, kRefused };
+  Mode mode = Mode::kSniffing;
+  Format inner = options.format;
+  std::string head;
+  std::unique_ptr<JsonTraceImporter> json;
+  GrowingBuffer whole;
+  bool out_of_memory = false;
+  std::string refusal;
+
+  auto route = [&](const uint8_t* out, size_t n) {
+    switch (mode) {
+      case Mode::kJson:
+        return json->Feed(reinterpret_cast<const char*>(out), n);
+      case Mode::kWhole:
+        if (whole.Append(out, n))
+          return true;
+        out_of_memory = true;
+        return false;
+      default:
+        return false;
+    }
+  };
+  // Decides from the first decompressed bytes what they are.
+  auto decide = [&]() {
+    if (inner == Format::kAuto) {
+      const TraceFormat format = GuessTraceFormat(head.data(), head.size());
+      if (format == TraceFormat::kJson)
+        inner = Format::kJson;
+      else if (format == TraceFormat::kTemplight)
+        inner = Format::kTemplight;
+      else if (format == TraceFormat::kProto)
+        inner = Format::kProto;
+      else
+        refusal = "gzip-compressed " + DescribeTraceFormat(format, head.data(), head.size()) +
+                  ", not a trace";
+    }
+    if (!refusal.empty()) {
+      mode = Mode::kRefused;
+      return false;
+    }
+    if (inner == Format::kJson) {
+      mode = Mode::kJson;
+      json.reset(new JsonTraceImporter(storage));
+    } else {
+      mode = Mode::kWhole;
+    }
+    const bool ok = route(reinterpret_cast<const uint8_t*>(head.data()), head.size());
+    std::string().swap(head);
+    return ok;
+  };
+
+  GzipStream gzip;
+  const uint8_t* const bytes = static_cast<const uint8_t*>(data);
+  uint64_t next_report = 64u << 20;
+  size_t done = 0;
+  while (done < size) {
+    const size_t piece = std::min(kGzipPieceBytes, size - done);
+    const bool more = gzip.Feed(bytes + done, piece, [&](const uint8_t* out, size_t n) {
+      if (mode != Mode::kSniffing)
+        return route(out, n);
+      head.append(reinterpret_cast<const char*>(out), n);
+      return head.size() < 4096 || decide();
+    });
+    // Compressed bytes are read once: behind the stream they can go.
+    if (options.release_input)
+      options.release_input(done, piece);
+    done += piece;
+    if (options.progress && (done >= next_report || done == size)) {
+      next_report = done + (64u << 20);
+      options.progress(done, size);
+    }
+    if (!more)
+      break;
+  }
+  const bool complete = gzip.Finish();
+  if (mode == Mode::kSniffing && !head.empty())
+    decide();
+
+  ImportResult result;
+  if (mode == Mode::kRefused || mode == Mode::kSniffing) {
+    result.unreadable = mode == Mode::kSniffing ? "gzip-compressed data that does not decompress" +
+                                                      (gzip.error().empty() ? std::string()
+                                                                            : " (" + gzip.error() + ")")
+                                                : refusal;
+    result.input_bytes = size;
+    return result;
+  }
+  if (!complete && !gzip.error().empty()) {
+    // Cut or corrupt: what came out before the damage is imported.
+    storage->stats.Set(stats::gzip_stream_damaged, 1);
+    if (storage->import_problems.size() < kMaxImportProblems)
+      storage->import_problems.push_back(ImportProblem{gzip.bytes_in(), gzip.error()});
+    DataLossMark mark;
+    mark.offset = gzip.bytes_in();
+    storage->data_losses.push_back(mark);
+  }
+  if (out_of_memory && storage->import_problems.size() < kMaxImportProblems) {
+    storage->import_problems.push_back(ImportProblem{
+        gzip.bytes_in(), "out of memory after decompressing " + std::to_string(whole.size()) +
+                             " bytes; the rest was not read"});
+  }
+  if (mode == Mode::kJson) {
+    result = json->Finish();
+  } else {
+    ImportOptions whole_options = options;
+    whole_options.format = inner;
+    // The decompressed bytes are the only copy: nothing may be released.
+    whole_options.release_input = nullptr;
+    whole_options.progress = nullptr;
+    result = inner == Format::kTemplight
+                 ? ImportTemplight(whole.data(), whole.size(), whole_options, storage)
+                 : ImportProto(whole.data(), whole.size(), storage, whole_options);
+  }
+  result.gzip = true;
+  result.format = inner;
+  // trace_size_bytes is the file's size, as upstream records it.
+  MetadataTable& metadata = storage->metadata;
+  const StringId size_key = storage->strings.Intern("trace_size_bytes");
+  for (size_t i = 0; i < metadata.size(); ++i)
+    if (metadata.name[i] == size_key)
+      metadata.int_value[i] = static_cast<int64_t>(size);
+  result.input_bytes = size;
+  return result;
 }
 
 }  // namespace
@@ -46,10 +179,24 @@ void SetMetadataString(TraceStorage* storage, const char* name, const char* valu
 ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
                          const ImportOptions& options) {
   using Format = ImportOptions::Format;
+  if (LooksLikeGzip(data, size))
+    return ImportGzip(data, size, storage, options);
   if (options.format == Format::kTemplight ||
       (options.format == Format::kAuto && LooksLikeTemplight(data, size))) {
     return ImportTemplight(data, size, options, storage);
   }
+  if (options.format == Format::kJson ||
+      (options.format == Format::kAuto &&
+       GuessTraceFormat(data, size) == TraceFormat::kJson)) {
+    return ImportJsonTrace(data, size, storage, options);
+  }
+  return ImportProto(data, size, storage, options);
+}
+
+namespace {
+
+ImportResult ImportProto(const void* data, size_t size, TraceStorage* storage,
+                         const ImportOptions& options) {
   const uint8_t* const base = static_cast<const uint8_t*>(data);
   ImportResult result;
   result.input_bytes = size;
@@ -169,6 +316,8 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
   return result;
 }
 
+}  // namespace
+
 std::unique_ptr<TraceStorage> ImportTraceFile(const std::string& path,
                                               const ImportOptions& options,
                                               ImportResult* result, std::string* error) {
@@ -193,6 +342,11 @@ std::unique_ptr<TraceStorage> ImportTraceFile(const std::string& path,
   }
   ImportResult imported =
       ImportTrace(file->data(), file->size(), storage.get(), file_options);
+  if (!imported.unreadable.empty()) {
+    if (error)
+      *error = path + " is " + imported.unreadable;
+    return nullptr;
+  }
   if (result)
     *result = imported;
   return storage;

@@ -1,4 +1,7 @@
-// Fills a TraceStorage from an encoded protobuf trace: tokenizes it, keeps
+// Fills a TraceStorage from a trace: Perfetto protobuf, Chrome JSON
+// (json/json_trace_importer.h), Templight (templight/templight_importer.h),
+// any of them gzip-compressed (decompressed as it is read). For protobuf:
+// tokenizes it, keeps
 // each sequence's incremental state (interning, packet defaults, clocks),
 // converts every timestamp to the trace clock, orders packets across
 // sequences, and parses track events, track descriptors, clock snapshots,
@@ -45,8 +48,9 @@ struct ImportOptions {
   // where a thread costs more than it saves; tests set 0 to cover the
   // two-thread path on small traces.
   uint64_t two_threads_min_bytes = 1u << 20;
-  // What the input is: found from its first bytes unless set.
-  enum class Format { kAuto, kProto, kTemplight };
+  // What the input is: found from its first bytes unless set. Gzip is
+  // found and undone whatever is set; this names what it holds.
+  enum class Format { kAuto, kProto, kTemplight, kJson };
   Format format = Format::kAuto;
   // How a Templight trace's dictionary names are expanded; both give the
   // same model (docs/design/templight.md). Batch is the faster and the
@@ -55,15 +59,21 @@ struct ImportOptions {
 };
 
 struct ImportResult {
+  // What the input was (never kAuto), and whether it came gzip-compressed.
+  ImportOptions::Format format = ImportOptions::Format::kProto;
+  bool gzip = false;
   TokenizerStats tokenizer;
   uint64_t input_bytes = 0;  // The whole input's size.
-  uint64_t packets_parsed = 0;
+  uint64_t packets_parsed = 0;  // Protobuf: track events; JSON: events.
   uint64_t sequences = 0;
   int64_t first_ts = 0;  // Trace-clock span of the imported events;
   int64_t last_ts = 0;   // both 0 when there were none.
   // Wall time of each pass (the ingest benchmark prints them).
   double pass1_seconds = 0;
   double pass2_seconds = 0;
+  // Set when nothing at all could be read because the input is not what
+  // it looked like ("not a JSON trace: ..."): ImportTraceFile's error.
+  std::string unreadable;
 };
 
 ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,

@@ -277,6 +277,7 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   ImportResult result;
+  result.format = ImportOptions::Format::kTemplight;
   result.input_bytes = size;
   TrackTracker placeholders(storage);  // Process and thread 0, as every import has.
 
