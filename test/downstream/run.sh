@@ -141,12 +141,12 @@ check_processor_tool() {  # binary
     echo "run.sh: $bin failed on the v14 fixture: $out" >&2; return 1; }
   [ "$out" = "$expected_slices" ] || {
     echo "run.sh: $bin printed '$out', expected '$expected_slices'" >&2; return 1; }
-  echo '{"traceEvents": []}' >"$work/not_a_trace.json"
-  if out=$("$bin" "$work/not_a_trace.json" 2>&1); then
-    echo "run.sh: $bin accepted JSON as a trace: $out" >&2; return 1
+  printf 'SQLite format 3\0not really\n' >"$work/not_a_trace.db"
+  if out=$("$bin" "$work/not_a_trace.db" 2>&1); then
+    echo "run.sh: $bin accepted an SQLite file as a trace: $out" >&2; return 1
   fi
   case "$out" in
-    *"is JSON (a Chrome JSON trace?)"*) ;;
+    *"is an SQLite database"*) ;;
     *) echo "run.sh: $bin's refusal does not say what the file is: $out" >&2; return 1 ;;
   esac
   echo "    $out"

@@ -215,9 +215,10 @@ std::string ConvertUsage() {
   std::string usage =
       "Usage: ztrace convert TRACE OUT --to FORMAT\n"
       "\n"
-      "Reads TRACE (a protobuf trace written by ztrace or Perfetto, or a Templight\n"
-      "trace of clang's template instantiations) and writes it to OUT (\"-\":\n"
-      "standard output) as FORMAT:\n";
+      "Reads TRACE (a protobuf trace written by ztrace or Perfetto, a Chrome JSON\n"
+      "trace, or a Templight trace of clang's template instantiations; any of them\n"
+      "may be gzip-compressed) and writes it to OUT (\"-\": standard output) as\n"
+      "FORMAT:\n";
   for (const Format& f : kFormats) {
     usage += "  " + std::string(f.name) + std::string(strlen(f.name) < 11 ? 11 - strlen(f.name) : 1, ' ') + f.description +
              (f.write ? "" : " (not supported yet)") + "\n";
@@ -304,6 +305,17 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
     file = processor::MappedTraceFile::Open(trace_path, &error);
     if (file) {
       error = processor::NotATraceError(trace_path, file->data(), file->size());
+      // The packet dump reads protobuf as it is on disk: not JSON, not
+      // compressed input.
+      const processor::TraceFormat what = processor::GuessTraceFormat(file->data(), file->size());
+      if (error.empty() && (what == processor::TraceFormat::kJson ||
+                            what == processor::TraceFormat::kGzip)) {
+        error = trace_path + " is " +
+                (what == processor::TraceFormat::kJson ? std::string("a Chrome JSON trace")
+                                                       : std::string("gzip-compressed")) +
+                "; --to " + format->name + " reads protobuf traces as they are on disk" +
+                (what == processor::TraceFormat::kGzip ? " (gunzip it first)" : "");
+      }
       if (!error.empty())
         file.reset();
     }

@@ -188,7 +188,19 @@ TEST_F(ConvertTest, TextReadsTheFileNotTheTables) {
 TEST_F(ConvertTest, TextRefusesAFileThatIsNotATrace) {
   EXPECT_EQ(Run({trace_, "-", "--to", "text"}), kExitFailure);
   EXPECT_EQ(loads_, 0);
-  EXPECT_THAT(err_.text(), HasSubstr(trace_ + " is text, not a Perfetto or Templight trace"));
+  EXPECT_THAT(err_.text(),
+              HasSubstr(trace_ + " is text, not a Perfetto, Chrome JSON or Templight trace"));
+  EXPECT_EQ(out_.text(), "");
+}
+
+// The packet dump reads protobuf bytes: JSON and gzip are named, not
+// dumped as damage.
+TEST_F(ConvertTest, TextRefusesJsonAndGzipInput) {
+  const std::string json = dir_ + "/t.json";
+  std::ofstream(json) << "{\"traceEvents\": []}";
+  EXPECT_EQ(Run({json, "-", "--to", "text"}), kExitFailure);
+  EXPECT_THAT(err_.text(), HasSubstr(json + " is a Chrome JSON trace; --to text reads protobuf "
+                                            "traces as they are on disk"));
   EXPECT_EQ(out_.text(), "");
 }
 

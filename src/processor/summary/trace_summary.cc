@@ -146,12 +146,17 @@ std::string FormatSummary(const TraceStorage& storage, const ImportResult& resul
                           const SummaryOptions& options) {
   std::string out;
   const TokenizerStats& tokenizer = result.tokenizer;
+  const char* const compressed = result.gzip ? ", gzip-compressed" : "";
   if (!storage.templight_units.empty()) {
-    AppendF(&out, "trace      %s: a Templight trace, %s\n", options.trace_name.c_str(),
-            FormatBytes(result.input_bytes).c_str());
+    AppendF(&out, "trace      %s: a Templight trace, %s%s\n", options.trace_name.c_str(),
+            FormatBytes(result.input_bytes).c_str(), compressed);
+  } else if (result.format == ImportOptions::Format::kJson) {
+    AppendF(&out, "trace      %s: a Chrome JSON trace, %s%s, %" PRIu64 " events\n",
+            options.trace_name.c_str(), FormatBytes(result.input_bytes).c_str(), compressed,
+            result.packets_parsed);
   } else {
-    AppendF(&out, "trace      %s: %s, %" PRIu64 " packets, %" PRIu64 " sequences\n",
-            options.trace_name.c_str(), FormatBytes(tokenizer.packet_bytes).c_str(),
+    AppendF(&out, "trace      %s: %s%s, %" PRIu64 " packets, %" PRIu64 " sequences\n",
+            options.trace_name.c_str(), FormatBytes(tokenizer.packet_bytes).c_str(), compressed,
             tokenizer.packets, result.sequences);
   }
   if (result.packets_parsed > 0) {
