@@ -447,7 +447,55 @@ bool JsonCursor::RawValue(std::string_view* text) {
   return true;
 }
 
+// The common case, a plain decimal of at most 18 digits ("1597071955492308",
+// "12.345") with a power-of-ten scale up to 10^9, without Int128.
+bool FastScaledInt(std::string_view text, int64_t scale, int64_t* out) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const bool negative = p < end && *p == '-';
+  p += negative;
+  int64_t value = 0;
+  int digits = 0;
+  for (; p < end && IsDigit(*p); ++p, ++digits)
+    value = value * 10 + (*p - '0');
+  int64_t rest = 0;  // Fraction digits beyond the scale, for rounding.
+  int rest_digits = 0;
+  int64_t scale_left = scale;
+  if (p < end && *p == '.') {
+    ++p;
+    for (; p < end && IsDigit(*p); ++p) {
+      if (scale_left > 1) {
+        value = value * 10 + (*p - '0');
+        scale_left /= 10;
+        ++digits;
+      } else if (rest_digits == 0) {
+        rest = *p - '0';
+        rest_digits = 1;
+      }
+    }
+  }
+  if (p != end || digits > 18 || digits == 0)
+    return false;
+  // scale_left is what the digits still need: 10^(scale digits - fraction).
+  if (scale_left > 1 && value > INT64_MAX / scale_left)
+    return false;
+  value *= scale_left;
+  if (rest >= 5)
+    ++value;  // Half away from zero: the next digit decides.
+  *out = negative ? -value : value;
+  return true;
+}
+
+bool IsPowerOfTen(int64_t v) {
+  while (v >= 10 && v % 10 == 0)
+    v /= 10;
+  return v == 1;
+}
+
 bool JsonNumberToScaledInt(std::string_view text, int64_t scale, int64_t* out) {
+  if (scale <= 1000000000 && scale > 0 && IsPowerOfTen(scale) && text.size() <= 40 &&
+      text.find_first_of("eE") == std::string_view::npos && FastScaledInt(text, scale, out))
+    return true;
   Decimal d;
   if (!ParseDecimal(text, &d) || scale <= 0)
     return false;
@@ -515,6 +563,18 @@ bool JsonNumberToDouble(std::string_view text, double* out) {
 bool JsonNumberToInt(std::string_view text, int64_t* out) {
   if (text.find_first_of(".eE") != std::string_view::npos)
     return false;
+  // Up to 18 digits cannot overflow: the common case, without Int128.
+  const bool negative = !text.empty() && text[0] == '-';
+  if (text.size() - negative <= 18 && text.size() > static_cast<size_t>(negative)) {
+    int64_t v = 0;
+    for (size_t i = negative; i < text.size(); ++i) {
+      if (!IsDigit(text[i]))
+        return false;
+      v = v * 10 + (text[i] - '0');
+    }
+    *out = negative ? -v : v;
+    return true;
+  }
   Decimal d;
   if (!ParseDecimal(text, &d) || d.too_precise || d.exponent != 0)
     return false;
