@@ -1,14 +1,15 @@
 // SQL over a trace: loads a protobuf trace (zerotrace's or upstream
-// Perfetto's, v14 and later; or a Templight trace of clang's template
-// instantiations) and answers SQLite queries on tables named as upstream
+// Perfetto's, v14 and later), a Chrome JSON trace, or a Templight trace of
+// clang's template instantiations, any of them gzip-compressed, and
+// answers SQLite queries on tables named as upstream
 // Perfetto's trace processor names them, so that its common queries work
 // here unchanged:
 //
 //   std::string error;
 //   auto tp = zt::processor::TraceProcessor::Open("trace.pftrace", {}, &error);
 //   if (!tp) Die(error);                    // "cannot open ...: No such file",
-//                                           // "x.json is JSON (a Chrome JSON
-//                                           // trace?), not a ... trace"
+//                                           // "x.db is an SQLite database,
+//                                           // not a ... trace"
 //   zt::processor::QueryResult r =
 //       tp->Query("SELECT name, SUM(dur) FROM slice GROUP BY name");
 //   if (!r.ok()) Die(r.error);              // SQLite's message, e.g. "no such
@@ -86,8 +87,8 @@ class TraceProcessor {
                                          const std::vector<SqlValue>& row)>;
 
   // Imports the trace at `path`. Null with *error set when the file cannot
-  // be read or is not a trace (the error names what it looks like: JSON,
-  // gzip, an SQLite database, text, ...); a damaged trace loads its valid
+  // be read or is not a trace (the error names what it looks like: an
+  // SQLite database, zip, gzip-compressed text, ...); a damaged trace loads its valid
   // part (see the stats table).
   static std::unique_ptr<TraceProcessor> Open(const std::string& path,
                                               const OpenOptions& options, std::string* error);

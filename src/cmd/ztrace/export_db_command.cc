@@ -15,8 +15,8 @@ namespace ztrace {
 std::string ExportDbUsage() {
   return R"(Usage: ztrace export-db TRACE OUT.sqlite
 
-Reads a trace (Perfetto's protobuf format, written by zerotrace or upstream,
-or a Templight trace) and writes the trace processor's tables (slice,
+Reads a trace (Perfetto's protobuf format, written by zerotrace or upstream;
+Chrome JSON; or Templight; any of them gzip-compressed) and writes the trace processor's tables (slice,
 counter, track, thread_track, process_track, counter_track, thread,
 process, flow, args, stats, metadata, templight_instantiation,
 templight_unit; the columns `ztrace query` shows) as real tables into a new SQLite database,

@@ -124,10 +124,11 @@ std::string QueryUsage() {
        ztrace query [OPTIONS] --batch GLOB SQL
 
 Runs SQL on a trace (Perfetto's protobuf format, written by zerotrace or
-upstream, or a Templight trace) with the tables of Perfetto's trace
-processor: slice, counter, track, thread_track, process_track,
-counter_track, thread, process, flow, args, stats, metadata, trace_bounds
-(and, for Templight, templight_instantiation and templight_unit). The SQL
+upstream; Chrome JSON; or Templight; any of them gzip-compressed) with the
+tables of Perfetto's trace processor: slice, counter, track, thread_track,
+process_track, counter_track, thread, process, flow, args, stats,
+metadata, trace_bounds (and, for Templight, templight_instantiation and
+templight_unit). The SQL
 is PerfettoSQL, as upstream's: EXTRACT_ARG, ancestor_slice,
 CREATE PERFETTO TABLE/FUNCTION/MACRO, INCLUDE PERFETTO MODULE, ...; what
 of it is supported: docs/sql.md. Without SQL, opens an interactive prompt

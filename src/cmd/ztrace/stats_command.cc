@@ -35,8 +35,8 @@ bool HasDataLossStat(const processor::StatsTable& stats) {
 std::string StatsUsage() {
   return R"(Usage: ztrace stats [OPTIONS] TRACE
 
-Reads a trace (Perfetto's protobuf format, written by zerotrace or upstream)
-and prints what it holds: packets, sequences, time span, events by type,
+Reads a trace (Perfetto's protobuf format, written by zerotrace or upstream;
+Chrome JSON; gzip-compressed or not) and prints what it holds: packets, sequences, time span, events by type,
 every data loss with where it happened and why, the stats that flag a
 problem, and the slices that took the most time (total and self). For a
 Templight trace: the costliest templates, instantiations and files.
