@@ -142,6 +142,8 @@ Options:
                   column with its path
   -j N            traces read at once with --batch (default 2)
   -h, --help      this text
+  --              the end of options (SQL text with spaces, such as one
+                  that starts with a "-- comment", never needs it)
 
 Examples:
   ztrace query trace.pftrace "SELECT name, SUM(dur) FROM slice GROUP BY name"
@@ -373,8 +375,19 @@ int RunQuery(const std::vector<std::string>& args, FILE* in, FILE* out, FILE* er
     fprintf(err, "ztrace query: %s\n\n%s", message.c_str(), QueryUsage().c_str());
     return kExitUsage;
   };
+  bool options_done = false;
   for (size_t i = 0; i < args.size(); i++) {
     const std::string& arg = args[i];
+    // After "--", and for text with spaces (SQL that starts with a "--"
+    // comment, as upstream's .sql files do), no option is looked for.
+    if (options_done || arg.find_first_of(" \t\n") != std::string::npos) {
+      positional.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
     if (arg == "-h" || arg == "--help") {
       fputs(QueryUsage().c_str(), out);
       return kExitOk;

@@ -107,6 +107,18 @@ TEST(QueryCommandTest, CsvAndJson) {
             "  {\"counter\": \"conf_counter_double\", \"total\": 495.0}\n]\n");
 }
 
+// Upstream's .sql files start with a "--" comment: such text is SQL, not
+// an option; "--" ends the options.
+TEST(QueryCommandTest, SqlStartingWithACommentIsNotAnOption) {
+  Outcome r = Query({"--csv", kFixture, "-- how many\nSELECT COUNT(*) AS n FROM slice WHERE 0"});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(r.out, "n\n0\n");
+  EXPECT_EQ(Query({"--csv", kFixture, "-j"}).code, kExitUsage);
+  r = Query({"--csv", "--", kFixture, "-j"});
+  EXPECT_EQ(r.code, kExitFailure);  // "-j" is SQL here: a syntax error.
+  EXPECT_NE(r.err.find("error:"), std::string::npos) << r.err;
+}
+
 TEST(QueryCommandTest, SqlErrorIsExitOne) {
   const Outcome r = Query({kFixture, "SELECT nope FROM slice"});
   EXPECT_EQ(r.code, kExitFailure);

@@ -112,6 +112,9 @@ enum Type : uint8_t { kSingle, kIndexed };
   F(slice_spill_overlapping_complete_event, kSingle, kError, kAnalysis,         \
     "complete events that overlap a slice of their thread without nesting in "  \
     "it, moved to an overflow track of the thread rather than dropped")         \
+  F(slice_drop_overlapping_complete_event, kSingle, kError, kAnalysis,         \
+    "complete events dropped for overlapping a slice without nesting (as "      \
+    "upstream's importers other than JSON do; zerotrace's never drop: 0)")       \
   F(slice_max_depth_exceeded, kSingle, kError, kAnalysis,                       \
     "slices dropped because they would nest deeper than 512 levels")            \
   F(traced_producers_connected, kSingle, kInfo, kTrace, "")                      \

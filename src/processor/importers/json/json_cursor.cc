@@ -190,6 +190,13 @@ bool JsonCursor::NextKey(std::string_view* key, std::string* scratch) {
       return Fail("expected ',' or '}'");
     ++p_;
     SkipSpace();
+    // A comma before the closing brace is accepted, as upstream's
+    // importer (and Chrome's writers of old) have it.
+    if (p_ < end_ && *p_ == '}') {
+      ++p_;
+      --depth_;
+      return false;
+    }
   }
   seen_first_ |= bit;
   if (p_ == end_ || *p_ != '"')
@@ -219,6 +226,12 @@ bool JsonCursor::NextElement() {
     if (*p_ != ',')
       return Fail("expected ',' or ']'");
     ++p_;
+    SkipSpace();
+    if (p_ < end_ && *p_ == ']') {  // A trailing comma, accepted.
+      ++p_;
+      --depth_;
+      return false;
+    }
   }
   seen_first_ |= bit;
   return true;

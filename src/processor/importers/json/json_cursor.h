@@ -11,7 +11,9 @@
 //   }
 //   if (!c.ok()) ... c.error() names the problem and its offset.
 //
-// Errors are sticky: after the first, every call returns false. Nesting
+// A comma before a closing '}' or ']' is accepted, as upstream Perfetto's
+// importer accepts it. Errors are sticky: after the first, every call
+// returns false. Nesting
 // is bounded (kMaxDepth) so hostile input cannot exhaust the stack.
 // Cost: one pass over the bytes read or skipped. Thread-compatible.
 

@@ -57,7 +57,7 @@ TEST(JsonCursorTest, ObjectsAndArraysAreWalked) {
 }
 
 TEST(JsonCursorTest, MalformedInputFailsWithWhereItWent) {
-  for (const char* bad : {R"({"a" 1})", R"({"a": 1,})", R"({"a": 1 "b": 2})", R"([1 2])",
+  for (const char* bad : {R"({"a" 1})", R"({"a": 1,,})", R"({,})", R"({"a": 1 "b": 2})", R"([1 2])",
                           R"({"a": tru})", R"({"a": 01})", R"({"a": -})", R"({"a": 1.})",
                           R"({"a": })", R"({"a": [1, 2})", "{\"a\": 1"}) {
     JsonCursor cursor(bad, strlen(bad));
@@ -65,6 +65,16 @@ TEST(JsonCursorTest, MalformedInputFailsWithWhereItWent) {
     EXPECT_FALSE(cursor.ok()) << bad;
     EXPECT_NE(cursor.error().find(" at byte "), std::string::npos) << cursor.error();
   }
+}
+
+// Upstream accepts a comma before a closing bracket: so do we.
+TEST(JsonCursorTest, TrailingCommasAreAccepted) {
+  const std::string json = R"({"a": [1, 2,], "b": {"c": 3,},})";
+  JsonCursor cursor(json.data(), json.size());
+  std::string_view raw;
+  ASSERT_TRUE(cursor.RawValue(&raw)) << cursor.error();
+  EXPECT_EQ(raw, json);
+  EXPECT_TRUE(cursor.AtEnd());
 }
 
 TEST(JsonCursorTest, NestingIsBounded) {

@@ -217,14 +217,14 @@ void JsonEventParser::OnSliceAdded(const JsonEvent& event, uint32_t slice_id,
     return;
   }
   if (in) {
+    // An end leaves the flow open: one flow_out may reach several
+    // flow_in slices, as upstream binds them.
     auto it = v2_flows_.find(event.bind_id);
     if (it == v2_flows_.end()) {
       storage_->stats.Increment(out ? stats::flow_step_without_start
                                     : stats::flow_end_without_start);
     } else {
       AddFlow(it->second, slice_id);
-      if (!out)
-        v2_flows_.erase(it);
     }
   }
   if (out)

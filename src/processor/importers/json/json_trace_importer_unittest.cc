@@ -205,6 +205,7 @@ TEST(JsonTraceImporterTest, FlowsBindToSlices) {
     {"ph": "X", "name": "next", "ts": 21, "dur": 1, "tid": 2},
     {"ph": "X", "name": "v2a", "ts": 30, "dur": 1, "tid": 3, "bind_id": "0xab", "flow_out": true},
     {"ph": "X", "name": "v2b", "ts": 40, "dur": 1, "tid": 4, "bind_id": 171, "flow_in": true},
+    {"ph": "X", "name": "v2d", "ts": 45, "dur": 1, "tid": 5, "bind_id": 171, "flow_in": true},
     {"ph": "X", "name": "v2c", "ts": 50, "dur": 1, "tid": 4, "bind_id": 5},
     {"ph": "t", "name": "h", "id": 9, "ts": 2, "tid": 1},
     {"ph": "s", "name": "none", "id": "zz", "ts": 2, "tid": 1}
@@ -213,7 +214,8 @@ TEST(JsonTraceImporterTest, FlowsBindToSlices) {
   for (size_t i = 0; i < s->flow.size(); ++i)
     flows.push_back(Str(*s, s->slice.name[s->flow.slice_out[i]]) + "->" +
                     Str(*s, s->slice.name[s->flow.slice_in[i]]));
-  EXPECT_EQ(flows, (Rows{"send->recv", "send->next", "v2a->v2b"}));
+  // A v2 flow_out reaches every later flow_in of its id (upstream's fan-out).
+  EXPECT_EQ(flows, (Rows{"send->recv", "send->next", "v2a->v2b", "v2a->v2d"}));
   EXPECT_EQ(Stat(*s, stats::flow_without_direction), 1);
   EXPECT_EQ(Stat(*s, stats::flow_step_without_start), 1);
   EXPECT_EQ(Stat(*s, stats::flow_invalid_id), 1);
@@ -257,6 +259,14 @@ TEST(JsonTraceImporterTest, ArgsFlattenAsUpstreamKeysThem) {
                                  "args.f(args.f)=false"}));
 }
 
+// Upstream's args_ordered diff test writes a comma before each closing brace.
+TEST(JsonTraceImporterTest, ArgsWithTrailingCommasKeepTheirOrder) {
+  const auto s = Import(R"([{"ph": "i", "name": "a", "ts": 1, "tid": 1,
+      "args": {"02.step2": 2, "01.step1": 1, "list": [1,],}}])");
+  EXPECT_EQ(ArgsOf(*s, 0), (Rows{"args.02.step2(args.02.step2)=2",
+                                 "args.01.step1(args.01.step1)=1", "args.list[0](args.list)=1"}));
+}
+
 TEST(JsonTraceImporterTest, ThreadTimeFillsThreadColumns) {
   const auto s = Import(R"([
     {"ph": "X", "name": "x", "ts": 1, "dur": 5, "tts": 2, "tdur": 3, "tid": 1},
@@ -278,7 +288,7 @@ TEST(JsonTraceImporterTest, BadEventsAreCountedAndListedWithOffsets) {
     {"ph": "X", "name": "bad ts", "ts": "soon", "dur": 1},
     {"ph": "X", "name": "bad dur", "ts": 1, "dur": true},
     {"ph": "X", "name": "negative", "ts": -5, "dur": 1},
-    {"ph": "X", "name": "broken", "ts": 1, "dur": 1, },
+    {"ph": "X", "name": "broken", "ts": 1, "dur": 1 "x": 2},
     {},
     7,
     {"ph": "X", "name": "ok2", "ts": "2", "dur": "1.5"}
@@ -293,7 +303,7 @@ TEST(JsonTraceImporterTest, BadEventsAreCountedAndListedWithOffsets) {
   EXPECT_EQ(s->import_problems[1].what, "a trace event with a bad ts, skipped");
   EXPECT_EQ(s->import_problems[2].what, "a trace event with a bad dur, skipped");
   EXPECT_EQ(s->import_problems[3].what,
-            "a trace event with expected a key at byte 49, skipped");
+            "a trace event with expected ',' or '}' at byte 48, skipped");
   EXPECT_EQ(s->import_problems[4].what,
             "a trace event with an element of traceEvents that is not an object, skipped");
 }

@@ -40,6 +40,16 @@ class ProtoTraceReader {
 
   void ReadPacket(const PacketView& packet);
 
+  // After a previous_packet_dropped mark, packets that need incremental
+  // state are kept (the default): interned ids are never reassigned within
+  // a generation, so what the sequence interned before the loss still
+  // names them, and an id interned nowhere becomes NULL (counted as
+  // interned_data_missing_iid). Only packets timed by an incremental clock
+  // are still skipped: their deltas ran through the lost packets. With
+  // `drop` set, every such packet is skipped until the next clear, as
+  // upstream's importer does.
+  void set_drop_events_after_loss(bool drop) { drop_events_after_loss_ = drop; }
+
   // From now on, track events are not pushed into the sorter but sent
   // through `channel` as records, for another thread to push with
   // PushQueuedEvents() (pass 1 on two threads; two_thread_pass.h). The
@@ -158,6 +168,7 @@ class ProtoTraceReader {
   ClockTracker* const clocks_;
   PacketSorter* const sorter_;
   BatchChannel* queue_channel_ = nullptr;
+  bool drop_events_after_loss_ = false;
   // The trusted fields ending the last packet read in full on the fast
   // path (8 to 16 bytes: the first and last 8 of them), and the sequence id
   // they hold (ReadPacket()).
