@@ -554,6 +554,8 @@ bool JsonNumberToScaledInt(std::string_view text, int64_t scale, int64_t* out) {
 }
 
 bool JsonNumberToDouble(std::string_view text, double* out) {
+  if (text.empty())
+    return false;
   char buffer[64];
   std::string long_text;
   const char* c_text;

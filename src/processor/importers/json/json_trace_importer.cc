@@ -130,12 +130,14 @@ void JsonTraceImporter::ReadMetadata(std::string_view json) {
       case JsonType::kTrue:
       case JsonType::kFalse: {
         bool b;
-        cursor.ReadBool(&b);
+        if (!cursor.ReadBool(&b))
+          return;
         metadata.AddInt(name, b ? 1 : 0);
         break;
       }
       case JsonType::kNumber: {
-        cursor.ReadNumber(&text);
+        if (!cursor.ReadNumber(&text))
+          return;  // Rows before the malformed value are kept, as upstream.
         int64_t i;
         double d;
         if (JsonNumberToInt(text, &i)) {
@@ -152,11 +154,13 @@ void JsonTraceImporter::ReadMetadata(std::string_view json) {
         break;
       }
       case JsonType::kString:
-        cursor.ReadString(&text, &value_scratch);
+        if (!cursor.ReadString(&text, &value_scratch))
+          return;
         metadata.AddString(name, strings.Intern(text));
         break;
       case JsonType::kNull:
-        cursor.ReadNull();
+        if (!cursor.ReadNull())
+          return;
         break;
       default:
         // Objects and arrays are kept as their JSON text.

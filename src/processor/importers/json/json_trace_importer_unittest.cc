@@ -328,6 +328,15 @@ TEST(JsonTraceImporterTest, TopLevelKeysAsUpstreamReadsThem) {
                             "trace_type=json"}));
 }
 
+// A malformed metadata value ends the metadata there (a fuzzer found the
+// bad number read as an empty one).
+TEST(JsonTraceImporterTest, MalformedMetadataKeepsWhatCameBefore) {
+  const auto s = Import(R"({"traceEvents": [], "metadata": {"a": 1, "b": -x, "c": 2}})");
+  ASSERT_GE(s->metadata.size(), 1u);
+  EXPECT_EQ(Str(*s, s->metadata.name[0]), "json_metadata.a");
+  EXPECT_EQ(Str(*s, s->metadata.name[1]), "trace_size_bytes");
+}
+
 TEST(JsonTraceImporterTest, ACutTraceKeepsItsEventsAndSaysWhere) {
   const std::string text = R"([{"ph": "X", "name": "a", "ts": 1, "dur": 1},
     {"ph": "X", "name": "b", "ts": 2, "dur": 1}, {"ph": "X", "na)";
