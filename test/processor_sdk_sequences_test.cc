@@ -364,6 +364,7 @@ TEST_F(ProcessorSdkTraceTest, LossMarkedWhereItHappened) {
             std::vector<std::string>{"debug.k debug.k int 2"});
   EXPECT_EQ(imp.s().stats.Get(pstats::interned_data_missing_iid), 0);
   EXPECT_EQ(imp.s().stats.Get(pstats::incremental_state_lost_packets), 0);
+  EXPECT_EQ(imp.s().stats.Get(pstats::incremental_state_recovered_packets), 0);
   // The loss: one mark, on the thread's sequence, at the reset's time
   // (after the lost event, at the next one), with the writer's causes.
   ASSERT_EQ(imp.s().data_losses.size(), 1u);
@@ -589,6 +590,8 @@ TEST_F(ProcessorSdkTraceTest, SharedMemoryFullLossMarked) {
   ASSERT_TRUE(raw.cleared_after_loss) << "no clear after the loss mark";
   EXPECT_EQ(raw.needing_state_after_loss, 0u);
   EXPECT_EQ(imp.s().stats.Get(pstats::incremental_state_lost_packets), 0);
+  // Our writer answers its own drop with a clear: nothing to recover.
+  EXPECT_EQ(imp.s().stats.Get(pstats::incremental_state_recovered_packets), 0);
   ASSERT_EQ(slice.size(), static_cast<size_t>(written + 3));
   const uint32_t after = static_cast<uint32_t>(written + 1);
   EXPECT_EQ(imp.Row(after), "after net ts=" + std::to_string(kBase + 10000) +

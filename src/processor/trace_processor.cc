@@ -15,6 +15,7 @@ std::unique_ptr<TraceProcessor> TraceProcessor::Open(const std::string& path,
                                                      std::string* error) {
   ImportOptions import;
   import.progress = options.progress;
+  import.drop_events_after_loss = options.drop_events_after_loss;
   ImportResult result;
   std::unique_ptr<TraceStorage> storage = ImportTraceFile(path, import, &result, error);
   if (!storage)

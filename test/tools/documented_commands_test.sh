@@ -75,6 +75,9 @@ mkdir traces
 cp "$trace" traces/a.pftrace
 cp "$trace" traces/b.pftrace
 cp "$src/test/data/templight/tiny.memory.trace.pbf" main.cpp.trace.pbf
+# A Chrome JSON trace, gzip-compressed: the fixture as our --to json writes it.
+"$ztrace_bin" convert "$trace" trace.json --to json 2>/dev/null
+gzip -c trace.json >trace.json.gz
 # An upstream-style text config, short so that the test is quick.
 sed 's/^duration_ms: .*/duration_ms: 500/' "$src/test/data/configs/track_event.pbtxt" \
   >config.pbtxt

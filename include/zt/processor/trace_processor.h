@@ -76,6 +76,11 @@ struct OpenOptions {
   // (bytes read, total bytes) about every 64 MiB and at the end of the
   // import; may be empty.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // After a loss (a previous_packet_dropped mark), events that need
+  // interned data are kept by default: names interned before the loss
+  // still hold (an id interned nowhere is NULL). True reads as upstream
+  // Perfetto does: every such event is dropped until the next clear.
+  bool drop_events_after_loss = false;
 };
 
 class TraceProcessor {

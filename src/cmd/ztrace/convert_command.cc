@@ -231,6 +231,8 @@ std::string ConvertUsage() {
       "\n"
       "Options:\n"
       "  -t, --to FORMAT  the output format (required)\n"
+      "  --drop-after-loss  drop events after a loss until the next clear, as\n"
+      "                   upstream does (by default they are kept)\n"
       "  -h, --help       this text\n"
       "\n"
       "Exit status: 0 done, 1 TRACE unreadable or OUT not written (a partial OUT\n"
@@ -248,6 +250,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   std::vector<std::string> positional;
   std::string to;
   bool only_positional = false;
+  bool drop_after_loss = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (only_positional || arg == "-" || arg.empty() || arg[0] != '-') {
@@ -262,6 +265,8 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
       to = args[++i];
     } else if (arg.compare(0, 5, "--to=") == 0) {
       to = arg.substr(5);
+    } else if (arg == "--drop-after-loss") {
+      drop_after_loss = true;
     } else {
       return usage_error("unknown option \"" + arg + "\"");
     }
@@ -291,6 +296,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   std::unique_ptr<processor::MappedTraceFile> file;
   if (format->reads == Reads::kTables) {
     processor::ImportOptions import_options;
+    import_options.drop_events_after_loss = drop_after_loss;
     import_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Show("reading", done, total, "bytes");
     };

@@ -28,6 +28,8 @@ SQLite opens it:
 An existing OUT.sqlite is replaced.
 
 Options:
+  --drop-after-loss  drop events after a loss until the next clear, as
+              upstream does (by default they are kept: ztrace stats --help)
   -h, --help  this text
 
 Exit codes: 0 written, 1 trace unreadable or OUT not writable, 2 bad usage.
@@ -36,10 +38,15 @@ Exit codes: 0 written, 1 trace unreadable or OUT not writable, 2 bad usage.
 
 int RunExportDb(const std::vector<std::string>& args, FILE* out, FILE* err) {
   std::vector<std::string> positional;
+  processor::OpenOptions options;
   for (const std::string& arg : args) {
     if (arg == "-h" || arg == "--help") {
       fputs(ExportDbUsage().c_str(), out);
       return kExitOk;
+    }
+    if (arg == "--drop-after-loss") {
+      options.drop_events_after_loss = true;
+      continue;
     }
     if (!arg.empty() && arg[0] == '-') {
       fprintf(err, "ztrace export-db: unknown option '%s'\n\n%s", arg.c_str(),
@@ -61,7 +68,6 @@ int RunExportDb(const std::vector<std::string>& args, FILE* out, FILE* err) {
     return kExitUsage;
   }
 
-  processor::OpenOptions options;
   ImportProgress progress(err, trace);
   options.progress = progress.callback();
   std::string error;

@@ -141,6 +141,10 @@ Options:
                   parallel; the rows of all traces, each led by a `trace`
                   column with its path
   -j N            traces read at once with --batch (default 2)
+  --drop-after-loss  read losses as upstream does: after a
+                  previous_packet_dropped mark, drop every event that needs
+                  interned data until the next clear (by default those are
+                  kept, with the names interned before the loss)
   -h, --help      this text
   --              the end of options (SQL text with spaces, such as one
                   that starts with a "-- comment", never needs it)
@@ -286,7 +290,8 @@ int RunQueryShell(TraceProcessor* tp, QueryFormat format, FILE* in, FILE* out, F
 }
 
 int RunQueryBatch(const std::vector<std::string>& traces, const std::string& sql,
-                  QueryFormat format, int jobs, FILE* out, FILE* err) {
+                  QueryFormat format, int jobs, const processor::OpenOptions& open_options,
+                  FILE* out, FILE* err) {
   struct Outcome {
     QueryResult result;
     std::string open_error;
@@ -300,7 +305,7 @@ int RunQueryBatch(const std::vector<std::string>& traces, const std::string& sql
     for (size_t i; (i = next.fetch_add(1)) < traces.size();) {
       std::string error;
       std::unique_ptr<TraceProcessor> tp =
-          TraceProcessor::Open(traces[i], processor::OpenOptions(), &error);
+          TraceProcessor::Open(traces[i], open_options, &error);
       if (!tp)
         outcomes[i].open_error = error;
       else
@@ -370,6 +375,7 @@ int RunQuery(const std::vector<std::string>& args, FILE* in, FILE* out, FILE* er
   std::string batch;
   bool has_batch = false;
   int jobs = 2;
+  processor::OpenOptions open_options;
   std::vector<std::string> positional;
   auto usage_error = [err](const std::string& message) {
     fprintf(err, "ztrace query: %s\n\n%s", message.c_str(), QueryUsage().c_str());
@@ -396,6 +402,8 @@ int RunQuery(const std::vector<std::string>& args, FILE* in, FILE* out, FILE* er
       format = QueryFormat::kCsv;
     } else if (arg == "--json") {
       format = QueryFormat::kJson;
+    } else if (arg == "--drop-after-loss") {
+      open_options.drop_events_after_loss = true;
     } else if (arg == "--batch") {
       if (i + 1 >= args.size())
         return usage_error("--batch needs a glob");
@@ -430,7 +438,7 @@ int RunQuery(const std::vector<std::string>& args, FILE* in, FILE* out, FILE* er
       fprintf(err, "ztrace query: no trace matches '%s'\n", batch.c_str());
       return kExitFailure;
     }
-    return RunQueryBatch(traces, positional[0], format, jobs, out, err);
+    return RunQueryBatch(traces, positional[0], format, jobs, open_options, out, err);
   }
 
   if (positional.empty())
@@ -439,7 +447,7 @@ int RunQuery(const std::vector<std::string>& args, FILE* in, FILE* out, FILE* er
     return usage_error("one trace and one SQL text ('" + positional[2] +
                        "' is extra; quote the SQL)");
   const std::string& path = positional[0];
-  processor::OpenOptions options;
+  processor::OpenOptions options = open_options;
   ImportProgress progress(err, path);
   options.progress = progress.callback();
   std::string error;

@@ -54,6 +54,11 @@ Options:
                  data or state is not in the trace.
               Service-wide counters (traced_chunks_discarded,
               traced_patches_discarded: every session's) do not count.
+  --drop-after-loss
+              read losses as upstream does: after a previous_packet_dropped
+              mark, drop every event that needs interned data until the
+              next clear (by default those are kept, with the names
+              interned before the loss; "recovered" says how many)
   -h, --help  this text
 
 Exit codes: 0 read, 1 unreadable (or, with --strict, lossy), 2 bad usage.
@@ -64,6 +69,7 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
   std::string path;
   size_t top = 10;
   bool strict = false;
+  bool drop_after_loss = false;
   for (size_t i = 0; i < args.size(); i++) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -72,6 +78,8 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
     }
     if (arg == "--strict") {
       strict = true;
+    } else if (arg == "--drop-after-loss") {
+      drop_after_loss = true;
     } else if (arg == "--top") {
       char* end = nullptr;
       const long value = i + 1 < args.size() ? strtol(args[i + 1].c_str(), &end, 10) : -1;
@@ -99,6 +107,7 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
   }
 
   processor::ImportOptions options;
+  options.drop_events_after_loss = drop_after_loss;
   ImportProgress progress(err, path);
   options.progress = progress.callback();
   processor::ImportResult result;

@@ -207,6 +207,7 @@ ImportResult ImportProto(const void* data, size_t size, TraceStorage* storage,
   const bool two_threads = size >= options.two_threads_min_bytes;
   PacketSorter sorter(/*with_hints=*/two_threads);
   ProtoTraceReader reader(base, storage, &tracks, &clocks, &sorter);
+  reader.set_drop_events_after_loss(options.drop_events_after_loss);
 
   // Pass 1, in file order: state, clocks, descriptors; events queued.
   // What pass 1 has read is copied out (strings) or will be read again in

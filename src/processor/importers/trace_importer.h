@@ -48,6 +48,11 @@ struct ImportOptions {
   // where a thread costs more than it saves; tests set 0 to cover the
   // two-thread path on small traces.
   uint64_t two_threads_min_bytes = 1u << 20;
+  // Upstream's strict reading of losses: after a previous_packet_dropped
+  // mark, every packet that needs incremental state is skipped until the
+  // next clear. By default those packets are kept whenever their names
+  // and times can still be read (proto_trace_reader.h).
+  bool drop_events_after_loss = false;
   // What the input is: found from its first bytes unless set. Gzip is
   // found and undone whatever is set; this names what it holds.
   enum class Format { kAuto, kProto, kTemplight, kJson };

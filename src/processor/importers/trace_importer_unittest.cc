@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -257,9 +258,11 @@ TEST(TraceImporterTest, LossMarkOnAPacketThatAlsoClearsTheState) {
 }
 
 // After a loss mark, a sequence's packets may intern ids again (a writer
-// that started its state over, its clearing packet lost): they are skipped,
-// and what they intern must not change the names of the events read before
-// the mark, which are parsed later against the state they were read under.
+// that started its state over, its clearing packet lost): what they intern
+// must not change the names of the events read before the mark, which are
+// parsed later against the state they were read under. By default they are
+// kept (issue 28: keep what upstream drops); with drop_events_after_loss
+// they are skipped, as upstream does.
 TEST(TraceImporterTest, InternedDataAfterALossLeavesEarlierEventsAlone) {
   const std::string setup =
       IntField(87, 1) +
@@ -275,14 +278,60 @@ TEST(TraceImporterTest, InternedDataAfterALossLeavesEarlierEventsAlone) {
   std::string trace = BytesField(1, event(100, 1 | 2, "a") + setup);
   trace += BytesField(1, event(200, 2, nullptr));
   trace += BytesField(1, event(300, 2, "b") + IntField(42, 1));  // After a loss.
+
+  TraceStorage kept;
+  ImportTrace(trace.data(), trace.size(), &kept);
+  ASSERT_EQ(kept.slice.size(), 3u);
+  EXPECT_EQ(kept.strings.Get(kept.slice.name[0]), "a");
+  EXPECT_EQ(kept.strings.Get(kept.slice.name[1]), "a");
+  EXPECT_EQ(kept.strings.Get(kept.slice.name[2]), "b");
+  EXPECT_EQ(kept.stats.Get(stats::incremental_state_recovered_packets), 1);
+  EXPECT_EQ(kept.stats.Get(stats::incremental_state_lost_packets), 0);
+  ASSERT_EQ(kept.data_losses.size(), 1u);
+  EXPECT_EQ(kept.data_losses[0].sequence_id, 5u);
+
+  ImportOptions strict;
+  strict.drop_events_after_loss = true;
+  TraceStorage dropped;
+  ImportTrace(trace.data(), trace.size(), &dropped, strict);
+  ASSERT_EQ(dropped.slice.size(), 2u);
+  EXPECT_EQ(dropped.strings.Get(dropped.slice.name[1]), "a");
+  EXPECT_EQ(dropped.stats.Get(stats::incremental_state_lost_packets), 1);
+  EXPECT_EQ(dropped.stats.Get(stats::incremental_state_recovered_packets), 0);
+}
+
+// After a loss, an event keeps the names interned before it; an id
+// interned nowhere is NULL (counted); an event timed by an incremental
+// clock is still skipped: its deltas ran through the lost packets.
+TEST(TraceImporterTest, EventsAfterALossKeepTheirNamesWhereTheyCan) {
+  const std::string setup =
+      IntField(87, 1) + BytesField(59, BytesField(11, IntField(11, 10))) +
+      BytesField(60, IntField(1, 10) + BytesField(4, IntField(1, 1) + IntField(2, 2))) +
+      BytesField(12, BytesField(2, IntField(1, 1) + BytesField(2, "named")));
+  auto instant = [](uint64_t ts, uint64_t name_iid) {
+    return IntField(8, ts) + IntField(10, 5) + IntField(13, 2) +
+           BytesField(11, IntField(9, 3) + IntField(10, name_iid));
+  };
+  // Clock 64: incremental, sequence-scoped, in ns, synced to boot time.
+  const std::string clock_snapshot = BytesField(
+      6, BytesField(1, IntField(1, 64) + IntField(2, 1000) + IntField(3, 1)) +
+             BytesField(1, IntField(1, 6) + IntField(2, 1000)));
+  std::string trace = BytesField(1, IntField(8, 100) + IntField(10, 5) + IntField(13, 1 | 2) +
+                                        setup + clock_snapshot +
+                                        BytesField(11, IntField(9, 3) + IntField(10, 1)));
+  trace += BytesField(1, instant(200, 1) + IntField(42, 1));  // Loss; "named".
+  trace += BytesField(1, instant(300, 7));                    // iid 7: interned nowhere.
+  trace += BytesField(1, IntField(8, 5) + IntField(58, 64) + IntField(10, 5) + IntField(13, 2) +
+                             BytesField(11, IntField(9, 3) + IntField(10, 1)));  // On clock 64.
   TraceStorage storage;
   ImportTrace(trace.data(), trace.size(), &storage);
-  ASSERT_EQ(storage.slice.size(), 2u);
-  EXPECT_EQ(storage.strings.Get(storage.slice.name[0]), "a");
-  EXPECT_EQ(storage.strings.Get(storage.slice.name[1]), "a");
+  ASSERT_EQ(storage.slice.size(), 3u);
+  EXPECT_EQ(storage.strings.Get(storage.slice.name[1]), "named");
+  EXPECT_EQ(storage.slice.ts[1], 200);
+  EXPECT_EQ(storage.slice.name[2], kNullStringId);
+  EXPECT_EQ(storage.stats.Get(stats::interned_data_missing_iid), 1);
+  EXPECT_EQ(storage.stats.Get(stats::incremental_state_recovered_packets), 2);
   EXPECT_EQ(storage.stats.Get(stats::incremental_state_lost_packets), 1);
-  ASSERT_EQ(storage.data_losses.size(), 1u);
-  EXPECT_EQ(storage.data_losses[0].sequence_id, 5u);
 }
 
 }  // namespace
@@ -293,6 +342,61 @@ namespace zt {
 namespace processor {
 namespace {
 
+
+// Upstream's own SDK (v14) with losses: its writers dropped packets when
+// their shared memory was full and carried on without clearing their
+// incremental state (test/data/perfetto_v14/README.md says how the trace
+// was made). Upstream's importer skips everything after each loss; ours
+// keeps what the names interned before it still describe.
+std::unique_ptr<TraceStorage> ImportLossyFixture(bool drop) {
+  ImportOptions options;
+  options.drop_events_after_loss = drop;
+  ImportResult result;
+  std::string error;
+  std::unique_ptr<TraceStorage> storage = ImportTraceFile(
+      std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/lossy_v14.pftrace", options, &result, &error);
+  EXPECT_TRUE(storage) << error;
+  return storage;
+}
+
+TEST(UpstreamLossyFixtureTest, EventsAfterLossesAreKeptWithTheirNames) {
+  const std::unique_ptr<TraceStorage> kept = ImportLossyFixture(false);
+  const std::unique_ptr<TraceStorage> dropped = ImportLossyFixture(true);
+  ASSERT_TRUE(kept && dropped);
+  // 46 losses in the writers (the service counted as many).
+  EXPECT_EQ(kept->data_losses.size(), 46u);
+  EXPECT_EQ(dropped->data_losses.size(), 46u);
+  EXPECT_EQ(kept->stats.Get(stats::incremental_state_recovered_packets), 6994);
+  EXPECT_EQ(kept->stats.Get(stats::incremental_state_lost_packets), 0);
+  EXPECT_EQ(dropped->stats.Get(stats::incremental_state_lost_packets), 6994);
+  EXPECT_EQ(dropped->stats.Get(stats::incremental_state_recovered_packets), 0);
+  EXPECT_EQ(kept->slice.size(), 3744u);
+  EXPECT_EQ(dropped->slice.size(), 247u);
+
+  // The names are right: each of the program's four names, with the args
+  // it gave that name (name_0: "i"; name_2: "tid" and "i"; the others none).
+  std::map<std::string, std::string> args_of_set;
+  const ArgTable& args = kept->args;
+  for (size_t i = 0; i < args.size(); ++i)
+    args_of_set[std::to_string(args.arg_set_id[i])] +=
+        std::string(kept->strings.Get(args.key[i])) + ";";
+  std::map<std::string, int> names;
+  for (size_t i = 0; i < kept->slice.size(); ++i) {
+    ASSERT_NE(kept->slice.name[i], kNullStringId) << i;
+    const std::string name(kept->strings.Get(kept->slice.name[i]));
+    names[name]++;
+    const uint32_t set = kept->slice.arg_set_id[i];
+    const std::string keys = set == kNullId ? "" : args_of_set[std::to_string(set)];
+    if (name == "name_0")
+      EXPECT_EQ(keys, "debug.i;") << i;
+    else if (name == "name_2")
+      EXPECT_EQ(keys, "debug.tid;debug.i;") << i;
+    else
+      EXPECT_EQ(keys, "") << name << " " << i;
+  }
+  EXPECT_EQ(names.size(), 4u);
+  EXPECT_EQ(kept->stats.Get(stats::interned_data_missing_iid), 0);
+}
 
 // A hostile packet may put a number where a message belongs (interned data,
 // defaults, a track event, a descriptor): the importer must read no bytes
@@ -309,8 +413,9 @@ TEST(ImporterRobustnessTest, NumbersWhereMessagesBelongAreIgnored) {
   EXPECT_EQ(storage.slice.size(), 0u);
 }
 
-// A slice whose TrackEvent name is interned, then a clear that drops the
-// interned data: the next packet needing it is skipped, not guessed.
+// A slice whose TrackEvent name is interned, then a loss mark: the next
+// packet needing the name is read with it (kept by default), or skipped
+// with upstream's strict reading, not guessed.
 TEST(ImporterRobustnessTest, LossMarkInvalidatesInternedNames) {
   const std::string descriptor =
       BytesField(60, IntField(1, 7) + BytesField(4, IntField(1, 10) + IntField(2, 11)));  // Thread track 7.
@@ -322,23 +427,33 @@ TEST(ImporterRobustnessTest, LossMarkInvalidatesInternedNames) {
                         interned + BytesField(11, IntField(9, 1) + IntField(10, 1)));
   // An end: fine.
   trace += BytesField(1, IntField(10, 5) + IntField(13, 2) + IntField(8, 200) + BytesField(11, IntField(9, 2)));
-  // A loss mark, then a begin needing the interned name: skipped and counted.
+  // A loss mark, then a begin needing the interned name.
   trace += BytesField(1, IntField(10, 5) + IntField(13, 2) + IntField(42, 64) + IntField(8, 300) +
                         BytesField(11, IntField(9, 1) + IntField(10, 1)));
-  TraceStorage storage;
-  const ImportResult result = ImportTrace(trace.data(), trace.size(), &storage);
-  EXPECT_EQ(result.packets_parsed, 2u);
-  ASSERT_EQ(storage.slice.size(), 1u);
-  EXPECT_EQ(storage.strings.Get(storage.slice.name[0]), "Work");
-  EXPECT_EQ(storage.slice.dur[0], 100);
-  EXPECT_EQ(storage.stats.Get(stats::incremental_state_lost_packets), 1);
-  EXPECT_EQ(storage.stats.GetIndexedTotal(stats::traced_buf_sequence_packet_loss), 1);
-  ASSERT_EQ(storage.data_losses.size(), 1u);
-  EXPECT_EQ(storage.data_losses[0].sequence_id, 5u);
-  EXPECT_EQ(storage.data_losses[0].reasons, 64u);
-  EXPECT_EQ(storage.data_losses[0].ts_before, 200);  // The last time before the gap.
-  // The packet after it needed the lost state: skipped, so no time after.
-  EXPECT_EQ(storage.data_losses[0].ts, kNullInt);
+  for (const bool drop : {false, true}) {
+    SCOPED_TRACE(drop ? "upstream's strict reading" : "kept");
+    ImportOptions options;
+    options.drop_events_after_loss = drop;
+    TraceStorage storage;
+    const ImportResult result = ImportTrace(trace.data(), trace.size(), &storage, options);
+    EXPECT_EQ(result.packets_parsed, drop ? 2u : 3u);
+    ASSERT_EQ(storage.slice.size(), drop ? 1u : 2u);
+    EXPECT_EQ(storage.strings.Get(storage.slice.name[0]), "Work");
+    EXPECT_EQ(storage.slice.dur[0], 100);
+    if (!drop) {
+      EXPECT_EQ(storage.strings.Get(storage.slice.name[1]), "Work");
+      EXPECT_EQ(storage.slice.ts[1], 300);
+    }
+    EXPECT_EQ(storage.stats.Get(stats::incremental_state_lost_packets), drop ? 1 : 0);
+    EXPECT_EQ(storage.stats.Get(stats::incremental_state_recovered_packets), drop ? 0 : 1);
+    EXPECT_EQ(storage.stats.GetIndexedTotal(stats::traced_buf_sequence_packet_loss), 1);
+    ASSERT_EQ(storage.data_losses.size(), 1u);
+    EXPECT_EQ(storage.data_losses[0].sequence_id, 5u);
+    EXPECT_EQ(storage.data_losses[0].reasons, 64u);
+    EXPECT_EQ(storage.data_losses[0].ts_before, 200);  // The last time before the gap.
+    // Skipped, the packet after the gap has no time to give the mark.
+    EXPECT_EQ(storage.data_losses[0].ts, drop ? kNullInt : 300);
+  }
 }
 
 }  // namespace

@@ -35,8 +35,13 @@ enum Type : uint8_t { kSingle, kIndexed };
     "trace (its start overwritten or not recorded), not imported; `ztrace "      \
     "stats --strict` fails on it")                                               \
   F(incremental_state_lost_packets, kSingle, kDataLoss, kAnalysis,               \
-    "zt: packets that needed interned data their sequence had lost "             \
-    "(after a previous_packet_dropped mark), skipped until the next clear")     \
+    "zt: packets after a previous_packet_dropped mark that needed state the "   \
+    "loss took (a time on an incremental clock; or any interned data, with "     \
+    "upstream's strict reading, --drop-after-loss), skipped until the next clear") \
+  F(incremental_state_recovered_packets, kSingle, kInfo, kAnalysis,             \
+    "zt: packets after a previous_packet_dropped mark that needed interned "    \
+    "data, kept (upstream skips them): names interned before the loss still "   \
+    "hold, an id interned nowhere is NULL (interned_data_missing_iid)")         \
   F(traced_buf_sequence_packet_loss, kIndexed, kDataLoss, kAnalysis,             \
     "previous_packet_dropped marks: groups of consecutive packets lost on a "    \
     "sequence, indexed by the sequence's buffer when TraceStats names it")       \

@@ -132,6 +132,12 @@ std::string DescribeIncompleteness(const TraceStorage& storage) {
               "newest data is not in the trace)\n",
               entry.first, entry.second);
   }
+  const int64_t recovered = storage.stats.Get(stats::incremental_state_recovered_packets);
+  if (recovered > 0)
+    AppendF(&out,
+            "recovered  %" PRId64 " packets after a loss kept, read with the names their "
+            "sequence interned before it (upstream drops them; --drop-after-loss does too)\n",
+            recovered);
   const int64_t skipped = storage.stats.Get(stats::tokenizer_skipped_packets);
   if (skipped > 0)
     AppendF(&out,

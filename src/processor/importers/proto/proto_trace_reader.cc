@@ -424,10 +424,18 @@ bool ProtoTraceReader::PlaceInTime(SequenceState* sequence, uint64_t flags,
                                    bool has_timestamp, uint32_t clock_id, uint64_t raw,
                                    int64_t* ts) {
   if ((flags & kPacketSeqNeedsIncrementalState) && !sequence->incremental_state_valid) {
-    storage_->stats.Increment(sequence->invalidated_by_loss
-                                  ? stats::incremental_state_lost_packets
-                                  : stats::tokenizer_skipped_packets);
-    return false;
+    if (!sequence->invalidated_by_loss) {
+      storage_->stats.Increment(stats::tokenizer_skipped_packets);
+      return false;
+    }
+    // After a loss: the names interned before it still hold (ids are not
+    // reassigned within a generation), but a time on an incremental clock
+    // ran through the lost packets' deltas and is unknowable.
+    if (drop_events_after_loss_ || OnIncrementalClock(sequence, has_timestamp, clock_id)) {
+      storage_->stats.Increment(stats::incremental_state_lost_packets);
+      return false;
+    }
+    storage_->stats.Increment(stats::incremental_state_recovered_packets);
   }
   // Packets without a time take the latest one seen, as upstream's reader
   // does.
@@ -440,6 +448,14 @@ bool ProtoTraceReader::PlaceInTime(SequenceState* sequence, uint64_t flags,
     latest_ts_ = *ts;
   sequence->last_ts = *ts;
   return true;
+}
+
+bool ProtoTraceReader::OnIncrementalClock(SequenceState* sequence, bool has_timestamp,
+                                          uint32_t clock_id) {
+  if (!has_timestamp || !ClockTracker::IsSequenceScoped(clock_id))
+    return false;
+  const SequenceClock* clock = sequence->FindClock(clock_id);
+  return clock == nullptr || clock->is_incremental;
 }
 
 bool ProtoTraceReader::ToTraceTime(SequenceState* sequence, uint32_t clock_id,

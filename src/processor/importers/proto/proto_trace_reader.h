@@ -119,9 +119,12 @@ class ProtoTraceReader {
   void ParseDefaults(SequenceState* sequence, protozero::ConstBytes bytes);
   void ParseInternedData(SequenceState* sequence, protozero::ConstBytes bytes);
   void ParseClockSnapshot(SequenceState* sequence, protozero::ConstBytes bytes);
+  // Whether a packet's time is read off a sequence-scoped incremental
+  // clock (or one the sequence never defined).
+  bool OnIncrementalClock(SequenceState* sequence, bool has_timestamp, uint32_t clock_id);
   // The packet's time on the trace clock, in *ts; false (counted) if the
-  // packet is to be skipped: it needs state its sequence lost, or its time
-  // cannot be converted.
+  // packet is to be skipped: it needs state its sequence never had or lost
+  // (set_drop_events_after_loss), or its time cannot be converted.
   bool PlaceInTime(SequenceState* sequence, uint64_t flags, bool has_timestamp,
                    uint32_t clock_id, uint64_t raw, int64_t* ts);
   // PlaceInTime() for the common case, from the sequence's TimeCache: true
