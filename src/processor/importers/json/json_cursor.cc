@@ -469,8 +469,11 @@ bool FastScaledInt(std::string_view text, int64_t scale, int64_t* out) {
   p += negative;
   int64_t value = 0;
   int digits = 0;
-  for (; p < end && IsDigit(*p); ++p, ++digits)
+  for (; p < end && IsDigit(*p); ++p, ++digits) {
+    if (digits == 18)
+      return false;  // Could overflow: the exact path takes it.
     value = value * 10 + (*p - '0');
+  }
   int64_t rest = 0;  // Fraction digits beyond the scale, for rounding.
   int rest_digits = 0;
   int64_t scale_left = scale;
@@ -478,6 +481,8 @@ bool FastScaledInt(std::string_view text, int64_t scale, int64_t* out) {
     ++p;
     for (; p < end && IsDigit(*p); ++p) {
       if (scale_left > 1) {
+        if (digits == 18)
+          return false;
         value = value * 10 + (*p - '0');
         scale_left /= 10;
         ++digits;

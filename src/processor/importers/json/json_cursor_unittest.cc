@@ -111,6 +111,13 @@ TEST(JsonCursorTest, MicrosecondsBecomeNanosecondsExactly) {
   ASSERT_TRUE(JsonNumberToScaledInt("0", 1000, &ns));
   EXPECT_EQ(ns, 0);
   EXPECT_FALSE(JsonNumberToScaledInt("9223372036854776", 1000, &ns));  // Overflows int64.
+  // Long digit runs leave the fast path before they overflow (UBSan found
+  // 2222222222222222222 * 10).
+  EXPECT_FALSE(JsonNumberToScaledInt("22222222222222222222222", 1000, &ns));
+  ASSERT_TRUE(JsonNumberToScaledInt("0.0000000000000000000000000001", 1000, &ns));
+  EXPECT_EQ(ns, 0);
+  ASSERT_TRUE(JsonNumberToScaledInt("1234567890123456.5", 1, &ns));
+  EXPECT_EQ(ns, 1234567890123457);
   EXPECT_FALSE(JsonNumberToScaledInt("1e400", 1000, &ns));
   EXPECT_FALSE(JsonNumberToScaledInt("abc", 1000, &ns));
 }
