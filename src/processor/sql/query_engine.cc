@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "src/processor/sql/operators/span_join.h"
 #include "src/processor/sql/table_module.h"
 
 namespace zt {
@@ -79,6 +80,8 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
   engine->functions_ = std::make_unique<FunctionContext>(storage, engine->tables_.get());
   engine->perfetto_functions_ = std::make_unique<PerfettoFunctions>(engine->db_);
   if (!RegisterBuiltinFunctions(engine->db_, engine->functions_.get(), error))
+    return nullptr;
+  if (!RegisterSpanJoin(engine->db_, error))
     return nullptr;
   char* message = nullptr;
   rc = sqlite3_exec(engine->db_, StorageTables::ViewsSql(), nullptr, nullptr, &message);
