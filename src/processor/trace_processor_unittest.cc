@@ -101,10 +101,14 @@ TEST(TraceProcessorTest, CountersByTrack) {
 TEST(TraceProcessorTest, TrackTypesAndSubtables) {
   auto tp = Sample();
   EXPECT_EQ(Rows(tp.get(), "SELECT id, type, name, parent_id FROM track"),
-            (Lines{"0|thread_track|NULL|NULL", "1|thread_track|NULL|NULL",
-                   "2|process_track|async|NULL", "3|process_counter_track|mem|NULL",
-                   "4|counter_track|load|NULL", "5|track|custom|2",
-                   "6|thread_counter_track|cpu_time|NULL"}));
+            (Lines{"0|thread_execution|NULL|NULL", "1|thread_execution|NULL|NULL",
+                   "2|process_track_event|async|NULL",
+                   "3|process_counter_track_event|mem|NULL",
+                   "4|global_counter_track_event|load|NULL", "5|global_track_event|custom|2",
+                   "6|thread_counter_track_event|cpu_time|NULL"}));
+  // Upstream v58's columns, in its order.
+  EXPECT_EQ(Rows(tp.get(), "SELECT * FROM track WHERE id = 5"),
+            (Lines{"5|custom|global_track_event|NULL|2|NULL|NULL|NULL"}));
   EXPECT_EQ(Rows(tp.get(), "SELECT id, utid FROM thread_track"), (Lines{"0|1", "1|2"}));
   EXPECT_EQ(Rows(tp.get(), "SELECT id, name, upid FROM process_track"), (Lines{"2|async|1"}));
   EXPECT_EQ(Rows(tp.get(), "SELECT id FROM counter_track"), (Lines{"3", "4", "6"}));

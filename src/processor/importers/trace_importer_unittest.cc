@@ -343,6 +343,32 @@ namespace processor {
 namespace {
 
 
+// Upstream v58's track types for what the v14 SDK wrote: each thread's
+// default track, the process's own track, its counters, a custom global
+// track; their dimensions as arg sets.
+TEST_F(UpstreamFixtureTest, TracksHaveUpstreamV58Types) {
+  std::map<std::string, int> types;
+  std::map<std::string, std::string> dimensions;
+  const TrackTable& track = storage_->track;
+  for (size_t i = 0; i < track.size(); ++i) {
+    const std::string type = Str(track.type[i]);
+    types[type]++;
+    std::string keys;
+    for (size_t a = 0; a < storage_->args.size(); ++a)
+      if (storage_->args.arg_set_id[a] == track.dimension_arg_set_id[i])
+        keys += Str(storage_->args.key[a]) + ",";
+    dimensions[type] = keys;
+  }
+  EXPECT_EQ(types, (std::map<std::string, int>{{"global_track_event", 1},
+                                               {"process_counter_track_event", 2},
+                                               {"process_track_event", 1},
+                                               {"thread_execution", 2}}));
+  EXPECT_EQ(dimensions["thread_execution"], "utid,");
+  EXPECT_EQ(dimensions["process_track_event"], "upid,track_uuid,");
+  EXPECT_EQ(dimensions["process_counter_track_event"], "upid,track_uuid,");
+  EXPECT_EQ(dimensions["global_track_event"], "track_uuid,");
+}
+
 // Upstream's own SDK (v14) with losses: its writers dropped packets when
 // their shared memory was full and carried on without clearing their
 // incremental state (test/data/perfetto_v14/README.md says how the trace

@@ -1,5 +1,7 @@
 #include "src/processor/importers/track_tracker.h"
 
+#include <string>
+
 #include "zt/protozero/proto_decoder.h"
 
 namespace zt {
@@ -211,8 +213,17 @@ uint32_t TrackTracker::MakeTrack(Descriptor* descriptor, int depth) {
     kind = TrackKind::kThread;
   else if (upid != kNullId)
     kind = TrackKind::kProcess;
-  const uint32_t track_id = AddTrackRow(descriptor->name, kind, utid, upid, parent_id,
-                                        uuid, descriptor->unit);
+  // Upstream v58's names for these blueprints. Sibling tracks of one name
+  // stay separate here (upstream merges them into "*_merged_track_event"
+  // tracks by default): the non-merged names say so.
+  const char* const scope = utid != kNullId ? "thread" : upid != kNullId ? "process" : "global";
+  const std::string type = std::string(scope) +
+                           (descriptor->is_counter ? "_counter_track_event"
+                            : descriptor->is_state ? "_state_track_event"
+                                                   : "_track_event");
+  const uint32_t track_id =
+      AddTrackRow(descriptor->name, kind, utid, upid, parent_id, uuid, descriptor->unit,
+                  storage_->strings.Intern(type), AddDimensions(utid, upid, uuid, kNullStringId));
   descriptor->track_id = track_id;
   if (descriptor->is_process && !descriptor->is_counter && !descriptor->is_state)
     process_track_by_upid_[upid] = track_id;
@@ -230,9 +241,10 @@ uint32_t TrackTracker::ThreadTrack(uint32_t utid) {
   auto it = thread_track_by_utid_.find(utid);
   if (it != thread_track_by_utid_.end())
     return it->second;
-  const uint32_t track_id = AddTrackRow(kNullStringId, TrackKind::kThread, utid,
-                                        storage_->thread.upid[utid], kNullId, 0,
-                                        kNullStringId);
+  const uint32_t track_id =
+      AddTrackRow(kNullStringId, TrackKind::kThread, utid, storage_->thread.upid[utid], kNullId,
+                  0, kNullStringId, storage_->strings.Intern("thread_execution"),
+                  AddDimensions(utid, kNullId, 0, kNullStringId));
   thread_track_by_utid_[utid] = track_id;
   return track_id;
 }
@@ -244,17 +256,44 @@ TrackTracker::CounterInfo* TrackTracker::MutableCounterInfo(uint32_t track_id) {
 
 uint32_t TrackTracker::AddTrackRow(StringId name, TrackKind kind, uint32_t utid,
                                    uint32_t upid, uint32_t parent_id, uint64_t uuid,
-                                   StringId unit) {
-  TrackTable& track = storage_->track;
-  const uint32_t id = static_cast<uint32_t>(track.size());
-  track.name.push_back(name);
-  track.kind.push_back(kind);
-  track.utid.push_back(utid);
-  track.upid.push_back(upid == 0 ? kNullId : upid);
-  track.parent_id.push_back(parent_id);
-  track.uuid.push_back(uuid);
-  track.unit.push_back(unit);
-  return id;
+                                   StringId unit, StringId type, uint32_t dimensions) {
+  return storage_->track.AddRow(name, kind, utid, upid == 0 ? kNullId : upid, parent_id, uuid,
+                                unit, type, dimensions);
+}
+
+uint32_t TrackTracker::AddTrack(StringId name, TrackKind kind, uint32_t utid, uint32_t upid,
+                                const char* type, StringId name_dimension) {
+  return AddTrackRow(name, kind, utid, upid, kNullId, 0, kNullStringId,
+                     storage_->strings.Intern(type),
+                     AddDimensions(utid, utid == kNullId ? upid : kNullId, 0, name_dimension));
+}
+
+// The track's dimensions as an arg set, keyed as upstream keys them.
+uint32_t TrackTracker::AddDimensions(uint32_t utid, uint32_t upid, uint64_t uuid,
+                                     StringId name) {
+  if (utid == kNullId && (upid == kNullId || upid == 0) && uuid == 0 && name == kNullStringId)
+    return kNullId;
+  ArgTable& args = storage_->args;
+  const uint32_t set = storage_->next_arg_set_id++;
+  auto add = [&](const char* key, ArgType type, int64_t int_value, StringId string_value) {
+    const StringId key_id = storage_->strings.Intern(key);
+    args.arg_set_id.push_back(set);
+    args.flat_key.push_back(key_id);
+    args.key.push_back(key_id);
+    args.value_type.push_back(type);
+    args.int_value.push_back(int_value);
+    args.string_value.push_back(string_value);
+    args.real_value.push_back(0);
+  };
+  if (utid != kNullId)
+    add("utid", ArgType::kInt, utid, kNullStringId);
+  else if (upid != kNullId && upid != 0)
+    add("upid", ArgType::kInt, upid, kNullStringId);
+  if (uuid != 0)
+    add("track_uuid", ArgType::kInt, static_cast<int64_t>(uuid), kNullStringId);
+  if (name != kNullStringId)
+    add("name", ArgType::kString, 0, name);
+  return set;
 }
 
 uint32_t TrackTracker::AddProcessRow(int64_t pid) {

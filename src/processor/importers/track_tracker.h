@@ -70,9 +70,11 @@ class TrackTracker {
   uint32_t AddProcessRow(int64_t pid);
   // is_main_thread: 0, 1, or 2 for unknown.
   uint32_t AddThreadRow(int64_t tid, uint32_t upid, uint8_t is_main_thread);
-  uint32_t AddTrack(StringId name, TrackKind kind, uint32_t utid, uint32_t upid) {
-    return AddTrackRow(name, kind, utid, upid, kNullId, 0, kNullStringId);
-  }
+  // A track of upstream v58 blueprint `type` ("thread_execution",
+  // "json_counter", ...), with its dimensions (utid, else upid; and
+  // `name_dimension` when the name keys it) as an arg set.
+  uint32_t AddTrack(StringId name, TrackKind kind, uint32_t utid, uint32_t upid,
+                    const char* type, StringId name_dimension = kNullStringId);
 
  private:
   struct Descriptor {
@@ -93,7 +95,9 @@ class TrackTracker {
   uint32_t LookUpTrack(uint64_t uuid);
   uint32_t MakeTrack(Descriptor* descriptor, int depth);
   uint32_t AddTrackRow(StringId name, TrackKind kind, uint32_t utid, uint32_t upid,
-                       uint32_t parent_id, uint64_t uuid, StringId unit);
+                       uint32_t parent_id, uint64_t uuid, StringId unit, StringId type,
+                       uint32_t dimensions);
+  uint32_t AddDimensions(uint32_t utid, uint32_t upid, uint64_t uuid, StringId name);
 
   TraceStorage* const storage_;
   std::unordered_map<uint64_t, Descriptor> descriptors_;

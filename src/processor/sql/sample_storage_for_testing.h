@@ -50,13 +50,7 @@ inline std::unique_ptr<TraceStorage> MakeSampleStorage() {
   // counter), 4 global counter, 5 custom global track, 6 a thread counter.
   auto add_track = [&](StringId name, TrackKind kind, uint32_t utid, uint32_t upid,
                        StringId unit) {
-    s->track.name.push_back(name);
-    s->track.kind.push_back(kind);
-    s->track.utid.push_back(utid);
-    s->track.upid.push_back(upid);
-    s->track.parent_id.push_back(kNullId);
-    s->track.uuid.push_back(0);
-    s->track.unit.push_back(unit);
+    s->track.AddRow(name, kind, utid, upid, kNullId, 0, unit);
   };
   add_track(kNullStringId, TrackKind::kThread, 1, kNullId, kNullStringId);
   add_track(kNullStringId, TrackKind::kThread, 2, kNullId, kNullStringId);

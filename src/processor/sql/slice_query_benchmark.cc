@@ -46,13 +46,7 @@ std::unique_ptr<TraceStorage> MakeSlices(size_t count) {
     s->thread.upid.push_back(kNullId);
     s->thread.start_ts.push_back(kNullInt);
     s->thread.is_main_thread.push_back(2);
-    s->track.name.push_back(kNullStringId);
-    s->track.kind.push_back(TrackKind::kThread);
-    s->track.utid.push_back(t);
-    s->track.upid.push_back(kNullId);
-    s->track.parent_id.push_back(kNullId);
-    s->track.uuid.push_back(0);
-    s->track.unit.push_back(kNullStringId);
+    s->track.AddRow(kNullStringId, TrackKind::kThread, t, kNullId, kNullId, 0, kNullStringId);
   }
   SliceTable& slice = s->slice;
   slice.ts.resize(count);

@@ -58,6 +58,22 @@ Cell ArgValueType(const void* data, uint32_t row) {
 
 }  // namespace
 
+const char* FallbackTrackType(TrackKind kind, uint32_t utid, uint32_t upid) {
+  switch (kind) {
+    case TrackKind::kThread:
+      return "thread_execution";
+    case TrackKind::kProcess:
+      return "process_track_event";
+    case TrackKind::kGlobal:
+      return "global_track_event";
+    case TrackKind::kCounter:
+      return utid != kNullId   ? "thread_counter_track_event"
+             : upid != kNullId ? "process_counter_track_event"
+                               : "global_counter_track_event";
+  }
+  return "global_track_event";
+}
+
 const char* TrackTypeName(TrackKind kind, uint32_t utid, uint32_t upid) {
   switch (kind) {
     case TrackKind::kThread:
@@ -116,12 +132,28 @@ StorageTables::StorageTables(const TraceStorage& s) {
   counter->AddDouble("value", s.counter.value.data());
   counter->AddNull("arg_set_id", "INTEGER");  // Upstream v58's; no counter has args yet.
 
-  for (size_t i = 0; i < s.track.size(); i++)
-    track_type_.push_back(TrackTypeName(s.track.kind[i], s.track.utid[i], s.track.upid[i]));
+  // `type` is upstream v58's (the importers name each track's blueprint);
+  // `__kind` is the v14-style table name the views select by.
+  for (size_t i = 0; i < s.track.size(); i++) {
+    track_kind_.push_back(TrackTypeName(s.track.kind[i], s.track.utid[i], s.track.upid[i]));
+    const StringId type = i < s.track.type.size() ? s.track.type[i] : kNullStringId;
+    // Pool strings are not NUL-terminated: copied (tracks are few).
+    track_type_text_.push_back(type != kNullStringId
+                                   ? std::string(pool->Get(type))
+                                   : FallbackTrackType(s.track.kind[i], s.track.utid[i],
+                                                       s.track.upid[i]));
+  }
+  for (const std::string& type : track_type_text_)
+    track_type_.push_back(type.c_str());
   ColumnTable* track = Add("__zt_track", s.track.size());
   track->AddRowId("id");
   track->AddCString("type", track_type_.data());
+  track->AddCString("__kind", track_kind_.data());
   track->AddStringId("name", s.track.name.data(), pool);
+  if (s.track.dimension_arg_set_id.size() == s.track.size())
+    track->AddUint32Id("dimension_arg_set_id", s.track.dimension_arg_set_id.data());
+  else
+    track->AddNull("dimension_arg_set_id", "INTEGER");
   track->AddUint32Id("parent_id", s.track.parent_id.data());
   track->AddUint32Id("utid", s.track.utid.data());
   track->AddUint32Id("upid", s.track.upid.data());
@@ -237,22 +269,28 @@ StorageTables::~StorageTables() = default;
 const char* StorageTables::ViewsSql() {
   return R"(
 CREATE VIEW track AS
-  SELECT id, type, name, parent_id FROM __zt_track;
+  SELECT id, name, type, dimension_arg_set_id, parent_id, NULL AS source_arg_set_id,
+    NULL AS machine_id, NULL AS track_group_id
+  FROM __zt_track;
 CREATE VIEW thread_track AS
-  SELECT id, type, name, parent_id, utid FROM __zt_track
-  WHERE type = 'thread_track';
+  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, NULL AS machine_id, utid
+  FROM __zt_track WHERE __kind = 'thread_track';
 CREATE VIEW process_track AS
-  SELECT id, type, name, parent_id, upid FROM __zt_track
-  WHERE type = 'process_track';
+  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, NULL AS machine_id, upid
+  FROM __zt_track WHERE __kind = 'process_track';
 CREATE VIEW counter_track AS
-  SELECT id, type, name, parent_id, unit FROM __zt_track
-  WHERE type IN ('counter_track', 'thread_counter_track', 'process_counter_track');
+  SELECT id, name, parent_id, type, dimension_arg_set_id, NULL AS source_arg_set_id,
+    NULL AS machine_id, unit, NULL AS description
+  FROM __zt_track
+  WHERE __kind IN ('counter_track', 'thread_counter_track', 'process_counter_track');
 CREATE VIEW thread_counter_track AS
-  SELECT id, type, name, parent_id, unit, utid FROM __zt_track
-  WHERE type = 'thread_counter_track';
+  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, NULL AS machine_id, unit,
+    NULL AS description, utid
+  FROM __zt_track WHERE __kind = 'thread_counter_track';
 CREATE VIEW process_counter_track AS
-  SELECT id, type, name, parent_id, unit, upid FROM __zt_track
-  WHERE type = 'process_counter_track';
+  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, NULL AS machine_id, unit,
+    NULL AS description, upid
+  FROM __zt_track WHERE __kind = 'process_counter_track';
 CREATE VIEW args AS
   SELECT id, arg_set_id, flat_key, key, int_value, string_value, real_value, value_type,
     CASE value_type

@@ -79,7 +79,9 @@ class StorageTables {
 
   std::vector<std::unique_ptr<ColumnTable>> tables_;
   // Columns computed once here (small tables only).
+  std::vector<std::string> track_type_text_;
   std::vector<const char*> track_type_;
+  std::vector<const char*> track_kind_;
   std::vector<const char*> stat_name_;
   std::vector<int64_t> stat_idx_;
   std::vector<const char*> stat_severity_;
@@ -94,10 +96,14 @@ class StorageTables {
   ArgStrings arg_strings_;
 };
 
-// upstream's `type` of a track row: "thread_track", "process_track",
-// "track", "counter_track", "thread_counter_track" or
-// "process_counter_track".
+// Which of upstream's track tables a row belongs to (the views select by
+// it; v14's `type` held these): "thread_track", "process_track", "track",
+// "counter_track", "thread_counter_track" or "process_counter_track".
 const char* TrackTypeName(TrackKind kind, uint32_t utid, uint32_t upid);
+
+// Upstream v58's `type` for a track no importer named (hand-built test
+// storages): the blueprint its kind most often is.
+const char* FallbackTrackType(TrackKind kind, uint32_t utid, uint32_t upid);
 
 }  // namespace sql
 }  // namespace processor

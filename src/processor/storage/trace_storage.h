@@ -69,7 +69,29 @@ struct TrackTable {
   std::vector<uint32_t> parent_id;  // Parent track, kNullId if none.
   std::vector<uint64_t> uuid;       // TrackDescriptor.uuid, 0 if none.
   std::vector<StringId> unit;       // Counter tracks: CounterDescriptor unit.
+  // Upstream v58's `type`: the kind of data and how the track is keyed
+  // ("thread_execution", "process_track_event", "json_counter", ...);
+  // kNullStringId: the SQL layer names it from `kind`.
+  std::vector<StringId> type;
+  // The arg set of the track's dimensions ("utid", "upid", "track_uuid",
+  // "name"), as upstream's `dimension_arg_set_id`; kNullId without any.
+  std::vector<uint32_t> dimension_arg_set_id;
   size_t size() const { return name.size(); }
+  // Appends a row (every column) and returns its id.
+  uint32_t AddRow(StringId row_name, TrackKind row_kind, uint32_t row_utid, uint32_t row_upid,
+                  uint32_t row_parent_id, uint64_t row_uuid, StringId row_unit,
+                  StringId row_type = kNullStringId, uint32_t row_dimensions = kNullId) {
+    name.push_back(row_name);
+    kind.push_back(row_kind);
+    utid.push_back(row_utid);
+    upid.push_back(row_upid);
+    parent_id.push_back(row_parent_id);
+    uuid.push_back(row_uuid);
+    unit.push_back(row_unit);
+    type.push_back(row_type);
+    dimension_arg_set_id.push_back(row_dimensions);
+    return static_cast<uint32_t>(name.size() - 1);
+  }
 };
 
 // slice: begin/end pairs, complete events and instants (dur 0); id = row.

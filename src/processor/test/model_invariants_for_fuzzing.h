@@ -60,7 +60,11 @@ ZT_FUZZ_CHECKER inline void CheckModel(const TraceStorage& storage) {
           args.string_value[i] < strings);
   }
   const TrackTable& track = storage.track;
+  FuzzCheck(track.type.size() == track.size() && track.dimension_arg_set_id.size() == track.size());
   for (size_t i = 0; i < track.size(); i++) {
+    FuzzCheck(track.type[i] == kNullStringId || track.type[i] < strings);
+    FuzzCheck(track.dimension_arg_set_id[i] == kNullId ||
+              track.dimension_arg_set_id[i] < storage.next_arg_set_id);
     FuzzCheck(track.parent_id[i] == kNullId || track.parent_id[i] < track.size());
     FuzzCheck(track.utid[i] == kNullId || track.utid[i] < storage.thread.size());
     FuzzCheck(track.upid[i] == kNullId || track.upid[i] < storage.process.size());

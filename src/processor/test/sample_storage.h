@@ -37,14 +37,8 @@ inline uint32_t AddThread(TraceStorage* s, int64_t tid, uint32_t upid, std::stri
 
 inline uint32_t AddTrack(TraceStorage* s, TrackKind kind, std::string_view name, uint32_t utid,
                          uint32_t upid, std::string_view unit = {}) {
-  s->track.name.push_back(name.empty() ? kNullStringId : s->strings.Intern(name));
-  s->track.kind.push_back(kind);
-  s->track.utid.push_back(utid);
-  s->track.upid.push_back(upid);
-  s->track.parent_id.push_back(kNullId);
-  s->track.uuid.push_back(0);
-  s->track.unit.push_back(unit.empty() ? kNullStringId : s->strings.Intern(unit));
-  return static_cast<uint32_t>(s->track.size() - 1);
+  return s->track.AddRow(name.empty() ? kNullStringId : s->strings.Intern(name), kind, utid, upid,
+                         kNullId, 0, unit.empty() ? kNullStringId : s->strings.Intern(unit));
 }
 
 inline uint32_t AddSlice(TraceStorage* s, int64_t ts, int64_t dur, uint32_t track,

@@ -273,7 +273,8 @@ void JsonEventParser::ParseComplete(const JsonEvent& event, uint32_t utid) {
     for (size_t i = 0; overlaps; ++i) {
       if (i == overflow.size())
         overflow.push_back(tracks_.AddTrack(kNullStringId, TrackKind::kThread, utid,
-                                            storage_->thread.upid[utid]));
+                                            storage_->thread.upid[utid],
+                                            "thread_overlapping_slice"));
       track = overflow[i];
       id = slices_.Complete(event.ts, event.dur, track, event.cat, name, kNullId, event.tts,
                             event.tdur, &overlaps);
@@ -290,7 +291,8 @@ void JsonEventParser::ParseInstant(const JsonEvent& event, uint32_t utid) {
   StringId name = event.name;
   if (event.scope == 'g') {
     if (global_instant_track_ == kNullId)
-      global_instant_track_ = tracks_.AddTrack(kNullStringId, TrackKind::kGlobal, kNullId, kNullId);
+      global_instant_track_ = tracks_.AddTrack(kNullStringId, TrackKind::kGlobal, kNullId,
+                                               kNullId, "legacy_chrome_global_instants");
     track = global_instant_track_;
   } else if (event.scope == 'p') {
     if (!event.has(JsonEvent::kPidPresent)) {
@@ -301,7 +303,8 @@ void JsonEventParser::ParseInstant(const JsonEvent& event, uint32_t utid) {
     auto it = process_instant_track_.find(upid);
     if (it == process_instant_track_.end())
       it = process_instant_track_
-               .emplace(upid, tracks_.AddTrack(kNullStringId, TrackKind::kProcess, kNullId, upid))
+               .emplace(upid, tracks_.AddTrack(kNullStringId, TrackKind::kProcess, kNullId, upid,
+                                               "chrome_process_instant"))
                .first;
     track = it->second;
   } else {
@@ -358,7 +361,8 @@ void JsonEventParser::ParseCounter(const JsonEvent& event, uint32_t utid) {
     if (it == counter_track_.end())
       it = counter_track_
                .emplace(std::make_pair(upid, track_name),
-                        tracks_.AddTrack(track_name, TrackKind::kCounter, kNullId, upid))
+                        tracks_.AddTrack(track_name, TrackKind::kCounter, kNullId, upid,
+                                         "json_counter", track_name))
                .first;
     storage_->counter.ts.push_back(event.ts);
     storage_->counter.value.push_back(value);
@@ -407,8 +411,10 @@ uint32_t JsonEventParser::AsyncTrack(const JsonEvent& event, uint32_t upid, bool
     }
     if (free_lane == SIZE_MAX) {
       AsyncLane lane;
-      lane.track_id = tracks_.AddTrack(group.name, local ? TrackKind::kProcess : TrackKind::kGlobal,
-                                       kNullId, local ? upid : kNullId);
+      lane.track_id = tracks_.AddTrack(
+          group.name, local ? TrackKind::kProcess : TrackKind::kGlobal, kNullId,
+          local ? upid : kNullId,
+          local ? "legacy_async_process_slice" : "legacy_async_global_slice", group.name);
       lane.nesting = 0;
       free_lane = lanes.size();
       lanes.push_back(lane);

@@ -126,6 +126,7 @@ TEST(JsonTraceImporterTest, OverlappingCompleteEventsMoveToAnOverflowTrack) {
   EXPECT_NE(s->slice.track_id[0], s->slice.track_id[1]);
   EXPECT_EQ(s->slice.track_id[0], s->slice.track_id[2]);
   EXPECT_EQ(s->track.utid[s->slice.track_id[1]], s->track.utid[s->slice.track_id[0]]);
+  EXPECT_EQ(Str(*s, s->track.type[s->slice.track_id[1]]), "thread_overlapping_slice");
   EXPECT_EQ(Stat(*s, stats::slice_spill_overlapping_complete_event), 1);
   EXPECT_EQ(Stat(*s, stats::slice_negative_duration), 1);
   EXPECT_EQ(Stat(*s, stats::json_parser_failure), 1);
@@ -145,6 +146,9 @@ TEST(JsonTraceImporterTest, InstantsGoWhereTheirScopeSays) {
   EXPECT_EQ(t.kind[s->slice.track_id[0]], TrackKind::kGlobal);
   EXPECT_EQ(t.kind[s->slice.track_id[1]], TrackKind::kProcess);
   EXPECT_EQ(t.kind[s->slice.track_id[2]], TrackKind::kThread);
+  EXPECT_EQ(Str(*s, t.type[s->slice.track_id[0]]), "legacy_chrome_global_instants");
+  EXPECT_EQ(Str(*s, t.type[s->slice.track_id[1]]), "chrome_process_instant");
+  EXPECT_EQ(Str(*s, t.type[s->slice.track_id[2]]), "thread_execution");
   EXPECT_EQ(s->process.pid[t.upid[s->slice.track_id[1]]], 7);
   EXPECT_EQ(Stat(*s, stats::json_parser_failure), 2);
 }
@@ -166,6 +170,7 @@ TEST(JsonTraceImporterTest, CountersAreOneTrackPerArg) {
   }
   EXPECT_EQ(rows, (Rows{"ctr cats 1000 1 pid 3", "ctr dogs 1000 2.5 pid 3",
                         "ctr cats 2000 4.25 pid 3", "ctr id: 7 cats 3000 0 pid 3"}));
+  EXPECT_EQ(Str(*s, s->track.type[s->counter.track_id[0]]), "json_counter");
   EXPECT_EQ(Stat(*s, stats::json_parser_failure), 2);
 }
 
@@ -192,6 +197,15 @@ TEST(JsonTraceImporterTest, AsyncSlicesShareATrackUntilTheyOverlap) {
   EXPECT_EQ(Str(*s, s->track.name[track[0]]), "load");
   EXPECT_EQ(s->track.kind[track[4]], TrackKind::kProcess);
   EXPECT_EQ(Stat(*s, stats::json_parser_failure), 1);
+  // Upstream v58's blueprints, and the dimensions that key them.
+  EXPECT_EQ(Str(*s, s->track.type[track[0]]), "legacy_async_global_slice");
+  EXPECT_EQ(Str(*s, s->track.type[track[4]]), "legacy_async_process_slice");
+  std::vector<std::string> dimensions;
+  const uint32_t set = s->track.dimension_arg_set_id[track[4]];
+  for (size_t i = 0; i < s->args.size(); ++i)
+    if (s->args.arg_set_id[i] == set)
+      dimensions.push_back(Str(*s, s->args.key[i]));
+  EXPECT_EQ(dimensions, (Rows{"upid", "name"}));
 }
 
 TEST(JsonTraceImporterTest, FlowsBindToSlices) {

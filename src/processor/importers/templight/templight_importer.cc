@@ -152,15 +152,13 @@ class ModelSink : public TemplightInstantiationSink {
         PickTemplightKindTable(unit < evidence_.size() ? evidence_[unit] : TemplightKindEvidence());
     row.kind_numbering = strings_.Intern(TemplightKindTableLabel(table));
     storage_->templight_units.push_back(row);
-    track.name.push_back(header.source_file.empty()
-                             ? strings_.Intern("translation unit " + std::to_string(unit + 1))
-                             : row.source_file);
-    track.kind.push_back(TrackKind::kGlobal);
-    track.utid.push_back(kNullId);
-    track.upid.push_back(kNullId);
-    track.parent_id.push_back(kNullId);
-    track.uuid.push_back(0);
-    track.unit.push_back(kNullStringId);
+    // Not an upstream track type: a zerotrace one, named as upstream names
+    // its blueprints.
+    track.AddRow(header.source_file.empty()
+                     ? strings_.Intern("translation unit " + std::to_string(unit + 1))
+                     : row.source_file,
+                 TrackKind::kGlobal, kNullId, kNullId, kNullId, 0, kNullStringId,
+                 strings_.Intern("templight_translation_unit"));
 
     // What needed the whole unit: kind names, names never given.
     SliceTable& slice = storage_->slice;
