@@ -164,6 +164,27 @@ TEST_F(PerfettoSqlStatementsTest, TimeConversion) {
             Rows{"Outer|100"});
 }
 
+// upstream's documented example (two tracks, runs of equal values), and a
+// last sample on track 2; the last rows last to the trace's end (300).
+TEST_F(PerfettoSqlStatementsTest, CounterLeadingIntervals) {
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE counters.intervals; "
+                "CREATE TABLE samples(id INT, ts INT, track_id INT, value DOUBLE); "
+                "INSERT INTO samples VALUES (0, 0, 1, 10), (1, 0, 2, 10), (2, 10, 1, 10), "
+                "(3, 10, 2, 20), (4, 20, 1, 30), (5, 40, 2, 20); "
+                "SELECT ts, dur, track_id, value, next_value, delta_value "
+                "FROM counter_leading_intervals!(samples)"),
+            (Rows{"0|10|1|10.0|10.0|NULL", "10|10|1|10.0|30.0|0.0", "20|280|1|30.0|NULL|20.0",
+                  "0|10|2|10.0|20.0|NULL", "10|30|2|20.0|20.0|10.0",
+                  "40|260|2|20.0|NULL|0.0"}));
+  // A run of five equal values: its first, one row for the middle three,
+  // its last.
+  EXPECT_EQ(Run("CREATE TABLE run(id INT, ts INT, track_id INT, value DOUBLE); "
+                "INSERT INTO run VALUES (0, 0, 1, 5), (1, 1, 1, 5), (2, 2, 1, 5), (3, 3, 1, 5), "
+                "(4, 4, 1, 5), (5, 9, 1, 6); "
+                "SELECT id, ts, dur FROM counter_leading_intervals!(run)"),
+            (Rows{"0|0|1", "1|1|3", "4|4|5", "5|9|291"}));
+}
+
 TEST_F(PerfettoSqlStatementsTest, SlicesWithContext) {
   // Thread slices: main's three, worker's two, with thread and process.
   EXPECT_EQ(Run("INCLUDE PERFETTO MODULE slices.with_context; "
