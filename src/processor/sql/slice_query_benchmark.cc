@@ -227,6 +227,46 @@ void BM_SpanJoin(benchmark::State& state) {
 }
 BENCHMARK(BM_SpanJoin)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
+// ancestor_slice for every slice of a 1 M-slice trace (issue 28's target:
+// <= 2 s): stacks 8 deep on 64 threads, each slice's ancestors counted
+// through the table function, one call per slice.
+std::unique_ptr<TraceStorage> MakeNestedSlices(size_t count) {
+  auto s = MakeSlices(0);
+  const StringId name = s->strings.Intern("nested");
+  SliceTable& slice = s->slice;
+  for (size_t i = 0; i < count; i++) {
+    const uint32_t depth = static_cast<uint32_t>(i % 8);
+    const size_t stack = i / 8;
+    slice.ts.push_back(static_cast<int64_t>(stack) * 100 + depth);
+    slice.dur.push_back(100 - 2 * depth);
+    slice.track_id.push_back(static_cast<uint32_t>(stack % kTracks));
+    slice.category.push_back(kNullStringId);
+    slice.name.push_back(name);
+    slice.depth.push_back(depth);
+    slice.parent_id.push_back(depth == 0 ? kNullId : static_cast<uint32_t>(i - 1));
+    slice.arg_set_id.push_back(kNullId);
+  }
+  return s;
+}
+
+void BM_AncestorSliceForEverySlice(benchmark::State& state) {
+  static std::unique_ptr<TraceProcessor> tp;
+  if (!tp) {
+    std::string error;
+    tp = CreateTraceProcessor(MakeNestedSlices(static_cast<size_t>(state.range(0))), &error);
+    if (!tp) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+  }
+  RunQuery(state, tp.get(),
+           "SELECT COUNT(*), SUM(a.depth) FROM slice s JOIN ancestor_slice(s.id) a");
+}
+BENCHMARK(BM_AncestorSliceForEverySlice)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+
 // On a real trace: ZT_QUERY_BENCHMARK_TRACE=PATH (e.g. the SDK trace of
 // test/processor_ingest/run_ingest_benchmark.sh). The import is done once,
 // untimed; the first iteration includes building the name index.
