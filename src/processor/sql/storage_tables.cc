@@ -1,5 +1,7 @@
 #include "src/processor/sql/storage_tables.h"
 
+#include "src/processor/sql/functions/functions.h"
+
 namespace zt {
 namespace processor {
 namespace sql {
@@ -46,6 +48,20 @@ Cell ArgRealValue(const void* data, uint32_t row) {
     cell.type = Cell::kReal;
     cell.d = args->real_value[row];
   }
+  return cell;
+}
+
+Cell SliceStackIdCell(const void* data, uint32_t row) {
+  Cell cell;
+  cell.type = Cell::kInt;
+  cell.i = SliceStackId(*static_cast<const TraceStorage*>(data), row);
+  return cell;
+}
+
+Cell SliceParentStackIdCell(const void* data, uint32_t row) {
+  Cell cell;
+  cell.type = Cell::kInt;
+  cell.i = SliceParentStackId(*static_cast<const TraceStorage*>(data), row);
   return cell;
 }
 
@@ -124,6 +140,8 @@ StorageTables::StorageTables(const TraceStorage& s) {
   slice->AddNull("thread_instruction_delta", "INTEGER");
   slice->AddStringId("cat", s.slice.category.data(), pool);
   slice->AddRowId("slice_id");
+  slice->AddCustom("stack_id", "INTEGER", SliceStackIdCell, &s);
+  slice->AddCustom("parent_stack_id", "INTEGER", SliceParentStackIdCell, &s);
 
   ColumnTable* counter = Add("counter", s.counter.size());
   counter->AddRowId("id");

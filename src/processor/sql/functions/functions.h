@@ -108,6 +108,13 @@ bool StartSlice(const SliceTable& slice, sqlite3_value* arg, size_t* row, std::s
 // Appends every slice whose parent chain reaches `row`, in id order.
 void AppendDescendants(FunctionContext* context, size_t row, std::vector<uint32_t>* rows);
 
+// A slice's stack id: a hash of the categories and names of the slice and
+// its ancestors, root first (upstream's `stack_id`: equal for slices at the
+// same place in the same kind of stack; an opaque, non-negative number).
+// Cost: O(depth). parent_stack_id: its parent's, 0 at depth 0.
+int64_t SliceStackId(const TraceStorage& storage, uint32_t row);
+int64_t SliceParentStackId(const TraceStorage& storage, uint32_t row);
+
 // All of the above.
 bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 

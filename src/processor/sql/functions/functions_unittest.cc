@@ -141,6 +141,28 @@ TEST_F(FunctionsTest, DescendantSliceListsTheEnclosedSlicesInIdOrder) {
   EXPECT_EQ(Run("SELECT COUNT(*) FROM descendant_slice(5)"), Rows{"0"});  // Unfinished, alone.
 }
 
+// Stack ids: equal for slices at the same place in stacks of the same
+// names (the two Inner slices under Outer), different otherwise; a child's
+// parent_stack_id is its parent's stack_id.
+TEST_F(FunctionsTest, StackIdsAndTheTablesByStack) {
+  EXPECT_EQ(Run("SELECT COUNT(DISTINCT stack_id) FROM slice WHERE name = 'Inner'"), Rows{"1"});
+  EXPECT_EQ(Run("SELECT COUNT(DISTINCT stack_id) FROM slice"), Rows{"5"});
+  EXPECT_EQ(Run("SELECT s.parent_stack_id = p.stack_id FROM slice s JOIN slice p "
+                "ON s.parent_id = p.id ORDER BY s.id"),
+            (Rows{"1", "1", "1"}));
+  EXPECT_EQ(Run("SELECT DISTINCT parent_stack_id FROM slice WHERE depth = 0"), Rows{"0"});
+  // Every slice of the stack, its ancestors (each once) or descendants.
+  EXPECT_EQ(Run("SELECT id, name FROM ancestor_slice_by_stack("
+                "(SELECT stack_id FROM slice WHERE id = 1))"),
+            Rows{"0|Outer"});
+  EXPECT_EQ(Run("SELECT id, name FROM descendant_slice_by_stack("
+                "(SELECT stack_id FROM slice WHERE id = 0))"),
+            (Rows{"1|Inner", "2|Inner"}));
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM descendant_slice_by_stack(12345)"), Rows{"0"});
+  EXPECT_EQ(Run("SELECT * FROM ancestor_slice_by_stack('x')"),
+            Rows{"error: ancestor_slice_by_stack: the stack id must be an integer"});
+}
+
 TEST_F(FunctionsTest, TableFunctionsTakeTheirArgumentFromAJoin) {
   EXPECT_EQ(Run("SELECT s.name, a.name FROM slice s JOIN ancestor_slice(s.id) a "
                 "ORDER BY s.id, a.id"),

@@ -1,11 +1,15 @@
 // slice_is_ancestor(ancestor_id, descendant_id), and the tables
 // ancestor_slice(id) and descendant_slice(id): the slices that enclose one
-// slice, or that it encloses, with the slice table's columns, in id order.
+// slice, or that it encloses, with the slice table's columns, in id order;
+// ancestor_slice_by_stack(stack_id) and descendant_slice_by_stack(stack_id)
+// the same for every slice of a stack id, each slice once.
 
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
+#include <vector>
 
 #include "src/processor/sql/functions/functions.h"
 
@@ -80,7 +84,91 @@ bool DescendantRows(void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
   return true;
 }
 
+// Every slice of `stack_id`, in id order: a scan (stack ids are not kept).
+std::vector<uint32_t> SlicesOfStack(const TraceStorage& storage, int64_t stack_id) {
+  std::vector<uint32_t> rows;
+  for (uint32_t row = 0; row < storage.slice.size(); ++row) {
+    if (SliceStackId(storage, row) == stack_id)
+      rows.push_back(row);
+  }
+  return rows;
+}
+
+bool StackIdArg(sqlite3_value* arg, int64_t* stack_id, std::string* error) {
+  if (sqlite3_value_type(arg) != SQLITE_INTEGER) {
+    *error = "the stack id must be an integer";
+    return false;
+  }
+  *stack_id = sqlite3_value_int64(arg);
+  return true;
+}
+
+void SortUnique(std::vector<uint32_t>* rows) {
+  std::sort(rows->begin(), rows->end());
+  rows->erase(std::unique(rows->begin(), rows->end()), rows->end());
+}
+
+bool AncestorRowsByStack(void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
+                         std::string* error) {
+  const TraceStorage& storage = static_cast<FunctionContext*>(data)->storage();
+  int64_t stack_id = 0;
+  if (!StackIdArg(arg, &stack_id, error))
+    return false;
+  for (uint32_t row : SlicesOfStack(storage, stack_id)) {
+    for (uint32_t parent = storage.slice.parent_id[row]; parent != kNullId && parent < row;
+         parent = storage.slice.parent_id[parent]) {
+      rows->push_back(parent);
+      row = parent;
+    }
+  }
+  SortUnique(rows);
+  return true;
+}
+
+bool DescendantRowsByStack(void* data, sqlite3_value* arg, std::vector<uint32_t>* rows,
+                           std::string* error) {
+  auto* context = static_cast<FunctionContext*>(data);
+  int64_t stack_id = 0;
+  if (!StackIdArg(arg, &stack_id, error))
+    return false;
+  for (uint32_t row : SlicesOfStack(context->storage(), stack_id))
+    AppendDescendants(context, row, rows);
+  SortUnique(rows);
+  return true;
+}
+
 }  // namespace
+
+int64_t SliceStackId(const TraceStorage& storage, uint32_t row) {
+  const SliceTable& slice = storage.slice;
+  // FNV-1a over the stack from the root: the chain is walked up, then
+  // hashed down.
+  uint32_t chain[64];
+  size_t depth = 0;
+  for (uint32_t at = row; at != kNullId && depth < 64; at = slice.parent_id[at]) {
+    chain[depth++] = at;
+    if (slice.parent_id[at] != kNullId && slice.parent_id[at] >= at)
+      break;  // A corrupt chain ends here.
+  }
+  uint64_t hash = 14695981039346656037ull;
+  auto mix = [&hash](std::string_view text) {
+    for (char c : text)
+      hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+    hash = (hash ^ 0xFF) * 1099511628211ull;  // Ends each string.
+  };
+  while (depth > 0) {
+    const uint32_t at = chain[--depth];
+    mix(slice.category[at] == kNullStringId ? std::string_view()
+                                            : storage.strings.Get(slice.category[at]));
+    mix(slice.name[at] == kNullStringId ? std::string_view() : storage.strings.Get(slice.name[at]));
+  }
+  return static_cast<int64_t>(hash & 0x7FFFFFFFFFFFFFFFull);
+}
+
+int64_t SliceParentStackId(const TraceStorage& storage, uint32_t row) {
+  const uint32_t parent = storage.slice.parent_id[row];
+  return parent == kNullId || parent >= row ? 0 : SliceStackId(storage, parent);
+}
 
 bool StartSlice(const SliceTable& slice, sqlite3_value* arg, size_t* row, std::string* error) {
   if (sqlite3_value_type(arg) != SQLITE_INTEGER) {
@@ -122,7 +210,9 @@ bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* 
   }
   return RegisterSubsetFunctions(db, context, "slice",
                                  {{"ancestor_slice", AncestorRows},
-                                  {"descendant_slice", DescendantRows}},
+                                  {"descendant_slice", DescendantRows},
+                                  {"ancestor_slice_by_stack", AncestorRowsByStack},
+                                  {"descendant_slice_by_stack", DescendantRowsByStack}},
                                  error);
 }
 
