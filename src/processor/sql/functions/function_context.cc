@@ -84,7 +84,8 @@ bool RegisterSubsetFunctions(sqlite3* db, FunctionContext* context, const char* 
 bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string* error) {
   return RegisterArgFunctions(db, context, error) &&
          RegisterTraceBoundsFunctions(db, context, error) &&
-         RegisterSliceFunctions(db, context, error) && RegisterFlowFunctions(db, context, error);
+         RegisterSliceFunctions(db, context, error) && RegisterFlowFunctions(db, context, error) &&
+         RegisterStringFunctions(db, error);
 }
 
 }  // namespace sql

@@ -90,6 +90,8 @@ bool RegisterArgFunctions(sqlite3* db, FunctionContext* context, std::string* er
 bool RegisterTraceBoundsFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterFlowFunctions(sqlite3* db, FunctionContext* context, std::string* error);
+// STR_SPLIT, HASH, REGEXP: functions of their arguments alone.
+bool RegisterStringFunctions(sqlite3* db, std::string* error);
 
 // Registers table functions over the table named `table`: each one's rows
 // are that table's rows `rows` picks, given the context as its data.

@@ -163,6 +163,32 @@ TEST_F(FunctionsTest, StackIdsAndTheTablesByStack) {
             Rows{"error: ancestor_slice_by_stack: the stack id must be an integer"});
 }
 
+// HASH gives upstream's numbers (the values of upstream's own diff test).
+TEST_F(FunctionsTest, HashIsUpstreams) {
+  EXPECT_EQ(Run("SELECT hash(1, 'hello', 42), hash('single_arg'), hash(1, 2, 3, 4, 5)"),
+            Rows{"4730678220997103486|1309196097616646754|-6396149620914793052"});
+  EXPECT_EQ(Run("SELECT hash(1.5)"),
+            Rows{"error: hash: argument 1 is neither an integer nor text"});
+}
+
+TEST_F(FunctionsTest, StrSplitAndRegexp) {
+  EXPECT_EQ(Run("SELECT str_split('a,b,,c', ',', 0), str_split('a,b,,c', ',', 2), "
+                "str_split('a,b,,c', ',', 3), str_split('a::b', '::', 1), "
+                "str_split('a', ',', 1), str_split(NULL, ',', 0)"),
+            Rows{"a||c|b|NULL|NULL"});
+  EXPECT_EQ(Run("SELECT str_split('a', '', 0)"),
+            Rows{"error: str_split: the delimiter (2nd argument) must be a non-empty string"});
+  EXPECT_EQ(Run("SELECT str_split('a', ',', -1)"),
+            Rows{"error: str_split: the field number (3rd argument) must be a non-negative "
+                 "integer"});
+  EXPECT_EQ(Run("SELECT name FROM slice WHERE name REGEXP '^In' ORDER BY id"),
+            (Rows{"Inner", "Inner", "Instant"}));
+  EXPECT_EQ(Run("SELECT 'x' REGEXP NULL"), Rows{"error: regexp: the pattern must be text"});
+  const Rows bad = Run("SELECT 'x' REGEXP '('");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].rfind("error: regexp: bad pattern: ", 0), 0u) << bad[0];
+}
+
 TEST_F(FunctionsTest, TableFunctionsTakeTheirArgumentFromAJoin) {
   EXPECT_EQ(Run("SELECT s.name, a.name FROM slice s JOIN ancestor_slice(s.id) a "
                 "ORDER BY s.id, a.id"),
