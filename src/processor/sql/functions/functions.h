@@ -90,7 +90,7 @@ bool RegisterArgFunctions(sqlite3* db, FunctionContext* context, std::string* er
 bool RegisterTraceBoundsFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterFlowFunctions(sqlite3* db, FunctionContext* context, std::string* error);
-// STR_SPLIT, HASH, REGEXP: functions of their arguments alone.
+// STR_SPLIT, HASH, TO_TIMECODE, REGEXP: functions of their arguments alone.
 bool RegisterStringFunctions(sqlite3* db, std::string* error);
 
 // Registers table functions over the table named `table`: each one's rows

@@ -171,6 +171,13 @@ TEST_F(FunctionsTest, HashIsUpstreams) {
             Rows{"error: hash: argument 1 is neither an integer nor text"});
 }
 
+// upstream's diff test's values.
+TEST_F(FunctionsTest, ToTimecode) {
+  EXPECT_EQ(Run("SELECT to_timecode(0), to_timecode(3599123456789), to_timecode(3600123456789)"),
+            Rows{"00:00:00 000 000 000|00:59:59 123 456 789|01:00:00 123 456 789"});
+  EXPECT_EQ(Run("SELECT to_timecode(-1500), to_timecode(NULL)"), Rows{"-00:00:00 000 001 500|NULL"});
+}
+
 TEST_F(FunctionsTest, StrSplitAndRegexp) {
   EXPECT_EQ(Run("SELECT str_split('a,b,,c', ',', 0), str_split('a,b,,c', ',', 2), "
                 "str_split('a,b,,c', ',', 3), str_split('a::b', '::', 1), "

@@ -1,12 +1,14 @@
 // Upstream's general-purpose scalar functions over values rather than the
-// trace: STR_SPLIT(text, delimiter, n), HASH(values...) and the REGEXP
-// operator (`x REGEXP pattern`, which SQLite leaves to a regexp()
-// function). Their errors say what was wrong with which argument.
+// trace: STR_SPLIT(text, delimiter, n), HASH(values...), TO_TIMECODE(ns)
+// and the REGEXP operator (`x REGEXP pattern`, which SQLite leaves to a
+// regexp() function). Their errors say what was wrong with which argument.
 
 #include <regex.h>
 #include <sqlite3.h>
 
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -90,6 +92,31 @@ void Hash(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(hash));
 }
 
+// TO_TIMECODE(ns): "HH:MM:SS mmm uuu nnn", as upstream prints a duration
+// or timestamp for people (hours beyond 99 take more digits).
+void ToTimecode(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER) {
+    sqlite3_result_error(ctx, "to_timecode: the time must be an integer (nanoseconds)", -1);
+    return;
+  }
+  const int64_t ns = sqlite3_value_int64(argv[0]);
+  uint64_t v = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  const uint64_t nanos = v % 1000;
+  const uint64_t micros = v / 1000 % 1000;
+  const uint64_t millis = v / 1000000 % 1000;
+  const uint64_t seconds = v / 1000000000;
+  char text[64];
+  snprintf(text, sizeof(text), "%s%02" PRIu64 ":%02" PRIu64 ":%02" PRIu64 " %03" PRIu64
+                               " %03" PRIu64 " %03" PRIu64,
+           ns < 0 ? "-" : "", seconds / 3600, seconds / 60 % 60, seconds % 60, millis, micros,
+           nanos);
+  sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
+}
+
 void FreeRegex(void* compiled) {
   regfree(static_cast<regex_t*>(compiled));
   delete static_cast<regex_t*>(compiled);
@@ -140,6 +167,7 @@ bool RegisterStringFunctions(sqlite3* db, std::string* error) {
   };
   const Entry entries[] = {{"str_split", 3, string_functions::StrSplit},
                            {"hash", -1, string_functions::Hash},
+                           {"to_timecode", 1, string_functions::ToTimecode},
                            {"regexp", 2, string_functions::Regexp}};
   for (const Entry& e : entries) {
     if (sqlite3_create_function_v2(db, e.name, e.args, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
