@@ -186,6 +186,10 @@ StorageTables::StorageTables(const TraceStorage& s) {
   thread->AddNull("end_ts", "INTEGER");
   thread->AddUint32Id("upid", s.thread.upid.data());
   thread->AddBool("is_main_thread", s.thread.is_main_thread.data());
+  if (!s.thread.arg_set_id.empty() && s.thread.arg_set_id.size() == s.thread.size())
+    thread->AddUint32Id("arg_set_id", s.thread.arg_set_id.data());
+  else
+    thread->AddNull("arg_set_id", "INTEGER");
 
   ColumnTable* process = Add("process", s.process.size());
   process->AddRowId("upid");
@@ -197,6 +201,10 @@ StorageTables::StorageTables(const TraceStorage& s) {
   process->AddUint32Id("parent_upid", s.process.parent_upid.data());
   process->AddNull("uid", "INTEGER");
   process->AddStringId("cmdline", s.process.cmdline.data(), pool);
+  if (!s.process.arg_set_id.empty() && s.process.arg_set_id.size() == s.process.size())
+    process->AddUint32Id("arg_set_id", s.process.arg_set_id.data());
+  else
+    process->AddNull("arg_set_id", "INTEGER");
 
   ColumnTable* flow = Add("flow", s.flow.size());
   flow->AddRowId("id");

@@ -38,6 +38,8 @@ struct ProcessTable {
   std::vector<StringId> cmdline;
   std::vector<int64_t> start_ts;  // kNullInt when unknown.
   std::vector<uint32_t> parent_upid;  // kNullId when unknown.
+  // Either empty (no process has args) or one per row, kNullId without.
+  std::vector<uint32_t> arg_set_id;
   size_t size() const { return pid.size(); }
 };
 
@@ -48,6 +50,8 @@ struct ThreadTable {
   std::vector<uint32_t> upid;  // kNullId when the process is unknown.
   std::vector<int64_t> start_ts;
   std::vector<uint8_t> is_main_thread;  // 0, 1, or 2 = unknown (NULL).
+  // Either empty (no thread has args) or one per row, kNullId without.
+  std::vector<uint32_t> arg_set_id;
   size_t size() const { return tid.size(); }
 };
 

@@ -69,6 +69,10 @@ ZT_FUZZ_CHECKER inline void CheckModel(const TraceStorage& storage) {
     FuzzCheck(track.utid[i] == kNullId || track.utid[i] < storage.thread.size());
     FuzzCheck(track.upid[i] == kNullId || track.upid[i] < storage.process.size());
   }
+  FuzzCheck(storage.process.arg_set_id.empty() ||
+            storage.process.arg_set_id.size() == storage.process.size());
+  FuzzCheck(storage.thread.arg_set_id.empty() ||
+            storage.thread.arg_set_id.size() == storage.thread.size());
   for (size_t i = 0; i < storage.thread.size(); i++)
     FuzzCheck(storage.thread.upid[i] == kNullId || storage.thread.upid[i] < storage.process.size());
 

@@ -1,5 +1,6 @@
 #include "src/processor/importers/json/json_event_parser.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -531,15 +532,52 @@ void JsonEventParser::ParseMetadata(const JsonEvent& event, uint32_t utid) {
     return;
   }
   if (name == "process_sort_index" || name == "thread_sort_index") {
-    // Upstream keeps these as hints on the process or thread; we have no
-    // args on those rows yet, so only the value's form is checked.
+    // Hints for a viewer's order of processes and threads: kept as their
+    // args (process_sort_index_hint, thread_sort_index_hint), as upstream.
     const JsonArg* arg = FindArg(event, sort_index_key_);
-    if (!arg || (arg->type != ArgType::kInt && arg->type != ArgType::kReal))
+    if (!arg || (arg->type != ArgType::kInt && arg->type != ArgType::kReal)) {
       storage_->stats.Increment(stats::json_parser_failure);
+      return;
+    }
+    const int64_t hint = arg->type == ArgType::kInt
+                             ? arg->int_value
+                             : (std::fabs(arg->real_value) < 9.2e18
+                                    ? static_cast<int64_t>(arg->real_value)
+                                    : 0);
+    if (name == "process_sort_index")
+      process_sort_hint_[storage_->thread.upid[utid]] = hint;
+    else
+      thread_sort_hint_[utid] = hint;
   }
 }
 
-void JsonEventParser::Finish() { slices_.Finish(); }
+void JsonEventParser::StoreSortHints(const std::map<uint32_t, int64_t>& hints, const char* key,
+                                     std::vector<uint32_t>* arg_set_ids, size_t rows) {
+  if (hints.empty())
+    return;
+  arg_set_ids->resize(rows, kNullId);
+  const StringId key_id = storage_->strings.Intern(key);
+  ArgTable& args = storage_->args;
+  for (const auto& hint : hints) {
+    const uint32_t set = storage_->next_arg_set_id++;
+    args.arg_set_id.push_back(set);
+    args.flat_key.push_back(key_id);
+    args.key.push_back(key_id);
+    args.value_type.push_back(ArgType::kInt);
+    args.int_value.push_back(hint.second);
+    args.string_value.push_back(kNullStringId);
+    args.real_value.push_back(0);
+    (*arg_set_ids)[hint.first] = set;
+  }
+}
+
+void JsonEventParser::Finish() {
+  slices_.Finish();
+  StoreSortHints(process_sort_hint_, "process_sort_index_hint", &storage_->process.arg_set_id,
+                 storage_->process.size());
+  StoreSortHints(thread_sort_hint_, "thread_sort_index_hint", &storage_->thread.arg_set_id,
+                 storage_->thread.size());
+}
 
 }  // namespace processor
 }  // namespace zt

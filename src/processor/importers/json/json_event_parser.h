@@ -33,6 +33,8 @@ class JsonEventParser {
   JsonEventParser(TraceStorage* storage, const std::vector<JsonArg>* args);
 
   void Parse(const JsonEvent& event);
+  // Closes the slices and stores what waits for the end (sort-index hints
+  // as the process's and thread's args, as upstream keeps them).
   void Finish();
 
  private:
@@ -70,6 +72,8 @@ class JsonEventParser {
   void AddFlow(uint32_t from_slice, uint32_t to_slice);
 
   uint32_t AddArgs(const JsonEvent& event);
+  void StoreSortHints(const std::map<uint32_t, int64_t>& hints, const char* key,
+                      std::vector<uint32_t>* arg_set_ids, size_t rows);
   void MergeArgs(const JsonEvent& event, uint32_t slice_id);
   const JsonArg* FindArg(const JsonEvent& event, StringId key) const;
   StringId NameOrPlaceholder(StringId name) const {
@@ -110,6 +114,10 @@ class JsonEventParser {
 
   // Arg sets made for slices: first row and count (E merges into them).
   std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> arg_set_rows_;
+  // process_sort_index / thread_sort_index metadata: the last value each
+  // process or thread was given, stored as args at the end.
+  std::map<uint32_t, int64_t> process_sort_hint_;  // By upid.
+  std::map<uint32_t, int64_t> thread_sort_hint_;   // By utid.
 };
 
 }  // namespace processor

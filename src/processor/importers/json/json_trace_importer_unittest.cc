@@ -262,6 +262,37 @@ TEST(JsonTraceImporterTest, ProcessesAndThreadsAsUpstreamMakesThem) {
   EXPECT_EQ(Slices(*s), (Rows{"str 1000 0 0"}));
 }
 
+// Sort-index metadata become the process's and thread's args, as upstream
+// keeps them (a float is truncated; the last value wins).
+TEST(JsonTraceImporterTest, SortIndexesAreProcessAndThreadArgs) {
+  const auto s = Import(R"([
+    {"ph": "M", "name": "process_sort_index", "pid": 30, "args": {"sort_index": -2}},
+    {"ph": "M", "name": "thread_sort_index", "pid": 30, "tid": 31, "args": {"sort_index": 5.7}},
+    {"ph": "M", "name": "process_sort_index", "pid": 40, "args": {"sort_index": 3}},
+    {"ph": "M", "name": "process_sort_index", "pid": 40, "args": {"sort_index": 10}},
+    {"ph": "M", "name": "thread_sort_index", "pid": 40, "args": {"sort_index": "x"}}
+  ])");
+  auto hint = [&](const std::vector<uint32_t>& sets, uint32_t row) -> std::string {
+    if (sets.empty() || sets[row] == kNullId)
+      return "NULL";
+    for (size_t i = 0; i < s->args.size(); ++i)
+      if (s->args.arg_set_id[i] == sets[row])
+        return Str(*s, s->args.key[i]) + "=" + std::to_string(s->args.int_value[i]);
+    return "none";
+  };
+  std::vector<std::string> rows;
+  for (uint32_t utid = 0; utid < s->thread.size(); ++utid) {
+    const uint32_t upid = s->thread.upid[utid];
+    rows.push_back(std::to_string(s->process.pid[upid]) + "/" +
+                   std::to_string(s->thread.tid[utid]) + " " + hint(s->process.arg_set_id, upid) +
+                   " " + hint(s->thread.arg_set_id, utid));
+  }
+  EXPECT_EQ(rows, (Rows{"0/0 NULL NULL", "30/30 process_sort_index_hint=-2 NULL",
+                        "30/31 process_sort_index_hint=-2 thread_sort_index_hint=5",
+                        "40/40 process_sort_index_hint=10 NULL"}));
+  EXPECT_EQ(Stat(*s, stats::json_parser_failure), 1);
+}
+
 TEST(JsonTraceImporterTest, ArgsFlattenAsUpstreamKeysThem) {
   const auto s = Import(R"([{"ph": "i", "name": "a", "ts": 1, "tid": 1, "args": {
     "n": {"d": 1.5, "big": 18446744073709551616},
