@@ -49,14 +49,18 @@ TEST(TraceProcessorTest, SliceColumnsAsUpstream) {
   auto tp = Sample();
   const QueryResult r = tp->Query("SELECT * FROM slice WHERE id = 1");
   ASSERT_TRUE(r.ok()) << r.error;
-  // Upstream v58's columns, in its order: the thread time and instruction
-  // columns (NULL: not imported yet), then the aliases cat and slice_id.
+  // Upstream v58's columns: the thread time and instruction columns (NULL:
+  // this sample has none), the aliases cat and slice_id, the stack ids
+  // (hashes of the stack's categories and names: Outer's, then Inner's).
   EXPECT_EQ(r.columns, (Lines{"id", "ts", "dur", "track_id", "category", "name", "depth",
                               "parent_id", "arg_set_id", "thread_ts", "thread_dur",
                               "thread_instruction_count", "thread_instruction_delta", "cat",
-                              "slice_id"}));
+                              "slice_id", "stack_id", "parent_stack_id"}));
   EXPECT_EQ(Rows(tp.get(), "SELECT * FROM slice WHERE id = 1"),
-            (Lines{"1|110|30|0|cat|Inner|1|0|NULL|NULL|NULL|NULL|NULL|cat|1"}));
+            (Lines{"1|110|30|0|cat|Inner|1|0|NULL|NULL|NULL|NULL|NULL|cat|1|"
+                   "851677860497470992|1945549414932175884"}));
+  EXPECT_EQ(Rows(tp.get(), "SELECT stack_id FROM slice WHERE id = 0"),
+            (Lines{"1945549414932175884"}));
 }
 
 TEST(TraceProcessorTest, SlicesPerThread) {
@@ -366,7 +370,8 @@ TEST(TraceProcessorTest, ExportDatabaseRoundTrip) {
                    "\"depth\" INTEGER, \"parent_id\" INTEGER, \"arg_set_id\" INTEGER, "
                    "\"thread_ts\" INTEGER, \"thread_dur\" INTEGER, "
                    "\"thread_instruction_count\" INTEGER, \"thread_instruction_delta\" INTEGER, "
-                   "\"cat\" TEXT, \"slice_id\" INTEGER)"}));
+                   "\"cat\" TEXT, \"slice_id\" INTEGER, \"stack_id\" INTEGER, "
+                   "\"parent_stack_id\" INTEGER)"}));
   sqlite3_close(db);
 
   // An unwritable place fails with the path in the message.
