@@ -438,11 +438,19 @@ bool Expand(std::string_view text, MacroLookup lookup, const void* data, int dep
                  std::to_string(args.size());
         return false;
       }
-      // The body with each $arg replaced by its text.
       std::string body;
+      if (macro->native) {
+        std::string native_error;
+        if (!macro->native(args, &body, &native_error)) {
+          *error = std::string(name) + "!: " + native_error + " (at " +
+                   Where(text, token.begin) + ")";
+          return false;
+        }
+      }
+      // The body with each $arg replaced by its text.
       Lexer body_lexer(macro->body, 0);
       size_t body_copied = 0;
-      for (;;) {
+      for (; !macro->native;) {
         Token t;
         if (!body_lexer.Next(&t, error))
           return false;
@@ -460,10 +468,16 @@ bool Expand(std::string_view text, MacroLookup lookup, const void* data, int dep
           }
         }
       }
-      body.append(macro->body, body_copied, std::string::npos);
+      if (!macro->native)
+        body.append(macro->body, body_copied, std::string::npos);
       out->append(text.substr(copied, token.begin - copied));
-      if (!Expand(body, lookup, data, depth + 1, out, error))
+      if (!Expand(body, lookup, data, depth + 1, out, error)) {
+        // Where the user's text called what failed, not only where in the
+        // macro's body.
+        if (depth == 0)
+          *error += ", in " + std::string(name) + "! at " + Where(text, token.begin);
         return false;
+      }
       if (out->size() > kMaxExpansionBytes) {
         *error = "the expansion of macro " + std::string(name) + " at " +
                  Where(text, token.begin) + " exceeds 16 MiB";
@@ -477,6 +491,51 @@ bool Expand(std::string_view text, MacroLookup lookup, const void* data, int dep
 }
 
 }  // namespace
+
+bool SplitMacroList(std::string_view list, std::vector<std::string>* items, std::string* error) {
+  items->clear();
+  list = Trim(list);
+  if (list.size() < 2 || list.front() != '(' || list.back() != ')') {
+    *error = "expected a list in parentheses, as (a, b), not '" + std::string(list) + "'";
+    return false;
+  }
+  const std::string_view inner = list.substr(1, list.size() - 2);
+  Lexer lexer(inner, 0);
+  size_t item_begin = 0;
+  int parens = 0;
+  for (;;) {
+    Token t;
+    if (!lexer.Next(&t, error))
+      return false;
+    const bool end = t.type == Token::kEnd;
+    if (!end && t.type != Token::kPunct)
+      continue;
+    const char c = end ? ',' : inner[t.begin];
+    if (c == '(')
+      parens++;
+    if (c == ')' && --parens < 0) {
+      *error = "unbalanced parentheses in the list '" + std::string(list) + "'";
+      return false;
+    }
+    if (c == ',' && parens == 0) {
+      const std::string_view item = Trim(inner.substr(item_begin, t.begin - item_begin));
+      if (item.empty() && !(end && items->empty())) {
+        *error = "an empty item in the list '" + std::string(list) + "'";
+        return false;
+      }
+      if (!item.empty())
+        items->emplace_back(item);
+      item_begin = t.end;
+    }
+    if (end)
+      break;
+  }
+  if (parens != 0) {
+    *error = "unbalanced parentheses in the list '" + std::string(list) + "'";
+    return false;
+  }
+  return true;
+}
 
 bool ExpandMacros(std::string_view text, MacroLookup lookup, const void* data, std::string* out,
                   std::string* error) {

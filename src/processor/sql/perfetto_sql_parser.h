@@ -58,11 +58,21 @@ struct PerfettoStatement {
 bool ParsePerfettoStatement(std::string_view statement, PerfettoStatement* out,
                             std::string* error);
 
-// A macro, as the engine keeps it.
+// A macro, as the engine keeps it: a body whose `$arg`s are replaced, or
+// a native one whose body C++ writes from the arguments' text (the
+// operators behind the standard library's macros).
 struct Macro {
+  using NativeFn = bool (*)(const std::vector<std::string>& args, std::string* body,
+                            std::string* error);
   std::vector<std::string> args;
   std::string body;
+  NativeFn native = nullptr;
 };
+
+// The items of a parenthesised list given as a macro argument: "(a, (SELECT
+// x, y FROM t))" gives "a" and "(SELECT x, y FROM t)"; "()" gives none. An
+// argument that is not a list in parentheses is an error.
+bool SplitMacroList(std::string_view list, std::vector<std::string>* items, std::string* error);
 using MacroLookup = const Macro* (*)(const void* data, std::string_view name);
 
 // Expands every `name!(a, b)` in `text` whose name `lookup` knows, the

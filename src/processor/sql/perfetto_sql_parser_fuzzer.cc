@@ -2,7 +2,8 @@
 // splitting, its own statements' grammar, macro expansion). Beyond "no
 // crash, no out-of-bounds read, no endless loop", it checks that the
 // statements found tile the text in order, that a statement parses the
-// same way twice, and that expansion either fails with a message or
+// same way twice, and that expansion (with a native macro that splits a
+// list, as the standard library's do) either fails with a message or
 // yields text.
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/processor/sql/perfetto_sql_parser.h"
 
@@ -28,6 +30,27 @@ const Macro* Lookup(const void* data, std::string_view name) {
   return it == macros.end() ? nullptr : &it->second;
 }
 
+// A native macro: the number of items of its list argument, each of
+// which must be non-empty text.
+bool CountItems(const std::vector<std::string>& args, std::string* body, std::string* error) {
+  std::vector<std::string> items;
+  if (!zt::processor::sql::SplitMacroList(args[0], &items, error)) {
+    Check(!error->empty());
+    return false;
+  }
+  for (const std::string& item : items)
+    Check(!item.empty());
+  *body = std::to_string(items.size());
+  return true;
+}
+
+Macro Native() {
+  Macro macro;
+  macro.args = {"list"};
+  macro.native = &CountItems;
+  return macro;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -37,6 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       {"twice", Macro{{"x"}, "(($x) * 2)"}},
       {"pair", Macro{{"a", "b"}, "$a, $b, twice!($a)"}},
       {"self", Macro{{}, "self!()"}},
+      {"items", Native()},
   };
   size_t pos = 0;
   std::string error;

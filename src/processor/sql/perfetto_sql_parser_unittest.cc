@@ -155,7 +155,9 @@ TEST(PerfettoSqlParserTest, MacroErrorsNameTheMacro) {
   EXPECT_FALSE(ExpandMacros("SELECT twice!(1, 2)", Lookup, &macros, &out, &error));
   EXPECT_EQ(error, "macro twice takes 1 argument(s), the call at 1:8 gives 2");
   EXPECT_FALSE(ExpandMacros("SELECT loop!()", Lookup, &macros, &out, &error));
-  EXPECT_EQ(error, "macro loop expands more than 64 levels deep (does it expand into itself?)");
+  EXPECT_EQ(error,
+            "macro loop expands more than 64 levels deep (does it expand into itself?), in loop! "
+            "at 1:8");
   EXPECT_FALSE(ExpandMacros("SELECT twice!(1", Lookup, &macros, &out, &error));
   EXPECT_EQ(error, "the call of macro twice at 1:8 never closes");
   // 40 nested calls of a macro that doubles its argument: 2^40 copies.
@@ -165,6 +167,44 @@ TEST(PerfettoSqlParserTest, MacroErrorsNameTheMacro) {
     nested = "dup!(" + nested + ")";
   EXPECT_FALSE(ExpandMacros("SELECT " + nested, Lookup, &macros, &out, &error));
   EXPECT_NE(error.find("exceeds 16 MiB"), std::string::npos) << error;
+}
+
+TEST(PerfettoSqlParserTest, ListArgumentsSplitAtTheirTopLevelCommas) {
+  std::vector<std::string> items;
+  std::string error;
+  ASSERT_TRUE(SplitMacroList(" (a, (SELECT x, ')' FROM t) , b -- c\n) ", &items, &error)) << error;
+  EXPECT_EQ(items, (std::vector<std::string>{"a", "(SELECT x, ')' FROM t)", "b -- c"}));
+  ASSERT_TRUE(SplitMacroList("()", &items, &error)) << error;
+  EXPECT_TRUE(items.empty());
+  EXPECT_FALSE(SplitMacroList("a, b", &items, &error));
+  EXPECT_EQ(error, "expected a list in parentheses, as (a, b), not 'a, b'");
+  EXPECT_FALSE(SplitMacroList("(a, , b)", &items, &error));
+  EXPECT_EQ(error, "an empty item in the list '(a, , b)'");
+  EXPECT_FALSE(SplitMacroList("(a))(b)", &items, &error));
+  EXPECT_EQ(error, "unbalanced parentheses in the list '(a))(b)'");
+}
+
+bool CountItems(const std::vector<std::string>& args, std::string* body, std::string* error) {
+  std::vector<std::string> items;
+  if (!SplitMacroList(args[0], &items, error))
+    return false;
+  *body = std::to_string(items.size());
+  return true;
+}
+
+TEST(PerfettoSqlParserTest, NativeMacrosWriteTheirBodyFromTheArguments) {
+  std::map<std::string, Macro, std::less<>> macros;
+  Macro count;
+  count.args = {"list"};
+  count.native = &CountItems;
+  macros["count"] = count;
+  macros["three"] = Macro{{}, "count!((1, 2, 3))"};
+  std::string out, error;
+  ASSERT_TRUE(ExpandMacros("SELECT count!((a, b)), three!()", Lookup, &macros, &out, &error))
+      << error;
+  EXPECT_EQ(out, "SELECT 2, 3");
+  EXPECT_FALSE(ExpandMacros("SELECT count!(x)", Lookup, &macros, &out, &error));
+  EXPECT_EQ(error, "count!: expected a list in parentheses, as (a, b), not 'x' (at 1:8)");
 }
 
 }  // namespace

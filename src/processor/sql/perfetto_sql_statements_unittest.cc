@@ -213,6 +213,11 @@ TEST_F(PerfettoSqlStatementsTest, OrdinaryStatementsStillRunAsBefore) {
   EXPECT_EQ(Run("SELECT 'a;b' AS x, \"name\" FROM slice WHERE id = 0"), Rows{"a;b|Outer"});
 }
 
+TEST_F(PerfettoSqlStatementsTest, UpstreamsPreludeCastMacrosNeedNoInclude) {
+  EXPECT_EQ(Run("SELECT cast_int!(1e14), typeof(cast_double!(3)), cast_string!(12) || 'x'"),
+            Rows{"100000000000000|real|12x"});
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

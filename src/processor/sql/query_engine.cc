@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include "src/processor/sql/operators/graph_search.h"
+#include "src/processor/sql/operators/interval_intersect.h"
+#include "src/processor/sql/operators/packed_rows.h"
 #include "src/processor/sql/operators/span_join.h"
 #include "src/processor/sql/table_module.h"
 
@@ -81,8 +84,23 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
   engine->perfetto_functions_ = std::make_unique<PerfettoFunctions>(engine->db_);
   if (!RegisterBuiltinFunctions(engine->db_, engine->functions_.get(), error))
     return nullptr;
-  if (!RegisterSpanJoin(engine->db_, error))
+  if (!RegisterSpanJoin(engine->db_, error) || !RegisterPackRows(engine->db_, error) ||
+      !RegisterGraphSearch(engine->db_, error) || !RegisterIntervalIntersect(engine->db_, error))
     return nullptr;
+  // Upstream's prelude macros, there without an INCLUDE.
+  engine->macros_.emplace("cast_int", Macro{{"value"}, "CAST($value AS INT)", nullptr});
+  engine->macros_.emplace("cast_double", Macro{{"value"}, "CAST($value AS REAL)", nullptr});
+  engine->macros_.emplace("cast_string", Macro{{"value"}, "CAST($value AS TEXT)", nullptr});
+  // The operators' native macros, which the standard library's modules
+  // call (CREATE OR REPLACE PERFETTO MACRO of the same name replaces one).
+  Macro intersect;
+  intersect.args = {"tables", "partitions"};
+  intersect.native = &ExpandIntervalIntersect;
+  engine->macros_.emplace("__zt_interval_intersect", intersect);
+  Macro intersect_named;
+  intersect_named.args = {"t1", "id1", "ts1", "dur1", "t2", "id2", "ts2", "dur2", "partitions"};
+  intersect_named.native = &ExpandIntervalIntersectNamed;
+  engine->macros_.emplace("__zt_interval_intersect_named", intersect_named);
   char* message = nullptr;
   rc = sqlite3_exec(engine->db_, StorageTables::ViewsSql(), nullptr, nullptr, &message);
   if (rc != SQLITE_OK) {

@@ -85,6 +85,7 @@ bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string
   return RegisterArgFunctions(db, context, error) &&
          RegisterTraceBoundsFunctions(db, context, error) &&
          RegisterSliceFunctions(db, context, error) && RegisterFlowFunctions(db, context, error) &&
+         RegisterSliceLayoutFunction(db, context, error) &&
          RegisterStringFunctions(db, error);
 }
 

@@ -7,6 +7,7 @@
 //   ancestor_slice(id), descendant_slice(id) (tables) slice_functions.cc
 //   DIRECTLY_CONNECTED_FLOW(id), FOLLOWING_FLOW(id), PRECEDING_FLOW(id)
 //                                            (tables) flow_functions.cc
+//   experimental_slice_layout(track_ids)     (table) slice_layout_function.cc
 //
 // Each takes what it reads from a FunctionContext, which the engine owns
 // and which must outlive the connection. Thread-compatible, as the
@@ -22,6 +23,7 @@
 
 #include <vector>
 
+#include "src/processor/sql/operators/computed_table_function.h"
 #include "src/processor/sql/row_subset_function.h"
 #include "src/processor/sql/storage_tables.h"
 #include "src/processor/storage/arg_set_index.h"
@@ -72,6 +74,15 @@ class FunctionContext {
     table_functions_.push_back(std::move(function));
     return table_functions_.back().get();
   }
+  const ComputedTableFunction* Keep(std::unique_ptr<ComputedTableFunction> function) {
+    computed_functions_.push_back(std::move(function));
+    return computed_functions_.back().get();
+  }
+
+  // experimental_slice_layout's recent layouts, by argument, oldest first.
+  using SliceLayouts =
+      std::vector<std::pair<std::string, std::vector<std::vector<ComputedValue>>>>;
+  SliceLayouts& slice_layouts() { return slice_layouts_; }
 
  private:
   const TraceStorage* const storage_;
@@ -82,6 +93,8 @@ class FunctionContext {
   std::unique_ptr<RowsByKey> flows_by_slice_in_;
   std::unique_ptr<Bounds> bounds_;
   std::vector<std::unique_ptr<RowSubsetFunction>> table_functions_;
+  std::vector<std::unique_ptr<ComputedTableFunction>> computed_functions_;
+  SliceLayouts slice_layouts_;
 };
 
 // Each registers its functions on `db`; false with *error (SQLite's
@@ -90,6 +103,7 @@ bool RegisterArgFunctions(sqlite3* db, FunctionContext* context, std::string* er
 bool RegisterTraceBoundsFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterFlowFunctions(sqlite3* db, FunctionContext* context, std::string* error);
+bool RegisterSliceLayoutFunction(sqlite3* db, FunctionContext* context, std::string* error);
 // STR_SPLIT, HASH, TO_TIMECODE, REGEXP: functions of their arguments alone.
 bool RegisterStringFunctions(sqlite3* db, std::string* error);
 

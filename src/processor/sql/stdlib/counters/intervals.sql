@@ -9,12 +9,13 @@
 -- merged into one row (the first of them), so that the deltas of the
 -- values can rebuild the counter. Columns: id, ts, dur, track_id, value,
 -- next_value (the following row's value; NULL for the last), delta_value
--- (value minus the preceding row's; NULL for the first).
+-- (value minus the preceding row's; NULL for the first). The values are
+-- REAL, as a counter's, even where the input's are integers.
 CREATE PERFETTO MACRO counter_leading_intervals(counter_table TableOrSubquery)
 RETURNS TableOrSubquery AS
 (
   WITH _zt_samples AS (
-    SELECT id, ts, track_id, value,
+    SELECT id, ts, track_id, CAST(value AS REAL) AS value,
       LAG(value) OVER (PARTITION BY track_id ORDER BY ts, id) AS _prev,
       LAG(value, 2) OVER (PARTITION BY track_id ORDER BY ts, id) AS _prev2,
       LEAD(value) OVER (PARTITION BY track_id ORDER BY ts, id) AS _next

@@ -1,0 +1,154 @@
+#include "src/processor/sql/operators/computed_table_function.h"
+
+#include <sqlite3.h>
+
+#include <memory>
+
+#include "src/processor/sql/eponymous_module.h"
+
+namespace zt {
+namespace processor {
+namespace sql {
+// Named, not anonymous: the unity build puts other modules in this unit.
+namespace computed_table_module {
+
+struct Table : sqlite3_vtab {
+  const ComputedTableFunction* function = nullptr;
+};
+
+struct Cursor : sqlite3_vtab_cursor {
+  std::vector<std::vector<ComputedValue>> rows;
+  std::vector<sqlite3_value*> args;
+  size_t pos = 0;
+
+  void Clear() {
+    rows.clear();
+    for (sqlite3_value* v : args)
+      sqlite3_value_free(v);
+    args.clear();
+    pos = 0;
+  }
+  ~Cursor() { Clear(); }
+};
+
+const ComputedTableFunction& FunctionOf(sqlite3_vtab* vtab) {
+  return *static_cast<Table*>(vtab)->function;
+}
+
+int Connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
+  const auto* function = static_cast<const ComputedTableFunction*>(aux);
+  std::string schema = "CREATE TABLE x(";
+  for (const std::string& column : function->columns)
+    schema += "\"" + column + "\", ";
+  for (const std::string& arg : function->args)
+    schema += "\"" + arg + "\" HIDDEN, ";
+  schema.resize(schema.size() - 2);
+  schema += ")";
+  const int rc = sqlite3_declare_vtab(db, schema.c_str());
+  if (rc != SQLITE_OK)
+    return rc;
+  auto table = std::make_unique<Table>();
+  table->function = function;
+  *out = table.release();
+  return SQLITE_OK;
+}
+
+// Plans that give every argument are cheap (idxNum 1); the others are
+// offered at a prohibitive cost so that Filter can say what is missing
+// instead of SQLite's "no query solution".
+int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  const ComputedTableFunction& function = FunctionOf(vtab);
+  const int first_arg = static_cast<int>(function.columns.size());
+  const int args = static_cast<int>(function.args.size());
+  uint32_t given = 0;
+  for (int i = 0; i < info->nConstraint; i++) {
+    const auto& c = info->aConstraint[i];
+    if (c.iColumn >= first_arg && c.op == SQLITE_INDEX_CONSTRAINT_EQ && c.usable &&
+        !(given & (1u << (c.iColumn - first_arg)))) {
+      info->aConstraintUsage[i].argvIndex = c.iColumn - first_arg + 1;
+      info->aConstraintUsage[i].omit = 1;
+      given |= 1u << (c.iColumn - first_arg);
+    }
+  }
+  const bool all = given == (1u << args) - 1;
+  info->idxNum = all ? 1 : 0;
+  info->estimatedCost = all ? 1000 : 1e30;
+  info->estimatedRows = all ? 1000 : 1000000000;
+  return SQLITE_OK;
+}
+
+int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite3_value** argv) {
+  Cursor& cursor = *static_cast<Cursor*>(base);
+  const ComputedTableFunction& function = FunctionOf(cursor.pVtab);
+  cursor.Clear();
+  if (idx_num != 1 || static_cast<size_t>(argc) != function.args.size()) {
+    std::string names;
+    for (const std::string& arg : function.args)
+      names += (names.empty() ? "" : ", ") + arg;
+    return VtabError(cursor.pVtab, function.name + ": needs its " +
+                                  std::to_string(function.args.size()) + " argument(s), as in " +
+                                  function.name + "(" + names + ")");
+  }
+  std::string error;
+  if (!function.compute(function.data, argv, &cursor.rows, &error)) {
+    cursor.rows.clear();
+    return VtabError(cursor.pVtab, function.name + ": " + error);
+  }
+  for (int i = 0; i < argc; i++)
+    cursor.args.push_back(sqlite3_value_dup(argv[i]));
+  return SQLITE_OK;
+}
+
+int ColumnValue(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int col) {
+  const Cursor& cursor = *static_cast<Cursor*>(base);
+  const size_t c = static_cast<size_t>(col);
+  const std::vector<ComputedValue>& row = cursor.rows[cursor.pos];
+  if (c >= row.size()) {
+    if (c - row.size() < cursor.args.size())
+      sqlite3_result_value(ctx, cursor.args[c - row.size()]);
+    return SQLITE_OK;
+  }
+  const ComputedValue& value = row[c];
+  switch (value.type) {
+    case ComputedValue::kNull:
+      sqlite3_result_null(ctx);
+      break;
+    case ComputedValue::kInt:
+      sqlite3_result_int64(ctx, value.i);
+      break;
+    case ComputedValue::kReal:
+      sqlite3_result_double(ctx, value.d);
+      break;
+    case ComputedValue::kText:
+      sqlite3_result_text(ctx, value.text.data(), static_cast<int>(value.text.size()),
+                          SQLITE_TRANSIENT);
+      break;
+  }
+  return SQLITE_OK;
+}
+
+int RowId(sqlite3_vtab_cursor* base, sqlite3_int64* out) {
+  *out = static_cast<sqlite3_int64>(static_cast<Cursor*>(base)->pos);
+  return SQLITE_OK;
+}
+
+const sqlite3_module kModule =
+    EponymousModule<Table, Cursor>::Make(Connect, BestIndex, Filter, ColumnValue, RowId);
+
+}  // namespace computed_table_module
+
+bool RegisterComputedTableFunction(sqlite3* db, const ComputedTableFunction* function,
+                                   std::string* error) {
+  const int rc =
+      sqlite3_create_module_v2(db, function->name.c_str(), &computed_table_module::kModule,
+                               const_cast<ComputedTableFunction*>(function), nullptr);
+  if (rc != SQLITE_OK) {
+    *error = "cannot register " + function->name + ": " + sqlite3_errstr(rc);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt
