@@ -132,6 +132,52 @@ TEST_F(UpstreamDocQueriesTest, PerfettoTablesFunctionsAndMacrosAsTheSyntaxPageWr
   EXPECT_EQ(Rows("SELECT COUNT(*) FROM instant"), Rows("SELECT COUNT(*) FROM slice WHERE dur = 0"));
 }
 
+TEST_F(UpstreamDocQueriesTest, PrintArgsAgreesWithExtractArg) {
+  EXPECT_EQ(Rows("SELECT COUNT(*), SUM(json_valid(PRINT_ARGS(arg_set_id))), "
+                 "SUM(json_extract(PRINT_ARGS(arg_set_id), '$.debug.int_arg') = "
+                 "    EXTRACT_ARG(arg_set_id, 'debug.int_arg')) "
+                 "FROM slice WHERE EXTRACT_ARG(arg_set_id, 'debug.int_arg') IS NOT NULL"),
+            Rows("SELECT COUNT(*), COUNT(*), COUNT(*) FROM slice "
+                 "WHERE EXTRACT_ARG(arg_set_id, 'debug.int_arg') IS NOT NULL"));
+}
+
+TEST_F(UpstreamDocQueriesTest, ClockSnapshotsConvertTraceTime) {
+  EXPECT_EQ(Rows("SELECT COUNT(*) FROM clock_snapshot WHERE clock_name = 'BOOTTIME' "
+                 "AND ts != clock_value"),
+            Lines{"0"});
+  EXPECT_EQ(Rows("SELECT to_realtime(trace_start()) > 1500000000000000000, "
+                 "abs_time_str(trace_start()) GLOB "
+                 "'20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9].[0-9]*', "
+                 "to_monotonic(trace_start()) IS NOT NULL"),
+            Lines{"1|1|1"});
+}
+
+TEST_F(UpstreamDocQueriesTest, StandardLibraryOperatorsAgreeWithPlainSql) {
+  // Every slice reachable through flows, as a recursive query finds it.
+  EXPECT_EQ(Rows("INCLUDE PERFETTO MODULE slices.flow; "
+                 "SELECT COUNT(*) FROM (SELECT DISTINCT root_node_id, node_id "
+                 "FROM _slice_following_flow!(slice))"),
+            Rows("WITH RECURSIVE r(root, node) AS ("
+                 "  SELECT slice_out, slice_out FROM flow "
+                 "  UNION SELECT r.root, f.slice_in FROM r JOIN flow f ON f.slice_out = r.node) "
+                 "SELECT COUNT(*) FROM r"));
+  // Every finished slice lies within the trace.
+  EXPECT_EQ(Rows("INCLUDE PERFETTO MODULE intervals.intersect; "
+                 "SELECT COUNT(*), SUM(dur) FROM _interval_intersect_single!("
+                 "trace_start(), trace_dur(), (SELECT id, ts, dur FROM slice WHERE dur > 0))"),
+            Rows("SELECT COUNT(*), SUM(dur) FROM slice WHERE dur > 0"));
+  // The layout of every thread track: no two slices overlap on a row.
+  EXPECT_EQ(Rows("WITH l AS (SELECT s.id, s.ts, s.dur, l.layout_depth AS d "
+                 "  FROM experimental_slice_layout((SELECT GROUP_CONCAT(id) FROM thread_track)) l "
+                 "  JOIN slice s USING (id)) "
+                 "SELECT COUNT(*) FROM l a JOIN l b ON a.d = b.d AND a.id < b.id "
+                 "AND a.ts < b.ts + b.dur AND b.ts < a.ts + a.dur"),
+            Lines{"0"});
+  EXPECT_EQ(Rows("SELECT COUNT(*) FROM experimental_slice_layout("
+                 "(SELECT GROUP_CONCAT(id) FROM thread_track))"),
+            Rows("SELECT COUNT(*) FROM slice WHERE track_id IN (SELECT id FROM thread_track)"));
+}
+
 }  // namespace
 }  // namespace processor
 }  // namespace zt

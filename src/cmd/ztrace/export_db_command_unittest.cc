@@ -65,7 +65,9 @@ TEST(ExportDbCommandTest, WritesADatabaseSqliteOpens) {
   EXPECT_EQ(One(db, "SELECT COUNT(*) FROM thread_track"), "2");
   // Every table, the two Templight ones (empty here) and trace_bounds
   // (its values, not the functions it is a view of) included.
-  EXPECT_EQ(One(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'"), "17");
+  EXPECT_EQ(One(db, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'"), "18");
+  EXPECT_EQ(One(db, "SELECT COUNT(*) FROM clock_snapshot WHERE clock_name = 'BOOTTIME'"),
+            One(db, "SELECT COUNT(DISTINCT snapshot_id) FROM clock_snapshot"));
   EXPECT_EQ(One(db, "SELECT end_ts - start_ts > 0 FROM trace_bounds"), "1");
   EXPECT_EQ(One(db, "SELECT COUNT(*) FROM templight_instantiation"), "0");
   EXPECT_EQ(One(db, "PRAGMA integrity_check"), "ok");

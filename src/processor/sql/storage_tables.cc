@@ -214,6 +214,15 @@ StorageTables::StorageTables(const TraceStorage& s) {
   flow->AddNull("trace_id", "INTEGER");
   flow->AddNull("arg_set_id", "INTEGER");
 
+  ColumnTable* clocks = Add("clock_snapshot", s.clock_snapshot.size());
+  clocks->AddRowId("id");
+  clocks->AddInt64("ts", s.clock_snapshot.ts.data());
+  clocks->AddInt64("clock_id", s.clock_snapshot.clock_id.data());
+  clocks->AddCString("clock_name", s.clock_snapshot.clock_name.data());
+  clocks->AddInt64("clock_value", s.clock_snapshot.clock_value.data());
+  clocks->AddUint32("snapshot_id", s.clock_snapshot.snapshot_id.data());
+  clocks->AddNull("machine_id", "INTEGER");
+
   arg_strings_ = ArgStrings{&s.args, pool};
   // Served through the args view (ViewsSql), which adds display_value.
   ColumnTable* args = Add("__zt_args", s.args.size());
@@ -343,6 +352,7 @@ CREATE VIEW trace_bounds AS
 
 std::vector<std::string> StorageTables::PublicNames() {
   return {"args",
+          "clock_snapshot",
           "counter",
           "counter_track",
           "counters",

@@ -141,6 +141,18 @@ struct FlowTable {
   size_t size() const { return slice_out.size(); }
 };
 
+// clock_snapshot: each clock of each accepted ClockSnapshot packet, with
+// the snapshot's time on the trace clock (snapshots that do not name the
+// trace clock are left out: their trace time is not known when read).
+struct ClockSnapshotTable {
+  std::vector<int64_t> ts;           // The snapshot's trace-clock time.
+  std::vector<int64_t> clock_id;     // As the packet names it (builtin 1..6, or 64+).
+  std::vector<const char*> clock_name;  // "REALTIME", ... for builtins; nullptr otherwise.
+  std::vector<int64_t> clock_value;  // In ns (unit multiplier applied).
+  std::vector<uint32_t> snapshot_id;  // 0, 1, ... per accepted snapshot.
+  size_t size() const { return ts.size(); }
+};
+
 enum class ArgType : uint8_t { kInt, kUint, kString, kReal, kPointer, kBool, kJson, kNull };
 // upstream's value_type strings: "int", "uint", "string", "real",
 // "pointer", "bool", "json", "null".
@@ -250,6 +262,7 @@ struct TraceStorage {
   SliceTable slice;
   CounterTable counter;
   FlowTable flow;
+  ClockSnapshotTable clock_snapshot;
   ArgTable args;
   MetadataTable metadata;
   StatsTable stats;

@@ -573,6 +573,7 @@ void ProtoTraceReader::ParseInternedData(SequenceState* sequence, ConstBytes byt
 
 void ProtoTraceReader::ParseClockSnapshot(SequenceState* sequence, ConstBytes bytes) {
   std::vector<ClockTracker::ClockValue> values;
+  std::vector<uint32_t> raw_ids;
   ProtoDecoder decoder(bytes);
   bool has_primary = false;
   uint32_t primary = 0;
@@ -618,6 +619,7 @@ void ProtoTraceReader::ParseClockSnapshot(SequenceState* sequence, ConstBytes by
       tracker_id = ClockTracker::SequenceScopedClockId(sequence->sequence_id, id);
     }
     values.push_back(ClockTracker::ClockValue{tracker_id, value_ns});
+    raw_ids.push_back(id);
   }
   if (decoder.parse_error()) {
     storage_->stats.Increment(stats::invalid_clock_snapshots);
@@ -625,8 +627,37 @@ void ProtoTraceReader::ParseClockSnapshot(SequenceState* sequence, ConstBytes by
   }
   if (has_primary && !clocks_->SetTraceClock(primary))
     storage_->stats.Increment(stats::invalid_clock_snapshots);
-  if (clocks_->AddSnapshot(values) != ClockTracker::SnapshotStatus::kOk)
+  if (clocks_->AddSnapshot(values) != ClockTracker::SnapshotStatus::kOk) {
     storage_->stats.Increment(stats::invalid_clock_snapshots);
+    return;
+  }
+  RecordClockSnapshot(values, raw_ids);
+}
+
+// Kept for to_realtime(), to_monotonic(), abs_time_str() and the
+// clock_snapshot table.
+void ProtoTraceReader::RecordClockSnapshot(const std::vector<ClockTracker::ClockValue>& values,
+                                           const std::vector<uint32_t>& raw_ids) {
+  const ClockId trace_clock = clocks_->trace_clock();
+  const ClockTracker::ClockValue* on_trace_clock = nullptr;
+  for (const auto& value : values) {
+    if (value.id == trace_clock)
+      on_trace_clock = &value;
+  }
+  if (!on_trace_clock)
+    return;
+  ClockSnapshotTable& table = storage_->clock_snapshot;
+  const uint32_t snapshot_id = table.size() == 0 ? 0 : table.snapshot_id.back() + 1;
+  static const char* const kBuiltinNames[] = {nullptr,     "REALTIME",         "REALTIME_COARSE",
+                                              "MONOTONIC", "MONOTONIC_COARSE", "MONOTONIC_RAW",
+                                              "BOOTTIME"};
+  for (size_t i = 0; i < values.size(); i++) {
+    table.ts.push_back(on_trace_clock->ts_ns);
+    table.clock_id.push_back(raw_ids[i]);
+    table.clock_name.push_back(raw_ids[i] < 7 ? kBuiltinNames[raw_ids[i]] : nullptr);
+    table.clock_value.push_back(values[i].ts_ns);
+    table.snapshot_id.push_back(snapshot_id);
+  }
 }
 
 void ProtoTraceReader::ParseTraceStats(ConstBytes bytes) {

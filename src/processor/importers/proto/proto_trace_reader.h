@@ -119,6 +119,8 @@ class ProtoTraceReader {
   void ParseDefaults(SequenceState* sequence, protozero::ConstBytes bytes);
   void ParseInternedData(SequenceState* sequence, protozero::ConstBytes bytes);
   void ParseClockSnapshot(SequenceState* sequence, protozero::ConstBytes bytes);
+  void RecordClockSnapshot(const std::vector<ClockTracker::ClockValue>& values,
+                           const std::vector<uint32_t>& raw_ids);
   // Whether a packet's time is read off a sequence-scoped incremental
   // clock (or one the sequence never defined).
   bool OnIncrementalClock(SequenceState* sequence, bool has_timestamp, uint32_t clock_id);

@@ -35,6 +35,19 @@ const RowsByKey& FunctionContext::flows_by_slice_in() {
   return *flows_by_slice_in_;
 }
 
+const std::map<int64_t, int64_t>& FunctionContext::clock_timeline(int64_t clock_id) {
+  auto it = clock_timelines_.find(clock_id);
+  if (it != clock_timelines_.end())
+    return it->second;
+  std::map<int64_t, int64_t>& timeline = clock_timelines_[clock_id];
+  const ClockSnapshotTable& snapshots = storage_->clock_snapshot;
+  for (size_t i = 0; i < snapshots.size(); i++) {
+    if (snapshots.clock_id[i] == clock_id)
+      timeline.emplace(snapshots.ts[i], snapshots.clock_value[i]);
+  }
+  return timeline;
+}
+
 const ArgSetIndex& FunctionContext::arg_index() {
   if (!arg_index_)
     arg_index_ = std::make_unique<ArgSetIndex>(*storage_);
@@ -85,8 +98,8 @@ bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string
   return RegisterArgFunctions(db, context, error) &&
          RegisterTraceBoundsFunctions(db, context, error) &&
          RegisterSliceFunctions(db, context, error) && RegisterFlowFunctions(db, context, error) &&
-         RegisterSliceLayoutFunction(db, context, error) &&
-         RegisterStringFunctions(db, error);
+         RegisterSliceLayoutFunction(db, context, error) && RegisterClockFunctions(db, context, error) &&
+         RegisterStringFunctions(db, error) && RegisterRegexFunctions(db, error);
 }
 
 }  // namespace sql

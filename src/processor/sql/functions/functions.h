@@ -8,6 +8,8 @@
 //   DIRECTLY_CONNECTED_FLOW(id), FOLLOWING_FLOW(id), PRECEDING_FLOW(id)
 //                                            (tables) flow_functions.cc
 //   experimental_slice_layout(track_ids)     (table) slice_layout_function.cc
+//   TO_REALTIME(ts), TO_MONOTONIC(ts), ABS_TIME_STR(ts) clock_functions.cc
+//   PRINT_ARGS(arg_set_id)                  args_functions.cc
 //
 // Each takes what it reads from a FunctionContext, which the engine owns
 // and which must outlive the connection. Thread-compatible, as the
@@ -18,6 +20,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -79,6 +82,11 @@ class FunctionContext {
     return computed_functions_.back().get();
   }
 
+  // A clock's value (clock_snapshot's clock_value) by the trace time of
+  // each snapshot holding it (the first snapshot at a time wins), for
+  // TO_REALTIME and the like. O(snapshots) at the first call per clock.
+  const std::map<int64_t, int64_t>& clock_timeline(int64_t clock_id);
+
   // experimental_slice_layout's recent layouts, by argument, oldest first.
   using SliceLayouts =
       std::vector<std::pair<std::string, std::vector<std::vector<ComputedValue>>>>;
@@ -95,6 +103,7 @@ class FunctionContext {
   std::vector<std::unique_ptr<RowSubsetFunction>> table_functions_;
   std::vector<std::unique_ptr<ComputedTableFunction>> computed_functions_;
   SliceLayouts slice_layouts_;
+  std::map<int64_t, std::map<int64_t, int64_t>> clock_timelines_;
 };
 
 // Each registers its functions on `db`; false with *error (SQLite's
@@ -104,8 +113,13 @@ bool RegisterTraceBoundsFunctions(sqlite3* db, FunctionContext* context, std::st
 bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterFlowFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterSliceLayoutFunction(sqlite3* db, FunctionContext* context, std::string* error);
-// STR_SPLIT, HASH, TO_TIMECODE, REGEXP: functions of their arguments alone.
+// TO_REALTIME, TO_MONOTONIC, ABS_TIME_STR.
+bool RegisterClockFunctions(sqlite3* db, FunctionContext* context, std::string* error);
+// STR_SPLIT, HASH, TO_TIMECODE, REVERSE, BASE64_*, UNHEX, DEMANGLE:
+// functions of their arguments alone.
 bool RegisterStringFunctions(sqlite3* db, std::string* error);
+// REGEXP (2 and 3 arguments), REGEXP_EXTRACT, REGEXP_REPLACE_SIMPLE.
+bool RegisterRegexFunctions(sqlite3* db, std::string* error);
 
 // Registers table functions over the table named `table`: each one's rows
 // are that table's rows `rows` picks, given the context as its data.

@@ -298,6 +298,87 @@ TEST_F(FunctionsTest, SliceLayoutStacksEachTracksStalactitesWithoutOverlap) {
             Rows{"5|0"});
 }
 
+TEST_F(FunctionsTest, RegexpFlagsExtractAndReplace) {
+  EXPECT_EQ(Run("SELECT regexp('^in', 'Inner', 'i'), regexp('^in', 'Inner', 'ic'), "
+                "regexp('^in', 'Inner'), regexp('x', NULL, 'i')"),
+            Rows{"1|0|0|NULL"});
+  EXPECT_EQ(Run("SELECT regexp('x', 'x', 'g')"),
+            Rows{"error: regexp: unknown flag 'g' (flags are 'i', ignore case, and 'c', heed it)"});
+  // The whole match, or the one group when it matched.
+  EXPECT_EQ(Run("SELECT regexp_extract('frame 42 of 90', '[0-9]+'), "
+                "regexp_extract('frame 42', 'frame ([0-9]+)'), "
+                "regexp_extract('frame', 'frame( [0-9]+)?'), regexp_extract('none', '[0-9]')"),
+            Rows{"42|42|frame|NULL"});
+  EXPECT_EQ(Run("SELECT regexp_extract('ab', '(a)(b)')"),
+            Rows{"error: regexp_extract: the pattern has more than one group"});
+  EXPECT_EQ(Run("SELECT regexp_replace_simple('a1b22c333', '[0-9]+', '#'), "
+                "regexp_replace_simple('abc', 'x*', '-'), regexp_replace_simple('aXa', '^a', 'b'), "
+                "regexp_replace_simple(NULL, 'a', 'b')"),
+            Rows{"a#b#c#|-a-b-c-|bXa|NULL"});
+}
+
+TEST_F(FunctionsTest, ReverseBase64UnhexDemangle) {
+  EXPECT_EQ(Run("SELECT reverse('abc'), reverse(''), reverse(NULL)"), Rows{"cba||NULL"});
+  EXPECT_EQ(Run("SELECT reverse(12)"), Rows{"error: reverse: the argument must be text"});
+  EXPECT_EQ(Run("SELECT base64_encode(x''), base64_encode(x'66'), base64_encode(x'666f'), "
+                "base64_encode(CAST('foob' AS BLOB)), base64_encode(CAST('fooba' AS BLOB))"),
+            Rows{"|Zg==|Zm8=|Zm9vYg==|Zm9vYmE="});
+  EXPECT_EQ(Run("SELECT CAST(base64_decode('Zm9vYmFy') AS TEXT), hex(base64_decode('Zg')), "
+                "typeof(base64_decode('Zm8='))"),
+            Rows{"foobar|66|blob"});
+  EXPECT_EQ(Run("SELECT base64_decode('Zm9v!')"),
+            Rows{"error: base64_decode: not base64 at character 5"});
+  EXPECT_EQ(Run("SELECT base64_encode('text')"),
+            Rows{"error: base64_encode: the argument must be bytes (a BLOB)"});
+  EXPECT_EQ(Run("SELECT unhex('ff'), unhex(' 0x7FFFFFFFFFFFFFFF '), unhex('-10'), unhex(NULL)"),
+            Rows{"255|9223372036854775807|-16|NULL"});
+  EXPECT_EQ(Run("SELECT unhex('0x')"), Rows{"error: unhex: no hex digits"});
+  EXPECT_EQ(Run("SELECT unhex('12g')"), Rows{"error: unhex: not a hex digit in the text"});
+  EXPECT_EQ(Run("SELECT unhex('10000000000000000')"), Rows{"error: unhex: out of range"});
+  EXPECT_EQ(Run("SELECT demangle('_ZN2zt9processor3sql4HashEv'), demangle('main'), demangle(NULL)"),
+            Rows{"zt::processor::sql::Hash()|NULL|NULL"});
+}
+
+TEST_F(FunctionsTest, PrintArgsNestsTheSetAsJson) {
+  EXPECT_EQ(Run("SELECT PRINT_ARGS(0), PRINT_ARGS(1), PRINT_ARGS(7), PRINT_ARGS(NULL)"),
+            Rows{"{\"debug\":{\"count\":3,\"name\":\"x\",\"ratio\":0.25}}|"
+                 "{\"debug\":{\"flag\":true}}|{}|NULL"});
+  EXPECT_EQ(Run("SELECT PRINT_ARGS('x')"),
+            Rows{"error: PRINT_ARGS: the arg set id must be an integer"});
+}
+
+TEST_F(FunctionsTest, ClockConversionsFollowTheSnapshots) {
+  EXPECT_EQ(Run("SELECT to_realtime(100), to_monotonic(100), abs_time_str(100)"),
+            Rows{"NULL|NULL|NULL"});  // The sample has no snapshots.
+  auto storage = MakeSampleStorage();
+  auto add = [&](int64_t ts, int64_t clock, int64_t value, uint32_t snapshot) {
+    ClockSnapshotTable& c = storage->clock_snapshot;
+    c.ts.push_back(ts);
+    c.clock_id.push_back(clock);
+    c.clock_name.push_back(clock == 1 ? "REALTIME" : "BOOTTIME");
+    c.clock_value.push_back(value);
+    c.snapshot_id.push_back(snapshot);
+  };
+  // Realtime ran slower than the trace clock between the snapshots.
+  add(1000, 6, 1000, 0);
+  add(1000, 1, 5000, 0);
+  add(2000, 6, 2000, 1);
+  add(2000, 1, 5500, 1);
+  Use(std::move(storage));
+  EXPECT_EQ(Run("SELECT to_realtime(500), to_realtime(1000), to_realtime(1200), "
+                "to_realtime(1800), to_realtime(2000), to_realtime(3000), to_realtime(NULL)"),
+            Rows{"5000|5000|5200|5500|5500|6500|NULL"});
+  EXPECT_EQ(Run("SELECT to_monotonic(1000)"), Rows{"NULL"});
+  // After the last snapshot: its offset (1,700,000,000 s is 2023-11-14
+  // 22:13:20 UTC).
+  EXPECT_EQ(Run("SELECT abs_time_str(1000), abs_time_str(1699999999999996500 + 1)"),
+            Rows{"1970-01-01T00:00:00.000005000|2023-11-14T22:13:20.000000001"});
+  EXPECT_EQ(Run("SELECT to_realtime('x')"),
+            Rows{"error: to_realtime: the timestamp must be an integer"});
+  EXPECT_EQ(Run("SELECT snapshot_id, clock_name, clock_value FROM clock_snapshot WHERE ts = 2000"),
+            (Rows{"1|BOOTTIME|2000", "1|REALTIME|5500"}));
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

@@ -1,14 +1,17 @@
 // Upstream's general-purpose scalar functions over values rather than the
-// trace: STR_SPLIT(text, delimiter, n), HASH(values...), TO_TIMECODE(ns)
-// and the REGEXP operator (`x REGEXP pattern`, which SQLite leaves to a
-// regexp() function). Their errors say what was wrong with which argument.
+// trace: STR_SPLIT(text, delimiter, n), HASH(values...), TO_TIMECODE(ns),
+// REVERSE(text), BASE64_ENCODE(bytes), BASE64_DECODE(text), UNHEX(text),
+// DEMANGLE(symbol) (the regular expressions are regex_functions.cc). Their
+// errors say what was wrong with which argument; NULL in gives NULL out.
 
-#include <regex.h>
+#include <cxxabi.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -117,44 +120,174 @@ void ToTimecode(sqlite3_context* ctx, int, sqlite3_value** argv) {
   sqlite3_result_text(ctx, text, -1, SQLITE_TRANSIENT);
 }
 
-void FreeRegex(void* compiled) {
-  regfree(static_cast<regex_t*>(compiled));
-  delete static_cast<regex_t*>(compiled);
-}
 
-// regexp(pattern, text): whether the POSIX extended regular expression
-// matches anywhere in text; the pattern is compiled once per statement.
-void Regexp(sqlite3_context* ctx, int, sqlite3_value** argv) {
-  if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
-    sqlite3_result_error(ctx, "regexp: the pattern must be text", -1);
-    return;
-  }
-  if (sqlite3_value_type(argv[1]) == SQLITE_NULL) {
+// REVERSE(text): the bytes of text in reverse order.
+void Reverse(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const int type = sqlite3_value_type(argv[0]);
+  if (type == SQLITE_NULL) {
     sqlite3_result_null(ctx);
     return;
   }
-  auto* compiled = static_cast<regex_t*>(sqlite3_get_auxdata(ctx, 0));
-  if (!compiled) {
-    compiled = new regex_t;
-    const int rc = regcomp(compiled, reinterpret_cast<const char*>(sqlite3_value_text(argv[0])),
-                           REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-      char reason[128];
-      regerror(rc, compiled, reason, sizeof(reason));
-      delete compiled;
-      const std::string message = std::string("regexp: bad pattern: ") + reason;
+  if (type != SQLITE_TEXT) {
+    sqlite3_result_error(ctx, "reverse: the argument must be text", -1);
+    return;
+  }
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+  std::string reversed(text, static_cast<size_t>(sqlite3_value_bytes(argv[0])));
+  std::reverse(reversed.begin(), reversed.end());
+  sqlite3_result_text(ctx, reversed.data(), static_cast<int>(reversed.size()), SQLITE_TRANSIENT);
+}
+
+constexpr char kBase64Alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// BASE64_ENCODE(bytes): standard base64 with '=' padding.
+void Base64Encode(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const int type = sqlite3_value_type(argv[0]);
+  if (type == SQLITE_NULL) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  if (type != SQLITE_BLOB) {
+    sqlite3_result_error(ctx, "base64_encode: the argument must be bytes (a BLOB)", -1);
+    return;
+  }
+  const auto* in = static_cast<const uint8_t*>(sqlite3_value_blob(argv[0]));
+  const size_t size = static_cast<size_t>(sqlite3_value_bytes(argv[0]));
+  std::string out;
+  out.reserve((size + 2) / 3 * 4);
+  for (size_t i = 0; i < size; i += 3) {
+    const uint32_t chunk = static_cast<uint32_t>(in[i]) << 16 |
+                           (i + 1 < size ? static_cast<uint32_t>(in[i + 1]) << 8 : 0) |
+                           (i + 2 < size ? in[i + 2] : 0);
+    out += kBase64Alphabet[chunk >> 18];
+    out += kBase64Alphabet[(chunk >> 12) & 63];
+    out += i + 1 < size ? kBase64Alphabet[(chunk >> 6) & 63] : '=';
+    out += i + 2 < size ? kBase64Alphabet[chunk & 63] : '=';
+  }
+  sqlite3_result_text(ctx, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+}
+
+// BASE64_DECODE(text): the bytes; padding optional; anything else that is
+// not of the alphabet is an error naming where.
+void Base64Decode(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const int type = sqlite3_value_type(argv[0]);
+  if (type == SQLITE_NULL) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  if (type != SQLITE_TEXT) {
+    sqlite3_result_error(ctx, "base64_decode: the argument must be text", -1);
+    return;
+  }
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+  size_t size = static_cast<size_t>(sqlite3_value_bytes(argv[0]));
+  while (size > 0 && text[size - 1] == '=')
+    size--;
+  std::string out;
+  uint32_t bits = 0;
+  int count = 0;
+  for (size_t i = 0; i < size; i++) {
+    const char* found = static_cast<const char*>(memchr(kBase64Alphabet, text[i], 64));
+    if (!found || text[i] == '\0') {
+      const std::string message =
+          "base64_decode: not base64 at character " + std::to_string(i + 1);
       sqlite3_result_error(ctx, message.c_str(), -1);
       return;
     }
-    sqlite3_set_auxdata(ctx, 0, compiled, FreeRegex);
-    compiled = static_cast<regex_t*>(sqlite3_get_auxdata(ctx, 0));
-    if (!compiled) {
-      sqlite3_result_error_nomem(ctx);
-      return;
+    bits = bits << 6 | static_cast<uint32_t>(found - kBase64Alphabet);
+    if (++count == 4) {
+      out += static_cast<char>(bits >> 16);
+      out += static_cast<char>((bits >> 8) & 0xff);
+      out += static_cast<char>(bits & 0xff);
+      bits = 0;
+      count = 0;
     }
   }
-  const char* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[1]));
-  sqlite3_result_int(ctx, regexec(compiled, text ? text : "", 0, nullptr, 0) == 0 ? 1 : 0);
+  if (count == 1) {
+    sqlite3_result_error(ctx, "base64_decode: the text ends in the middle of a byte", -1);
+    return;
+  }
+  if (count == 2) {
+    out += static_cast<char>(bits >> 4);
+  } else if (count == 3) {
+    out += static_cast<char>(bits >> 10);
+    out += static_cast<char>((bits >> 2) & 0xff);
+  }
+  sqlite3_result_blob(ctx, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+}
+
+// UNHEX(text): the integer a hex string (blanks around it and a 0x prefix
+// allowed) writes.
+void Unhex(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const int type = sqlite3_value_type(argv[0]);
+  if (type == SQLITE_NULL) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  if (type != SQLITE_TEXT) {
+    sqlite3_result_error(ctx, "unhex: the argument must be text", -1);
+    return;
+  }
+  std::string text(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])),
+                   static_cast<size_t>(sqlite3_value_bytes(argv[0])));
+  const size_t first = text.find_first_not_of(" \t\n\r\f\v");
+  const size_t last = text.find_last_not_of(" \t\n\r\f\v");
+  text = first == std::string::npos ? "" : text.substr(first, last - first + 1);
+  if (text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    text.erase(0, 2);
+  if (text.empty()) {
+    sqlite3_result_error(ctx, "unhex: no hex digits", -1);
+    return;
+  }
+  const bool negative = text[0] == '-';
+  uint64_t value = 0;
+  for (size_t i = negative ? 1 : 0; i < text.size(); i++) {
+    const char c = text[i];
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0 || value > (UINT64_MAX >> 4)) {
+      sqlite3_result_error(
+          ctx, digit < 0 ? "unhex: not a hex digit in the text" : "unhex: out of range", -1);
+      return;
+    }
+    value = value << 4 | static_cast<uint64_t>(digit);
+  }
+  if (value > (negative ? uint64_t{1} << 63 : uint64_t{INT64_MAX}) ||
+      (negative && text.size() == 1)) {
+    sqlite3_result_error(ctx, negative && text.size() == 1 ? "unhex: no hex digits"
+                                                           : "unhex: out of range",
+                         -1);
+    return;
+  }
+  sqlite3_result_int64(ctx, negative ? static_cast<int64_t>(0 - value)
+                                     : static_cast<int64_t>(value));
+}
+
+// DEMANGLE(symbol): a C++ (Itanium ABI) symbol as source code names it;
+// NULL if it is not one.
+void Demangle(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const int type = sqlite3_value_type(argv[0]);
+  if (type == SQLITE_NULL) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  if (type != SQLITE_TEXT) {
+    sqlite3_result_error(ctx, "demangle: the argument must be text", -1);
+    return;
+  }
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])),
+                                        nullptr, nullptr, &status);
+  if (status != 0 || !demangled) {
+    std::free(demangled);
+    sqlite3_result_null(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, demangled, -1, SQLITE_TRANSIENT);
+  std::free(demangled);
 }
 
 }  // namespace string_functions
@@ -168,7 +301,11 @@ bool RegisterStringFunctions(sqlite3* db, std::string* error) {
   const Entry entries[] = {{"str_split", 3, string_functions::StrSplit},
                            {"hash", -1, string_functions::Hash},
                            {"to_timecode", 1, string_functions::ToTimecode},
-                           {"regexp", 2, string_functions::Regexp}};
+                           {"reverse", 1, string_functions::Reverse},
+                           {"base64_encode", 1, string_functions::Base64Encode},
+                           {"base64_decode", 1, string_functions::Base64Decode},
+                           {"unhex", 1, string_functions::Unhex},
+                           {"demangle", 1, string_functions::Demangle}};
   for (const Entry& e : entries) {
     if (sqlite3_create_function_v2(db, e.name, e.args, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
                                    nullptr, e.fn, nullptr, nullptr, nullptr) != SQLITE_OK) {
