@@ -17,15 +17,6 @@ namespace {
 
 constexpr uint32_t kAbsent = std::numeric_limits<uint32_t>::max();
 
-// A key's slot: NULL is slot 0 for every kind (kNullStringId already is 0;
-// uint32 ids move up by one).
-uint32_t SlotOf(ColumnKind kind, uint32_t key) {
-  if (kind == ColumnKind::kStringId)
-    return key;
-  if (kind == ColumnKind::kUint32Id && key == kNullId)
-    return 0;
-  return key + 1;
-}
 
 // The key of a slot (SlotOf's inverse).
 uint32_t KeyOf(ColumnKind kind, uint32_t slot) {

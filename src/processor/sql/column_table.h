@@ -140,6 +140,15 @@ class ColumnTable {
   };
   // The column's index, built on first use: O(rows).
   const KeyIndex& Index(size_t col) { return BuildKeyIndex(col); }
+  // The slot of a key of a key-indexed column (KeyIndex::rank_of_slot's
+  // index): NULL is slot 0 for every kind.
+  static uint32_t SlotOf(ColumnKind kind, uint32_t key) {
+    if (kind == ColumnKind::kStringId)
+      return key;
+    if (kind == ColumnKind::kUint32Id && key == UINT32_MAX)  // kNullId
+      return 0;
+    return key + 1;
+  }
 
   // Whether an equality index / an order by value can be built for the
   // column: uint32 id and string id columns. The index counts keys in an

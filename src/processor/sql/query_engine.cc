@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "src/processor/sql/grouped_aggregate.h"
 #include "src/processor/sql/operators/graph_search.h"
 #include "src/processor/sql/operators/interval_intersect.h"
 #include "src/processor/sql/operators/packed_rows.h"
@@ -111,6 +112,28 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
   return engine;
 }
 
+ColumnTable* QueryEngine::FindColumnTable(void* data, std::string_view name) {
+  auto* engine = static_cast<QueryEngine*>(data);
+  ColumnTable* found = nullptr;
+  for (const auto& table : engine->tables_->tables()) {
+    if (table->name().size() == name.size() &&
+        sqlite3_strnicmp(table->name().data(), name.data(), static_cast<int>(name.size())) == 0)
+      found = table.get();
+  }
+  if (!found)
+    return nullptr;
+  // Not if a temporary table or view of the same name hides it.
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(engine->db_,
+                         "SELECT 1 FROM temp.sqlite_schema WHERE name = ? COLLATE NOCASE", -1,
+                         &stmt, nullptr) != SQLITE_OK)
+    return nullptr;
+  sqlite3_bind_text(stmt, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  const bool hidden = sqlite3_step(stmt) == SQLITE_ROW;
+  sqlite3_finalize(stmt);
+  return hidden ? nullptr : found;
+}
+
 QueryEngine::~QueryEngine() {
   perfetto_functions_.reset();  // Their prepared statements first.
   sqlite3_close_v2(db_);
@@ -159,8 +182,17 @@ bool QueryEngine::Execute(const std::string& sql, const ColumnsFn& on_columns,
     }
     sqlite3_finalize(stmt);
     const std::string one(sql.c_str() + begin, static_cast<size_t>(tail - (sql.c_str() + begin)));
-    if (!RunInSqlite(one.c_str(), on_columns, on_row, &stopped, error))
+    GroupedAggregateResult grouped;
+    if (TryGroupedAggregate(one, &QueryEngine::FindColumnTable, this, &grouped)) {
+      if (on_columns)
+        on_columns(grouped.columns);
+      for (const auto& row : grouped.rows) {
+        if (on_row && !on_row(row))
+          return true;
+      }
+    } else if (!RunInSqlite(one.c_str(), on_columns, on_row, &stopped, error)) {
       return false;
+    }
     if (stopped)
       return true;
     pos = static_cast<size_t>(tail - sql.c_str());

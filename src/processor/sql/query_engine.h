@@ -71,6 +71,9 @@ class QueryEngine {
   // `text` with its macro calls expanded (as is when it has none).
   bool Expand(std::string_view text, std::string* out, std::string* error);
   static const Macro* FindMacro(const void* engine, std::string_view name);
+  // The trace's table of that name (grouped_aggregate.h), unless a
+  // temporary object hides it.
+  static ColumnTable* FindColumnTable(void* engine, std::string_view name);
 
   sqlite3* db_ = nullptr;
   std::unique_ptr<StorageTables> tables_;

@@ -1,0 +1,604 @@
+#include "src/processor/sql/grouped_aggregate.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace zt {
+namespace processor {
+namespace sql {
+namespace grouped_aggregate {
+
+// --- The statement's tokens -----------------------------------------------
+
+struct Token {
+  enum Kind { kWord, kQuoted, kNumber, kPunct };
+  Kind kind;
+  std::string_view text;  // A quoted identifier without its quotes.
+  size_t begin;           // In the statement.
+  size_t end;
+};
+
+bool IsWordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// False for anything outside the shape (string literals, operators, ...).
+bool Tokenize(std::string_view s, std::vector<Token>* out) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      i++;
+    } else if (c == '-' && i + 1 < s.size() && s[i + 1] == '-') {
+      while (i < s.size() && s[i] != '\n')
+        i++;
+    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      const size_t close = s.find("*/", i + 2);
+      if (close == std::string_view::npos)
+        return false;
+      i = close + 2;
+    } else if (c == '"' || c == '`' || c == '[') {
+      const char close = c == '[' ? ']' : c;
+      const size_t end = s.find(close, i + 1);
+      if (end == std::string_view::npos || (end + 1 < s.size() && s[end + 1] == close))
+        return false;  // Unclosed, or an escaped quote: left to SQLite.
+      out->push_back(Token{Token::kQuoted, s.substr(i + 1, end - i - 1), i, end + 1});
+      i = end + 1;
+    } else if (c >= '0' && c <= '9') {
+      size_t end = i;
+      while (end < s.size() && s[end] >= '0' && s[end] <= '9')
+        end++;
+      if (end < s.size() && IsWordChar(s[end]))
+        return false;
+      out->push_back(Token{Token::kNumber, s.substr(i, end - i), i, end});
+      i = end;
+    } else if (IsWordChar(c)) {
+      size_t end = i;
+      while (end < s.size() && IsWordChar(s[end]))
+        end++;
+      out->push_back(Token{Token::kWord, s.substr(i, end - i), i, end});
+      i = end;
+    } else if (c == '(' || c == ')' || c == ',' || c == '*' || c == '.' || c == ';') {
+      out->push_back(Token{Token::kPunct, s.substr(i, 1), i, i + 1});
+      i++;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); i++) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z')
+      x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z')
+      y = static_cast<char>(y - 'A' + 'a');
+    if (x != y)
+      return false;
+  }
+  return true;
+}
+
+const char* const kReserved[] = {"select", "from",  "where", "group", "order",  "by",
+                                 "limit",  "offset", "as",   "having", "join",  "on",
+                                 "asc",    "desc",  "union", "window", "distinct", "all",
+                                 "nulls",  "collate", "natural", "left", "inner", "cross"};
+
+bool IsReserved(const Token& t) {
+  if (t.kind != Token::kWord)
+    return false;
+  for (const char* word : kReserved) {
+    if (EqualsIgnoreCase(t.text, word))
+      return true;
+  }
+  return false;
+}
+
+// --- The shape ---------------------------------------------------------------
+
+enum class Agg { kNone, kCount, kSum, kMin, kMax };
+
+struct Item {
+  Agg agg = Agg::kNone;
+  int column = -1;  // -1: COUNT(*).
+  std::string name;  // The output column's name, as SQLite gives it.
+  std::string normalized;  // The expression's tokens, lower case, for ORDER BY.
+  std::string alias;
+};
+
+struct OrderTerm {
+  size_t item;
+  bool desc;
+};
+
+class Parser {
+ public:
+  Parser(std::string_view statement, const std::vector<Token>& tokens)
+      : statement_(statement), t_(tokens) {}
+
+  bool Parse(FindTableFn find, void* data) {
+    if (!Keyword("select"))
+      return false;
+    // Items are read as text first: the table comes after them.
+    std::vector<std::pair<size_t, size_t>> item_tokens;
+    for (;;) {
+      const size_t begin = pos_;
+      int parens = 0;
+      while (pos_ < t_.size() && (parens > 0 || !(IsPunct(",") || IsKeyword("from")))) {
+        if (IsPunct("("))
+          parens++;
+        if (IsPunct(")"))
+          parens--;
+        pos_++;
+      }
+      if (pos_ >= t_.size() || begin == pos_)
+        return false;
+      item_tokens.emplace_back(begin, pos_);
+      if (IsPunct(",")) {
+        pos_++;
+        continue;
+      }
+      break;
+    }
+    if (!Keyword("from") || !Identifier(&table_name_))
+      return false;
+    table_ = find(data, table_name_);
+    if (!table_)
+      return false;
+    if (Keyword("as")) {
+      if (!Identifier(&table_alias_))
+        return false;
+    } else if (pos_ < t_.size() && !IsReserved(t_[pos_]) && t_[pos_].kind != Token::kPunct) {
+      Identifier(&table_alias_);
+    }
+    if (!Keyword("group") || !Keyword("by") || !ColumnRef(&key_column_))
+      return false;
+    if (!table_->HasKeyIndex(static_cast<size_t>(key_column_)))
+      return false;
+    for (const auto& range : item_tokens) {
+      Item item;
+      if (!ParseItem(range.first, range.second, &item))
+        return false;
+      items_.push_back(std::move(item));
+    }
+    if (Keyword("order")) {
+      if (!Keyword("by"))
+        return false;
+      for (;;) {
+        OrderTerm term;
+        if (!OrderByTerm(&term))
+          return false;
+        order_.push_back(term);
+        if (!IsPunct(","))
+          break;
+        pos_++;
+      }
+    }
+    if (Keyword("limit")) {
+      if (!Number(&limit_))
+        return false;
+      if (Keyword("offset") && !Number(&offset_))
+        return false;
+    }
+    if (IsPunct(";"))
+      pos_++;
+    return pos_ == t_.size();
+  }
+
+  ColumnTable* table() const { return table_; }
+  int key_column() const { return key_column_; }
+  const std::vector<Item>& items() const { return items_; }
+  const std::vector<OrderTerm>& order() const { return order_; }
+  uint64_t limit() const { return limit_; }
+  uint64_t offset() const { return offset_; }
+
+ private:
+  bool IsPunct(const char* p) const {
+    return pos_ < t_.size() && t_[pos_].kind == Token::kPunct && t_[pos_].text == p;
+  }
+  bool IsKeyword(const char* word) const {
+    return pos_ < t_.size() && t_[pos_].kind == Token::kWord && EqualsIgnoreCase(t_[pos_].text, word);
+  }
+  bool Keyword(const char* word) {
+    if (!IsKeyword(word))
+      return false;
+    pos_++;
+    return true;
+  }
+  bool Identifier(std::string_view* out) {
+    if (pos_ >= t_.size() || IsReserved(t_[pos_]) ||
+        (t_[pos_].kind != Token::kWord && t_[pos_].kind != Token::kQuoted))
+      return false;
+    *out = t_[pos_++].text;
+    return true;
+  }
+  bool Number(uint64_t* out) {
+    if (pos_ >= t_.size() || t_[pos_].kind != Token::kNumber || t_[pos_].text.size() > 18)
+      return false;
+    *out = std::stoull(std::string(t_[pos_++].text));
+    return true;
+  }
+  // [table.]column, resolved against the table; *as_written: the column's
+  // name as the statement spells it (SQLite's name for the output column).
+  bool ColumnRef(int* column, std::string_view* as_written = nullptr) {
+    std::string_view name;
+    if (!Identifier(&name))
+      return false;
+    if (IsPunct(".")) {
+      if (!EqualsIgnoreCase(name, table_alias_.empty() ? table_name_ : table_alias_))
+        return false;
+      pos_++;
+      if (!Identifier(&name))
+        return false;
+    }
+    const auto& columns = table_->columns();
+    for (size_t c = 0; c < columns.size(); c++) {
+      if (EqualsIgnoreCase(columns[c].name, name)) {
+        *column = static_cast<int>(c);
+        if (as_written)
+          *as_written = name;
+        return true;
+      }
+    }
+    return false;
+  }
+  std::string Normalized(size_t begin, size_t end) const {
+    std::string out;
+    for (size_t i = begin; i < end; i++) {
+      for (char c : t_[i].text)
+        out += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+      out += ' ';
+    }
+    return out;
+  }
+  bool ParseItem(size_t begin, size_t end, Item* item) {
+    const size_t saved_pos = pos_;
+    const size_t saved_end = end_;
+    pos_ = begin;
+    end_ = end;
+    bool ok = ParseItemTokens(item);
+    ok = ok && pos_ == end;
+    pos_ = saved_pos;
+    end_ = saved_end;
+    return ok;
+  }
+  bool ParseItemTokens(Item* item) {
+    const size_t begin = pos_;
+    static const std::pair<const char*, Agg> kAggs[] = {
+        {"count", Agg::kCount}, {"sum", Agg::kSum}, {"min", Agg::kMin}, {"max", Agg::kMax}};
+    for (const auto& agg : kAggs) {
+      if (IsKeyword(agg.first) && pos_ + 1 < end_ && t_[pos_ + 1].text == "(" &&
+          t_[pos_ + 1].kind == Token::kPunct) {
+        pos_ += 2;
+        item->agg = agg.second;
+        if (IsPunct("*")) {
+          if (item->agg != Agg::kCount)
+            return false;
+          pos_++;
+        } else if (!ColumnRef(&item->column)) {
+          return false;
+        }
+        if (!IsPunct(")"))
+          return false;
+        pos_++;
+        break;
+      }
+    }
+    if (item->agg == Agg::kNone) {
+      std::string_view written;
+      if (!ColumnRef(&item->column, &written) || item->column != key_column_)
+        return false;  // A bare column other than the key: SQLite's.
+      item->name = std::string(written);
+    } else {
+      // SQLite names an expression by its text as written.
+      item->name = std::string(statement_.substr(t_[begin].begin, t_[pos_ - 1].end - t_[begin].begin));
+    }
+    item->normalized = Normalized(begin, pos_);
+    const bool as = pos_ < end_ && IsKeyword("as");
+    if (as)
+      pos_++;
+    if (pos_ < end_) {
+      std::string_view alias;
+      if (!Identifier(&alias))
+        return false;
+      item->alias = std::string(alias);
+      item->name = item->alias;
+    } else if (as) {
+      return false;
+    }
+    return true;
+  }
+  bool OrderByTerm(OrderTerm* term) {
+    const size_t begin = pos_;
+    int parens = 0;
+    while (pos_ < t_.size() &&
+           (parens > 0 || !(IsPunct(",") || IsKeyword("asc") || IsKeyword("desc") ||
+                            IsKeyword("limit") || IsPunct(";")))) {
+      if (IsPunct("("))
+        parens++;
+      if (IsPunct(")"))
+        parens--;
+      if (IsKeyword("nulls") || IsKeyword("collate"))
+        return false;
+      pos_++;
+    }
+    if (begin == pos_)
+      return false;
+    const size_t end = pos_;
+    bool found = false;
+    if (end == begin + 1 && t_[begin].kind == Token::kNumber) {
+      const uint64_t n = std::stoull(std::string(t_[begin].text.substr(0, 18)));
+      if (n < 1 || n > items_.size())
+        return false;
+      term->item = n - 1;
+      found = true;
+    } else if (end == begin + 1) {
+      // An output alias first, as SQLite resolves it.
+      for (size_t i = 0; i < items_.size() && !found; i++) {
+        if (!items_[i].alias.empty() && EqualsIgnoreCase(items_[i].alias, t_[begin].text)) {
+          term->item = i;
+          found = true;
+        }
+      }
+    }
+    const std::string normalized = Normalized(begin, end);
+    for (size_t i = 0; i < items_.size() && !found; i++) {
+      if (items_[i].normalized == normalized) {
+        term->item = i;
+        found = true;
+      }
+    }
+    if (!found)
+      return false;
+    term->desc = false;
+    if (Keyword("desc"))
+      term->desc = true;
+    else
+      Keyword("asc");
+    return true;
+  }
+
+  std::string_view statement_;
+  const std::vector<Token>& t_;
+  size_t pos_ = 0;
+  size_t end_ = 0;
+  std::string_view table_name_;
+  std::string_view table_alias_;
+  ColumnTable* table_ = nullptr;
+  int key_column_ = -1;
+  std::vector<Item> items_;
+  std::vector<OrderTerm> order_;
+  uint64_t limit_ = std::numeric_limits<uint64_t>::max();
+  uint64_t offset_ = 0;
+};
+
+// --- The computation -----------------------------------------------------------
+
+// One aggregated column's values, read straight from its vector.
+struct Reader {
+  ColumnKind kind;
+  const void* data;
+  // False for NULL.
+  bool Int(uint32_t row, int64_t* out) const {
+    switch (kind) {
+      case ColumnKind::kRowId:
+        *out = row;
+        return true;
+      case ColumnKind::kInt64: {
+        const int64_t v = static_cast<const int64_t*>(data)[row];
+        *out = v;
+        return v != kNullInt;
+      }
+      case ColumnKind::kUint32Id: {
+        const uint32_t v = static_cast<const uint32_t*>(data)[row];
+        *out = v;
+        return v != kNullId;
+      }
+      case ColumnKind::kUint32:
+        *out = static_cast<const uint32_t*>(data)[row];
+        return true;
+      case ColumnKind::kBool: {
+        const uint8_t v = static_cast<const uint8_t*>(data)[row];
+        *out = v;
+        return v != 2;
+      }
+      default:
+        return false;
+    }
+  }
+  bool NotNull(uint32_t row) const {
+    switch (kind) {
+      case ColumnKind::kStringId:
+        return static_cast<const StringId*>(data)[row] != kNullStringId;
+      case ColumnKind::kCString:
+        return static_cast<const char* const*>(data)[row] != nullptr;
+      case ColumnKind::kDouble:
+        return true;
+      default: {
+        int64_t ignored;
+        return Int(row, &ignored);
+      }
+    }
+  }
+};
+
+bool IsIntKind(ColumnKind kind) {
+  return kind == ColumnKind::kRowId || kind == ColumnKind::kInt64 ||
+         kind == ColumnKind::kUint32Id || kind == ColumnKind::kUint32 || kind == ColumnKind::kBool;
+}
+
+struct Accumulator {
+  int64_t count = 0;
+  int64_t int_value = 0;
+  double real_value = 0;
+  bool has_value = false;
+};
+
+// SQLite's order of values: NULL, then numbers, then text (bytes).
+int Compare(const SqlValue& a, const SqlValue& b) {
+  auto rank = [](const SqlValue& v) {
+    return v.type == SqlValue::kNull ? 0 : v.type == SqlValue::kText ? 2 : 1;
+  };
+  if (rank(a) != rank(b))
+    return rank(a) < rank(b) ? -1 : 1;
+  if (a.type == SqlValue::kText)
+    return a.text.compare(b.text) < 0 ? -1 : a.text == b.text ? 0 : 1;
+  if (a.type == SqlValue::kInt && b.type == SqlValue::kInt)
+    return a.int_value < b.int_value ? -1 : a.int_value > b.int_value ? 1 : 0;
+  if (a.type == SqlValue::kNull)
+    return 0;
+  const double x = a.type == SqlValue::kInt ? static_cast<double>(a.int_value) : a.real_value;
+  const double y = b.type == SqlValue::kInt ? static_cast<double>(b.int_value) : b.real_value;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+SqlValue FromCell(const Cell& cell) {
+  SqlValue v;
+  switch (cell.type) {
+    case Cell::kNull:
+      break;
+    case Cell::kInt:
+      v.type = SqlValue::kInt;
+      v.int_value = cell.i;
+      break;
+    case Cell::kReal:
+      v.type = SqlValue::kReal;
+      v.real_value = cell.d;
+      break;
+    case Cell::kText:
+      v.type = SqlValue::kText;
+      v.text.assign(cell.text.data(), cell.text.size());
+      break;
+  }
+  return v;
+}
+
+}  // namespace grouped_aggregate
+
+bool TryGroupedAggregate(std::string_view statement, FindTableFn find, void* data,
+                         GroupedAggregateResult* result) {
+  using namespace grouped_aggregate;
+  std::vector<Token> tokens;
+  if (!Tokenize(statement, &tokens))
+    return false;
+  Parser parser(statement, tokens);
+  if (!parser.Parse(find, data))
+    return false;
+  ColumnTable& table = *parser.table();
+  const std::vector<Item>& items = parser.items();
+  // Which aggregates this path computes exactly as SQLite does.
+  std::vector<Reader> readers(items.size());
+  for (size_t i = 0; i < items.size(); i++) {
+    const Item& item = items[i];
+    if (item.agg == Agg::kNone || item.column < 0)
+      continue;
+    const Column& column = table.column(static_cast<size_t>(item.column));
+    readers[i] = Reader{column.kind, column.data};
+    const bool vector = column.kind != ColumnKind::kCustom && column.kind != ColumnKind::kNullOnly &&
+                        (column.data || column.kind == ColumnKind::kRowId);
+    if (!vector)
+      return false;
+    const bool numeric = IsIntKind(column.kind) || column.kind == ColumnKind::kDouble;
+    if ((item.agg == Agg::kSum && !IsIntKind(column.kind)) ||
+        ((item.agg == Agg::kMin || item.agg == Agg::kMax) && !numeric))
+      return false;
+  }
+  const size_t key_col = static_cast<size_t>(parser.key_column());
+  const Column& key = table.column(key_col);
+  const ColumnTable::KeyIndex& index = table.Index(key_col);
+  const size_t ranks = index.key_of_rank.size();
+  const auto* keys = static_cast<const uint32_t*>(key.data);
+
+  // One pass in row order: each row's rank, then its values into the
+  // rank's accumulators (few groups: they stay in cache).
+  std::vector<Accumulator> acc(ranks * items.size());
+  std::vector<int64_t> group_rows(ranks, 0);
+  const uint32_t rows = table.rows();
+  for (uint32_t row = 0; row < rows; row++) {
+    const uint32_t rank = index.rank_of_slot[ColumnTable::SlotOf(key.kind, keys[row])];
+    group_rows[rank]++;
+    Accumulator* a = &acc[size_t{rank} * items.size()];
+    for (size_t i = 0; i < items.size(); i++) {
+      const Item& item = items[i];
+      if (item.agg == Agg::kNone || item.column < 0)
+        continue;
+      const Reader& r = readers[i];
+      if (item.agg == Agg::kCount) {
+        a[i].count += r.NotNull(row) ? 1 : 0;
+        continue;
+      }
+      if (r.kind == ColumnKind::kDouble) {
+        const double v = static_cast<const double*>(r.data)[row];
+        if (!a[i].has_value || (item.agg == Agg::kMin ? v < a[i].real_value : v > a[i].real_value))
+          a[i].real_value = v;
+        a[i].has_value = true;
+        continue;
+      }
+      int64_t v;
+      if (!r.Int(row, &v))
+        continue;
+      if (item.agg == Agg::kSum) {
+        if (__builtin_add_overflow(a[i].int_value, v, &a[i].int_value))
+          return false;  // SQLite raises "integer overflow": let it.
+      } else if (!a[i].has_value ||
+                 (item.agg == Agg::kMin ? v < a[i].int_value : v > a[i].int_value)) {
+        a[i].int_value = v;
+      }
+      a[i].has_value = true;
+    }
+  }
+
+  result->columns.clear();
+  for (const Item& item : items)
+    result->columns.push_back(item.name);
+  result->rows.clear();
+  for (size_t rank = 0; rank < ranks; rank++) {
+    if (group_rows[rank] == 0)
+      continue;
+    std::vector<SqlValue> out(items.size());
+    const uint32_t first_row = index.rows()[index.start[rank]];
+    for (size_t i = 0; i < items.size(); i++) {
+      const Item& item = items[i];
+      const Accumulator& a = acc[rank * items.size() + i];
+      SqlValue& v = out[i];
+      if (item.agg == Agg::kNone) {
+        v = FromCell(key.Get(first_row));
+      } else if (item.agg == Agg::kCount) {
+        v.type = SqlValue::kInt;
+        v.int_value = item.column < 0 ? group_rows[rank] : a.count;
+      } else if (a.has_value) {
+        const bool real = readers[i].kind == ColumnKind::kDouble;
+        v.type = real ? SqlValue::kReal : SqlValue::kInt;
+        v.real_value = a.real_value;
+        v.int_value = a.int_value;
+      }
+    }
+    result->rows.push_back(std::move(out));
+  }
+  const std::vector<OrderTerm>& order = parser.order();
+  if (!order.empty()) {
+    std::stable_sort(result->rows.begin(), result->rows.end(),
+                     [&](const std::vector<SqlValue>& a, const std::vector<SqlValue>& b) {
+                       for (const OrderTerm& term : order) {
+                         const int c = Compare(a[term.item], b[term.item]);
+                         if (c != 0)
+                           return term.desc ? c > 0 : c < 0;
+                       }
+                       return false;
+                     });
+  }
+  const uint64_t offset = std::min<uint64_t>(parser.offset(), result->rows.size());
+  result->rows.erase(result->rows.begin(), result->rows.begin() + static_cast<ptrdiff_t>(offset));
+  if (parser.limit() < result->rows.size())
+    result->rows.resize(parser.limit());
+  return true;
+}
+
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt
