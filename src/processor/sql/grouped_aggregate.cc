@@ -1,5 +1,7 @@
 #include "src/processor/sql/grouped_aggregate.h"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -92,6 +94,9 @@ const char* const kReserved[] = {"select", "from",  "where", "group", "order",  
 bool IsReserved(const Token& t) {
   if (t.kind != Token::kWord)
     return false;
+  // Any of SQLite's keywords (some may be names, some not: SQLite decides).
+  if (sqlite3_keyword_check(t.text.data(), static_cast<int>(t.text.size())))
+    return true;
   for (const char* word : kReserved) {
     if (EqualsIgnoreCase(t.text, word))
       return true;
@@ -179,6 +184,16 @@ class Parser {
         pos_++;
       }
     }
+    // Rows that tie on every ORDER BY term come out of SQLite's sorter in
+    // an order of its own (reversed for some plans): only an order that
+    // reaches the key, unique per group, is certainly SQLite's.
+    if (!order_.empty()) {
+      bool total = false;
+      for (const OrderTerm& term : order_)
+        total = total || items_[term.item].agg == Agg::kNone;
+      if (!total)
+        return false;
+    }
     if (Keyword("limit")) {
       if (!Number(&limit_))
         return false;
@@ -218,9 +233,15 @@ class Parser {
     return true;
   }
   bool Number(uint64_t* out) {
-    if (pos_ >= t_.size() || t_[pos_].kind != Token::kNumber || t_[pos_].text.size() > 18)
+    if (pos_ >= t_.size() || t_[pos_].kind != Token::kNumber)
       return false;
-    *out = std::stoull(std::string(t_[pos_++].text));
+    std::string_view digits = t_[pos_].text;
+    while (digits.size() > 1 && digits[0] == '0')
+      digits.remove_prefix(1);
+    if (digits.size() > 18)
+      return false;
+    *out = std::stoull(std::string(digits));
+    pos_++;
     return true;
   }
   // [table.]column, resolved against the table; *as_written: the column's
@@ -295,8 +316,14 @@ class Parser {
         return false;  // A bare column other than the key: SQLite's.
       item->name = std::string(written);
     } else {
-      // SQLite names an expression by its text as written.
-      item->name = std::string(statement_.substr(t_[begin].begin, t_[pos_ - 1].end - t_[begin].begin));
+      // SQLite names an expression by its text as written: up to the next
+      // token (comments included), trailing blanks trimmed.
+      size_t end = pos_ < t_.size() ? t_[pos_].begin : statement_.size();
+      while (end > t_[begin].begin && (statement_[end - 1] == ' ' || statement_[end - 1] == '\t' ||
+                                       statement_[end - 1] == '\n' || statement_[end - 1] == '\r' ||
+                                       statement_[end - 1] == '\f' || statement_[end - 1] == '\v'))
+        end--;
+      item->name = std::string(statement_.substr(t_[begin].begin, end - t_[begin].begin));
     }
     item->normalized = Normalized(begin, pos_);
     const bool as = pos_ < end_ && IsKeyword("as");
@@ -332,15 +359,23 @@ class Parser {
     const size_t end = pos_;
     bool found = false;
     if (end == begin + 1 && t_[begin].kind == Token::kNumber) {
-      const uint64_t n = std::stoull(std::string(t_[begin].text.substr(0, 18)));
+      std::string_view digits = t_[begin].text;
+      while (digits.size() > 1 && digits[0] == '0')
+        digits.remove_prefix(1);
+      if (digits.size() > 9)
+        return false;  // Out of range: SQLite's error.
+      const uint64_t n = std::stoull(std::string(digits));
       if (n < 1 || n > items_.size())
         return false;
       term->item = n - 1;
       found = true;
     } else if (end == begin + 1) {
-      // An output alias first, as SQLite resolves it.
-      for (size_t i = 0; i < items_.size() && !found; i++) {
+      // An output alias first, as SQLite resolves it; one that two items
+      // share is SQLite's to resolve.
+      for (size_t i = 0; i < items_.size(); i++) {
         if (!items_[i].alias.empty() && EqualsIgnoreCase(items_[i].alias, t_[begin].text)) {
+          if (found)
+            return false;
           term->item = i;
           found = true;
         }

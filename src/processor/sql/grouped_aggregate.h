@@ -11,7 +11,9 @@
 // are SQLite's: the shape is recognised strictly and anything else (a
 // WHERE, HAVING, join, expression, DISTINCT, AVG, a SUM over reals, an
 // integer SUM that overflows, a key without an index, a name a temp
-// object shadows) is left to SQLite, which gives the same answer slower.
+// object shadows, an ORDER BY that does not reach the key, whose ties
+// SQLite orders its own way) is left to SQLite, which gives the same
+// answer slower.
 //
 // Thread-compatible, as the engine.
 

@@ -1,0 +1,1 @@
+SELECT track_id, COUNT(value), MIN(value), MAX(value) FROM counter GROUP BY track_id ORDER BY 2

@@ -1,0 +1,1 @@
+select s.name AS n, count(*) c, MIN(ts), max(depth) FROM slice s GROUP BY s.name ORDER BY c DESC, n LIMIT 3 OFFSET 1

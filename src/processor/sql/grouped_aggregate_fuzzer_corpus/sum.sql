@@ -1,0 +1,1 @@
+SELECT name, SUM(dur) FROM slice GROUP BY name
