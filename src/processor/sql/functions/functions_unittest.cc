@@ -379,6 +379,20 @@ TEST_F(FunctionsTest, ClockConversionsFollowTheSnapshots) {
             (Rows{"1|BOOTTIME|2000", "1|REALTIME|5500"}));
 }
 
+TEST_F(FunctionsTest, SelfDurAndHierarchyModules) {
+  // Outer [100, 200) holds Inner 30 and Inner 20: self 50. Work 40 holds
+  // an instant: self 40. Async never ended: -1.
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE slices.self_dur; "
+                "SELECT id, self_dur FROM slice_self_dur ORDER BY id"),
+            (Rows{"0|50", "1|30", "2|20", "3|40", "4|0", "5|-1"}));
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE slices.hierarchy; "
+                "SELECT id, name FROM _slice_ancestor_and_self(1)"),
+            (Rows{"1|Inner", "0|Outer"}));
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE slices.hierarchy; "
+                "SELECT id, name FROM _slice_descendant_and_self(0)"),
+            (Rows{"0|Outer", "1|Inner", "2|Inner"}));
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor
