@@ -537,6 +537,21 @@ bool SplitMacroList(std::string_view list, std::vector<std::string>* items, std:
   return true;
 }
 
+bool ExpandColumnList(const std::vector<std::string>& args, std::string* body,
+                      std::string* error) {
+  std::vector<std::string> items;
+  if (!SplitMacroList(args[0], &items, error))
+    return false;
+  if (items.empty()) {
+    *error = "needs at least one column, as (a) or (a, b)";
+    return false;
+  }
+  body->clear();
+  for (const std::string& item : items)
+    *body += (body->empty() ? "" : ", ") + item;
+  return true;
+}
+
 bool ExpandMacros(std::string_view text, MacroLookup lookup, const void* data, std::string* out,
                   std::string* error) {
   out->clear();

@@ -73,6 +73,13 @@ struct Macro {
 // x, y FROM t))" gives "a" and "(SELECT x, y FROM t)"; "()" gives none. An
 // argument that is not a list in parentheses is an error.
 bool SplitMacroList(std::string_view list, std::vector<std::string>* items, std::string* error);
+
+// The native macro `__zt_columns!((a, b))`: the list's items without the
+// parentheses, "a, b" (the standard library's modules splice a list of
+// partition columns into PARTITION BY and GROUP BY with it). An empty
+// list is an error: a clause left without its columns would not parse.
+bool ExpandColumnList(const std::vector<std::string>& args, std::string* body,
+                      std::string* error);
 using MacroLookup = const Macro* (*)(const void* data, std::string_view name);
 
 // Expands every `name!(a, b)` in `text` whose name `lookup` knows, the

@@ -94,6 +94,10 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
   engine->macros_.emplace("cast_string", Macro{{"value"}, "CAST($value AS TEXT)", nullptr});
   // The operators' native macros, which the standard library's modules
   // call (CREATE OR REPLACE PERFETTO MACRO of the same name replaces one).
+  Macro columns;
+  columns.args = {"list"};
+  columns.native = &ExpandColumnList;
+  engine->macros_.emplace("__zt_columns", columns);
   Macro intersect;
   intersect.args = {"tables", "partitions"};
   intersect.native = &ExpandIntervalIntersect;

@@ -155,6 +155,36 @@ TEST_F(IntervalIntersectTest, BadInputsAreRefusedWithAMessage) {
                  "_interval_intersect! at 1:15"});
 }
 
+TEST_F(IntervalIntersectTest, OverlapModuleCountsAndMerges) {
+  ASSERT_EQ(Run("INCLUDE PERFETTO MODULE intervals.overlap; "
+                "CREATE PERFETTO TABLE o AS SELECT 10 AS ts, 40 AS dur, 'A' AS g "
+                "UNION ALL SELECT 20, 10, 'B' UNION ALL SELECT 25, 10, 'A' "
+                "UNION ALL SELECT 60, -1, 'B'"),
+            Rows{});
+  // +1 at 10, 20, 25, 60 (never ends); -1 at 50, 30, 35.
+  EXPECT_EQ(Run("SELECT * FROM intervals_overlap_count!(o, ts, dur)"),
+            (Rows{"10|1", "20|2", "25|3", "30|2", "35|1", "50|0", "60|1"}));
+  EXPECT_EQ(Run("SELECT * FROM intervals_overlap_count_by_group!(o, ts, dur, g)"),
+            (Rows{"10|1|A", "20|1|B", "25|2|A", "30|0|B", "35|1|A", "50|0|A", "60|1|B"}));
+  EXPECT_EQ(Run("SELECT * FROM _intervals_overlap_in_table!((SELECT * FROM o WHERE dur > 0)), "
+                "_intervals_overlap_in_table!((SELECT 0 AS ts, 5 AS dur UNION ALL "
+                "SELECT 5, 5))"),
+            Rows{"1|0"});
+  // A gap of 1 merges with epsilon 1, not with 0; nested and touching merge.
+  const std::string gaps =
+      "(SELECT 0 AS ts, 10 AS dur, 1 AS p UNION ALL SELECT 11, 4, 1 UNION ALL SELECT 2, 3, 1 "
+      "UNION ALL SELECT 15, 5, 1 UNION ALL SELECT 0, 1, NULL UNION ALL SELECT 3, 1, NULL)";
+  EXPECT_EQ(Run("SELECT * FROM interval_merge_overlapping!(" + gaps + ", 1)"), Rows{"0|20"});
+  EXPECT_EQ(Run("SELECT * FROM interval_merge_overlapping!(" + gaps + ", 0)"),
+            (Rows{"0|10", "11|9"}));
+  EXPECT_EQ(Run("SELECT * FROM interval_merge_overlapping_partitioned!(" + gaps +
+                ", (p)) ORDER BY p, ts"),
+            (Rows{"0|1|NULL", "3|1|NULL", "0|10|1", "11|9|1"}));
+  EXPECT_EQ(Run("SELECT * FROM interval_merge_overlapping_partitioned!(" + gaps + ", ())"),
+            Rows{"error: __zt_columns!: needs at least one column, as (a) or (a, b) (at 4:38), "
+                 "in interval_merge_overlapping_partitioned! at 1:15"});
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor
