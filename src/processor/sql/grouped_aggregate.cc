@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -244,9 +245,8 @@ class Parser {
     pos_++;
     return true;
   }
-  // [table.]column, resolved against the table; *as_written: the column's
-  // name as the statement spells it (SQLite's name for the output column).
-  bool ColumnRef(int* column, std::string_view* as_written = nullptr) {
+  // [table.]column, resolved against the table.
+  bool ColumnRef(int* column) {
     std::string_view name;
     if (!Identifier(&name))
       return false;
@@ -261,8 +261,6 @@ class Parser {
     for (size_t c = 0; c < columns.size(); c++) {
       if (EqualsIgnoreCase(columns[c].name, name)) {
         *column = static_cast<int>(c);
-        if (as_written)
-          *as_written = name;
         return true;
       }
     }
@@ -311,10 +309,10 @@ class Parser {
       }
     }
     if (item->agg == Agg::kNone) {
-      std::string_view written;
-      if (!ColumnRef(&item->column, &written) || item->column != key_column_)
+      if (!ColumnRef(&item->column) || item->column != key_column_)
         return false;  // A bare column other than the key: SQLite's.
-      item->name = std::string(written);
+      // SQLite names a column by its declared name, however it is spelled.
+      item->name = table_->column(static_cast<size_t>(item->column)).name;
     } else {
       // SQLite names an expression by its text as written: up to the next
       // token (comments included), trailing blanks trimmed.
@@ -453,7 +451,8 @@ struct Reader {
       case ColumnKind::kCString:
         return static_cast<const char* const*>(data)[row] != nullptr;
       case ColumnKind::kDouble:
-        return true;
+        // SQLite reads a NaN result as NULL.
+        return !std::isnan(static_cast<const double*>(data)[row]);
       default: {
         int64_t ignored;
         return Int(row, &ignored);
@@ -569,6 +568,8 @@ bool TryGroupedAggregate(std::string_view statement, FindTableFn find, void* dat
       }
       if (r.kind == ColumnKind::kDouble) {
         const double v = static_cast<const double*>(r.data)[row];
+        if (std::isnan(v))
+          continue;  // NULL to SQLite.
         if (!a[i].has_value || (item.agg == Agg::kMin ? v < a[i].real_value : v > a[i].real_value))
           a[i].real_value = v;
         a[i].has_value = true;

@@ -10,8 +10,8 @@
 // that order, a few ns a row. The rows, their order and the column names
 // are SQLite's: the shape is recognised strictly and anything else (a
 // WHERE, HAVING, join, expression, DISTINCT, AVG, a SUM over reals, an
-// integer SUM that overflows, a key without an index, a name a temp
-// object shadows, an ORDER BY that does not reach the key, whose ties
+// integer SUM that overflows, a key without an index, a name a table or
+// view of the session hides, an ORDER BY that does not reach the key, whose ties
 // SQLite orders its own way) is left to SQLite, which gives the same
 // answer slower.
 //

@@ -126,11 +126,14 @@ ColumnTable* QueryEngine::FindColumnTable(void* data, std::string_view name) {
   }
   if (!found)
     return nullptr;
-  // Not if a temporary table or view of the same name hides it.
+  // Not if a table or view of the same name (temporary, or in main: the
+  // trace's tables are eponymous, so either hides them) is what SQLite
+  // would read.
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(engine->db_,
-                         "SELECT 1 FROM temp.sqlite_schema WHERE name = ? COLLATE NOCASE", -1,
-                         &stmt, nullptr) != SQLITE_OK)
+                         "SELECT 1 FROM temp.sqlite_schema WHERE name = ?1 COLLATE NOCASE "
+                         "UNION ALL SELECT 1 FROM main.sqlite_schema WHERE name = ?1 COLLATE NOCASE",
+                         -1, &stmt, nullptr) != SQLITE_OK)
     return nullptr;
   sqlite3_bind_text(stmt, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
   const bool hidden = sqlite3_step(stmt) == SQLITE_ROW;
@@ -187,7 +190,8 @@ bool QueryEngine::Execute(const std::string& sql, const ColumnsFn& on_columns,
     sqlite3_finalize(stmt);
     const std::string one(sql.c_str() + begin, static_cast<size_t>(tail - (sql.c_str() + begin)));
     GroupedAggregateResult grouped;
-    if (TryGroupedAggregate(one, &QueryEngine::FindColumnTable, this, &grouped)) {
+    if (grouped_aggregate_ &&
+        TryGroupedAggregate(one, &QueryEngine::FindColumnTable, this, &grouped)) {
       if (on_columns)
         on_columns(grouped.columns);
       for (const auto& row : grouped.rows) {

@@ -56,6 +56,11 @@ class QueryEngine {
 
   sqlite3* db() const { return db_; }
 
+  // Whether statements of the grouped-aggregate shape
+  // (grouped_aggregate.h) are computed beside SQLite (the default) or by
+  // SQLite like any other: the same answer either way, which tests check.
+  void set_grouped_aggregate_fast_path(bool enabled) { grouped_aggregate_ = enabled; }
+
  private:
   QueryEngine() = default;
 
@@ -81,6 +86,7 @@ class QueryEngine {
   std::unique_ptr<PerfettoFunctions> perfetto_functions_;
   std::map<std::string, Macro, std::less<>> macros_;
   std::vector<std::string> included_;  // Modules run on this connection.
+  bool grouped_aggregate_ = true;
 };
 
 }  // namespace sql

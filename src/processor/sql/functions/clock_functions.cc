@@ -6,8 +6,9 @@
 // Between two snapshots the earlier one's offset is applied, but never past
 // the later one's value (a clock is not assumed to run at the trace clock's
 // rate); before the first snapshot its value; after the last, its offset.
-// NULL when the trace has no snapshot of that clock (a JSON trace) or for
-// NULL; a non-integer is an error.
+// NULL when the trace has no snapshot of that clock (a JSON trace), for
+// NULL, and where the value would not fit in int64; a non-integer is an
+// error.
 
 #include <sqlite3.h>
 
@@ -40,18 +41,23 @@ bool Convert(sqlite3_context* ctx, sqlite3_value* arg, const char* function, int
   if (timeline.empty())
     return false;
   const int64_t ts = sqlite3_value_int64(arg);
+  // value + (ts - snapshot ts); NULL where that leaves int64.
+  auto offset_from = [ts](const std::pair<const int64_t, int64_t>& snapshot, int64_t* value) {
+    int64_t delta;
+    return !__builtin_sub_overflow(ts, snapshot.first, &delta) &&
+           !__builtin_add_overflow(snapshot.second, delta, value);
+  };
   auto next = timeline.lower_bound(ts);
-  if (next == timeline.end()) {
-    --next;
-    *out = next->second + (ts - next->first);
-    return true;
-  }
+  if (next == timeline.end())
+    return offset_from(*std::prev(next), out);
   if (next == timeline.begin() || next->first == ts) {
     *out = next->second;
     return true;
   }
-  const auto previous = std::prev(next);
-  *out = std::min(previous->second + (ts - previous->first), next->second);
+  int64_t value;
+  if (!offset_from(*std::prev(next), &value))
+    return false;
+  *out = std::min(value, next->second);
   return true;
 }
 

@@ -373,6 +373,9 @@ TEST_F(FunctionsTest, ClockConversionsFollowTheSnapshots) {
   // 22:13:20 UTC).
   EXPECT_EQ(Run("SELECT abs_time_str(1000), abs_time_str(1699999999999996500 + 1)"),
             Rows{"1970-01-01T00:00:00.000005000|2023-11-14T22:13:20.000000001"});
+  // Found by review: past int64 wrapped around; it is NULL.
+  EXPECT_EQ(Run("SELECT to_realtime(9223372036854775807), abs_time_str(9223372036854775807)"),
+            Rows{"NULL|NULL"});
   EXPECT_EQ(Run("SELECT to_realtime('x')"),
             Rows{"error: to_realtime: the timestamp must be an integer"});
   EXPECT_EQ(Run("SELECT snapshot_id, clock_name, clock_value FROM clock_snapshot WHERE ts = 2000"),
@@ -391,6 +394,30 @@ TEST_F(FunctionsTest, SelfDurAndHierarchyModules) {
   EXPECT_EQ(Run("INCLUDE PERFETTO MODULE slices.hierarchy; "
                 "SELECT id, name FROM _slice_descendant_and_self(0)"),
             (Rows{"0|Outer", "1|Inner", "2|Inner"}));
+}
+
+TEST_F(FunctionsTest, SliceLayoutKeepsAnInstantAtABoxStartFromHidingTheBox) {
+  // Found by review: A [100, 110) with a child (track 0), B an instant at
+  // 100 (track 1), C [105, 106) (track 2). B shares row 0 with A's start;
+  // C must not land on row 0 or 1, which A takes.
+  auto storage = std::make_unique<TraceStorage>();
+  auto add = [&](int64_t ts, int64_t dur, uint32_t track, uint32_t depth, uint32_t parent) {
+    storage->slice.ts.push_back(ts);
+    storage->slice.dur.push_back(dur);
+    storage->slice.track_id.push_back(track);
+    storage->slice.category.push_back(kNullStringId);
+    storage->slice.name.push_back(kNullStringId);
+    storage->slice.depth.push_back(depth);
+    storage->slice.parent_id.push_back(parent);
+    storage->slice.arg_set_id.push_back(kNullId);
+  };
+  add(100, 10, 0, 0, kNullId);
+  add(100, 0, 1, 0, kNullId);
+  add(101, 1, 0, 1, 0);
+  add(105, 1, 2, 0, kNullId);
+  Use(std::move(storage));
+  EXPECT_EQ(Run("SELECT id, layout_depth FROM experimental_slice_layout('0,1,2')"),
+            (Rows{"0|0", "1|0", "2|1", "3|2"}));
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ namespace sql {
 namespace slice_layout {
 
 constexpr size_t kCachedLayouts = 16;
+constexpr uint64_t kMaxLayoutDepth = 1 << 16;
 
 // A box: a root slice and all below it.
 struct Box {
@@ -37,12 +38,14 @@ struct Box {
   uint32_t row = 0;
 };
 
-// The time ranges taken on one row, sorted by start and disjoint (so
-// their ends are sorted too).
+// The time ranges taken on one row, sorted by (start, end). Ranges of
+// positive length never overlap; an empty one (a box of zero duration) may
+// sit at another's start, and sorts before it, so that the range just
+// before a point is the one that may reach past it.
 class TakenRanges {
  public:
   bool IsFree(int64_t start, int64_t end) const {
-    if (ranges_.empty() || start >= ranges_.back().second)
+    if (ranges_.empty() || start >= max_end_)
       return true;
     const auto next = FirstAtOrAfter(start);
     if (next != ranges_.end() && next->first < end)
@@ -50,10 +53,12 @@ class TakenRanges {
     return next == ranges_.begin() || std::prev(next)->second <= start;
   }
   void Take(int64_t start, int64_t end) {
-    if (ranges_.empty() || start >= ranges_.back().first)
-      ranges_.emplace_back(start, end);
+    const std::pair<int64_t, int64_t> range(start, end);
+    if (ranges_.empty() || range >= ranges_.back())
+      ranges_.push_back(range);
     else
-      ranges_.insert(FirstAtOrAfter(start), {start, end});
+      ranges_.insert(std::upper_bound(ranges_.begin(), ranges_.end(), range), range);
+    max_end_ = ranges_.size() == 1 ? end : std::max(max_end_, end);
   }
 
  private:
@@ -65,6 +70,7 @@ class TakenRanges {
                             });
   }
   Ranges ranges_;
+  int64_t max_end_ = 0;
 };
 
 void ParseTrackIds(const std::string& text, std::unordered_set<uint32_t>* ids) {
@@ -103,8 +109,9 @@ Rows Layout(const SliceTable& slice, const std::unordered_set<uint32_t>& tracks)
   std::vector<uint32_t> box_of(slice.size(), kNullId);
   std::vector<Box> boxes;
   for (uint32_t i : slices) {
-    const int64_t end = slice.dur[i] < 0 ? std::numeric_limits<int64_t>::max()
-                                         : slice.ts[i] + slice.dur[i];
+    int64_t end;
+    if (slice.dur[i] < 0 || __builtin_add_overflow(slice.ts[i], slice.dur[i], &end))
+      end = std::numeric_limits<int64_t>::max();
     const uint32_t parent = slice.parent_id[i];
     if (parent != kNullId && parent < slice.size() && box_of[parent] != kNullId) {
       Box& box = boxes[box_of[parent]];
@@ -129,21 +136,24 @@ Rows Layout(const SliceTable& slice, const std::unordered_set<uint32_t>& tracks)
   std::vector<TakenRanges> rows;
   for (uint32_t b : order) {
     Box& box = boxes[b];
-    uint32_t first = 0, run = 0;
-    for (uint32_t r = 0;; r++) {
+    // Depths come from the importer's nesting; a hostile trace's cannot
+    // make one box take more rows than this (a row costs a vector).
+    const uint64_t height = std::min<uint64_t>(box.height, kMaxLayoutDepth);
+    uint64_t first = 0, run = 0;
+    for (uint64_t r = 0;; r++) {
       if (r >= rows.size() || rows[r].IsFree(box.start, box.end)) {
         if (run++ == 0)
           first = r;
-        if (run == box.height + 1)
+        if (run == height + 1)
           break;
       } else {
         run = 0;
       }
     }
-    box.row = first;
-    if (rows.size() <= first + box.height)
-      rows.resize(first + box.height + 1);
-    for (uint32_t r = first; r <= first + box.height; r++)
+    box.row = static_cast<uint32_t>(first);
+    if (rows.size() <= first + height)
+      rows.resize(first + height + 1);
+    for (uint64_t r = first; r <= first + height; r++)
       rows[r].Take(box.start, box.end);
   }
   Rows out;

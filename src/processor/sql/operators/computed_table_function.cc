@@ -71,6 +71,14 @@ int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     }
   }
   const bool all = given == (1u << args) - 1;
+  if (!all) {
+    // Some argument missing: use none (argvIndex values must leave no
+    // gaps), and let Filter say which are needed.
+    for (int i = 0; i < info->nConstraint; i++) {
+      info->aConstraintUsage[i].argvIndex = 0;
+      info->aConstraintUsage[i].omit = 0;
+    }
+  }
   info->idxNum = all ? 1 : 0;
   info->estimatedCost = all ? 1000 : 1e30;
   info->estimatedRows = all ? 1000 : 1000000000;
@@ -94,20 +102,29 @@ int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite
     cursor.rows.clear();
     return VtabError(cursor.pVtab, function.name + ": " + error);
   }
-  for (int i = 0; i < argc; i++)
-    cursor.args.push_back(sqlite3_value_dup(argv[i]));
+  for (int i = 0; i < argc; i++) {
+    sqlite3_value* copy = sqlite3_value_dup(argv[i]);
+    if (!copy) {
+      cursor.Clear();
+      return SQLITE_NOMEM;
+    }
+    cursor.args.push_back(copy);
+  }
   return SQLITE_OK;
 }
 
 int ColumnValue(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int col) {
   const Cursor& cursor = *static_cast<Cursor*>(base);
   const size_t c = static_cast<size_t>(col);
-  const std::vector<ComputedValue>& row = cursor.rows[cursor.pos];
-  if (c >= row.size()) {
-    if (c - row.size() < cursor.args.size())
-      sqlite3_result_value(ctx, cursor.args[c - row.size()]);
+  const size_t columns = FunctionOf(cursor.pVtab).columns.size();
+  if (c >= columns) {  // A hidden argument column.
+    if (c - columns < cursor.args.size())
+      sqlite3_result_value(ctx, cursor.args[c - columns]);
     return SQLITE_OK;
   }
+  const std::vector<ComputedValue>& row = cursor.rows[cursor.pos];
+  if (c >= row.size())
+    return SQLITE_OK;  // A short row (a function's bug): NULL.
   const ComputedValue& value = row[c];
   switch (value.type) {
     case ComputedValue::kNull:

@@ -179,8 +179,14 @@ bool WeightBoundedDfs(void*, sqlite3_value** args, Rows* rows, std::string* erro
       if (seen[visit.node])
         continue;
       seen[visit.node] = true;
-      total += visit.weight;
-      const bool past_target = total > root.target;
+      bool past_target;
+      if (__builtin_add_overflow(total, visit.weight, &total)) {
+        // Beyond int64: past any target upwards, short of any downwards.
+        past_target = visit.weight > 0;
+        total = past_target ? INT64_MAX : INT64_MIN;
+      } else {
+        past_target = total > root.target;
+      }
       if (past_target && !floor)
         break;  // A ceiling: the node that passed it is left out.
       rows->push_back({ComputedValue::Int(graph.IdOf(root.node)),

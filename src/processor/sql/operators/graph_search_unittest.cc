@@ -137,6 +137,22 @@ TEST_F(GraphSearchTest, SliceFollowingFlowReachesThroughFlows) {
             (Rows{"1|1|NULL", "1|3|1"}));
 }
 
+TEST_F(GraphSearchTest, AWeightSumBeyondInt64IsPastTheTarget) {
+  // Found by review: the sum overflowed and the search went on.
+  EXPECT_EQ(Run("SELECT node_id FROM graph_reachable_weight_bounded_dfs!("
+                "(SELECT 1 AS source_node_id, 2 AS dest_node_id, 10 AS edge_weight "
+                " UNION ALL SELECT 2, 3, 9223372036854775807 UNION ALL SELECT 3, 4, 1), "
+                "(SELECT 1 AS root_node_id, 9223372036854775807 AS root_target_weight), TRUE)"),
+            (Rows{"1", "2", "3"}));
+}
+
+TEST_F(GraphSearchTest, AFunctionGivenSomeArgumentsSaysWhichItNeeds) {
+  // Found by review: SQLite's "xBestIndex malfunction" instead.
+  EXPECT_EQ(Run("SELECT * FROM __zt_graph_search WHERE edges = 1 AND starts = 2"),
+            Rows{"error: __zt_graph_search: needs its 3 argument(s), as in "
+                 "__zt_graph_search(mode, edges, starts)"});
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

@@ -170,7 +170,10 @@ bool ReadTable(sqlite3_value* value, size_t index, size_t partitions, Table* tab
     }
     const int64_t id = row[0].i;
     const int64_t start = row[1].i;
-    const int64_t end = row[2].i > INT64_MAX - start ? INT64_MAX : start + row[2].i;
+    int64_t end;
+    if (__builtin_add_overflow(start, row[2].i, &end))
+      end = INT64_MAX;  // dur >= 0: only past the top.
+
     table->partitions[it.first->second].intervals.push_back(Interval{id, start, end});
   }
   return error->empty();
@@ -222,8 +225,11 @@ void IntersectPartition(const std::vector<Partition*>& parts, size_t partition_c
   for (const Shared& s : shared) {
     std::vector<ComputedValue> row;
     row.reserve(2 + kMaxTables + kMaxPartitions);
+    int64_t dur;
+    if (__builtin_sub_overflow(s.end, s.start, &dur))
+      dur = INT64_MAX;  // A span wider than int64: as wide as it can say.
     row.push_back(ComputedValue::Int(s.start));
-    row.push_back(ComputedValue::Int(s.end - s.start));
+    row.push_back(ComputedValue::Int(dur));
     for (size_t t = 0; t < kMaxTables; t++)
       row.push_back(t < tables ? ComputedValue::Int(s.ids[t]) : ComputedValue::Null());
     for (size_t p = 0; p < kMaxPartitions; p++)

@@ -185,6 +185,20 @@ TEST_F(IntervalIntersectTest, OverlapModuleCountsAndMerges) {
                  "in interval_merge_overlapping_partitioned! at 1:15"});
 }
 
+TEST_F(IntervalIntersectTest, NegativeAndHugeTimesDoNotOverflow) {
+  // Found by review: an end computed past INT64_MAX for every negative ts.
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM _interval_intersect!(((SELECT 1 AS id, -5 AS ts, 10 AS dur), "
+                "(SELECT 2 AS id, 100 AS ts, 10 AS dur)), ())"),
+            Rows{"0"});
+  EXPECT_EQ(Run("SELECT ts, dur FROM _interval_intersect!(((SELECT 1 AS id, -10 AS ts, "
+                "9223372036854775807 AS dur), (SELECT 2 AS id, -10 AS ts, 20 AS dur)), ())"),
+            Rows{"-10|20"});
+  EXPECT_EQ(Run("SELECT ts, dur FROM _interval_intersect!(((SELECT 1 AS id, "
+                "-9223372036854775807 AS ts, 9223372036854775807 AS dur), "
+                "(SELECT 2 AS id, -9223372036854775807 AS ts, 9223372036854775807 AS dur)), ())"),
+            Rows{"-9223372036854775807|9223372036854775807"});
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor
