@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "src/processor/storage/trace_storage.h"
+
 namespace zt {
 namespace processor {
 namespace sql {
