@@ -46,14 +46,19 @@ CpuTimes ProcessCpuTimes() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s TRACE\n", argv[0]);
+  // --one-thread / --two-threads: import so whatever the CPUs available
+  // (ImportOptions::two_threads_min_bytes), to compare the CPU time the
+  // second thread costs with the wall time it saves.
+  const std::string mode = argc == 3 ? argv[1] : "";
+  if (argc != 2 && mode != "--one-thread" && mode != "--two-threads") {
+    fprintf(stderr, "usage: %s [--one-thread | --two-threads] TRACE\n", argv[0]);
     return 2;
   }
+  const char* trace_path = argv[argc - 1];
   using namespace zt::processor;
   std::string error;
   const auto open_start = std::chrono::steady_clock::now();
-  std::unique_ptr<MappedTraceFile> file = MappedTraceFile::Open(argv[1], &error);
+  std::unique_ptr<MappedTraceFile> file = MappedTraceFile::Open(trace_path, &error);
   if (!file) {
     fprintf(stderr, "%s\n", error.c_str());
     return 1;
@@ -65,6 +70,10 @@ int main(int argc, char** argv) {
   // run read it); the import pays the mapping's page faults.
   TraceStorage storage;
   ImportOptions options;
+  if (mode == "--one-thread")
+    options.two_threads_min_bytes = UINT64_MAX;
+  else if (mode == "--two-threads")
+    options.two_threads_min_bytes = 0;
   options.release_input = [&](uint64_t offset, uint64_t length) {
     file->ReleasePages(offset, length);
   };
@@ -91,7 +100,7 @@ int main(int argc, char** argv) {
   printf("import           %.3f s  %.0f MB/s  %.1f M events/s  (%" PRIu64 " events)\n",
          import_s, mb / import_s, static_cast<double>(result.packets_parsed) / import_s / 1e6,
          result.packets_parsed);
-  const bool two_threads = file->size() >= zt::processor::ImportOptions().two_threads_min_bytes;
+  const bool two_threads = file->size() >= options.two_threads_min_bytes;
   printf("  pass 1         %.3f s  (file order: state, clocks, queues%s)\n", result.pass1_seconds,
          two_threads ? "; queued on a second thread" : "");
   printf("  pass 2         %.3f s  (time order: events into tables%s)\n", result.pass2_seconds,

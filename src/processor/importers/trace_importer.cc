@@ -1,5 +1,7 @@
 #include "src/processor/importers/trace_importer.h"
 
+#include <sched.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -13,6 +15,7 @@
 #include "src/processor/importers/proto/clock_tracker.h"
 #include "src/processor/importers/proto/packet_sorter.h"
 #include "src/processor/importers/proto/proto_trace_reader.h"
+#include "src/processor/importers/proto/slice_column_pager.h"
 #include "src/processor/importers/templight/templight_importer.h"
 #include "src/processor/importers/trace_format.h"
 #include "src/processor/importers/proto/track_event_parser.h"
@@ -23,6 +26,14 @@
 
 namespace zt {
 namespace processor {
+
+uint64_t ImportOptions::DefaultTwoThreadsMinBytes() {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  const int available =
+      sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+  return available >= static_cast<int>(kTwoThreadsMinCpus) ? uint64_t{1} << 20 : UINT64_MAX;
+}
 namespace {
 
 constexpr uint64_t kReportInterval = 64u << 20;
@@ -290,6 +301,8 @@ ImportResult ImportProto(const void* data, size_t size, TraceStorage* storage,
     result.last_ts = counts.last_ts;
   } else {
     bool first = true;
+    SliceColumnPager pager(&storage->slice);
+    sorter.GiveConsumedBlocksTo([&pager](void* pages, size_t bytes) { pager.Give(pages, bytes); });
     sorter.Drain(
         [&](int64_t ts, uint64_t offset, uint64_t event_size, uint32_t generation, uint64_t) {
           if (first) {
@@ -298,6 +311,7 @@ ImportResult ImportProto(const void* data, size_t size, TraceStorage* storage,
           }
           result.last_ts = ts;
           result.packets_parsed++;
+          pager.RowsComing(storage->slice.size());
           parser.Parse(ts, reader.generation(generation),
                        protozero::ConstBytes{base + offset, static_cast<size_t>(event_size)});
         },

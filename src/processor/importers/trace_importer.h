@@ -44,10 +44,15 @@ struct ImportOptions {
   // A trace of at least this many bytes is imported with a second thread
   // (queueing events in pass 1, merging them in pass 2; two_thread_pass.h);
   // the model is the same either way, and every callback is still made on
-  // the calling thread. Small imports stay on the calling thread alone,
-  // where a thread costs more than it saves; tests set 0 to cover the
+  // the calling thread. The second thread saves wall time only where a
+  // core is free for it, and costs CPU time in any case (handing events
+  // over): by default it is used from 1 MiB on when this process may run
+  // on at least kTwoThreadsMinCpus CPUs, never on fewer
+  // (docs/benchmarks.md, "one thread or two"). Tests set 0 to cover the
   // two-thread path on small traces.
-  uint64_t two_threads_min_bytes = 1u << 20;
+  static constexpr unsigned kTwoThreadsMinCpus = 4;
+  uint64_t two_threads_min_bytes = DefaultTwoThreadsMinBytes();
+  static uint64_t DefaultTwoThreadsMinBytes();
   // Upstream's strict reading of losses: after a previous_packet_dropped
   // mark, every packet that needs incremental state is skipped until the
   // next clear. By default those packets are kept whenever their names

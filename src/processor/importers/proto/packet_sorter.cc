@@ -46,7 +46,10 @@ void PacketSorter::FreePending() {
       end += pending_free_[j].second;
       j++;
     }
-    munmap(start, static_cast<size_t>(end - start));
+    if (take_consumed_)
+      take_consumed_(start, static_cast<size_t>(end - start));
+    else
+      munmap(start, static_cast<size_t>(end - start));
     i = j;
   }
   pending_free_.clear();

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -98,6 +99,14 @@ class PacketSorter {
   template <typename Fn, typename RegionDone>
   void Drain(Fn fn, RegionDone done);
 
+  // During the next Drain() only, blocks it has consumed go to `take`
+  // (page-aligned ranges of whole pages, each called once, on the draining
+  // thread; `take` owns them after), not to munmap(): a SliceColumnPager
+  // reuses them for the tables that Drain() fills.
+  void GiveConsumedBlocksTo(std::function<void(void*, size_t)> take) {
+    take_consumed_ = std::move(take);
+  }
+
   static constexpr uint32_t kRegionShift = 21;
   // Up to this many queues, Drain() finds the next one by a scan.
   static constexpr size_t kScannedHeadsMax = 8;
@@ -158,6 +167,7 @@ class PacketSorter {
 
   std::vector<std::pair<uint64_t, uint64_t>> spilled_;  // (offset, size).
   std::vector<std::pair<void*, size_t>> pending_free_;  // (block, bytes).
+  std::function<void(void*, size_t)> take_consumed_;
   std::vector<uint32_t> pending_in_region_;  // Events not drained, per region.
   std::vector<std::unique_ptr<Queue>> queues_;
   const bool with_hints_;
@@ -291,6 +301,7 @@ void PacketSorter::Drain(Fn fn, RegionDone done) {
     }
   }
   FreePending();
+  take_consumed_ = nullptr;
   queues_.clear();
   spilled_.clear();
   pending_in_region_.clear();

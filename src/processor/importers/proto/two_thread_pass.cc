@@ -1,7 +1,5 @@
 #include "src/processor/importers/proto/two_thread_pass.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstring>
 #include <thread>
@@ -9,6 +7,7 @@
 #include <vector>
 
 #include "src/processor/importers/proto/batch_channel.h"
+#include "src/processor/importers/proto/slice_column_pager.h"
 #include "zt/base/compiler.h"
 #include "zt/base/logging.h"
 
@@ -70,71 +69,6 @@ class SlotNumbering {
   std::unordered_map<uint64_t, uint32_t> slots_;
 };
 
-// Populates the slice columns' pages a little ahead of the rows the
-// applying thread is about to add, from the merging thread: page faults
-// were a large part of the applying thread's time, the merging thread has
-// time to spare, and one madvise() per chunk costs less than a fault per
-// page. Only the reserved capacity is touched (raw pointers taken before
-// the threads start; no vector is used across threads), and only about as
-// many rows as the merge has sent, so nothing is populated that the import
-// would not use (a few chunks at most). Without MADV_POPULATE_WRITE (Linux
-// before 5.14) it does nothing.
-class SliceColumnPrefaulter {
- public:
-  explicit SliceColumnPrefaulter(SliceTable* table) {
-    Add(&table->ts);
-    Add(&table->dur);
-    Add(&table->track_id);
-    Add(&table->category);
-    Add(&table->name);
-    Add(&table->depth);
-    Add(&table->parent_id);
-    Add(&table->arg_set_id);
-  }
-
-  // `rows`: an upper bound of the rows the applying thread will have added
-  // once it has applied what was sent so far.
-  void RowsComing(uint64_t rows) {
-    if (ZT_LIKELY(rows + kAheadRows <= populated_rows_) || !enabled_)
-      return;
-    const uint64_t until = populated_rows_ + kChunkRows;
-    for (const Column& column : columns_) {
-      const uint64_t from_row = std::min<uint64_t>(populated_rows_, column.capacity);
-      const uint64_t to_row = std::min<uint64_t>(until, column.capacity);
-      const uintptr_t page = 4096;
-      const uintptr_t from = (reinterpret_cast<uintptr_t>(column.data + from_row * column.elem) +
-                              page - 1) & ~(page - 1);
-      const uintptr_t to = reinterpret_cast<uintptr_t>(column.data + to_row * column.elem) &
-                           ~(page - 1);
-      if (to > from &&
-          madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE) != 0) {
-        enabled_ = false;  // An older kernel: faults it is.
-        return;
-      }
-    }
-    populated_rows_ = until;
-  }
-
- private:
-  static constexpr uint64_t kChunkRows = 1 << 14;
-  static constexpr uint64_t kAheadRows = 1 << 15;
-  struct Column {
-    char* data;
-    size_t elem;
-    uint64_t capacity;
-  };
-  template <typename T>
-  void Add(std::vector<T>* column) {
-    columns_.push_back(Column{reinterpret_cast<char*>(column->data()), sizeof(T),
-                              column->capacity()});
-    populated_rows_ = std::max<uint64_t>(populated_rows_, column->size());
-  }
-
-  std::vector<Column> columns_;
-  uint64_t populated_rows_ = 0;
-  bool enabled_ = true;
-};
-
 // The size of a queued TrackEvent, from the length varint that precedes its
 // bytes (pass 1 read it there): the last byte of a varint is the only one
 // below 0x80, and the byte before the varint is the field's key, which is
@@ -162,7 +96,8 @@ PassTwoCounts ParseOnTwoThreads(const uint8_t* base, const ProtoTraceReader& rea
   BatchChannel channel;
   // Pass 1 on two threads filled it with hints: the merge needs them.
   ZT_CHECK(sorter->with_hints());
-  SliceColumnPrefaulter prefaulter(slice_table);
+  SliceColumnPager pager(slice_table);
+  sorter->GiveConsumedBlocksTo([&pager](void* pages, size_t bytes) { pager.Give(pages, bytes); });
   std::thread merger([&] {
     SlotNumbering slots;
     uint64_t rows_sent = slice_table_rows;
@@ -187,7 +122,7 @@ PassTwoCounts ParseOnTwoThreads(const uint8_t* base, const ProtoTraceReader& rea
                 p = PutUnit(p, simple.track_uuid, kRecordSlot | uint64_t{slot} << 2);
               if (simple.type != kSliceEndType)
                 rows_sent++;
-              prefaulter.RowsComing(rows_sent);
+              pager.RowsComing(rows_sent);
               p = PutUnit(p, static_cast<uint64_t>(ts),
                           kRecordSimple | uint64_t{simple.type} << 2 | uint64_t{slot} << 4 |
                               uint64_t{simple.name} << (4 + kSlotBits) |
@@ -196,7 +131,7 @@ PassTwoCounts ParseOnTwoThreads(const uint8_t* base, const ProtoTraceReader& rea
               return;
             }
           }
-          prefaulter.RowsComing(++rows_sent);  // At most one row.
+          pager.RowsComing(++rows_sent);  // At most one row.
           if (hint != 0)  // The sorter kept the hint, not the size.
             event_size = SizeBeforeEvent(base, offset);
           p = PutUnit(p, static_cast<uint64_t>(ts), kRecordFull | uint64_t{generation} << 2);
