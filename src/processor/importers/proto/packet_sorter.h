@@ -64,14 +64,13 @@ class PacketSorter {
             uint32_t generation, uint64_t hint = 0) {
     ZT_CHECK(hint <= kMaxHint);
     Queue& q = queue < queues_.size() && queues_[queue] ? *queues_[queue] : *AddQueue(queue);
-    if (q.size > 0 && ts < q.last_ts)
-      q.sorted = false;
+    // One cache line of the queue per event (Queue's first fields).
+    q.sorted &= ts >= q.last_ts;
     q.last_ts = ts;
-    if (ZT_UNLIKELY(q.generation_changes.empty() ||
-                    q.generation_changes.back().second != generation))
-      q.generation_changes.emplace_back(q.size, generation);
-    if (ZT_UNLIKELY(q.size % kBlockEvents == 0))
-      q.blocks.emplace_back(NewBlock());
+    if (ZT_UNLIKELY(generation != q.generation || q.size == 0))
+      NoteGeneration(&q, generation);
+    if (ZT_UNLIKELY(q.next == q.block_end))
+      StartBlock(&q);
     const size_t region = static_cast<size_t>(offset >> kRegionShift);
     if (ZT_UNLIKELY(region >= pending_in_region_.size()))
       pending_in_region_.resize(region + 1, 0);
@@ -82,7 +81,7 @@ class PacketSorter {
         ZT_LIKELY(offset < kMaxPackedOffset && (hinted || size < kHinted))
             ? offset << kSizeBits | (hinted ? kHinted | hint : size)
             : Spill(offset, size);
-    q.at(q.size) = SortedEvent{ts, packed};
+    *q.next++ = SortedEvent{ts, packed};
     q.size++;
     size_++;
   }
@@ -137,10 +136,14 @@ class PacketSorter {
   static BlockPtr NewBlock();
 
   struct Queue {
-    std::vector<BlockPtr> blocks;
+    // What Push() touches, first: one cache line.
+    SortedEvent* next = nullptr;  // Where the next event goes.
+    SortedEvent* block_end = nullptr;
     size_t size = 0;
+    int64_t last_ts = INT64_MIN;
+    uint32_t generation = 0;  // The last one noted (valid once size > 0).
     bool sorted = true;
-    int64_t last_ts = 0;
+    std::vector<BlockPtr> blocks;
     // (index of the first event, generation) at every change, in order.
     std::vector<std::pair<size_t, uint32_t>> generation_changes;
     // Only for a queue that had to be sorted: each event's generation.
@@ -149,6 +152,16 @@ class PacketSorter {
     SortedEvent& at(size_t i) { return blocks[i / kBlockEvents][i % kBlockEvents]; }
   };
 
+  static void NoteGeneration(Queue* q, uint32_t generation) {
+    if (q->generation_changes.empty() || q->generation_changes.back().second != generation)
+      q->generation_changes.emplace_back(q->size, generation);
+    q->generation = generation;
+  }
+  static void StartBlock(Queue* q) {
+    q->blocks.emplace_back(NewBlock());
+    q->next = q->blocks.back().get();
+    q->block_end = q->next + kBlockEvents;
+  }
   void SortUnsortedQueues();
   // Consumed blocks are unmapped a batch at a time, neighbours in one call:
   // each munmap() interrupts every other core running this process (to
