@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "src/protozero/utf8.h"
+
 namespace zt {
 namespace protozero {
 namespace text_format_internal {
@@ -14,24 +16,6 @@ namespace {
 
 // The one-character tokens. (Not strchr(), which would match a NUL.)
 constexpr std::string_view kSymbols = "{}<>[]:;,-";
-
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 bool ReadHex(std::string_view t, size_t at, size_t n, uint32_t* v) {
   if (at + n > t.size())

@@ -1,14 +1,19 @@
 // What the SQL layer's table-valued functions (row_subset_function.cc,
-// perfetto_table_functions.cc) write the same way: an eponymous, read-only
-// SQLite module whose vtab and cursor objects are C++ objects, whose
-// cursor walks a vector of rows, and whose errors are messages.
+// perfetto_table_functions.cc, operators/computed_table_function.cc) write
+// the same way: an eponymous, read-only SQLite module whose vtab and cursor
+// objects are C++ objects, whose cursor walks a vector of rows, whose
+// arguments are hidden columns that must all be given, and whose errors
+// are messages.
 
 #ifndef ZT_SRC_PROCESSOR_SQL_EPONYMOUS_MODULE_H_
 #define ZT_SRC_PROCESSOR_SQL_EPONYMOUS_MODULE_H_
 
 #include <sqlite3.h>
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace zt {
 namespace processor {
@@ -19,6 +24,68 @@ inline int VtabError(sqlite3_vtab* vtab, const std::string& message) {
   sqlite3_free(vtab->zErrMsg);
   vtab->zErrMsg = sqlite3_mprintf("%s", message.c_str());
   return SQLITE_ERROR;
+}
+
+// A column of a table function's schema: its name, and its declared type
+// (may be empty).
+struct SchemaColumn {
+  std::string name;
+  std::string type;
+};
+
+// Declares a table function's table (its result columns, then its
+// arguments as HIDDEN columns) and makes its vtab, a `Table` whose
+// `function` member is set to `function`.
+template <typename Table, typename Function>
+int ConnectTableFunction(sqlite3* db, Function* function, const std::vector<SchemaColumn>& columns,
+                         const std::vector<SchemaColumn>& args, sqlite3_vtab** out) {
+  std::string schema = "CREATE TABLE x(";
+  for (const SchemaColumn& column : columns)
+    schema += "\"" + column.name + "\" " + column.type + ", ";
+  for (const SchemaColumn& arg : args)
+    schema += "\"" + arg.name + "\" " + arg.type + " HIDDEN, ";
+  schema.resize(schema.size() - 2);
+  schema += ")";
+  const int rc = sqlite3_declare_vtab(db, schema.c_str());
+  if (rc != SQLITE_OK)
+    return rc;
+  auto table = std::make_unique<Table>();
+  table->function = function;
+  *out = table.release();
+  return SQLITE_OK;
+}
+
+// xBestIndex of a table function whose `args` arguments (the hidden
+// columns from `first_arg` on; at most 32) must all be given by equality:
+// such a plan is cheap (idxNum 1, `cost` and as many rows); any other is
+// offered at a prohibitive cost with no argument used (idxNum 0), so that
+// xFilter can say which arguments are missing rather than SQLite's "no
+// query solution". An argument constrained twice is passed once.
+inline int BestIndexWithEveryArgument(sqlite3_index_info* info, int first_arg, int args,
+                                      double cost) {
+  uint32_t given = 0;
+  for (int i = 0; i < info->nConstraint; i++) {
+    const auto& c = info->aConstraint[i];
+    if (c.iColumn >= first_arg && c.iColumn < first_arg + args &&
+        c.op == SQLITE_INDEX_CONSTRAINT_EQ && c.usable &&
+        !(given & (1u << (c.iColumn - first_arg)))) {
+      info->aConstraintUsage[i].argvIndex = c.iColumn - first_arg + 1;
+      info->aConstraintUsage[i].omit = 1;
+      given |= 1u << (c.iColumn - first_arg);
+    }
+  }
+  const bool all = given == (args == 32 ? ~0u : (1u << args) - 1);
+  if (!all) {
+    // argvIndex values may leave no gaps: use none.
+    for (int i = 0; i < info->nConstraint; i++) {
+      info->aConstraintUsage[i].argvIndex = 0;
+      info->aConstraintUsage[i].omit = 0;
+    }
+  }
+  info->idxNum = all ? 1 : 0;
+  info->estimatedCost = all ? cost : 1e30;
+  info->estimatedRows = all ? static_cast<sqlite3_int64>(cost) : 1000000000;
+  return SQLITE_OK;
 }
 
 // `Table` derives from sqlite3_vtab (made by Connect, deleted here);

@@ -9,29 +9,14 @@
 #include <gtest/gtest.h>
 
 #include "src/processor/sql/query_engine.h"
-#include "src/processor/sql/query_rows_for_testing.h"
-#include "src/processor/sql/sample_storage_for_testing.h"
+#include "src/processor/sql/query_engine_fixture_for_testing.h"
 
 namespace zt {
 namespace processor {
 namespace sql {
 namespace {
 
-using Rows = std::vector<std::string>;
-
-class PerfettoSqlStatementsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    storage_ = MakeSampleStorage();
-    std::string error;
-    engine_ = QueryEngine::Create(storage_.get(), &error);
-    ASSERT_TRUE(engine_) << error;
-  }
-  Rows Run(const std::string& sql) { return QueryRows(engine_.get(), sql); }
-
-  std::unique_ptr<TraceStorage> storage_;
-  std::unique_ptr<QueryEngine> engine_;
-};
+class PerfettoSqlStatementsTest : public QueryEngineFixture {};
 
 TEST_F(PerfettoSqlStatementsTest, PerfettoTablesAndViewsAreQueriedLikeAnyOther) {
   EXPECT_EQ(Run("CREATE PERFETTO TABLE inner_slices AS SELECT id, dur FROM slice "

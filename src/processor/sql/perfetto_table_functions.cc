@@ -48,44 +48,18 @@ Function& FunctionOf(sqlite3_vtab* vtab) {
 
 int Connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
   auto* function = static_cast<Function*>(aux);
-  std::string schema = "CREATE TABLE x(";
+  std::vector<SchemaColumn> columns, args;
   for (const std::string& column : function->columns)
-    schema += "\"" + column + "\", ";
+    columns.push_back(SchemaColumn{column, ""});
   for (const std::string& arg : function->args)
-    schema += "\"" + arg.substr(1) + "\" HIDDEN, ";
-  schema.resize(schema.size() - 2);
-  schema += ")";
-  const int rc = sqlite3_declare_vtab(db, schema.c_str());
-  if (rc != SQLITE_OK)
-    return rc;
-  auto table = std::make_unique<Table>();
-  table->function = function;
-  *out = table.release();
-  return SQLITE_OK;
+    args.push_back(SchemaColumn{arg.substr(1), ""});
+  return ConnectTableFunction<Table>(db, function, columns, args, out);
 }
 
-// Every argument must be given by an equality: then the plan is cheap;
-// without them it is offered at a prohibitive cost so that Filter can say
-// which is missing.
 int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   const Function& function = FunctionOf(vtab);
-  const int first_arg = static_cast<int>(function.columns.size());
-  const int args = static_cast<int>(function.args.size());
-  int given = 0;
-  for (int i = 0; i < info->nConstraint; i++) {
-    const auto& c = info->aConstraint[i];
-    if (c.iColumn >= first_arg && c.op == SQLITE_INDEX_CONSTRAINT_EQ && c.usable &&
-        info->aConstraintUsage[i].argvIndex == 0) {
-      info->aConstraintUsage[i].argvIndex = c.iColumn - first_arg + 1;
-      info->aConstraintUsage[i].omit = 1;
-      given |= 1 << (c.iColumn - first_arg);
-    }
-  }
-  const bool all = given == (1 << args) - 1;
-  info->idxNum = all ? 1 : 0;
-  info->estimatedCost = all ? 1000 : 1e30;
-  info->estimatedRows = all ? 1000 : 1000000000;
-  return SQLITE_OK;
+  return BestIndexWithEveryArgument(info, static_cast<int>(function.columns.size()),
+                                    static_cast<int>(function.args.size()), 1000);
 }
 
 int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite3_value** argv) {

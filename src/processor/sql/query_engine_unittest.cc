@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include "src/processor/sql/query_rows_for_testing.h"
+#include "src/processor/sql/query_engine_fixture_for_testing.h"
 #include "src/processor/sql/sample_storage_for_testing.h"
 
 namespace zt {
@@ -16,17 +16,8 @@ namespace processor {
 namespace sql {
 namespace {
 
-class QueryEngineTest : public ::testing::Test {
+class QueryEngineTest : public QueryEngineFixture {
  protected:
-  void SetUp() override {
-    storage_ = MakeSampleStorage();
-    std::string error;
-    engine_ = QueryEngine::Create(storage_.get(), &error);
-    ASSERT_TRUE(engine_) << error;
-  }
-
-  std::vector<std::string> Run(const std::string& sql) { return QueryRows(engine_.get(), sql); }
-
   // The plan's detail lines, joined.
   std::string Plan(const std::string& sql) {
     std::string plan;
@@ -34,9 +25,6 @@ class QueryEngineTest : public ::testing::Test {
       plan += row.substr(row.rfind('|') + 1) + "\n";
     return plan;
   }
-
-  std::unique_ptr<TraceStorage> storage_;
-  std::unique_ptr<QueryEngine> engine_;
 };
 
 TEST_F(QueryEngineTest, GroupByAndOrderByNeedNoSort) {

@@ -30,40 +30,16 @@ const RowSubsetFunction& FunctionOf(sqlite3_vtab* vtab) {
 
 int Connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
   const auto* function = static_cast<const RowSubsetFunction*>(aux);
-  std::string schema = "CREATE TABLE x(";
+  std::vector<SchemaColumn> columns;
   for (const Column& column : function->source->columns())
-    schema += "\"" + column.name + "\" " + column.DeclaredType() + ", ";
-  schema += "\"" + function->arg_name + "\" INTEGER HIDDEN)";
-  const int rc = sqlite3_declare_vtab(db, schema.c_str());
-  if (rc != SQLITE_OK)
-    return rc;
-  auto table = std::make_unique<Table>();
-  table->function = function;
-  *out = table.release();
-  return SQLITE_OK;
+    columns.push_back(SchemaColumn{column.name, column.DeclaredType()});
+  return ConnectTableFunction<Table>(db, function, columns,
+                                     {SchemaColumn{function->arg_name, "INTEGER"}}, out);
 }
 
-// Plans with the argument are cheap (idxNum 1); the plan without it is
-// offered at a prohibitive cost (SQLite picks it only when nothing gives
-// the argument), so that Filter can say what is missing instead of
-// SQLite's "no query solution".
 int BestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  const int arg_col = static_cast<int>(FunctionOf(vtab).source->columns().size());
-  for (int i = 0; i < info->nConstraint; i++) {
-    const auto& c = info->aConstraint[i];
-    if (c.iColumn == arg_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ && c.usable) {
-      info->aConstraintUsage[i].argvIndex = 1;
-      info->aConstraintUsage[i].omit = 1;
-      info->idxNum = 1;
-      info->estimatedCost = 10;
-      info->estimatedRows = 10;
-      return SQLITE_OK;
-    }
-  }
-  info->idxNum = 0;
-  info->estimatedCost = 1e30;
-  info->estimatedRows = 1000000000;
-  return SQLITE_OK;
+  return BestIndexWithEveryArgument(
+      info, static_cast<int>(FunctionOf(vtab).source->columns().size()), 1, 10);
 }
 
 int Filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite3_value** argv) {

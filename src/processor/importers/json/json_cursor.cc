@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "src/protozero/utf8.h"
+
 namespace zt {
 namespace processor {
 namespace {
@@ -20,24 +22,6 @@ int HexDigit(char c) {
   if (c >= 'A' && c <= 'F')
     return c - 'A' + 10;
   return -1;
-}
-
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -324,7 +308,7 @@ bool JsonCursor::DecodeEscapes(const char* /*start*/, std::string* out) {
         } else if (cp >= 0xDC00 && cp < 0xE000) {
           cp = 0xFFFD;
         }
-        AppendUtf8(cp, out);
+        protozero::AppendUtf8(cp, out);
         break;
       }
       default:

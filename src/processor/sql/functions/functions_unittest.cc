@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "src/processor/sql/query_engine.h"
-#include "src/processor/sql/query_rows_for_testing.h"
+#include "src/processor/sql/query_engine_fixture_for_testing.h"
 #include "src/processor/sql/sample_storage_for_testing.h"
 
 namespace zt {
@@ -19,23 +19,7 @@ namespace processor {
 namespace sql {
 namespace {
 
-using Rows = std::vector<std::string>;
-
-class FunctionsTest : public ::testing::Test {
- protected:
-  void Use(std::unique_ptr<TraceStorage> storage) {
-    engine_.reset();
-    storage_ = std::move(storage);
-    std::string error;
-    engine_ = QueryEngine::Create(storage_.get(), &error);
-    ASSERT_TRUE(engine_) << error;
-  }
-  void SetUp() override { Use(MakeSampleStorage()); }
-  Rows Run(const std::string& sql) { return QueryRows(engine_.get(), sql); }
-
-  std::unique_ptr<TraceStorage> storage_;
-  std::unique_ptr<QueryEngine> engine_;
-};
+class FunctionsTest : public QueryEngineFixture {};
 
 TEST_F(FunctionsTest, ExtractArgReturnsEachValueTypeAsItsSqlType) {
   EXPECT_EQ(Run("SELECT EXTRACT_ARG(0, 'debug.count'), typeof(EXTRACT_ARG(0, 'debug.count'))"),

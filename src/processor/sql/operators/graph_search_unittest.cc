@@ -12,15 +12,12 @@
 #include <gtest/gtest.h>
 
 #include "src/processor/sql/query_engine.h"
-#include "src/processor/sql/query_rows_for_testing.h"
-#include "src/processor/sql/sample_storage_for_testing.h"
+#include "src/processor/sql/query_engine_fixture_for_testing.h"
 
 namespace zt {
 namespace processor {
 namespace sql {
 namespace {
-
-using Rows = std::vector<std::string>;
 
 // 1 -> 2, 1 -> 3, 2 -> 4, 3 -> 4, 4 -> 1 (a cycle), 7 -> 8 (unreachable).
 constexpr char kEdges[] =
@@ -30,19 +27,12 @@ constexpr char kEdges[] =
     "SELECT 1, 3, 1 UNION ALL SELECT 2, 4, 1 UNION ALL SELECT 3, 4, 1 UNION ALL "
     "SELECT 4, 1, 1 UNION ALL SELECT 7, 8, 1;";
 
-class GraphSearchTest : public ::testing::Test {
+class GraphSearchTest : public QueryEngineFixture {
  protected:
   void SetUp() override {
-    storage_ = MakeSampleStorage();
-    std::string error;
-    engine_ = QueryEngine::Create(storage_.get(), &error);
-    ASSERT_TRUE(engine_) << error;
+    QueryEngineFixture::SetUp();
     ASSERT_EQ(Run(kEdges), Rows{});
   }
-  Rows Run(const std::string& sql) { return QueryRows(engine_.get(), sql); }
-
-  std::unique_ptr<TraceStorage> storage_;
-  std::unique_ptr<QueryEngine> engine_;
 };
 
 TEST_F(GraphSearchTest, DepthFirstFollowsEdgesInTheirOrderAndVisitsEachNodeOnce) {

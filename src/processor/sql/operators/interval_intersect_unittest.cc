@@ -12,15 +12,12 @@
 #include <gtest/gtest.h>
 
 #include "src/processor/sql/query_engine.h"
-#include "src/processor/sql/query_rows_for_testing.h"
-#include "src/processor/sql/sample_storage_for_testing.h"
+#include "src/processor/sql/query_engine_fixture_for_testing.h"
 
 namespace zt {
 namespace processor {
 namespace sql {
 namespace {
-
-using Rows = std::vector<std::string>;
 
 // a: 0 [0,10) c1, 1 [20,30) c1, 2 instant at 5 c2.
 // b: 10 [5,25) c1, 11 [0,100) c2.
@@ -31,19 +28,12 @@ constexpr char kIntervals[] =
     "CREATE PERFETTO TABLE b AS SELECT 10 AS id, 5 AS ts, 20 AS dur, 1 AS c "
     "UNION ALL SELECT 11, 0, 100, 2;";
 
-class IntervalIntersectTest : public ::testing::Test {
+class IntervalIntersectTest : public QueryEngineFixture {
  protected:
   void SetUp() override {
-    storage_ = MakeSampleStorage();
-    std::string error;
-    engine_ = QueryEngine::Create(storage_.get(), &error);
-    ASSERT_TRUE(engine_) << error;
+    QueryEngineFixture::SetUp();
     ASSERT_EQ(Run(kIntervals), Rows{});
   }
-  Rows Run(const std::string& sql) { return QueryRows(engine_.get(), sql); }
-
-  std::unique_ptr<TraceStorage> storage_;
-  std::unique_ptr<QueryEngine> engine_;
 };
 
 TEST_F(IntervalIntersectTest, TwoTablesGiveEveryOverlappingPairWithTheSharedSpan) {

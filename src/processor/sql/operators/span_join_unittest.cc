@@ -11,15 +11,12 @@
 #include <gtest/gtest.h>
 
 #include "src/processor/sql/query_engine.h"
-#include "src/processor/sql/query_rows_for_testing.h"
-#include "src/processor/sql/sample_storage_for_testing.h"
+#include "src/processor/sql/query_engine_fixture_for_testing.h"
 
 namespace zt {
 namespace processor {
 namespace sql {
 namespace {
-
-using Rows = std::vector<std::string>;
 
 // a: part 0 [0,10) x, [20,30) y; part 1 [0,5) z.
 // b: part 0 [5,25) 1; part 1 [3,4) 2; part 2 [50,55) 3.
@@ -29,19 +26,12 @@ constexpr char kTables[] =
     "CREATE TABLE b(ts INT, dur INT, part INT, value INT);"
     "INSERT INTO b VALUES (5, 20, 0, 1), (3, 1, 1, 2), (50, 5, 2, 3);";
 
-class SpanJoinTest : public ::testing::Test {
+class SpanJoinTest : public QueryEngineFixture {
  protected:
   void SetUp() override {
-    storage_ = MakeSampleStorage();
-    std::string error;
-    engine_ = QueryEngine::Create(storage_.get(), &error);
-    ASSERT_TRUE(engine_) << error;
+    QueryEngineFixture::SetUp();
     ASSERT_EQ(Run(kTables), Rows{});
   }
-  Rows Run(const std::string& sql) { return QueryRows(engine_.get(), sql); }
-
-  std::unique_ptr<TraceStorage> storage_;
-  std::unique_ptr<QueryEngine> engine_;
 };
 
 TEST_F(SpanJoinTest, InnerJoinIntersectsPartitionByPartition) {
