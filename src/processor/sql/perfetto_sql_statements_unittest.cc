@@ -103,6 +103,15 @@ TEST_F(PerfettoSqlStatementsTest, TableFunctionsMustMakeTheColumnsTheyDeclare) {
             Rows{"42"});
 }
 
+// Found while sharing the table functions' planning code: an argument
+// constrained twice was handed to SQLite twice ("xBestIndex malfunction").
+TEST_F(PerfettoSqlStatementsTest, ATableFunctionArgumentGivenTwiceIsPassedOnce) {
+  EXPECT_EQ(Run("CREATE PERFETTO FUNCTION twice(x LONG) RETURNS TABLE(v LONG) AS "
+                "SELECT $x * 2 AS v; SELECT v FROM twice WHERE x = 21 AND x = 21"),
+            Rows{"42"});
+  EXPECT_EQ(Run("SELECT v FROM twice WHERE x = 21 AND x = 22"), Rows{});
+}
+
 TEST_F(PerfettoSqlStatementsTest, MacrosExpandInLaterStatements) {
   EXPECT_EQ(Run("CREATE PERFETTO MACRO ends(t TableOrSubquery) RETURNS TableOrSubquery AS "
                 "(SELECT id, ts + dur AS end_ts FROM $t WHERE dur >= 0); "
