@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include "src/processor/sql/grouped_aggregate.h"
+#include "src/processor/sql/missing_name_hints.h"
 #include "src/processor/sql/operators/graph_search.h"
 #include "src/processor/sql/operators/interval_intersect.h"
 #include "src/processor/sql/operators/packed_rows.h"
@@ -184,7 +185,7 @@ bool QueryEngine::Execute(const std::string& sql, const ColumnsFn& on_columns,
     const char* tail = nullptr;
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str() + begin, -1, &stmt, &tail) != SQLITE_OK) {
-      *error = sqlite3_errmsg(db_);
+      *error = ExplainMissingName(sqlite3_errmsg(db_));
       return false;
     }
     sqlite3_finalize(stmt);
@@ -217,7 +218,7 @@ bool QueryEngine::RunInSqlite(const char* text, const ColumnsFn& on_columns, con
     sqlite3_stmt* stmt = nullptr;
     const char* tail = nullptr;
     if (sqlite3_prepare_v2(db_, next, -1, &stmt, &tail) != SQLITE_OK) {
-      *error = sqlite3_errmsg(db_);
+      *error = ExplainMissingName(sqlite3_errmsg(db_));
       return false;
     }
     next = tail;
@@ -244,7 +245,7 @@ bool QueryEngine::RunInSqlite(const char* text, const ColumnsFn& on_columns, con
       }
     }
     if (!*stopped && rc != SQLITE_DONE) {
-      *error = sqlite3_errmsg(db_);
+      *error = ExplainMissingName(sqlite3_errmsg(db_));
       sqlite3_finalize(stmt);
       return false;
     }
