@@ -77,6 +77,9 @@ std::string Quote(const std::string& name) {
 struct Side {
   SideSpec spec;
   std::vector<std::string> columns;  // Other than ts, dur and the partition.
+  // Without a dur column every row is an instant (dur 0), as upstream's
+  // operator takes it; one side at least must have one.
+  bool has_dur = true;
   std::string select_sql;
 };
 
@@ -102,17 +105,17 @@ bool DescribeSide(sqlite3* db, const SideSpec& spec, Side* side, std::string* er
     }
   }
   sqlite3_finalize(stmt);
-  if (!has_ts || !has_dur) {
-    *error = "SPAN_JOIN: " + spec.table + " has no " + (has_ts ? "dur" : "ts") +
-             " column (both sides need ts and dur)";
+  if (!has_ts) {
+    *error = "SPAN_JOIN: " + spec.table + " has no ts column";
     return false;
   }
+  side->has_dur = has_dur;
   if (!has_partition) {
     *error = "SPAN_JOIN: " + spec.table + " has no column " + spec.partition +
              " to partition by";
     return false;
   }
-  side->select_sql = "SELECT ts, dur, " +
+  side->select_sql = std::string("SELECT ts, ") + (has_dur ? "dur" : "0") + ", " +
                      (spec.partition.empty() ? std::string("0") : Quote(spec.partition));
   for (const std::string& column : side->columns)
     side->select_sql += ", " + Quote(column);
@@ -141,6 +144,9 @@ struct Span {
   int64_t end;
   int64_t partition;
   uint32_t row;
+  // dur -1, a slice that never ended: joined as a point at its start, as
+  // upstream's operator does (end == ts), and its rows have dur -1.
+  bool unfinished;
 };
 
 struct SideData {
@@ -208,10 +214,9 @@ bool Load(sqlite3* db, const Side& side, SideData* data, std::string* error) {
     if (dur < -1 || sqlite3_column_type(stmt, 0) == SQLITE_NULL)
       continue;  // Not a span.
     const int64_t ts = sqlite3_column_int64(stmt, 0);
-    // dur -1: a slice that never ended runs to the end of time (its rows
-    // get dur -1 again).
-    const int64_t end = dur == -1 || ts > kOpenEnd - dur ? kOpenEnd : ts + dur;
-    data->spans.push_back(Span{ts, end, sqlite3_column_int64(stmt, 2), next_row++});
+    const bool unfinished = dur == -1;
+    const int64_t end = unfinished ? ts : ts > kOpenEnd - dur ? kOpenEnd : ts + dur;
+    data->spans.push_back(Span{ts, end, sqlite3_column_int64(stmt, 2), next_row++, unfinished});
     for (size_t c = 0; c < data->width; ++c) {
       const int col = static_cast<int>(c) + 3;
       Value v;
@@ -261,6 +266,13 @@ const Span* SpanAround(const Span* begin, const Span* end, int64_t t) {
   return (t >= it->ts && t < it->end) ? it : nullptr;
 }
 
+// The first of `points` (sorted by ts) at `t`, or nullptr.
+const Span* PointAt(const std::vector<Span>& points, int64_t t) {
+  const auto it = std::lower_bound(points.begin(), points.end(), t,
+                                   [](const Span& s, int64_t v) { return s.ts < v; });
+  return it != points.end() && it->ts == t ? &*it : nullptr;
+}
+
 // Rows of one partition: a and b sorted by ts.
 void Sweep(JoinKind kind, int64_t partition, const Span* a_begin, const Span* a_end,
            const Span* b_begin, const Span* b_end, std::vector<OutRow>* out) {
@@ -307,25 +319,44 @@ void Sweep(JoinKind kind, int64_t partition, const Span* a_begin, const Span* a_
                             has_b ? b_long[ib].row : kNone});
     }
   }
-  // Spans of no duration: rows of no duration, with the other side's span
-  // around them.
+  // Points (dur 0, or -1 for a slice that never ended): a row each, with
+  // the other side's span around it, else with a point of the other side
+  // at the same time (as upstream's operator joins them; dur -1 if either
+  // never ended). A point joined to a point is one row of a's loop; the
+  // outer join gives it from b's side too, as upstream's does.
+  std::vector<Span> a_points, b_points;
+  for (const Span* s = a_begin; s != a_end; ++s) {
+    if (s->end == s->ts)
+      a_points.push_back(*s);
+  }
+  for (const Span* s = b_begin; s != b_end; ++s) {
+    if (s->end == s->ts)
+      b_points.push_back(*s);
+  }
   const Span* const a_long_begin = a_long.data();
   const Span* const a_long_end = a_long.data() + a_long.size();
   const Span* const b_long_begin = b_long.data();
   const Span* const b_long_end = b_long.data() + b_long.size();
-  for (const Span* s = a_begin; s != a_end; ++s) {
-    if (s->end != s->ts)
-      continue;
-    const Span* other = SpanAround(b_long_begin, b_long_end, s->ts);
-    if (other || kind != JoinKind::kInner)
-      out->push_back(OutRow{s->ts, 0, partition, s->row, other ? other->row : kNone});
+  auto point_dur = [](const Span& point, const Span* other_point) -> int64_t {
+    return point.unfinished || (other_point && other_point->unfinished) ? -1 : 0;
+  };
+  for (const Span& s : a_points) {
+    const Span* other = SpanAround(b_long_begin, b_long_end, s.ts);
+    const Span* other_point = other ? nullptr : PointAt(b_points, s.ts);
+    const Span* joined = other ? other : other_point;
+    if (joined || kind != JoinKind::kInner)
+      out->push_back(OutRow{s.ts, point_dur(s, other_point), partition, s.row,
+                            joined ? joined->row : kNone});
   }
-  for (const Span* s = b_begin; s != b_end; ++s) {
-    if (s->end != s->ts)
-      continue;
-    const Span* other = SpanAround(a_long_begin, a_long_end, s->ts);
-    if (other || kind == JoinKind::kOuter)
-      out->push_back(OutRow{s->ts, 0, partition, other ? other->row : kNone, s->row});
+  for (const Span& s : b_points) {
+    const Span* other = SpanAround(a_long_begin, a_long_end, s.ts);
+    const Span* other_point = other ? nullptr : PointAt(a_points, s.ts);
+    if (other_point && kind != JoinKind::kOuter)
+      continue;  // Already a row of a's loop.
+    const Span* joined = other ? other : other_point;
+    if (joined || kind == JoinKind::kOuter)
+      out->push_back(OutRow{s.ts, point_dur(s, other_point), partition,
+                            joined ? joined->row : kNone, s.row});
   }
   std::stable_sort(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
                    [](const OutRow& x, const OutRow& y) {
@@ -414,6 +445,9 @@ int Create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vt
   table->kind = *static_cast<const JoinKind*>(aux);
   if (!DescribeSide(db, a_spec, &table->a, &error) || !DescribeSide(db, b_spec, &table->b, &error))
     return fail(error);
+  if (!table->a.has_dur && !table->b.has_dur)
+    return fail("SPAN_JOIN: neither " + a_spec.table + " nor " + b_spec.table +
+                " has a dur column (one side may be instants without one, not both)");
   const std::string partition = !a_spec.partition.empty() ? a_spec.partition : b_spec.partition;
   table->partitioned = !partition.empty();
   std::string schema = "CREATE TABLE x(ts INTEGER, dur INTEGER";

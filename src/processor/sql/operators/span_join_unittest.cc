@@ -77,12 +77,52 @@ TEST_F(SpanJoinTest, InstantsAndUnfinishedSpans) {
                   "outer|20|10|y|NULL", "outer|40|0|NULL|outside", "outer|60|-1|NULL|open"}));
 }
 
+// Upstream's operator joins a slice that never ended (dur -1) as a point
+// at its start, and its rows keep dur -1: it does not run to the end of
+// the trace (which would join it with every later span).
+TEST_F(SpanJoinTest, AnUnfinishedSpanJoinsAsAPointAtItsStart) {
+  EXPECT_EQ(Run("CREATE TABLE open(ts INT, dur INT); INSERT INTO open VALUES (5, -1);"
+                "CREATE TABLE spans(ts INT, dur INT); INSERT INTO spans VALUES (3, 10), (20, 5);"
+                "CREATE VIRTUAL TABLE j USING SPAN_JOIN(open, spans); SELECT ts, dur FROM j"),
+            Rows{"5|-1"});
+}
+
+// Points meet points of the same time; an outer join gives such a pair
+// from both sides, as upstream's does (its diff test
+// span_join_zero_negative_dur, here on values of our own).
+TEST_F(SpanJoinTest, ZeroAndUnfinishedDurationsInAnOuterJoin) {
+  EXPECT_EQ(Run("CREATE TABLE p(ts INT, dur INT, part INT);"
+                "INSERT INTO p VALUES (2, 0, 0), (8, -1, 0), (4, 0, 1);"
+                "CREATE TABLE q(ts INT, dur INT, part INT);"
+                "INSERT INTO q VALUES (2, 3, 0), (8, 0, 0), (3, 1, 1);"
+                "CREATE VIRTUAL TABLE o USING SPAN_OUTER_JOIN(p PARTITIONED part, "
+                "q PARTITIONED part);"
+                "SELECT ts, dur, part FROM o"),
+            (Rows{"2|0|0", "2|3|0", "8|-1|0", "8|-1|0", "3|1|1", "4|0|1"}));
+  EXPECT_EQ(Run("CREATE VIRTUAL TABLE i USING SPAN_JOIN(p PARTITIONED part, q PARTITIONED part);"
+                "SELECT ts, dur, part FROM i"),
+            (Rows{"2|0|0", "8|-1|0"}));
+}
+
+// A side without a dur column is instants, as upstream's operator takes it.
+TEST_F(SpanJoinTest, ASideWithoutDurIsInstants) {
+  EXPECT_EQ(Run("CREATE TABLE marks(ts INT, mark TEXT);"
+                "INSERT INTO marks VALUES (1, 'm1'), (7, 'm7'), (15, 'm15'), (25, 'm25');"
+                "CREATE VIEW a0 AS SELECT ts, dur, name FROM a WHERE part = 0;"
+                "CREATE VIRTUAL TABLE j USING SPAN_JOIN(marks, a0); SELECT * FROM j"),
+            (Rows{"1|0|m1|x", "7|0|m7|x", "25|0|m25|y"}));
+}
+
 TEST_F(SpanJoinTest, ClearErrors) {
   EXPECT_EQ(Run("CREATE VIRTUAL TABLE j USING SPAN_JOIN(a PARTITIONED part, nope)"),
             Rows{"error: SPAN_JOIN: cannot read nope: no such table: nope"});
-  EXPECT_EQ(Run("CREATE VIEW nodur AS SELECT 1 AS ts; "
-                "CREATE VIRTUAL TABLE j USING SPAN_JOIN(a, nodur)"),
-            Rows{"error: SPAN_JOIN: nodur has no dur column (both sides need ts and dur)"});
+  EXPECT_EQ(Run("CREATE VIEW nodur AS SELECT 1 AS ts; CREATE VIEW nodur2 AS SELECT 2 AS ts; "
+                "CREATE VIRTUAL TABLE j USING SPAN_JOIN(nodur, nodur2)"),
+            Rows{"error: SPAN_JOIN: neither nodur nor nodur2 has a dur column (one side may be "
+                 "instants without one, not both)"});
+  EXPECT_EQ(Run("CREATE VIEW nots AS SELECT 1 AS dur; "
+                "CREATE VIRTUAL TABLE j USING SPAN_JOIN(a, nots)"),
+            Rows{"error: SPAN_JOIN: nots has no ts column"});
   EXPECT_EQ(Run("CREATE VIRTUAL TABLE j USING SPAN_JOIN(a PARTITIONED cpu, b)"),
             Rows{"error: SPAN_JOIN: a has no column cpu to partition by"});
   EXPECT_EQ(Run("CREATE VIRTUAL TABLE j USING SPAN_JOIN(a PARTITIONED part, b PARTITIONED ts)"),
