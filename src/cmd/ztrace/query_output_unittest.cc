@@ -8,30 +8,17 @@
 
 #include <gtest/gtest.h>
 
+#include "src/processor/test/sql_values_for_testing.h"
+
 namespace zt {
 namespace ztrace {
 namespace {
 
 using processor::SqlValue;
 
-SqlValue Int(int64_t v) {
-  SqlValue value;
-  value.type = SqlValue::kInt;
-  value.int_value = v;
-  return value;
-}
-SqlValue Real(double v) {
-  SqlValue value;
-  value.type = SqlValue::kReal;
-  value.real_value = v;
-  return value;
-}
-SqlValue Text(const std::string& v) {
-  SqlValue value;
-  value.type = SqlValue::kText;
-  value.text = v;
-  return value;
-}
+using processor::testing::Int;
+using processor::testing::Real;
+using processor::testing::Text;
 
 std::string Print(QueryFormat format, const std::vector<std::string>& columns,
                   const std::vector<std::vector<SqlValue>>& rows) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "src/processor/test/sql_values_for_testing.h"
 #include "zt/protozero/proto_decoder.h"
 #include "zt/trace_processor/trace_processor.pb.h"
 
@@ -16,25 +17,10 @@ namespace {
 
 using Batch = protos::QueryResult_CellsBatch;
 
-SqlValue Int(int64_t v) {
-  SqlValue value;
-  value.type = SqlValue::kInt;
-  value.int_value = v;
-  return value;
-}
-SqlValue Real(double v) {
-  SqlValue value;
-  value.type = SqlValue::kReal;
-  value.real_value = v;
-  return value;
-}
-SqlValue Text(const std::string& v) {
-  SqlValue value;
-  value.type = SqlValue::kText;
-  value.text = v;
-  return value;
-}
-SqlValue Null() { return SqlValue(); }
+using testing::Int;
+using testing::Null;
+using testing::Real;
+using testing::Text;
 
 struct Written {
   std::vector<std::string> messages;
