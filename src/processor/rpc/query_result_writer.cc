@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "src/processor/rpc/wire_writer.h"
 #include "zt/base/logging.h"
 
 namespace zt {
@@ -29,37 +30,19 @@ constexpr uint32_t kBatchIsLast = 6;
 constexpr uint32_t kBatchPadding = 7;
 
 enum CellType : uint8_t { kCellNull = 1, kCellVarint = 2, kCellFloat64 = 3, kCellString = 4 };
-enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2 };
-
 // A length field is written in 4 redundant bytes, so that a batch's length
 // need not be known before it is laid out: at most 2^28 - 1.
 constexpr size_t kMaxBatchBytes = (size_t{1} << 28) - 1;
 
-void AppendVarint(uint64_t value, std::string* out) {
-  while (value >= 0x80) {
-    out->push_back(static_cast<char>(value | 0x80));
-    value >>= 7;
-  }
-  out->push_back(static_cast<char>(value));
-}
-
-size_t VarintSize(uint64_t value) {
-  size_t size = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    size++;
-  }
-  return size;
-}
-
-void AppendTag(uint32_t field, WireType type, std::string* out) {
-  AppendVarint(uint64_t{field} << 3 | type, out);
-}
+using wire::AppendTag;
+using wire::AppendVarint;
+using wire::kFixed64;
+using wire::kLengthDelimited;
+using wire::kVarint;
+using wire::VarintSize;
 
 void AppendBytesField(uint32_t field, const char* data, size_t size, std::string* out) {
-  AppendTag(field, kLengthDelimited, out);
-  AppendVarint(size, out);
-  out->append(data, size);
+  wire::AppendBytesField(field, std::string_view(data, size), out);
 }
 
 void AppendRedundantLength(size_t length, std::string* out) {
