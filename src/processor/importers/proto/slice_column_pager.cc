@@ -1,6 +1,8 @@
 #include "src/processor/importers/proto/slice_column_pager.h"
 
+#include <errno.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -15,9 +17,14 @@ namespace processor {
 
 namespace {
 
-constexpr uintptr_t kPage = 4096;
-uintptr_t PageUp(uintptr_t address) { return (address + kPage - 1) & ~(kPage - 1); }
-uintptr_t PageDown(uintptr_t address) { return address & ~(kPage - 1); }
+// The kernel's page size (4 KiB on x86-64; 16 or 64 KiB on some arm64
+// kernels: the sorter's 64 KiB blocks are whole pages either way).
+uintptr_t PageSize() {
+  static const uintptr_t size = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+uintptr_t PageUp(uintptr_t address) { return (address + PageSize() - 1) & ~(PageSize() - 1); }
+uintptr_t PageDown(uintptr_t address) { return address & ~(PageSize() - 1); }
 
 // Given pages held at most (a trace of counters only consumes its queue
 // and appends no slice; what is over is unmapped at once).
@@ -35,11 +42,12 @@ SliceColumnPager::SliceColumnPager(SliceTable* table) {
   Add(&table->parent_id);
   Add(&table->arg_set_id);
   ready_rows_ = table->size();
+  // Pages are populated ahead for any column; given pages are moved only
+  // into columns large enough to be mappings of their own.
   for (const Column& column : columns_) {
     if (column.capacity * column.elem < kMinColumnBytes)
-      active_ = false;
+      recycle_ = false;
   }
-  recycle_ = active_;
 }
 
 SliceColumnPager::~SliceColumnPager() { UnmapPool(); }
@@ -53,7 +61,7 @@ void SliceColumnPager::Add(std::vector<T>* column) {
 
 void SliceColumnPager::Give(void* start, size_t bytes) {
   const uintptr_t address = reinterpret_cast<uintptr_t>(start);
-  ZT_CHECK(address % kPage == 0 && bytes % kPage == 0);
+  ZT_CHECK(address % PageSize() == 0 && bytes % PageSize() == 0);
   if (!recycle_ || pool_bytes_ + bytes > kMaxPoolBytes) {
     munmap(start, bytes);
     counts_.bytes_unmapped += bytes;
@@ -104,11 +112,15 @@ bool SliceColumnPager::Move(uintptr_t to_address, size_t bytes) {
   void* moved = mremap(reinterpret_cast<void*>(range.first), bytes, bytes,
                        MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(to_address));
   if (moved == MAP_FAILED) {
-    // The destination may have been unmapped before the move failed: map
-    // fresh zero pages there, so that the column has no hole.
-    void* fresh = mmap(reinterpret_cast<void*>(to_address), bytes, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    ZT_CHECK(fresh != MAP_FAILED);
+    // EINVAL: refused before anything changed (a destination the kernel
+    // cannot split, as a huge-page mapping). Otherwise the destination may
+    // have been unmapped before the move failed: fresh zero pages go there,
+    // so that the column has no hole.
+    if (errno != EINVAL) {
+      void* fresh = mmap(reinterpret_cast<void*>(to_address), bytes, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+      ZT_CHECK(fresh != MAP_FAILED);
+    }
     recycle_ = false;
     UnmapPool();
     return false;

@@ -18,10 +18,12 @@
 // capacity), and moved pages hold old queue entries there. Moving a page
 // into the middle of a mapping splits it, so the moves are bounded
 // (kMaxMoves, far below the kernel's map-count limit); a move that fails
-// (ENOMEM) turns recycling off and maps fresh zero pages where it was to
-// go, so the columns' address range is never left with a hole. Columns
-// smaller than kMinColumnBytes are left alone: the gain is nil there, and
-// such buffers may share pages with other heap data.
+// turns recycling off (after ENOMEM it maps fresh zero pages where it was
+// to go, so the columns' address range is never left with a hole; EINVAL,
+// a destination the kernel cannot split, changed nothing). Pages are moved
+// only into columns of at least kMinColumnBytes, which glibc always maps
+// on their own (a smaller buffer may share pages with other heap data);
+// smaller ones are only populated ahead.
 //
 // Thread-compatible: Give() and RowsComing() on one thread (pass 2's
 // merging thread, or the only one); the writer may append rows on another
@@ -59,7 +61,7 @@ class SliceColumnPager {
   // Readies the columns' pages for about kAheadRows rows past it, a chunk
   // at a time. Cheap when nothing is due (one compare).
   void RowsComing(uint64_t rows) {
-    if (ZT_LIKELY(rows + kAheadRows <= ready_rows_) || !active_)
+    if (ZT_LIKELY(rows + kAheadRows <= ready_rows_))
       return;
     ReadyNextChunk(rows);
   }
@@ -70,7 +72,7 @@ class SliceColumnPager {
     uint64_t bytes_populated = 0;  // Fresh pages populated in a call.
     uint64_t bytes_unmapped = 0;   // Given pages not needed.
     uint64_t moves = 0;
-    bool recycling = false;        // Still on at the end (or never was).
+    bool recycling = false;        // Given pages are (still) moved into the columns.
   };
   Counts counts() const;
 
@@ -99,7 +101,6 @@ class SliceColumnPager {
   std::vector<std::pair<uintptr_t, size_t>> pool_;
   size_t pool_bytes_ = 0;
   uint64_t ready_rows_ = 0;
-  bool active_ = true;
   bool recycle_ = true;
   bool populate_ = true;
   Counts counts_;

@@ -319,11 +319,17 @@ void Sweep(JoinKind kind, int64_t partition, const Span* a_begin, const Span* a_
                             has_b ? b_long[ib].row : kNone});
     }
   }
-  // Points (dur 0, or -1 for a slice that never ended): a row each, with
-  // the other side's span around it, else with a point of the other side
-  // at the same time (as upstream's operator joins them; dur -1 if either
-  // never ended). A point joined to a point is one row of a's loop; the
-  // outer join gives it from b's side too, as upstream's does.
+  // Points (dur 0, or -1 for a slice that never ended), as upstream's
+  // operator joins them (its cursor walk, stated as rules):
+  //  * a point inside (or at the start of) the other side's long span
+  //    pairs with it;
+  //  * a point of a pairs with every point of b at its time (dur -1 if
+  //    either never ended);
+  //  * in a left or outer join, a point of a that no long span of b holds
+  //    also has a row of its own (b NULL), even when it met b's points;
+  //  * in an outer join, a point of b that nothing of a holds or meets
+  //    has a row of its own (a NULL).
+  // A point's rows have its dur (0, or -1).
   std::vector<Span> a_points, b_points;
   for (const Span* s = a_begin; s != a_end; ++s) {
     if (s->end == s->ts)
@@ -337,26 +343,26 @@ void Sweep(JoinKind kind, int64_t partition, const Span* a_begin, const Span* a_
   const Span* const a_long_end = a_long.data() + a_long.size();
   const Span* const b_long_begin = b_long.data();
   const Span* const b_long_end = b_long.data() + b_long.size();
-  auto point_dur = [](const Span& point, const Span* other_point) -> int64_t {
-    return point.unfinished || (other_point && other_point->unfinished) ? -1 : 0;
-  };
+  auto own_dur = [](const Span& point) -> int64_t { return point.unfinished ? -1 : 0; };
   for (const Span& s : a_points) {
-    const Span* other = SpanAround(b_long_begin, b_long_end, s.ts);
-    const Span* other_point = other ? nullptr : PointAt(b_points, s.ts);
-    const Span* joined = other ? other : other_point;
-    if (joined || kind != JoinKind::kInner)
-      out->push_back(OutRow{s.ts, point_dur(s, other_point), partition, s.row,
-                            joined ? joined->row : kNone});
+    const Span* around = SpanAround(b_long_begin, b_long_end, s.ts);
+    if (around)
+      out->push_back(OutRow{s.ts, own_dur(s), partition, s.row, around->row});
+    for (const Span* q = PointAt(b_points, s.ts); q && q != b_points.data() + b_points.size() &&
+                                                  q->ts == s.ts;
+         ++q) {
+      out->push_back(OutRow{s.ts, s.unfinished || q->unfinished ? -1 : 0, partition, s.row,
+                            q->row});
+    }
+    if (!around && kind != JoinKind::kInner)
+      out->push_back(OutRow{s.ts, own_dur(s), partition, s.row, kNone});
   }
   for (const Span& s : b_points) {
-    const Span* other = SpanAround(a_long_begin, a_long_end, s.ts);
-    const Span* other_point = other ? nullptr : PointAt(a_points, s.ts);
-    if (other_point && kind != JoinKind::kOuter)
-      continue;  // Already a row of a's loop.
-    const Span* joined = other ? other : other_point;
-    if (joined || kind == JoinKind::kOuter)
-      out->push_back(OutRow{s.ts, point_dur(s, other_point), partition,
-                            joined ? joined->row : kNone, s.row});
+    const Span* around = SpanAround(a_long_begin, a_long_end, s.ts);
+    if (around)
+      out->push_back(OutRow{s.ts, own_dur(s), partition, around->row, s.row});
+    else if (kind == JoinKind::kOuter && !PointAt(a_points, s.ts))
+      out->push_back(OutRow{s.ts, own_dur(s), partition, kNone, s.row});
   }
   std::stable_sort(out->begin() + static_cast<std::ptrdiff_t>(first), out->end(),
                    [](const OutRow& x, const OutRow& y) {
