@@ -229,6 +229,8 @@ void RpcSession::SendFatal(const std::string& error, const SendFn& send) {
 
 bool RpcSession::OnRpcBytes(RpcStreamReader* channel, const uint8_t* data, size_t size,
                             const SendFn& send) {
+  if (channel->failed())
+    return false;  // Ended earlier, and said why then.
   bool alive = true;
   std::string error;
   const bool framed = channel->Append(
@@ -242,6 +244,8 @@ bool RpcSession::OnRpcBytes(RpcStreamReader* channel, const uint8_t* data, size_
     SendFatal(error, send);
     return false;
   }
+  if (!alive)
+    channel->Fail();
   return alive;
 }
 

@@ -128,6 +128,9 @@ TEST(RpcSessionTest, RequestsOutOfOrderEndTheChannel) {
   ASSERT_EQ(replies.size(), 1u);
   EXPECT_EQ(replies[0].fatal_error(), "RPC request out of order. Expected 2, got 5 (ERR:rpc_seq)");
   EXPECT_FALSE(client.alive());
+  // Found by the fuzzer: the channel stays ended, whatever comes after.
+  EXPECT_TRUE(client.Call(Request(TraceProcessorRpc::TPM_GET_STATUS), 2).empty());
+  EXPECT_FALSE(client.alive());
 }
 
 TEST(RpcSessionTest, AFramingErrorEndsTheChannel) {

@@ -39,6 +39,12 @@ class RpcStreamReader {
   // Bytes held of a message not yet complete.
   size_t buffered() const { return partial_.size(); }
   bool failed() const { return failed_; }
+  // Ends the stream for a reason above its framing (a request out of
+  // order): later Append()s fail, and what is held is dropped.
+  void Fail() {
+    failed_ = true;
+    partial_.clear();
+  }
 
  private:
   enum class Parse { kMessage, kNeedMore, kError };
