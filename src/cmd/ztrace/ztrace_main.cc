@@ -15,6 +15,7 @@
 #include "src/cmd/ztrace/query_command.h"
 #include "src/cmd/ztrace/record_command.h"
 #include "src/cmd/ztrace/record_config.h"
+#include "src/cmd/ztrace/serve/serve_command.h"
 #include "src/cmd/ztrace/stats_command.h"
 #include "src/cmd/ztrace/trigger_command.h"
 #include "src/tracing/ipc/consumer_ipc_client.h"
@@ -33,6 +34,7 @@ Commands:
   query     SQL over a trace or many, or a prompt (ztrace query --help)
   export-db write a trace's tables into an SQLite file (ztrace export-db --help)
   convert   rewrite a trace as JSON, pftrace, text or Templight (ztrace convert --help)
+  serve     serve a trace to Perfetto UI and upstream's Python API (ztrace serve --help)
 
 The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record, clone) and
 $PERFETTO_PRODUCER_SOCK_NAME (trigger) if set, else
@@ -92,6 +94,8 @@ int main(int argc, char** argv) {
         },
         address);
   }
+  if (command == "serve")
+    return zt::ztrace::RunServe({argv + 2, argv + argc}, stdout, stderr);
   if (command == "convert") {
     return zt::ztrace::RunConvert(std::vector<std::string>(argv + 2, argv + argc),
                                   zt::processor::ImportTraceFile);

@@ -107,11 +107,12 @@ void RpcSession::Reset() {
 bool RpcSession::LoadFile(const std::string& path, std::string* error) {
   Reset();
   ImportResult result;
-  storage_ = ImportTraceFile(path, ImportOptions(), &result, error);
+  ImportOptions options;
+  options.progress = progress_;
+  storage_ = ImportTraceFile(path, options, &result, error);
   if (!storage_)
     return false;
-  engine_ = sql::QueryEngine::Create(storage_.get(), error);
-  if (!engine_)
+  if (!CreateEngine(error))
     return false;
   eof_ = true;
   struct stat st;
@@ -146,13 +147,14 @@ std::string RpcSession::Finalize() {
   }
   eof_ = true;
   ImportResult result;
-  storage_ = ImportTraceFile(input_->path(), ImportOptions(), &result, &error);
+  ImportOptions options;
+  options.progress = progress_;
+  storage_ = ImportTraceFile(input_->path(), options, &result, &error);
   const uint64_t bytes = input_->size();
   input_.reset();
   if (!storage_)
     return error;
-  engine_ = sql::QueryEngine::Create(storage_.get(), &error);
-  if (!engine_) {
+  if (!CreateEngine(&error)) {
     storage_.reset();
     return error;
   }
@@ -171,6 +173,9 @@ std::string RpcSession::StatusBytes() const {
 std::string RpcSession::AppendTraceData(const uint8_t* data, size_t size) {
   const std::string error = Append(data, size);
   std::string out;
+  // Bytes received of this trace so far (imported at its end).
+  if (input_)
+    AppendVarintField(1, input_->size(), &out);
   if (!error.empty())
     AppendBytesField(2, error, &out);
   return out;
@@ -189,7 +194,36 @@ void RpcSession::RestoreInitialTables() {
     return;
   std::string error;
   engine_.reset();
-  engine_ = sql::QueryEngine::Create(storage_.get(), &error);
+  CreateEngine(&error);
+}
+
+bool RpcSession::CreateEngine(std::string* error) {
+  engine_ = sql::QueryEngine::Create(storage_.get(), error);
+  if (!engine_)
+    return false;
+  if (interrupt_check_)
+    engine_->SetInterruptCheck(interrupt_check_);
+  return true;
+}
+
+bool RpcSession::UnsupportedEndpoint(std::string_view path, std::string* body) {
+  body->clear();
+  if (path == "/compute_metric") {
+    AppendBytesField(2, Unsupported("Computing metrics"), body);  // ComputeMetricResult.error
+  } else if (path == "/trace_summary") {
+    AppendBytesField(3, Unsupported("Trace summaries"), body);  // TraceSummaryResult.error
+  } else if (path == "/disable_and_read_metatrace") {
+    AppendBytesField(2, Unsupported("Metatracing"), body);  // DisableAndReadMetatraceResult.error
+  } else if (path != "/enable_metatrace") {
+    return false;
+  }
+  return true;
+}
+
+void RpcSession::SetInterruptCheck(std::function<bool()> check) {
+  interrupt_check_ = std::move(check);
+  if (engine_)
+    engine_->SetInterruptCheck(interrupt_check_);
 }
 
 void RpcSession::RunQuery(const std::string& sql, const QueryResultWriter::EmitFn& emit) {

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "src/processor/rpc/query_result_writer.h"
 #include "src/processor/rpc/rpc_stream_reader.h"
@@ -60,6 +61,23 @@ class RpcSession {
   void Query(std::string_view query_args, const SendFn& send);  // /query
   void RestoreInitialTables();                                  // /restore_initial_tables
 
+  // The body of a REST endpoint whose method this processor lacks
+  // (/compute_metric, /trace_summary, /disable_and_read_metatrace: their
+  // result message with an error saying so; /enable_metatrace: empty).
+  // False for any other path.
+  static bool UnsupportedEndpoint(std::string_view path, std::string* body);
+
+  // Asked while a query runs (on the calling thread): true ends it with
+  // the error "interrupted". The transport says so when the client that
+  // asked has gone. Empty: queries always run to their end.
+  void SetInterruptCheck(std::function<bool()> check);
+
+  // Told how far each import has got (ImportOptions::progress): the
+  // preloaded trace's and those sent by clients.
+  void SetImportProgress(std::function<void(uint64_t done, uint64_t total)> progress) {
+    progress_ = std::move(progress);
+  }
+
   // What /status says is loaded ("" before any trace).
   const std::string& loaded_trace_name() const { return trace_name_; }
 
@@ -73,12 +91,16 @@ class RpcSession {
   std::string Finalize();                                 // Error or "".
   void RunQuery(const std::string& sql, const QueryResultWriter::EmitFn& emit);
   void Reset();
+  // engine_ over storage_, with the interrupt check. False with *error.
+  bool CreateEngine(std::string* error);
 
   std::unique_ptr<StreamedTrace> input_;
   std::unique_ptr<TraceStorage> storage_;
   std::unique_ptr<sql::QueryEngine> engine_;
   bool eof_ = false;
   std::string trace_name_;
+  std::function<bool()> interrupt_check_;
+  std::function<void(uint64_t, uint64_t)> progress_;
   int64_t last_request_seq_ = 0;
   int64_t next_response_seq_ = 0;
 };

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <utility>
+
 #include "src/processor/sql/grouped_aggregate.h"
 #include "src/processor/sql/missing_name_hints.h"
 #include "src/processor/sql/operators/graph_search.h"
@@ -140,6 +142,20 @@ ColumnTable* QueryEngine::FindColumnTable(void* data, std::string_view name) {
   const bool hidden = sqlite3_step(stmt) == SQLITE_ROW;
   sqlite3_finalize(stmt);
   return hidden ? nullptr : found;
+}
+
+void QueryEngine::SetInterruptCheck(std::function<bool()> check) {
+  interrupt_check_ = std::move(check);
+  if (!interrupt_check_) {
+    sqlite3_progress_handler(db_, 0, nullptr, nullptr);
+    return;
+  }
+  // 10,000 virtual-machine steps are some tens of microseconds: a stop
+  // is seen at once, and the check costs nothing measurable.
+  sqlite3_progress_handler(
+      db_, 10000,
+      [](void* self) -> int { return static_cast<QueryEngine*>(self)->interrupt_check_() ? 1 : 0; },
+      this);
 }
 
 QueryEngine::~QueryEngine() {

@@ -56,6 +56,12 @@ class QueryEngine {
 
   sqlite3* db() const { return db_; }
 
+  // Asked every few thousand SQLite steps while a statement runs, on the
+  // calling thread: true ends the statement with the error "interrupted".
+  // A server stops the query of a client that went away with it. Empty
+  // (the default): never asked.
+  void SetInterruptCheck(std::function<bool()> check);
+
   // Whether statements of the grouped-aggregate shape
   // (grouped_aggregate.h) are computed beside SQLite (the default) or by
   // SQLite like any other: the same answer either way, which tests check.
@@ -87,6 +93,7 @@ class QueryEngine {
   std::map<std::string, Macro, std::less<>> macros_;
   std::vector<std::string> included_;  // Modules run on this connection.
   bool grouped_aggregate_ = true;
+  std::function<bool()> interrupt_check_;
 };
 
 }  // namespace sql

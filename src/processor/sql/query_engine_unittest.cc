@@ -194,6 +194,28 @@ TEST_F(QueryEngineTest, UpstreamsConvenienceViews) {
                                       "250|0.5|load|NULL", "260|7.0|cpu_time|ns"}));
 }
 
+TEST_F(QueryEngineTest, AnInterruptCheckEndsALongStatement) {
+  // A statement that would run for minutes and return one row: only the
+  // check can stop it.
+  const std::string endless =
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+      "SELECT COUNT(*) FROM n";
+  int asked = 0;
+  engine_->SetInterruptCheck([&asked] { return ++asked >= 3; });
+  std::string error;
+  EXPECT_FALSE(engine_->Execute(endless, nullptr, nullptr, &error));
+  EXPECT_EQ(error, "interrupted");
+  EXPECT_EQ(asked, 3);
+
+  // Without a check (or one that says go on), statements run to the end.
+  engine_->SetInterruptCheck([] { return false; });
+  EXPECT_EQ(Run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < "
+                "100000) SELECT COUNT(*) FROM n"),
+            (std::vector<std::string>{"100000"}));
+  engine_->SetInterruptCheck(nullptr);
+  EXPECT_EQ(Run("SELECT 1"), (std::vector<std::string>{"1"}));
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor
