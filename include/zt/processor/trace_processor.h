@@ -49,9 +49,10 @@
 namespace zt {
 namespace processor {
 
-// One cell of a result: SQLite's storage classes (BLOBs come out as text).
+// One cell of a result: SQLite's storage classes. A BLOB's bytes are in
+// `text`, as a string's are.
 struct SqlValue {
-  enum Type : uint8_t { kNull, kInt, kReal, kText };
+  enum Type : uint8_t { kNull, kInt, kReal, kText, kBlob };
   Type type = kNull;
   int64_t int_value = 0;
   double real_value = 0;
@@ -59,7 +60,7 @@ struct SqlValue {
 
   bool is_null() const { return type == kNull; }
   // The cell as the sqlite3 shell prints it: "" for NULL, "%lld", "%.17g"
-  // trimmed the way SQLite does ("1.5", "2.0"), the text itself.
+  // trimmed the way SQLite does ("1.5", "2.0"), the text (or bytes) itself.
   std::string ToString() const;
 };
 

@@ -101,7 +101,8 @@ void QueryPrinter::Row(const std::vector<SqlValue>& row) {
       std::vector<std::string> cells;
       for (size_t i = 0; i < row.size(); i++) {
         cells.push_back(row[i].is_null() ? "[NULL]" : row[i].ToString());
-        if (row[i].type == SqlValue::kText && i < numeric_.size())
+        if ((row[i].type == SqlValue::kText || row[i].type == SqlValue::kBlob) &&
+            i < numeric_.size())
           numeric_[i] = false;
       }
       table_.push_back(std::move(cells));
@@ -123,6 +124,7 @@ void QueryPrinter::Row(const std::vector<SqlValue>& row) {
             line += "null";
             break;
           case SqlValue::kText:
+          case SqlValue::kBlob:
             line += JsonString(row[i].text);
             break;
           default:

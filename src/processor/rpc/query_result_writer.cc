@@ -25,11 +25,18 @@ constexpr uint32_t kElapsedTimeMs = 7;
 constexpr uint32_t kBatchCells = 1;
 constexpr uint32_t kBatchVarints = 2;
 constexpr uint32_t kBatchDoubles = 3;
+constexpr uint32_t kBatchBlobs = 4;
 constexpr uint32_t kBatchStrings = 5;
 constexpr uint32_t kBatchIsLast = 6;
 constexpr uint32_t kBatchPadding = 7;
 
-enum CellType : uint8_t { kCellNull = 1, kCellVarint = 2, kCellFloat64 = 3, kCellString = 4 };
+enum CellType : uint8_t {
+  kCellNull = 1,
+  kCellVarint = 2,
+  kCellFloat64 = 3,
+  kCellString = 4,
+  kCellBlob = 5
+};
 // A length field is written in 4 redundant bytes, so that a batch's length
 // need not be known before it is laid out: at most 2^28 - 1.
 constexpr size_t kMaxBatchBytes = (size_t{1} << 28) - 1;
@@ -107,6 +114,12 @@ void QueryResultWriter::AddRow(const std::vector<SqlValue>& row) {
         strings_.push_back('\0');
         approx_bytes_ += cell.text.size() + 5;
         break;
+      case SqlValue::kBlob:
+        // Bytes, NULs and all: a field each.
+        cell_types_.push_back(static_cast<char>(kCellBlob));
+        AppendBytesField(kBatchBlobs, cell.text.data(), cell.text.size(), &blob_fields_);
+        approx_bytes_ += cell.text.size() + 5;
+        break;
     }
   }
   cells_ += row.size();
@@ -139,6 +152,7 @@ void QueryResultWriter::FlushBatch(bool last, const std::string& error) {
     AppendBytesField(kBatchCells, cell_types_.data(), cell_types_.size(), &message);
   if (!varints_.empty())
     AppendBytesField(kBatchVarints, varints_.data(), varints_.size(), &message);
+  message += blob_fields_;
   if (!doubles_.empty()) {
     const size_t bytes = doubles_.size() * sizeof(double);
     // Where the doubles would start without padding; a padding field (a
@@ -197,6 +211,7 @@ void QueryResultWriter::FlushBatch(bool last, const std::string& error) {
   varints_.clear();
   doubles_.clear();
   strings_.clear();
+  blob_fields_.clear();
   cells_ = 0;
   approx_bytes_ = 16;
   emit_(std::move(message));

@@ -78,7 +78,8 @@ class QueryResultWriter {
   std::string cell_types_;  // One byte per cell (a CellType, < 128).
   std::string varints_;     // Packed.
   std::vector<double> doubles_;
-  std::string strings_;  // NUL after each.
+  std::string strings_;      // NUL after each.
+  std::string blob_fields_;  // Each blob as its field of the batch.
   size_t cells_ = 0;
   size_t approx_bytes_ = 0;
   uint64_t messages_ = 0;

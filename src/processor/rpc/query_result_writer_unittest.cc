@@ -17,6 +17,7 @@ namespace {
 
 using Batch = protos::QueryResult_CellsBatch;
 
+using testing::Blob;
 using testing::Int;
 using testing::Null;
 using testing::Real;
@@ -73,6 +74,20 @@ TEST(QueryResultWriterTest, EveryCellTypeInOneBatch) {
   // drop what follows the last one.
   EXPECT_EQ(batch.string_cells(), std::string("ab\0\0", 4));
   EXPECT_TRUE(batch.is_last_batch());
+}
+
+TEST(QueryResultWriterTest, BlobsKeepEveryByte) {
+  const std::string bytes("\x01\0\xff", 3);
+  const Written w = Write({"b", "s"}, {{Blob(bytes), Text("t")}, {Blob(""), Null()}});
+  ASSERT_EQ(w.parsed.size(), 1u);
+  const Batch& batch = w.parsed[0].batch(0);
+  const std::vector<int> types(batch.cells().begin(), batch.cells().end());
+  EXPECT_EQ(types, (std::vector<int>{Batch::CELL_BLOB, Batch::CELL_STRING, Batch::CELL_BLOB,
+                                     Batch::CELL_NULL}));
+  ASSERT_EQ(batch.blob_cells_size(), 2);
+  EXPECT_EQ(batch.blob_cells(0), bytes);
+  EXPECT_EQ(batch.blob_cells(1), "");
+  EXPECT_EQ(batch.string_cells(), std::string("t\0", 2));
 }
 
 TEST(QueryResultWriterTest, BatchesHoldWholeRowsUpToTheCellLimit) {

@@ -28,6 +28,7 @@ std::string SqlValue::ToString() const {
       return buffer;
     }
     case kText:
+    case kBlob:
       return text;
   }
   return "";
@@ -57,7 +58,14 @@ void ReadCell(sqlite3_stmt* stmt, int i, SqlValue* value) {
     case SQLITE_NULL:
       value->type = SqlValue::kNull;
       break;
-    default: {  // Text, and blobs as their bytes.
+    case SQLITE_BLOB: {
+      value->type = SqlValue::kBlob;
+      const void* data = sqlite3_column_blob(stmt, i);
+      const int size = sqlite3_column_bytes(stmt, i);
+      value->text.assign(static_cast<const char*>(data), data ? static_cast<size_t>(size) : 0);
+      break;
+    }
+    default: {
       value->type = SqlValue::kText;
       const void* data = sqlite3_column_text(stmt, i);
       const int size = sqlite3_column_bytes(stmt, i);

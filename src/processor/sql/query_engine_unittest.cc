@@ -216,6 +216,25 @@ TEST_F(QueryEngineTest, AnInterruptCheckEndsALongStatement) {
   EXPECT_EQ(Run("SELECT 1"), (std::vector<std::string>{"1"}));
 }
 
+TEST_F(QueryEngineTest, BlobsComeOutAsBlobsWithEveryByte) {
+  std::vector<SqlValue> cells;
+  std::string error;
+  ASSERT_TRUE(engine_->Execute(
+      "SELECT x'0100ff', 'text', zeroblob(2)", nullptr,
+      [&cells](const std::vector<SqlValue>& row) {
+        cells = row;
+        return true;
+      },
+      &error))
+      << error;
+  ASSERT_EQ(cells.size(), 3u);
+  EXPECT_EQ(cells[0].type, SqlValue::kBlob);
+  EXPECT_EQ(cells[0].text, std::string("\x01\0\xff", 3));
+  EXPECT_EQ(cells[1].type, SqlValue::kText);
+  EXPECT_EQ(cells[2].type, SqlValue::kBlob);
+  EXPECT_EQ(cells[2].text, std::string(2, '\0'));
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

@@ -34,6 +34,13 @@ inline SqlValue Text(const std::string& v) {
   return value;
 }
 
+inline SqlValue Blob(const std::string& bytes) {
+  SqlValue value;
+  value.type = SqlValue::kBlob;
+  value.text = bytes;
+  return value;
+}
+
 inline SqlValue Null() { return SqlValue(); }
 
 }  // namespace testing
