@@ -39,7 +39,9 @@ struct ServeOptions {
   size_t max_connections = 64;
   size_t max_queued_output_bytes = size_t{8} << 20;
   std::chrono::milliseconds output_stall{30000};
-  std::chrono::milliseconds idle_timeout{5 * 60 * 1000};
+  // Long: a notebook may sit for a while between queries. Clients that
+  // hold connections they do not use are closed at the connection limit.
+  std::chrono::milliseconds idle_timeout{60 * 60 * 1000};
   // SIGINT and SIGTERM stop Run().
   bool handle_signals = true;
 };
