@@ -7,12 +7,15 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <list>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -40,6 +43,8 @@ using tcp = boost::asio::ip::tcp;
 using processor::rpc::RpcSession;
 
 constexpr char kProtobufType[] = "application/x-protobuf";
+// Beast's largest read into a request's buffer.
+constexpr size_t kLargeBodyRead = 64 * 1024;
 
 using Clock = std::chrono::steady_clock;
 
@@ -105,8 +110,9 @@ class Connection {
 
 // Output for one client: bytes the processor thread produces are counted
 // in the gate, then queued here on the I/O thread and written in order.
-// The derived class writes one item at a time (WriteFront) and calls
-// WriteDone when it is out.
+// The derived class writes the buffers WriteQueued() hands it (the front
+// item, or as many as it allows in one gathered write) and calls
+// WriteDone() once they are out.
 class QueuedOutput {
  public:
   explicit QueuedOutput(std::shared_ptr<OutputGate> gate) : gate_(std::move(gate)) {}
@@ -116,18 +122,16 @@ class QueuedOutput {
   // I/O thread.
   void Enqueue(std::string bytes) {
     queue_.push_back(std::move(bytes));
-    if (!writing_) {
-      writing_ = true;
-      WriteFront(queue_.front());
-    }
+    if (!writing_)
+      WriteQueued();
   }
-  void WriteDone(size_t bytes) {
-    gate_->Drained(bytes);
-    queue_.pop_front();
-    if (!queue_.empty()) {
-      WriteFront(queue_.front());
-      return;
-    }
+  void WriteDone() {
+    gate_->Drained(in_flight_bytes_);
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(in_flight_));
+    in_flight_ = 0;
+    in_flight_bytes_ = 0;
+    if (!queue_.empty())
+      return WriteQueued();
     writing_ = false;
     OnQueueEmpty();
   }
@@ -135,15 +139,34 @@ class QueuedOutput {
   void DropQueue() {
     queue_.clear();
     writing_ = false;
+    in_flight_ = 0;
+    in_flight_bytes_ = 0;
   }
 
-  virtual void WriteFront(const std::string& bytes) = 0;
+  // Items per write: an HTTP response's pieces go out together (one
+  // system call, one segment where they fit); a websocket's are messages.
+  virtual size_t MaxItemsPerWrite() const = 0;
+  virtual void Write(const std::vector<boost::asio::const_buffer>& buffers) = 0;
   virtual void OnQueueEmpty() = 0;
 
   std::shared_ptr<OutputGate> gate_;
 
  private:
+  void WriteQueued() {
+    writing_ = true;
+    in_flight_ = std::min(queue_.size(), MaxItemsPerWrite());
+    buffers_.clear();
+    for (size_t i = 0; i < in_flight_; i++) {
+      buffers_.emplace_back(queue_[i].data(), queue_[i].size());
+      in_flight_bytes_ += queue_[i].size();
+    }
+    Write(buffers_);
+  }
+
   std::deque<std::string> queue_;
+  std::vector<boost::asio::const_buffer> buffers_;
+  size_t in_flight_ = 0;  // The front items being written.
+  size_t in_flight_bytes_ = 0;
   bool writing_ = false;
 };
 
@@ -236,12 +259,12 @@ class WebsocketSession : public Connection,
       OnQueueEmpty();
   }
 
-  void WriteFront(const std::string& bytes) override {
-    front_size_ = bytes.size();
-    ws_.async_write(asio::buffer(bytes), [self = shared_from_this()](beast::error_code ec, size_t) {
+  size_t MaxItemsPerWrite() const override { return 1; }
+  void Write(const std::vector<asio::const_buffer>& buffers) override {
+    ws_.async_write(buffers.front(), [self = shared_from_this()](beast::error_code ec, size_t) {
       if (ec || self->closed_)
         return self->Close();
-      self->WriteDone(self->front_size_);
+      self->WriteDone();
     });
   }
 
@@ -269,7 +292,6 @@ class WebsocketSession : public Connection,
   http::request<http::string_body> request_;
   beast::flat_buffer buffer_;
   processor::rpc::RpcStreamReader reader_;  // Processor thread only.
-  size_t front_size_ = 0;
   bool close_when_written_ = false;
   bool closing_ = false;
   bool closed_ = false;
@@ -360,6 +382,11 @@ class HttpSession : public Connection,
       RespondNow(403, "Origin not allowed\n", {}, false);
       return;
     }
+    // Beast reads at most what the buffer has room for, and 512 bytes
+    // when it has none: a large body is read 64 KiB at a time only if the
+    // buffer has that room (a 1 GB trace was read at 180 MB/s without).
+    if (parser_->content_length().value_or(0) > kLargeBodyRead)
+      buffer_.reserve(kLargeBodyRead);
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code read_ec, size_t) {
                        self->OnRequest(read_ec);
@@ -505,14 +532,13 @@ class HttpSession : public Connection,
       OnQueueEmpty();
   }
 
-  void WriteFront(const std::string& bytes) override {
-    front_size_ = bytes.size();
-    asio::async_write(stream_, asio::buffer(bytes),
-                      [self = shared_from_this()](beast::error_code ec, size_t) {
-                        if (ec || self->closed_)
-                          return self->Close();
-                        self->WriteDone(self->front_size_);
-                      });
+  size_t MaxItemsPerWrite() const override { return 64; }
+  void Write(const std::vector<asio::const_buffer>& buffers) override {
+    asio::async_write(stream_, buffers, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (ec || self->closed_)
+        return self->Close();
+      self->WriteDone();
+    });
   }
 
   void OnQueueEmpty() override {
@@ -541,7 +567,6 @@ class HttpSession : public Connection,
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::string origin_;
-  size_t front_size_ = 0;
   bool keep_alive_ = true;
   bool response_complete_ = false;
   bool handed_over_ = false;
@@ -644,6 +669,11 @@ class RpcServer::Impl {
         socket.write_some(boost::asio::buffer(busy), ignored);
         socket.close(ignored);
       } else {
+        // Answers are written whole (gathered): no reason to hold a
+        // segment back for an acknowledgement (Nagle's algorithm would,
+        // for 40 ms, at the end of every answer).
+        boost::system::error_code ignored;
+        socket.set_option(boost::asio::ip::tcp::no_delay(true), ignored);
         auto session = std::make_shared<rpc_server_internal::HttpSession>(context_,
                                                                           std::move(socket));
         Track(session);
