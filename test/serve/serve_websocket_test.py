@@ -85,6 +85,46 @@ class WebsocketTest(unittest.TestCase):
         result, _ = rpc.query("select name from slice order by dur desc limit 1")
         self.assertEqual(result.batch[-1].string_cells, "Outer\0")
 
+    def test_what_the_ui_asks_first_when_it_opens_a_trace(self):
+        # Perfetto UI, on a preloaded trace: the initial tables back, then
+        # its first queries pipelined (our own SQL over the names it reads:
+        # it stops opening the trace at the first error).
+        rpc = self.start(SMALL_TRACE)
+        rpc.send(Rpc.TPM_RESTORE_INITIAL_TABLES)
+        rpc.read()
+        queries = [
+            "select start_ts, end_ts from trace_bounds",
+            "select ts, clock_value, clock_name from clock_snapshot where snapshot_id = 0",
+            "select max(int_value) as tz from metadata where name = 'timezone_off_mins'",
+            "include perfetto module std.traceinfo.trace; "
+            "select distinct trace_type from _metadata_by_trace",
+            "select count(*) from ftrace_event",
+            "include perfetto module std.traceinfo.trace; "
+            "select coalesce(trace_uuid, extract_metadata('trace_uuid'), "
+            "trace_id || '-' || trace_type) as uuid from _metadata_by_trace",
+            "select sum(value) as errors from stats where severity in ('error', 'data_loss')",
+            "select machine_id, trace_id, max(int_value) from metadata group by 1, 2",
+            "select min(ts), max(ts) from ftrace_event",
+            "include perfetto module viz.summary.slices",
+            "include perfetto module viz.summary.counters",
+            "include perfetto module viz.summary.threads",
+            "include perfetto module viz.summary.processes",
+            "create perfetto function zt_depth_of(ids STRING) returns INT as "
+            "select max(layout_depth) from experimental_slice_layout($ids); "
+            "select max(max_depth) as d from _slice_track_summary",
+        ]
+        self.ws.send(b"".join(rpc.request(Rpc.TPM_QUERY_STREAMING, query=q) for q in queries))
+        results = [rpc.read_query()[0] for _ in queries]
+        for sql, result in zip(queries, results):
+            self.assertEqual(result.error, "", sql)
+        # Read as the UI reads them: integers (never doubles) where it
+        # expects LONG, and a sum of errors that is not NULL.
+        self.assertEqual(list(results[0].batch[0].cells), [2, 2])
+        self.assertEqual(list(results[3].batch[0].cells), [4])
+        self.assertEqual(results[3].batch[0].string_cells, "proto\0")
+        self.assertEqual(list(results[6].batch[0].cells), [2])
+        self.assertEqual(list(results[13].batch[0].cells), [2])
+
     def test_a_large_result_streams_in_batches(self):
         rpc = self.start(SMALL_TRACE)
         result, messages = rpc.query(

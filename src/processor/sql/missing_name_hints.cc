@@ -26,7 +26,6 @@ constexpr struct {
     {"sched", kKernelData},
     {"sched_slice", kKernelData},
     {"thread_state", kKernelData},
-    {"ftrace_event", kKernelData},
     {"raw", kKernelData},
     {"cpu", kKernelData},
     {"cpu_track", kKernelData},

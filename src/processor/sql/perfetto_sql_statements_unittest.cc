@@ -212,6 +212,30 @@ TEST_F(PerfettoSqlStatementsTest, UpstreamsPreludeCastMacrosNeedNoInclude) {
             Rows{"100000000000000|real|12x"});
 }
 
+// The modules Perfetto UI includes as it opens any trace.
+TEST_F(PerfettoSqlStatementsTest, TheUisSummaryModules) {
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE std.traceinfo.trace; "
+                "SELECT trace_id, trace_type, trace_size_bytes FROM _metadata_by_trace"),
+            Rows{"0|proto|1234"});
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE viz.summary.slices; "
+                "SELECT SUM(cnt) = (SELECT COUNT(*) FROM slice), "
+                "MAX(max_depth) = (SELECT MAX(depth) FROM slice) FROM _slice_track_summary"),
+            Rows{"1|1"});
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE viz.summary.counters; "
+                "SELECT SUM(cnt) = (SELECT COUNT(*) FROM counter) FROM _counter_track_summary"),
+            Rows{"1"});
+  // Every slice of a thread's track counts for its thread, then its process.
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE viz.summary.processes; "
+                "SELECT (SELECT SUM(slice_count) FROM _thread_available_info_summary) = "
+                "(SELECT COUNT(*) FROM slice JOIN thread_track tt ON tt.id = slice.track_id)"),
+            Rows{"1"});
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM _process_available_info_summary "
+                "WHERE thread_slice_count + process_slice_count = 0"),
+            Rows{"0"});
+  // Probed by the UI, never imported: there, empty.
+  EXPECT_EQ(Run("SELECT COUNT(*), MIN(ts) IS NULL FROM ftrace_event"), Rows{"0|1"});
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

@@ -297,12 +297,24 @@ StorageTables::StorageTables(const TraceStorage& s) {
   metadata->AddCString("key_type", metadata_key_type_.data());
   metadata->AddInt64("int_value", s.metadata.int_value.data());
   metadata->AddStringId("str_value", s.metadata.str_value.data(), pool);
+  // One trace of one machine (the host) per session, as upstream numbers
+  // them: trace 0, machine NULL.
+  metadata_trace_id_.assign(s.metadata.size(), 0);
+  metadata->AddNull("machine_id", "INTEGER");
+  metadata->AddInt64("trace_id", metadata_trace_id_.data());
 }
 
 StorageTables::~StorageTables() = default;
 
 const char* StorageTables::ViewsSql() {
   return R"(
+-- Upstream's kernel ftrace events, which zerotrace does not import (the
+-- stat tokenizer_skipped_packets counts them): empty, so that queries that
+-- probe for them (Perfetto UI's, as it opens any trace) run.
+CREATE VIEW ftrace_event AS
+  SELECT NULL AS id, NULL AS ts, NULL AS name, NULL AS utid, NULL AS arg_set_id,
+    NULL AS common_flags, NULL AS ucpu
+  WHERE 0;
 CREATE VIEW track AS
   SELECT id, name, type, dimension_arg_set_id, parent_id, NULL AS source_arg_set_id,
     NULL AS machine_id, NULL AS track_group_id

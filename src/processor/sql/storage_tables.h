@@ -89,6 +89,7 @@ class StorageTables {
   std::vector<int64_t> stat_value_;
   std::vector<const char*> stat_description_;
   std::vector<const char*> metadata_key_type_;
+  std::vector<int64_t> metadata_trace_id_;
   std::vector<uint32_t> templight_unit_track_;
   std::vector<uint32_t> templight_unit_version_;
   std::vector<StringId> templight_unit_source_;

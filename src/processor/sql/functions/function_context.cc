@@ -97,6 +97,7 @@ bool RegisterSubsetFunctions(sqlite3* db, FunctionContext* context, const char* 
 bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string* error) {
   return RegisterArgFunctions(db, context, error) &&
          RegisterTraceBoundsFunctions(db, context, error) &&
+         RegisterMetadataFunctions(db, context, error) &&
          RegisterSliceFunctions(db, context, error) && RegisterFlowFunctions(db, context, error) &&
          RegisterSliceLayoutFunction(db, context, error) && RegisterClockFunctions(db, context, error) &&
          RegisterStringFunctions(db, error) && RegisterRegexFunctions(db, error);

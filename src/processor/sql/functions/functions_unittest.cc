@@ -404,6 +404,21 @@ TEST_F(FunctionsTest, SliceLayoutKeepsAnInstantAtABoxStartFromHidingTheBox) {
             (Rows{"0|0", "1|0", "2|1", "3|2"}));
 }
 
+TEST_F(FunctionsTest, ExtractMetadataReadsAnEntryOfTheOneTrace) {
+  EXPECT_EQ(Run("SELECT extract_metadata('trace_size_bytes')"), Rows{"1234"});
+  EXPECT_EQ(Run("SELECT typeof(extract_metadata('trace_size_bytes')), "
+                "typeof(extract_metadata('trace_uuid')), extract_metadata('nothing') IS NULL"),
+            Rows{"integer|text|1"});
+  // Trace 0 on the host (NULL or 0): the one there is; others have none.
+  EXPECT_EQ(Run("SELECT extract_metadata_for_trace(0, 'trace_size_bytes'), "
+                "extract_metadata_for_trace(1, 'trace_size_bytes') IS NULL, "
+                "extract_metadata_for_machine(NULL, 'trace_size_bytes'), "
+                "extract_metadata_for_machine(0, 'trace_size_bytes'), "
+                "extract_metadata_for_machine(3, 'trace_size_bytes') IS NULL"),
+            Rows{"1234|1|1234|1234|1"});
+  EXPECT_EQ(Run("SELECT DISTINCT machine_id IS NULL, trace_id FROM metadata"), Rows{"1|0"});
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor
