@@ -94,6 +94,32 @@ ztraced() {
   [[ "$out" =~ ^[0-9]+$ ]] && daemon_pids+=("$out")
   echo "$out"
 }
+serve_check() {
+  local args=${1%%#*}
+  args=${args#ztrace }
+  # shellcheck disable=SC2086  # The documented arguments, split as a shell does.
+  timeout 120 "$ztrace_bin" $args --port 0 >"$work/serve.out" 2>"$work/serve.err" </dev/null &
+  local pid=$! port="" waited=0
+  while [ -z "$port" ] && [ $waited -lt 300 ] && kill -0 $pid 2>/dev/null; do
+    port=$(sed -n 's|^Serving on http://127.0.0.1:\([0-9]*\)$|\1|p' "$work/serve.out")
+    [ -n "$port" ] || { sleep 0.1; waited=$((waited + 1)); }
+  done
+  if [ -z "$port" ]; then
+    echo "ztrace serve did not start within 30 s:"; cat "$work/serve.err"
+    kill $pid 2>/dev/null; wait $pid; return 1
+  fi
+  local reply
+  reply=$(exec 3<>"/dev/tcp/127.0.0.1/$port" &&
+    printf 'GET /status HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nConnection: close\r\n\r\n' "$port" >&3 &&
+    timeout 10 cat <&3 | head -c 12)
+  kill -TERM $pid
+  wait $pid
+  local status=$?
+  cat "$work/serve.err"
+  [ "$reply" = "HTTP/1.1 200" ] || { echo "/status answered: '$reply'"; return 1; }
+  [ $status -eq 0 ] || { echo "exit $status after SIGTERM"; return 1; }
+}
+
 for i in "${!commands[@]}"; do
   cmd=${commands[$i]}
   if [[ "$cmd" =~ ^ztrace\ clone\ .*\ ([A-Za-z_][A-Za-z0-9_]*)\ *(#.*)?$ ]]; then
@@ -107,6 +133,19 @@ for i in "${!commands[@]}"; do
       sed 's/^/    /' "$work/clone_source.log" | tail -5
       failures=$((failures + 1))
     }
+  fi
+  if [[ "$cmd" =~ ^ztrace\ serve ]]; then
+    # `ztrace serve` serves until it is stopped: it must come up (on a free
+    # port: another program may hold the documented 9001), answer /status,
+    # and stop on SIGTERM with exit 0.
+    if serve_check "$cmd" >"$work/out.log" 2>&1; then
+      echo "ok: [${origins[$i]}] $cmd"
+    else
+      echo "FAIL: [${origins[$i]}] $cmd"
+      sed 's/^/    /' "$work/out.log" | tail -15
+      failures=$((failures + 1))
+    fi
+    continue
   fi
   if eval "$cmd" >"$work/out.log" 2>&1; then
     echo "ok: [${origins[$i]}] $cmd"

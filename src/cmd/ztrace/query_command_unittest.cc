@@ -196,7 +196,7 @@ TEST(QueryCommandTest, PromptShowsSchemasAndWhatTheSessionCreated) {
                        "value REAL, arg_set_id INTEGER);\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("instant\nlong_slices\nmetadata\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("instant\nlong_slices\nmachine\nmetadata\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CREATE TABLE long_slices(id INT, dur INT);\n"), std::string::npos)
       << r.out;
   EXPECT_EQ(r.err, "error: no table or view named nope (.tables lists them)\n");

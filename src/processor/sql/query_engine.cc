@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "src/processor/sql/direct_scan.h"
 #include "src/processor/sql/grouped_aggregate.h"
 #include "src/processor/sql/missing_name_hints.h"
 #include "src/processor/sql/operators/graph_search.h"
@@ -214,8 +215,12 @@ bool QueryEngine::Execute(const std::string& sql, const ColumnsFn& on_columns,
     }
     sqlite3_finalize(stmt);
     const std::string one(sql.c_str() + begin, static_cast<size_t>(tail - (sql.c_str() + begin)));
+    DirectScan scan;
     GroupedAggregateResult grouped;
-    if (grouped_aggregate_ &&
+    if (direct_scan_ && ParseDirectScan(one, &QueryEngine::FindColumnTable, this, &scan)) {
+      if (!RunDirectScan(scan, on_columns, on_row, &stopped, error))
+        return false;
+    } else if (grouped_aggregate_ &&
         TryGroupedAggregate(one, &QueryEngine::FindColumnTable, this, &grouped)) {
       if (on_columns)
         on_columns(grouped.columns);
@@ -229,6 +234,53 @@ bool QueryEngine::Execute(const std::string& sql, const ColumnsFn& on_columns,
     if (stopped)
       return true;
     pos = static_cast<size_t>(tail - sql.c_str());
+  }
+  return true;
+}
+
+bool QueryEngine::RunDirectScan(const DirectScan& scan, const ColumnsFn& on_columns,
+                                const RowFn& on_row, bool* stopped, std::string* error) {
+  if (on_columns)
+    on_columns(scan.names);
+  std::vector<SqlValue> row(scan.columns.size());
+  const uint32_t end = scan.end_row();
+  for (uint32_t r = scan.begin_row(); r < end; r++) {
+    // As often as SQLite would ask: a few thousand rows are some
+    // microseconds.
+    if ((r & 4095) == 0 && interrupt_check_ && interrupt_check_()) {
+      *error = "interrupted";
+      return false;
+    }
+    for (size_t i = 0; i < scan.columns.size(); i++) {
+      const Cell cell = scan.table->column(scan.columns[i]).Get(r);
+      SqlValue& value = row[i];
+      switch (cell.type) {
+        case Cell::kNull:
+          value.type = SqlValue::kNull;
+          break;
+        case Cell::kInt:
+          value.type = SqlValue::kInt;
+          value.int_value = cell.i;
+          break;
+        case Cell::kReal:
+          // SQLite stores a NaN result as NULL.
+          if (cell.d != cell.d) {
+            value.type = SqlValue::kNull;
+          } else {
+            value.type = SqlValue::kReal;
+            value.real_value = cell.d;
+          }
+          break;
+        case Cell::kText:
+          value.type = SqlValue::kText;
+          value.text.assign(cell.text.data(), cell.text.size());
+          break;
+      }
+    }
+    if (on_row && !on_row(row)) {
+      *stopped = true;
+      return true;
+    }
   }
   return true;
 }

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/processor/sql/direct_scan.h"
 #include "src/processor/sql/functions/functions.h"
 #include "src/processor/sql/perfetto_functions.h"
 #include "src/processor/sql/perfetto_sql_parser.h"
@@ -66,6 +67,8 @@ class QueryEngine {
   // (grouped_aggregate.h) are computed beside SQLite (the default) or by
   // SQLite like any other: the same answer either way, which tests check.
   void set_grouped_aggregate_fast_path(bool enabled) { grouped_aggregate_ = enabled; }
+  // The same for plain reads of a table's columns (direct_scan.h).
+  void set_direct_scan_fast_path(bool enabled) { direct_scan_ = enabled; }
 
  private:
   QueryEngine() = default;
@@ -74,6 +77,9 @@ class QueryEngine {
   // if on_row said stop.
   bool RunInSqlite(const char* text, const ColumnsFn& on_columns, const RowFn& on_row,
                    bool* stopped, std::string* error);
+  // Runs a statement of the direct-scan shape (direct_scan.h) here.
+  bool RunDirectScan(const DirectScan& scan, const ColumnsFn& on_columns, const RowFn& on_row,
+                     bool* stopped, std::string* error);
   // Runs one of PerfettoSQL's own statements (perfetto_sql_statements.cc).
   bool RunPerfettoStatement(const PerfettoStatement& statement, std::string* error);
   bool CreateTableOrView(const PerfettoStatement& statement, std::string* error);
@@ -93,6 +99,7 @@ class QueryEngine {
   std::map<std::string, Macro, std::less<>> macros_;
   std::vector<std::string> included_;  // Modules run on this connection.
   bool grouped_aggregate_ = true;
+  bool direct_scan_ = true;
   std::function<bool()> interrupt_check_;
 };
 

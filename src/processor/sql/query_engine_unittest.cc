@@ -235,6 +235,22 @@ TEST_F(QueryEngineTest, BlobsComeOutAsBlobsWithEveryByte) {
   EXPECT_EQ(cells[2].text, std::string(2, '\0'));
 }
 
+// One machine per session, the host, numbered as upstream numbers it: a
+// reader that joins on machine_id or reads it as a number gets 0.
+TEST_F(QueryEngineTest, EveryRowIsOfTheHostMachineZero) {
+  EXPECT_EQ(Run("SELECT COUNT(*), MIN(id), MIN(label_index) FROM machine"),
+            (std::vector<std::string>{"1|0|0"}));
+  for (const char* table : {"thread", "process", "track", "thread_track", "process_track",
+                            "counter_track", "clock_snapshot"}) {
+    EXPECT_EQ(Run(std::string("SELECT COUNT(*) FROM ") + table +
+                  " WHERE machine_id IS NOT 0"),
+              (std::vector<std::string>{"0"}))
+        << table;
+  }
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM thread WHERE is_idle IS NOT 0"),
+            (std::vector<std::string>{"0"}));
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

@@ -12,6 +12,14 @@ const ArgTable* Args(const void* data) {
   return static_cast<const ArgTable*>(data);
 }
 
+// A column that is 0 on every row: the host's machine id (one machine per
+// session), and what no importer of ours sets.
+Cell MachineZeroCell(const void*, uint32_t) {
+  Cell cell;
+  cell.type = Cell::kInt;
+  return cell;
+}
+
 Cell ArgIntValue(const void* data, uint32_t row) {
   const ArgTable* args = Args(data);
   Cell cell;
@@ -186,6 +194,9 @@ StorageTables::StorageTables(const TraceStorage& s) {
   thread->AddNull("end_ts", "INTEGER");
   thread->AddUint32Id("upid", s.thread.upid.data());
   thread->AddBool("is_main_thread", s.thread.is_main_thread.data());
+  // No importer of ours makes the idle (swapper) thread.
+  thread->AddCustom("is_idle", "INTEGER", &MachineZeroCell, nullptr);
+  thread->AddCustom("machine_id", "INTEGER", &MachineZeroCell, nullptr);
   if (!s.thread.arg_set_id.empty() && s.thread.arg_set_id.size() == s.thread.size())
     thread->AddUint32Id("arg_set_id", s.thread.arg_set_id.data());
   else
@@ -201,6 +212,7 @@ StorageTables::StorageTables(const TraceStorage& s) {
   process->AddUint32Id("parent_upid", s.process.parent_upid.data());
   process->AddNull("uid", "INTEGER");
   process->AddStringId("cmdline", s.process.cmdline.data(), pool);
+  process->AddCustom("machine_id", "INTEGER", &MachineZeroCell, nullptr);
   if (!s.process.arg_set_id.empty() && s.process.arg_set_id.size() == s.process.size())
     process->AddUint32Id("arg_set_id", s.process.arg_set_id.data());
   else
@@ -221,7 +233,7 @@ StorageTables::StorageTables(const TraceStorage& s) {
   clocks->AddCString("clock_name", s.clock_snapshot.clock_name.data());
   clocks->AddInt64("clock_value", s.clock_snapshot.clock_value.data());
   clocks->AddUint32("snapshot_id", s.clock_snapshot.snapshot_id.data());
-  clocks->AddNull("machine_id", "INTEGER");
+  clocks->AddCustom("machine_id", "INTEGER", &MachineZeroCell, nullptr);
 
   arg_strings_ = ArgStrings{&s.args, pool};
   // Served through the args view (ViewsSql), which adds display_value.
@@ -308,6 +320,13 @@ StorageTables::~StorageTables() = default;
 
 const char* StorageTables::ViewsSql() {
   return R"(
+-- One machine, the host, as upstream numbers it: id 0 (the rows of every
+-- table say machine_id 0).
+CREATE VIEW machine AS
+  SELECT 0 AS id, 0 AS raw_id, NULL AS name, NULL AS sysname, NULL AS release,
+    NULL AS version, NULL AS arch, NULL AS num_cpus, NULL AS android_build_fingerprint,
+    NULL AS android_device_manufacturer, NULL AS android_sdk_version,
+    NULL AS system_ram_bytes, NULL AS system_ram_gb, 0 AS label_index;
 -- Upstream's kernel ftrace events, which zerotrace does not import (the
 -- stat tokenizer_skipped_packets counts them): empty, so that queries that
 -- probe for them (Perfetto UI's, as it opens any trace) run.
@@ -317,25 +336,25 @@ CREATE VIEW ftrace_event AS
   WHERE 0;
 CREATE VIEW track AS
   SELECT id, name, type, dimension_arg_set_id, parent_id, NULL AS source_arg_set_id,
-    NULL AS machine_id, NULL AS track_group_id
+    0 AS machine_id, NULL AS track_group_id
   FROM __zt_track;
 CREATE VIEW thread_track AS
-  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, NULL AS machine_id, utid
+  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, 0 AS machine_id, utid
   FROM __zt_track WHERE __kind = 'thread_track';
 CREATE VIEW process_track AS
-  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, NULL AS machine_id, upid
+  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, 0 AS machine_id, upid
   FROM __zt_track WHERE __kind = 'process_track';
 CREATE VIEW counter_track AS
   SELECT id, name, parent_id, type, dimension_arg_set_id, NULL AS source_arg_set_id,
-    NULL AS machine_id, unit, NULL AS description
+    0 AS machine_id, unit, NULL AS description
   FROM __zt_track
   WHERE __kind IN ('counter_track', 'thread_counter_track', 'process_counter_track');
 CREATE VIEW thread_counter_track AS
-  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, NULL AS machine_id, unit,
+  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, 0 AS machine_id, unit,
     NULL AS description, utid
   FROM __zt_track WHERE __kind = 'thread_counter_track';
 CREATE VIEW process_counter_track AS
-  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, NULL AS machine_id, unit,
+  SELECT id, name, type, parent_id, NULL AS source_arg_set_id, 0 AS machine_id, unit,
     NULL AS description, upid
   FROM __zt_track WHERE __kind = 'process_counter_track';
 CREATE VIEW args AS

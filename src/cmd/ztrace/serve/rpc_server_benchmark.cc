@@ -2,7 +2,8 @@
 // socket, each beside what it is made of, measured in the same run:
 //
 //  * a query of many rows x 4 columns (id, ts, dur, name of `slice`):
-//    the engine alone (rows produced, dropped), the engine and the batch
+//    the engine alone (rows produced, dropped; the direct scan, and the
+//    same rows through SQLite as any other shape gets them), the engine and the batch
 //    writer (QueryResult messages made, dropped), and the whole /query over
 //    HTTP (read by a client): MB/s of QueryResult bytes;
 //  * the trace sent through /parse (32 MiB pieces, as the UI sends them)
@@ -162,6 +163,15 @@ void Run(const std::string& trace, size_t rows, int parse_runs) {
     Die(error);
   const double engine_seconds = Seconds(start);
 
+  // The same rows through SQLite (the path of any other query shape).
+  engine->set_direct_scan_fast_path(false);
+  start = std::chrono::steady_clock::now();
+  if (!engine->Execute(sql, nullptr, [](const std::vector<processor::SqlValue>&) { return true; },
+                       &error))
+    Die(error);
+  const double sqlite_seconds = Seconds(start);
+  engine->set_direct_scan_fast_path(true);
+
   uint64_t message_bytes = 0;
   start = std::chrono::steady_clock::now();
   {
@@ -198,7 +208,8 @@ void Run(const std::string& trace, size_t rows, int parse_runs) {
 
   const double mb = static_cast<double>(message_bytes) / 1e6;
   printf("rows %zu x 4 columns: %.1f MB of QueryResult messages\n", produced, mb);
-  printf("  engine alone       %7.3f s\n", engine_seconds);
+  printf("  engine alone       %7.3f s  (through SQLite: %.3f s)\n", engine_seconds,
+         sqlite_seconds);
   printf("  engine + batches   %7.3f s  %7.1f MB/s\n", writer_seconds, mb / writer_seconds);
   printf("  /query over HTTP   %7.3f s  %7.1f MB/s  (%.1f MB on the socket)\n", http_seconds,
          mb / http_seconds, static_cast<double>(http_bytes) / 1e6);

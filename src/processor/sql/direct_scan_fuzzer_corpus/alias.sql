@@ -1,0 +1,1 @@
+SELECT s.ts AS t, "name" n FROM slice AS s

@@ -1,0 +1,1 @@
+SELECT id, ts, dur, name FROM slice LIMIT 3

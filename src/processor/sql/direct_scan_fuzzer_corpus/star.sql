@@ -1,0 +1,1 @@
+select * from counter limit 2 offset 1;
