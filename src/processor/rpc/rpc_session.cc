@@ -201,6 +201,12 @@ bool RpcSession::CreateEngine(std::string* error) {
   engine_ = sql::QueryEngine::Create(storage_.get(), error);
   if (!engine_)
     return false;
+  // Upstream's tables of data we do not import, empty: Perfetto UI reads
+  // them as it opens any trace, and stops at the first that is missing.
+  if (!engine_->Execute("INCLUDE PERFETTO MODULE zt.absent_tables", nullptr, nullptr, error)) {
+    engine_.reset();
+    return false;
+  }
   if (interrupt_check_)
     engine_->SetInterruptCheck(interrupt_check_);
   return true;

@@ -9,6 +9,9 @@
 // answers by the session, one number per message, never reset (upstream's
 // rules, which the UI checks).
 //
+// Its sessions include the module zt.absent_tables (upstream's tables of
+// data zerotrace does not import, empty), which Perfetto UI needs.
+//
 // Thread-compatible: the transport calls it from one thread (requests are
 // executed one at a time, in the order they came).
 
