@@ -112,6 +112,14 @@ class WebsocketTest(unittest.TestCase):
             "create perfetto function zt_depth_of(ids STRING) returns INT as "
             "select max(layout_depth) from experimental_slice_layout($ids); "
             "select max(max_depth) as d from _slice_track_summary",
+            # Its plugins: the thread list, the track-event track tree, and
+            # tables of data we do not import (there, empty).
+            "include perfetto module viz.threads; "
+            "select count(*) from _threads_with_kernel_flag",
+            "include perfetto module viz.summary.track_event; "
+            "select count(*) from _track_event_tracks_ordered_groups",
+            "select count(*) from sched join cpu using (ucpu)",
+            "select string_agg(package_name, ',') from package_list",
         ]
         self.ws.send(b"".join(rpc.request(Rpc.TPM_QUERY_STREAMING, query=q) for q in queries))
         results = [rpc.read_query()[0] for _ in queries]

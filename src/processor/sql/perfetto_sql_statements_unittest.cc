@@ -236,6 +236,46 @@ TEST_F(PerfettoSqlStatementsTest, TheUisSummaryModules) {
   EXPECT_EQ(Run("SELECT COUNT(*), MIN(ts) IS NULL FROM ftrace_event"), Rows{"0|1"});
 }
 
+// What Perfetto UI's plugins include as they open any trace: the track
+// tree of track events, threads with their kernel flag, and the modules
+// of data zerotrace does not import (empty, with upstream's columns).
+TEST_F(PerfettoSqlStatementsTest, TheUisPluginModules) {
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE viz.threads; "
+                "SELECT COUNT(*) = (SELECT COUNT(*) FROM thread), SUM(is_kernel_thread) "
+                "FROM _threads_with_kernel_flag"),
+            Rows{"1|0"});
+  // Every track-event track once; parents before their children.
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE viz.summary.track_event; "
+                "SELECT (SELECT COUNT(*) FROM _track_event_tracks_ordered_groups) = "
+                "(SELECT COUNT(*) FROM track WHERE type GLOB '*_track_event')"),
+            Rows{"1"});
+  EXPECT_EQ(Run("WITH g AS (SELECT row_number() OVER () AS pos, * "
+                "FROM _track_event_tracks_ordered_groups) "
+                "SELECT COUNT(*) FROM g child JOIN g parent "
+                "ON parent.min_track_id = child.parent_id WHERE parent.pos > child.pos"),
+            Rows{"0"});
+  EXPECT_EQ(Run("INCLUDE PERFETTO MODULE android.process_metadata; "
+                "SELECT COUNT(*) = (SELECT COUNT(*) FROM process) FROM android_process_metadata"),
+            Rows{"1"});
+  for (const char* module :
+       {"android.anrs", "android.memory.dmabuf", "android.monitor_contention",
+        "android.kernel_wakelocks", "android.startup.startups", "android.cpu.cpu_per_uid",
+        "android.gpu.work_period", "android.memory.heap_graph.oome",
+        "android.memory.heap_profile.intervals", "wattson.windows", "wattson.device_infos",
+        "android.gpu.frequency", "wattson.gpu.freq_idle", "wattson.curves.utils",
+        "wattson.tpu.freq_idle", "linux.cpu.idle_time_in_state",
+        "android.entity_state_residency", "linux.systemd_journald", "android.power_rails",
+        "android.screenshots", "viz.track_event_callstacks", "zt.absent_tables"}) {
+    EXPECT_EQ(Run(std::string("INCLUDE PERFETTO MODULE ") + module), Rows{}) << module;
+  }
+  EXPECT_EQ(Run("SELECT (SELECT COUNT(*) FROM android_anrs) + (SELECT COUNT(*) FROM sched) + "
+                "(SELECT COUNT(*) FROM wattson_window_markers) + "
+                "(SELECT COUNT(*) FROM android_screenshots)"),
+            Rows{"0"});
+  EXPECT_EQ(Run("SELECT string_agg(name, ',') FROM (SELECT name FROM pragma_table_info('sched'))"),
+            Rows{"id,ts,dur,cpu,utid,end_state,priority,ucpu,ts_end"});
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

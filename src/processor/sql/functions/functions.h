@@ -118,7 +118,8 @@ bool RegisterMetadataFunctions(sqlite3* db, FunctionContext* context, std::strin
 // TO_REALTIME, TO_MONOTONIC, ABS_TIME_STR.
 bool RegisterClockFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 // STR_SPLIT, HASH, TO_TIMECODE, REVERSE, BASE64_*, UNHEX, DEMANGLE:
-// functions of their arguments alone.
+// functions of their arguments alone; and the aggregate STRING_AGG where
+// SQLite has none.
 bool RegisterStringFunctions(sqlite3* db, std::string* error);
 // REGEXP (2 and 3 arguments), REGEXP_EXTRACT, REGEXP_REPLACE_SIMPLE.
 bool RegisterRegexFunctions(sqlite3* db, std::string* error);

@@ -419,6 +419,20 @@ TEST_F(FunctionsTest, ExtractMetadataReadsAnEntryOfTheOneTrace) {
   EXPECT_EQ(Run("SELECT DISTINCT machine_id IS NULL, trace_id FROM metadata"), Rows{"1|0"});
 }
 
+TEST_F(FunctionsTest, StringAggJoinsTheValuesThatAreNotNull) {
+  EXPECT_EQ(Run("SELECT string_agg(name, ', ') FROM (SELECT name FROM slice ORDER BY id)"),
+            Rows{"Outer, Inner, Inner, Work, Instant, Async"});
+  EXPECT_EQ(Run("SELECT string_agg(x, '-') FROM (SELECT 'a' AS x UNION ALL SELECT NULL "
+                "UNION ALL SELECT 'b')"),
+            Rows{"a-b"});
+  EXPECT_EQ(Run("SELECT string_agg(x, NULL) FROM (SELECT 'a' AS x UNION ALL SELECT 'b')"),
+            Rows{"ab"});
+  EXPECT_EQ(Run("SELECT string_agg(name, ',') IS NULL FROM slice WHERE 0"), Rows{"1"});
+  EXPECT_EQ(Run("SELECT track_id, string_agg(name, '+') FROM slice GROUP BY track_id "
+                "ORDER BY track_id"),
+            (Rows{"0|Outer+Inner+Inner", "1|Work+Instant", "2|Async"}));
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

@@ -290,6 +290,40 @@ void Demangle(sqlite3_context* ctx, int, sqlite3_value** argv) {
   std::free(demangled);
 }
 
+// STRING_AGG(value, separator): SQLite 3.44's name for GROUP_CONCAT with
+// a separator (Debian 12's SQLite is 3.40), which upstream's SQL uses: the
+// non-NULL values joined by the separator (none if it is NULL), NULL if
+// there is none. An aggregate, not a window function.
+void StringAggStep(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  auto** joined = static_cast<std::string**>(sqlite3_aggregate_context(ctx, sizeof(std::string*)));
+  if (!joined)
+    return sqlite3_result_error_nomem(ctx);
+  const unsigned char* value = sqlite3_value_text(argv[0]);
+  if (!value)
+    return;
+  const size_t value_size = static_cast<size_t>(sqlite3_value_bytes(argv[0]));
+  if (!*joined) {
+    *joined = new std::string();
+  } else {
+    const unsigned char* separator = sqlite3_value_text(argv[1]);
+    if (separator) {
+      (*joined)->append(reinterpret_cast<const char*>(separator),
+                        static_cast<size_t>(sqlite3_value_bytes(argv[1])));
+    }
+  }
+  (*joined)->append(reinterpret_cast<const char*>(value), value_size);
+}
+
+void StringAggFinal(sqlite3_context* ctx) {
+  auto** joined = static_cast<std::string**>(sqlite3_aggregate_context(ctx, 0));
+  if (!joined || !*joined)
+    return sqlite3_result_null(ctx);
+  sqlite3_result_text(ctx, (*joined)->data(), static_cast<int>((*joined)->size()),
+                      SQLITE_TRANSIENT);
+  delete *joined;
+  *joined = nullptr;
+}
+
 }  // namespace string_functions
 
 bool RegisterStringFunctions(sqlite3* db, std::string* error) {
@@ -312,6 +346,14 @@ bool RegisterStringFunctions(sqlite3* db, std::string* error) {
       *error = std::string("cannot register ") + e.name + ": " + sqlite3_errmsg(db);
       return false;
     }
+  }
+  // A newer SQLite has its own: that one stays.
+  if (sqlite3_libversion_number() < 3044000 &&
+      sqlite3_create_function_v2(db, "string_agg", 2, SQLITE_UTF8, nullptr, nullptr,
+                                 string_functions::StringAggStep,
+                                 string_functions::StringAggFinal, nullptr) != SQLITE_OK) {
+    *error = std::string("cannot register string_agg: ") + sqlite3_errmsg(db);
+    return false;
   }
   return true;
 }

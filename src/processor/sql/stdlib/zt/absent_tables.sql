@@ -163,3 +163,20 @@ CREATE VIEW __intrinsic_track_event_callstacks AS
   SELECT NULL AS id, NULL AS slice_id, NULL AS track_id, NULL AS callsite_id,
     NULL AS end_callsite_id, NULL AS weight
   WHERE 0;
+
+-- The standard library's documentation, which upstream's processor serves
+-- from its modules' comments: empty here (Perfetto UI reads it once).
+CREATE VIEW __intrinsic_stdlib_objects AS
+  SELECT NULL AS id, NULL AS package, NULL AS module, NULL AS name, NULL AS qualified_name,
+    NULL AS object_type, NULL AS exposed, NULL AS short_description, NULL AS summary,
+    NULL AS description, NULL AS return_type, NULL AS return_description, NULL AS args,
+    NULL AS cols
+  WHERE 0;
+
+-- The files the session loaded: the one trace (not a container), as
+-- upstream lists it.
+CREATE VIEW __intrinsic_trace_file AS
+  SELECT 0 AS id, NULL AS parent_id, NULL AS name,
+    coalesce(extract_metadata('trace_size_bytes'), 0) AS size,
+    coalesce(extract_metadata('trace_type'), 'proto') AS trace_type, 0 AS processing_order,
+    0 AS is_container;
