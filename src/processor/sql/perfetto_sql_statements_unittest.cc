@@ -276,6 +276,33 @@ TEST_F(PerfettoSqlStatementsTest, TheUisPluginModules) {
             Rows{"id,ts,dur,cpu,utid,end_state,priority,ucpu,ts_end"});
 }
 
+// Upstream's older way, which Perfetto UI still calls.
+TEST_F(PerfettoSqlStatementsTest, CreateFunctionDefinesAFunction) {
+  EXPECT_EQ(Run("SELECT CREATE_FUNCTION('twice(x LONG, unused STRING)', 'LONG', "
+                "'SELECT $x * 2')"),
+            Rows{"NULL"});
+  EXPECT_EQ(Run("SELECT twice(21, 'a')"), Rows{"42"});
+  // Double-quoted strings in the body, as the UI writes them.
+  EXPECT_EQ(Run("SELECT CREATE_FUNCTION('outer_id()', 'INT', "
+                "'SELECT id FROM slice WHERE name = \"Outer\"')"),
+            Rows{"NULL"});
+  EXPECT_EQ(Run("SELECT outer_id()"), Rows{"0"});
+  EXPECT_NE(Run("SELECT CREATE_FUNCTION('bad name(x LONG)', 'LONG', 'SELECT 1')")
+                .back()
+                .find("bad function name"),
+            std::string::npos);
+  EXPECT_NE(Run("SELECT CREATE_FUNCTION('f(x)', 'LONG', 'SELECT 1')").back().find("name TYPE"),
+            std::string::npos);
+  EXPECT_NE(Run("SELECT CREATE_FUNCTION('f(x LONG)', 'NUMBER', 'SELECT 1')")
+                .back()
+                .find("unknown return type NUMBER"),
+            std::string::npos);
+  EXPECT_NE(Run("SELECT CREATE_FUNCTION('f(x LONG)', 'LONG', 'SELECT nope FROM nothing')")
+                .back()
+                .find("CREATE_FUNCTION: "),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor

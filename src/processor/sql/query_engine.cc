@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cstring>
 #include <utility>
 
 #include "src/processor/sql/direct_scan.h"
@@ -9,6 +10,7 @@
 #include "src/processor/sql/missing_name_hints.h"
 #include "src/processor/sql/operators/graph_search.h"
 #include "src/processor/sql/operators/interval_intersect.h"
+#include "src/processor/sql/operators/mipmap.h"
 #include "src/processor/sql/operators/packed_rows.h"
 #include "src/processor/sql/operators/span_join.h"
 #include "src/processor/sql/table_module.h"
@@ -78,6 +80,109 @@ void ReadCell(sqlite3_stmt* stmt, int i, SqlValue* value) {
 
 }  // namespace
 
+namespace legacy_create_function {
+
+bool IsName(std::string_view text) {
+  if (text.empty())
+    return false;
+  for (const char c : text) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  }
+  return true;
+}
+
+bool IsType(std::string_view type) {
+  static const char* const kTypes[] = {"BOOL",   "LONG",  "TIMESTAMP", "DURATION", "ID",
+                                       "JOINID", "ARGSETID", "INT",    "UINT",     "DOUBLE",
+                                       "FLOAT",  "STRING", "BYTES",    "PROTO",    "ANY"};
+  for (const char* known : kTypes) {
+    if (type.size() == strlen(known) &&
+        sqlite3_strnicmp(type.data(), known, static_cast<int>(type.size())) == 0)
+      return true;
+  }
+  return false;
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\n'))
+    text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\n'))
+    text.remove_suffix(1);
+  return text;
+}
+
+// "NAME(arg TYPE, ...)" -> "NAME(arg TYPE, ...)" checked; false with *error.
+bool Prototype(std::string_view text, std::string* out, std::string* error) {
+  const size_t open = text.find('(');
+  const size_t close = text.find(')', open == std::string_view::npos ? 0 : open);
+  if (open == std::string_view::npos || close == std::string_view::npos) {
+    *error = "CREATE_FUNCTION: the prototype must be NAME(arg TYPE, ...)";
+    return false;
+  }
+  const std::string_view name = Trim(text.substr(0, open));
+  if (!IsName(name)) {
+    *error = "CREATE_FUNCTION: bad function name '" + std::string(name) + "'";
+    return false;
+  }
+  *out = std::string(name) + "(";
+  std::string_view args = text.substr(open + 1, close - open - 1);
+  bool first = true;
+  while (!args.empty()) {
+    const size_t comma = args.find(',');
+    const std::string_view arg = Trim(args.substr(0, comma));
+    args = comma == std::string_view::npos ? std::string_view() : args.substr(comma + 1);
+    if (arg.empty())
+      continue;
+    const size_t space = arg.find_first_of(" \t");
+    const std::string_view arg_name = arg.substr(0, space);
+    const std::string_view type =
+        space == std::string_view::npos ? std::string_view() : Trim(arg.substr(space));
+    if (!IsName(arg_name) || !IsType(type)) {
+      *error = "CREATE_FUNCTION: each argument must be 'name TYPE' (a PerfettoSQL type), not '" +
+               std::string(arg) + "'";
+      return false;
+    }
+    *out += (first ? "" : ", ") + std::string(arg_name) + " " + std::string(type);
+    first = false;
+  }
+  *out += ")";
+  return true;
+}
+
+// CREATE_FUNCTION(prototype, return_type, body): upstream's older way to
+// define a function, as CREATE OR REPLACE PERFETTO FUNCTION does (Perfetto
+// UI calls it). Returns NULL.
+void CreateFunction(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  for (int i = 0; i < 3; i++) {
+    if (sqlite3_value_type(argv[i]) != SQLITE_TEXT)
+      return sqlite3_result_error(
+          ctx, "CREATE_FUNCTION: its arguments (prototype, return type, body) are text", -1);
+  }
+  auto text = [&](int i) {
+    return std::string_view(reinterpret_cast<const char*>(sqlite3_value_text(argv[i])),
+                            static_cast<size_t>(sqlite3_value_bytes(argv[i])));
+  };
+  std::string prototype, error;
+  if (!Prototype(text(0), &prototype, &error))
+    return sqlite3_result_error(ctx, error.c_str(), -1);
+  const std::string_view returns = Trim(text(1));
+  if (!IsType(returns)) {
+    error = "CREATE_FUNCTION: unknown return type " + std::string(returns);
+    return sqlite3_result_error(ctx, error.c_str(), -1);
+  }
+  auto* engine = static_cast<QueryEngine*>(sqlite3_user_data(ctx));
+  const std::string statement = "CREATE OR REPLACE PERFETTO FUNCTION " + prototype + " RETURNS " +
+                                std::string(returns) + " AS " + std::string(text(2));
+  if (!engine->Execute(statement, nullptr, nullptr, &error)) {
+    error = "CREATE_FUNCTION: " + error;
+    return sqlite3_result_error(ctx, error.c_str(), -1);
+  }
+  sqlite3_result_null(ctx);
+}
+
+}  // namespace legacy_create_function
+
 std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
                                                  std::string* error) {
   std::unique_ptr<QueryEngine> engine(new QueryEngine());
@@ -98,8 +203,15 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
   if (!RegisterBuiltinFunctions(engine->db_, engine->functions_.get(), error))
     return nullptr;
   if (!RegisterSpanJoin(engine->db_, error) || !RegisterPackRows(engine->db_, error) ||
-      !RegisterGraphSearch(engine->db_, error) || !RegisterIntervalIntersect(engine->db_, error))
+      !RegisterGraphSearch(engine->db_, error) || !RegisterIntervalIntersect(engine->db_, error) ||
+      !RegisterMipmaps(engine->db_, error))
     return nullptr;
+  if (sqlite3_create_function_v2(engine->db_, "create_function", 3, SQLITE_UTF8, engine.get(),
+                                 legacy_create_function::CreateFunction, nullptr, nullptr,
+                                 nullptr) != SQLITE_OK) {
+    *error = std::string("cannot register create_function: ") + sqlite3_errmsg(engine->db_);
+    return nullptr;
+  }
   // Upstream's prelude macros, there without an INCLUDE.
   engine->macros_.emplace("cast_int", Macro{{"value"}, "CAST($value AS INT)", nullptr});
   engine->macros_.emplace("cast_double", Macro{{"value"}, "CAST($value AS REAL)", nullptr});

@@ -98,6 +98,7 @@ bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string
   return RegisterArgFunctions(db, context, error) &&
          RegisterTraceBoundsFunctions(db, context, error) &&
          RegisterMetadataFunctions(db, context, error) &&
+         RegisterLayoutWindowFunction(db, error) &&
          RegisterSliceFunctions(db, context, error) && RegisterFlowFunctions(db, context, error) &&
          RegisterSliceLayoutFunction(db, context, error) && RegisterClockFunctions(db, context, error) &&
          RegisterStringFunctions(db, error) && RegisterRegexFunctions(db, error);

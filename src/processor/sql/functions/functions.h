@@ -113,6 +113,8 @@ bool RegisterTraceBoundsFunctions(sqlite3* db, FunctionContext* context, std::st
 bool RegisterSliceFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterFlowFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 bool RegisterSliceLayoutFunction(sqlite3* db, FunctionContext* context, std::string* error);
+// INTERNAL_LAYOUT(ts, dur) OVER (...): depths for overlapping spans.
+bool RegisterLayoutWindowFunction(sqlite3* db, std::string* error);
 // EXTRACT_METADATA and its _FOR_TRACE, _FOR_MACHINE forms.
 bool RegisterMetadataFunctions(sqlite3* db, FunctionContext* context, std::string* error);
 // TO_REALTIME, TO_MONOTONIC, ABS_TIME_STR.

@@ -433,6 +433,26 @@ TEST_F(FunctionsTest, StringAggJoinsTheValuesThatAreNotNull) {
             (Rows{"0|Outer+Inner+Inner", "1|Work+Instant", "2|Async"}));
 }
 
+TEST_F(FunctionsTest, InternalLayoutGivesOverlappingSpansTheLowestFreeDepth) {
+  const std::string spans =
+      "(SELECT 1 AS id, 0 AS ts, 10 AS dur, 'a' AS g UNION ALL "  // depth 0 until 10
+      "SELECT 2, 2, 3, 'a' UNION ALL "                            // 1 until 5
+      "SELECT 3, 4, 0, 'a' UNION ALL "                            // an instant: 2, not held
+      "SELECT 4, 5, 1, 'a' UNION ALL "                            // 1 again (freed at 5)
+      "SELECT 5, 6, -1, 'a' UNION ALL "                           // 1 (freed at 6), held for ever
+      "SELECT 6, 10, 1, 'a' UNION ALL "                           // 0 (freed at 10)
+      "SELECT 7, 0, 5, 'b')";                                     // its own partition
+  EXPECT_EQ(Run("SELECT id, internal_layout(ts, dur) OVER (PARTITION BY g ORDER BY ts ROWS "
+                "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM " + spans + " ORDER BY id"),
+            (Rows{"1|0", "2|1", "3|2", "4|1", "5|1", "6|0", "7|0"}));
+  EXPECT_NE(Run("SELECT internal_layout(ts, dur) OVER (ORDER BY ts DESC ROWS BETWEEN UNBOUNDED "
+                "PRECEDING AND CURRENT ROW) FROM " + spans).back().find("ts order"),
+            std::string::npos);
+  EXPECT_NE(Run("SELECT internal_layout(ts, -5) OVER (ORDER BY ts) FROM slice").back().find(
+                "less than -1"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace sql
 }  // namespace processor
