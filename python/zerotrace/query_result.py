@@ -38,7 +38,12 @@ def _cells(batch):
     doubles = iter(batch.float64_cells)
     blobs = iter(batch.blob_cells)
     # Every string ends with a NUL; the part after the last one is empty.
-    strings = iter(batch.string_cells.split("\0")) if batch.string_cells else iter(())
+    # The field is bytes when it is not valid UTF-8 (a name cut in the
+    # middle of a character): such bytes are replaced, not fatal.
+    text = batch.string_cells
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    strings = iter(text.split("\0")) if text else iter(())
     take = {
         _Batch.CELL_VARINT: lambda: next(varints),
         _Batch.CELL_FLOAT64: lambda: next(doubles),

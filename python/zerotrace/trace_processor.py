@@ -126,16 +126,22 @@ class TraceProcessor:
 
     def _request(self, method, path, body=None):
         try:
-            self._connection.request(method, path, body=body)
-            response = self._connection.getresponse()
+            try:
+                self._connection.request(method, path, body=body)
+                response = self._connection.getresponse()
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                # A kept-alive connection the server had closed (its idle
+                # limit): the request never reached it, so it is sent once
+                # more on a new connection. Nothing is retried once an
+                # answer has begun.
+                self._connection.close()
+                self._connection = http.client.HTTPConnection(self.addr)
+                self._connection.request(method, path, body=body)
+                response = self._connection.getresponse()
             data = response.read()
-        except (ConnectionError, http.client.HTTPException):
-            # A keep-alive connection the server closed: once more, anew.
+        except (OSError, http.client.HTTPException) as e:
             self._connection.close()
-            self._connection = http.client.HTTPConnection(self.addr)
-            self._connection.request(method, path, body=body)
-            response = self._connection.getresponse()
-            data = response.read()
+            raise TraceProcessorException(f"{path}: the connection to {self.addr} failed: {e}") from e
         if response.status != 200:
             raise TraceProcessorException(
                 f"{path}: HTTP {response.status}: {data.decode(errors='replace').strip()}")

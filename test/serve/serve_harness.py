@@ -86,7 +86,10 @@ def rows_of(result):
     cells = []
     for batch in result.batch:
         varints, doubles, blobs = iter(batch.varint_cells), iter(batch.float64_cells), iter(batch.blob_cells)
-        strings = iter(batch.string_cells.split("\0"))
+        text = batch.string_cells
+        if isinstance(text, bytes):  # Not valid UTF-8.
+            text = text.decode("utf-8", "replace")
+        strings = iter(text.split("\0"))
         for t in batch.cells:
             cells.append({1: lambda: None, 2: lambda: next(varints), 3: lambda: next(doubles),
                           4: lambda: next(strings), 5: lambda: next(blobs)}[t]())

@@ -128,6 +128,38 @@ class HttpProtocolTest(unittest.TestCase):
         self.assertTrue(result.error)
         self.assertEqual(rows_of(self.query(conn, "select 5")), [[5]])
 
+    def test_sql_reads_the_trace_and_no_other_file(self):
+        self.server = Server(SMALL_TRACE)
+        conn = self.server.connection()
+        path = f"/tmp/zt_serve_attach_{os.getpid()}.db"
+        self.assertIn("not authorized", self.query(conn, f"ATTACH DATABASE '{path}' AS w").error)
+        self.assertTrue(self.query(conn, f"VACUUM INTO '{path}'").error)
+        self.assertFalse(os.path.exists(path), "a file was written")
+        self.assertEqual(rows_of(self.query(conn, "select count(*) from slice")), [[495]])
+
+    def test_a_client_that_half_closes_still_gets_its_answer(self):
+        self.server = Server(SMALL_TRACE)
+        body = query_args("with recursive n(i) as (select 1 union all select i + 1 from n "
+                          "where i < 3000000) select count(*) from n")
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=TIMEOUT) as s:
+            s.sendall(b"POST /query HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n"
+                      b"Content-Length: %d\r\n\r\n" % (self.server.port, len(body)) + body)
+            s.shutdown(socket.SHUT_WR)
+            reply = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+        self.assertTrue(reply.startswith(b"HTTP/1.1 200"), reply[:80])
+        self.assertTrue(reply.endswith(b"\r\n0\r\n\r\n"), reply[-40:])
+
+    def test_a_string_that_is_not_utf8_is_no_error(self):
+        with zerotrace.TraceProcessor(SMALL_TRACE) as tp:
+            rows = list(tp.query("SELECT CAST(x'41ff42' AS TEXT) AS s, 'ok' AS t"))
+        self.assertEqual(rows[0].s, "A\ufffdB")
+        self.assertEqual(rows[0].t, "ok")
+
     def test_a_client_that_hangs_up_mid_query_frees_the_server(self):
         self.server = Server(SMALL_TRACE)
         s = socket.create_connection(("127.0.0.1", self.server.port), timeout=TIMEOUT)

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "src/processor/importers/trace_importer.h"
@@ -122,7 +123,10 @@ bool RpcSession::LoadFile(const std::string& path, std::string* error) {
 }
 
 std::string RpcSession::Append(const uint8_t* data, size_t size) {
-  // Data after the end of a trace starts a new one.
+  // Data after the end of a trace starts a new one; an empty piece (a
+  // page's body-less request) changes nothing.
+  if (eof_ && size == 0)
+    return "";
   if (eof_)
     Reset();
   std::string error;
@@ -130,6 +134,11 @@ std::string RpcSession::Append(const uint8_t* data, size_t size) {
     input_ = StreamedTrace::Create(&error);
     if (!input_)
       return error;
+  }
+  if (size > max_trace_bytes_ - std::min(max_trace_bytes_, input_->size())) {
+    return "the trace is larger than this server takes (" +
+           std::to_string(max_trace_bytes_ >> 20) +
+           " MiB; ztrace serve --max-trace-mb sets it): the rest is refused";
   }
   if (!input_->Append(data, size, &error))
     return error;
@@ -201,6 +210,8 @@ bool RpcSession::CreateEngine(std::string* error) {
   engine_ = sql::QueryEngine::Create(storage_.get(), error);
   if (!engine_)
     return false;
+  // Clients may be any local user or page: SQL reads the trace only.
+  engine_->DenyOtherFiles();
   // Upstream's tables of data we do not import, empty: Perfetto UI reads
   // them as it opens any trace, and stops at the first that is missing.
   if (!engine_->Execute("INCLUDE PERFETTO MODULE zt.absent_tables", nullptr, nullptr, error)) {

@@ -75,6 +75,11 @@ class RpcSession {
   // asked has gone. Empty: queries always run to their end.
   void SetInterruptCheck(std::function<bool()> check);
 
+  // Trace data beyond this many bytes (the sum of a trace's pieces) is
+  // refused with an error: what clients send is kept in memory (a memfd)
+  // until it is imported, and any local user may send it.
+  void set_max_trace_bytes(uint64_t bytes) { max_trace_bytes_ = bytes; }
+
   // Told how far each import has got (ImportOptions::progress): the
   // preloaded trace's and those sent by clients.
   void SetImportProgress(std::function<void(uint64_t done, uint64_t total)> progress) {
@@ -104,6 +109,7 @@ class RpcSession {
   std::string trace_name_;
   std::function<bool()> interrupt_check_;
   std::function<void(uint64_t, uint64_t)> progress_;
+  uint64_t max_trace_bytes_ = UINT64_MAX;
   int64_t last_request_seq_ = 0;
   int64_t next_response_seq_ = 0;
 };

@@ -201,12 +201,23 @@ TEST(RpcSessionTest, DataAfterTheEndStartsANewTrace) {
   RpcSession session;
   std::string error;
   ASSERT_TRUE(session.LoadFile(kTrace, &error)) << error;
+  // An empty piece (what a page's body-less request to /parse is) leaves
+  // the trace loaded.
   protos::AppendTraceDataResult appended;
   ASSERT_TRUE(appended.ParseFromString(session.AppendTraceData(nullptr, 0)));
+  EXPECT_NE(session.loaded_trace_name(), "");
+  const uint8_t byte = 0;
+  ASSERT_TRUE(appended.ParseFromString(session.AppendTraceData(&byte, 0)));
+  EXPECT_NE(session.loaded_trace_name(), "");
+  // Bytes start a new trace.
+  const std::string bytes = ReadFile(kTrace).substr(0, 64);
+  ASSERT_TRUE(appended.ParseFromString(
+      session.AppendTraceData(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())));
   EXPECT_EQ(session.loaded_trace_name(), "");
+  EXPECT_EQ(appended.total_bytes_parsed(), 64);
   protos::FinalizeDataResult finalized;
   ASSERT_TRUE(finalized.ParseFromString(session.FinalizeTraceData()));
-  // An empty trace: imported (no rows), or refused with a reason.
+  // A cut trace: imported (what is whole), or refused with a reason.
   protos::FinalizeDataResult again;
   ASSERT_TRUE(again.ParseFromString(session.FinalizeTraceData()));
   EXPECT_NE(again.error().find("already notified"), std::string::npos);
@@ -228,6 +239,19 @@ TEST(RpcSessionTest, RestoringTheInitialTablesDropsWhatQueriesMade) {
   EXPECT_FALSE(client.Call(QueryRequest("select count(*) from slice"))[0]
                    .query_result()
                    .has_error());
+}
+
+TEST(RpcSessionTest, TraceDataPastTheLimitIsRefused) {
+  RpcSession session;
+  session.set_max_trace_bytes(100);
+  const std::string bytes = ReadFile(kTrace).substr(0, 64);
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  protos::AppendTraceDataResult first, second;
+  ASSERT_TRUE(first.ParseFromString(session.AppendTraceData(data, bytes.size())));
+  EXPECT_FALSE(first.has_error());
+  ASSERT_TRUE(second.ParseFromString(session.AppendTraceData(data, bytes.size())));
+  EXPECT_NE(second.error().find("--max-trace-mb"), std::string::npos) << second.error();
+  EXPECT_EQ(second.total_bytes_parsed(), 64);  // What was kept.
 }
 
 }  // namespace

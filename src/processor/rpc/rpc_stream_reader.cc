@@ -97,7 +97,13 @@ bool RpcStreamReader::Append(const uint8_t* data, size_t size, const MessageFn& 
         failed_ = true;
         return false;
       case Parse::kNeedMore:
-        partial_.assign(reinterpret_cast<const char*>(p), static_cast<size_t>(end - p));
+        if (!held.empty() && p == reinterpret_cast<const uint8_t*>(held.data())) {
+          // Still the same message: kept without a copy, so that one sent
+          // in many small pieces costs linear time, not quadratic.
+          partial_.swap(held);
+        } else {
+          partial_.assign(reinterpret_cast<const char*>(p), static_cast<size_t>(end - p));
+        }
         return true;
       case Parse::kMessage:
         on_message(message);

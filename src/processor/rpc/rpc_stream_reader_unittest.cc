@@ -1,5 +1,6 @@
 #include "src/processor/rpc/rpc_stream_reader.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,32 @@ TEST(RpcStreamReaderTest, AnIncompleteMessageIsHeldNotDelivered) {
   EXPECT_TRUE(read.ok);
   EXPECT_TRUE(read.messages.empty());
   EXPECT_EQ(reader.buffered(), 500u);
+}
+
+TEST(RpcStreamReaderTest, AMessageInManySmallPiecesIsKeptWithoutRecopying) {
+  // 1 MiB in 1 KiB pieces: the held bytes grow in place (their buffer is
+  // the same one all along, not a copy per piece).
+  std::string message(1 << 20, 'x');
+  std::string stream;
+  stream.push_back(0x0a);
+  uint64_t n = message.size();
+  while (n >= 0x80) {
+    stream.push_back(static_cast<char>((n & 0x7f) | 0x80));
+    n >>= 7;
+  }
+  stream.push_back(static_cast<char>(n));
+  stream += message;
+  RpcStreamReader reader;
+  std::string error;
+  size_t got = 0;
+  for (size_t at = 0; at < stream.size(); at += 1024) {
+    const size_t size = std::min<size_t>(1024, stream.size() - at);
+    ASSERT_TRUE(reader.Append(reinterpret_cast<const uint8_t*>(stream.data()) + at, size,
+                              [&got](std::string_view m) { got = m.size(); }, &error))
+        << error;
+  }
+  EXPECT_EQ(got, message.size());
+  EXPECT_EQ(reader.buffered(), 0u);
 }
 
 }  // namespace

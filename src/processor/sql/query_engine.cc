@@ -265,6 +265,19 @@ ColumnTable* QueryEngine::FindColumnTable(void* data, std::string_view name) {
   return hidden ? nullptr : found;
 }
 
+void QueryEngine::DenyOtherFiles() {
+  // No database may be attached (VACUUM INTO attaches its target too);
+  // the authorizer says why at prepare time.
+  sqlite3_limit(db_, SQLITE_LIMIT_ATTACHED, 0);
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_set_authorizer(
+      db_,
+      [](void*, int action, const char*, const char*, const char*, const char*) {
+        return action == SQLITE_ATTACH || action == SQLITE_DETACH ? SQLITE_DENY : SQLITE_OK;
+      },
+      nullptr);
+}
+
 void QueryEngine::SetInterruptCheck(std::function<bool()> check) {
   interrupt_check_ = std::move(check);
   if (!interrupt_check_) {

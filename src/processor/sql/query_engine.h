@@ -57,6 +57,12 @@ class QueryEngine {
 
   sqlite3* db() const { return db_; }
 
+  // For a server whose clients are not the machine's user (`ztrace
+  // serve`): statements that would open or write other files (ATTACH,
+  // VACUUM INTO) fail ("not authorized"), so that SQL reads the trace and
+  // nothing else. Irreversible for the engine.
+  void DenyOtherFiles();
+
   // Asked every few thousand SQLite steps while a statement runs, on the
   // calling thread: true ends the statement with the error "interrupted".
   // A server stops the query of a client that went away with it. Empty

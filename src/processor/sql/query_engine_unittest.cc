@@ -4,6 +4,8 @@
 
 #include "src/processor/sql/query_engine.h"
 
+#include <unistd.h>
+
 #include <string>
 #include <vector>
 
@@ -249,6 +251,23 @@ TEST_F(QueryEngineTest, EveryRowIsOfTheHostMachineZero) {
   }
   EXPECT_EQ(Run("SELECT COUNT(*) FROM thread WHERE is_idle IS NOT 0"),
             (std::vector<std::string>{"0"}));
+}
+
+TEST_F(QueryEngineTest, AServersEngineReadsNoOtherFile) {
+  const std::string path = ::testing::TempDir() + "/zt_deny_other_files.db";
+  unlink(path.c_str());
+  engine_->DenyOtherFiles();
+  for (const std::string& sql :
+       {"ATTACH DATABASE '" + path + "' AS w", "VACUUM INTO '" + path + "'",
+        "SELECT * FROM pragma_database_list WHERE 0; ATTACH '" + path + "' AS x"}) {
+    const std::vector<std::string> rows = Run(sql);
+    ASSERT_FALSE(rows.empty()) << sql;
+    EXPECT_EQ(rows.back().rfind("error: ", 0), 0u) << sql << ": " << rows.back();
+  }
+  EXPECT_NE(access(path.c_str(), F_OK), 0) << "a file was made";
+  // Queries of the trace still run, and temporary tables too.
+  EXPECT_EQ(Run("CREATE TEMP TABLE t AS SELECT COUNT(*) AS n FROM slice; SELECT n FROM t"),
+            (std::vector<std::string>{"6"}));
 }
 
 }  // namespace

@@ -47,6 +47,10 @@ class ProcessorWorker {
   ProcessorWorker(const ProcessorWorker&) = delete;
   ProcessorWorker& operator=(const ProcessorWorker&) = delete;
 
+  // Trace data sent by clients beyond this is refused (RpcSession). Call
+  // before any Post().
+  void set_max_trace_bytes(uint64_t bytes) { session_.set_max_trace_bytes(bytes); }
+
   // Imports `path` before serving (`ztrace serve TRACE`), on the calling
   // thread: call before any Post().
   bool LoadFile(const std::string& path, std::string* error);

@@ -70,6 +70,8 @@ class Connection {
   virtual ~Connection() { context_.connections->fetch_sub(1); }
   // I/O thread: close now (the server stops, or needs the slot).
   virtual void Abort() = 0;
+  bool closed() const { return closed_; }
+  const ServerContext& context() const { return context_; }
   // I/O thread: whether the connection waits for its client's next
   // request, and since when. At the connection limit, the one idle the
   // longest makes room for a new one.
@@ -85,23 +87,44 @@ class Connection {
       idle_since_ = Clock::now();
   }
   // I/O thread, while the client's request runs and nothing is read from
-  // its socket: a hang-up (end of stream) ends the connection, so that its
-  // query is interrupted rather than run for nobody. Bytes that come
-  // instead (a next request) end the watch.
+  // its socket: an error on it ends the connection, so that its query is
+  // interrupted rather than run for nobody; so does the end of its stream
+  // when `end_is_hangup` (a websocket; an HTTP client may half-close and
+  // still read the answer). Bytes that come instead (a next request) end
+  // the watch.
   template <typename Self>
-  static void WatchForHangup(const std::shared_ptr<Self>& self, tcp::socket& socket) {
-    socket.async_wait(tcp::socket::wait_read, [self, &socket](beast::error_code ec) {
+  static void WatchForHangup(const std::shared_ptr<Self>& self, tcp::socket& socket,
+                             bool end_is_hangup) {
+    socket.async_wait(tcp::socket::wait_read, [self, &socket, end_is_hangup](beast::error_code ec) {
       if (ec || !self->running_job_)
         return;
       char byte;
       const ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+      if ((n == 0 && end_is_hangup) ||
+          (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
         self->Abort();
     });
   }
 
+
+ public:
+  // Processor thread: after each wait on the client's gate, whether the
+  // job has waited on this client longer than the stall limit in all while
+  // other clients' requests wait behind it: then the client is cut off
+  // (its query interrupted), so that no reader, however steady, holds the
+  // processor thread from the others for long.
+  bool HeldOthersTooLong(std::chrono::steady_clock::duration waited) {
+    job_waited_ += waited;
+    return job_waited_ > context_.options->output_stall && context_.worker->pending() > 1;
+  }
+  // Processor thread only: reset by each job.
+  std::chrono::steady_clock::duration job_waited_{};
+
+ protected:
+
   const ServerContext context_;
   bool running_job_ = false;
+  bool closed_ = false;
 
  private:
   bool idle_ = false;
@@ -118,14 +141,19 @@ class QueuedOutput {
   explicit QueuedOutput(std::shared_ptr<OutputGate> gate) : gate_(std::move(gate)) {}
   virtual ~QueuedOutput() = default;
 
- protected:
-  // I/O thread.
+  OutputGate* gate() const { return gate_.get(); }
+  // I/O thread: bytes counted in the gate, to be written after those queued.
   void Enqueue(std::string bytes) {
     queue_.push_back(std::move(bytes));
     if (!writing_)
       WriteQueued();
   }
+
+ protected:
+  // I/O thread.
+  uint64_t bytes_written() const { return bytes_written_; }
   void WriteDone() {
+    bytes_written_ += in_flight_bytes_;
     gate_->Drained(in_flight_bytes_);
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(in_flight_));
     in_flight_ = 0;
@@ -143,9 +171,11 @@ class QueuedOutput {
     in_flight_bytes_ = 0;
   }
 
-  // Items per write: an HTTP response's pieces go out together (one
-  // system call, one segment where they fit); a websocket's are messages.
-  virtual size_t MaxItemsPerWrite() const = 0;
+  // Bytes per write, at least one item: an HTTP response's pieces go out
+  // together (one system call, one segment where they fit), up to a bound
+  // that keeps a slow reader's progress visible to the write timeout; a
+  // websocket's are messages, one per write.
+  virtual size_t MaxBytesPerWrite() const = 0;
   virtual void Write(const std::vector<boost::asio::const_buffer>& buffers) = 0;
   virtual void OnQueueEmpty() = 0;
 
@@ -154,11 +184,13 @@ class QueuedOutput {
  private:
   void WriteQueued() {
     writing_ = true;
-    in_flight_ = std::min(queue_.size(), MaxItemsPerWrite());
     buffers_.clear();
-    for (size_t i = 0; i < in_flight_; i++) {
-      buffers_.emplace_back(queue_[i].data(), queue_[i].size());
-      in_flight_bytes_ += queue_[i].size();
+    in_flight_ = 0;
+    while (in_flight_ < queue_.size() &&
+           (in_flight_ == 0 || in_flight_bytes_ + queue_[in_flight_].size() <= MaxBytesPerWrite())) {
+      buffers_.emplace_back(queue_[in_flight_].data(), queue_[in_flight_].size());
+      in_flight_bytes_ += queue_[in_flight_].size();
+      in_flight_++;
     }
     Write(buffers_);
   }
@@ -167,8 +199,30 @@ class QueuedOutput {
   std::vector<boost::asio::const_buffer> buffers_;
   size_t in_flight_ = 0;  // The front items being written.
   size_t in_flight_bytes_ = 0;
+  uint64_t bytes_written_ = 0;
   bool writing_ = false;
 };
+
+// Processor thread: hands `bytes` to the session's queue on the I/O thread
+// through its gate, then waits while the client is behind. A client that
+// stalls, or holds the processor thread from others too long, is cut off:
+// its gate closes (its query is interrupted) and its connection ends.
+template <typename Session>
+void SendFromWorker(const std::shared_ptr<Session>& self, std::string bytes) {
+  OutputGate* gate = self->gate();
+  if (!gate->Add(bytes.size()))
+    return;
+  asio::post(*self->context().io, [self, b = std::move(bytes)]() mutable {
+    if (!self->closed())
+      self->Enqueue(std::move(b));
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const bool kept = gate->WaitBelowLimit();
+  if (!kept || self->HeldOthersTooLong(std::chrono::steady_clock::now() - start)) {
+    gate->Close();
+    asio::post(*self->context().io, [self] { self->Abort(); });
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Websocket: the UI's RPC stream. One message read at a time: the next is
@@ -202,19 +256,9 @@ class WebsocketSession : public Connection,
     });
   }
 
-  void Abort() override { Close(); }
-
-  // Processor thread: bytes for the client, in order.
-  void SendFromWorker(std::string bytes) {
-    if (!gate_->Add(bytes.size()))
-      return;
-    asio::post(*context_.io, [self = shared_from_this(), b = std::move(bytes)]() mutable {
-      if (!self->closed_)
-        self->Enqueue(std::move(b));
-    });
-    if (!gate_->WaitBelowLimit())
-      asio::post(*context_.io, [self = shared_from_this()] { self->Close(); });
-  }
+  // Reset, not closed: what the kernel still holds for the client (a
+  // stalled reader's unsent bytes) is dropped at once.
+  void Abort() override { Close(/*reset=*/true); }
 
  private:
   void Read() {
@@ -230,16 +274,17 @@ class WebsocketSession : public Connection,
       return Close();
     auto self = shared_from_this();
     running_job_ = true;
-    WatchForHangup(self, beast::get_lowest_layer(ws_).socket());
+    WatchForHangup(self, beast::get_lowest_layer(ws_).socket(), /*end_is_hangup=*/true);
     const auto data = buffer_.data();
     const uint8_t* bytes = static_cast<const uint8_t*>(data.data());
     const size_t size = data.size();
     context_.worker->Post(
         gate_,
         [self, bytes, size](RpcSession* session) {
+          self->job_waited_ = {};
           const bool alive = session->OnRpcBytes(
               &self->reader_, bytes, size,
-              [&self](std::string out) { self->SendFromWorker(std::move(out)); });
+              [&self](std::string out) { SendFromWorker(self, std::move(out)); });
           asio::post(*self->context_.io, [self, alive] { self->OnProcessed(alive); });
         },
         [self] { asio::post(*self->context_.io, [self] { self->Close(); }); });
@@ -259,11 +304,19 @@ class WebsocketSession : public Connection,
       OnQueueEmpty();
   }
 
-  size_t MaxItemsPerWrite() const override { return 1; }
+  size_t MaxBytesPerWrite() const override { return 0; }  // One message.
   void Write(const std::vector<asio::const_buffer>& buffers) override {
+    // A client that reads nothing for the stall limit is cut off (the
+    // websocket's own timeouts watch reads only).
+    write_timer_.expires_after(context_.options->output_stall);
+    write_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (!ec)
+        self->Close();
+    });
     ws_.async_write(buffers.front(), [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->write_timer_.cancel();
       if (ec || self->closed_)
-        return self->Close();
+        return self->Close(/*reset=*/true);
       self->WriteDone();
     });
   }
@@ -276,25 +329,28 @@ class WebsocketSession : public Connection,
                     [self = shared_from_this()](beast::error_code) { self->Close(); });
   }
 
-  void Close() {
+  void Close(bool reset = false) {
     if (closed_)
       return;
     closed_ = true;
+    write_timer_.cancel();
     SetIdle(false);
     gate_->Close();
     DropQueue();
     beast::error_code ec;
+    if (reset)
+      beast::get_lowest_layer(ws_).socket().set_option(asio::socket_base::linger(true, 0), ec);
     beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ec);
     beast::get_lowest_layer(ws_).close();
   }
 
   websocket::stream<beast::tcp_stream> ws_;
+  asio::steady_timer write_timer_{ws_.get_executor()};
   http::request<http::string_body> request_;
   beast::flat_buffer buffer_;
   processor::rpc::RpcStreamReader reader_;  // Processor thread only.
   bool close_when_written_ = false;
   bool closing_ = false;
-  bool closed_ = false;
 };
 
 // ---------------------------------------------------------------------------
@@ -312,7 +368,9 @@ class HttpSession : public Connection,
         stream_(std::move(socket)) {}
 
   void Start() { ReadHeader(); }
-  void Abort() override { Close(); }
+  // Reset, not closed: what the kernel still holds for the client (a
+  // stalled reader's unsent bytes) is dropped at once.
+  void Abort() override { Close(/*reset=*/true); }
 
  private:
   void ReadHeader() {
@@ -382,6 +440,24 @@ class HttpSession : public Connection,
       RespondNow(403, "Origin not allowed\n", {}, false);
       return;
     }
+    // A page's request that carries no Origin (an <img>, a form, a link to
+    // another site) must not reach the trace: browsers say where it came
+    // from in Sec-Fetch-Site.
+    const beast::string_view fetch_site = header["Sec-Fetch-Site"];
+    if (origin_.empty() && (beast::iequals(fetch_site, "cross-site") ||
+                            beast::iequals(fetch_site, "same-site"))) {
+      RespondNow(403, "a request from another site needs an allowed Origin\n", {}, false);
+      return;
+    }
+    if (beast::iequals(header[http::field::expect], "100-continue")) {
+      // The client waits for this before it sends the body.
+      std::string go_on = "HTTP/1.1 100 Continue\r\n\r\n";
+      gate_->Add(go_on.size());
+      Enqueue(std::move(go_on));
+    }
+    // A body in transit counts as idle: at the connection limit, a client
+    // that sends one slowly (or never finishes) makes room for others.
+    SetIdle(true);
     // Beast reads at most what the buffer has room for, and 512 bytes
     // when it has none: a large body is read 64 KiB at a time only if the
     // buffer has that room (a 1 GB trace was read at 180 MB/s without).
@@ -394,6 +470,7 @@ class HttpSession : public Connection,
   }
 
   void OnRequest(beast::error_code ec) {
+    SetIdle(false);
     if (ec) {
       AnswerReadError(ec);
       return;
@@ -465,23 +542,31 @@ class HttpSession : public Connection,
     const HttpHeaders headers = ProtobufHeaders();
     const bool keep_alive = keep_alive_;
     running_job_ = true;
-    WatchForHangup(self, stream_.socket());
+    // An HTTP client may half-close and still read: only errors end it
+    // (a client gone for good is found by the probes of a long answer).
+    WatchForHangup(self, stream_.socket(), /*end_is_hangup=*/false);
     context_.worker->Post(
         gate_,
         [self, path, body = std::move(body), headers, keep_alive](RpcSession* session) {
+          self->job_waited_ = {};
           const auto* data = reinterpret_cast<const uint8_t*>(body.data());
           if (path == "/query" || path == "/rpc") {
-            self->SendFromWorker(FormatResponse(200, headers, "", keep_alive, /*chunked=*/true));
+            SendFromWorker(self, FormatResponse(200, headers, "", keep_alive, /*chunked=*/true));
             const auto send_chunk = [&self](std::string message) {
-              self->SendFromWorker(FormatChunk(message));
+              SendFromWorker(self, FormatChunk(message));
             };
             if (path == "/query") {
+              asio::post(*self->context_.io, [self] { self->StartProbing(); });
               session->Query(body, send_chunk);
+              asio::post(*self->context_.io, [self] {
+                self->probing_ = false;
+                self->probe_timer_.cancel();
+              });
             } else {
               processor::rpc::RpcStreamReader reader;  // Each /rpc body is a whole stream.
               session->OnRpcBytes(&reader, data, body.size(), send_chunk);
             }
-            self->SendFromWorker(FormatChunk(""));
+            SendFromWorker(self, FormatChunk(""));
           } else {
             std::string result;
             if (path == "/parse") {
@@ -491,23 +576,32 @@ class HttpSession : public Connection,
             } else {
               session->RestoreInitialTables();
             }
-            self->SendFromWorker(FormatResponse(200, headers, result, keep_alive));
+            SendFromWorker(self, FormatResponse(200, headers, result, keep_alive));
           }
           asio::post(*self->context_.io, [self] { self->EndResponse(); });
         },
         [self] { asio::post(*self->context_.io, [self] { self->Close(); }); });
   }
 
-  // Processor thread: bytes of the answer, in order.
-  void SendFromWorker(std::string bytes) {
-    if (!gate_->Add(bytes.size()))
-      return;
-    asio::post(*context_.io, [self = shared_from_this(), b = std::move(bytes)]() mutable {
-      if (!self->closed_)
-        self->Enqueue(std::move(b));
+  // I/O thread, while a query streams its answer: every second in which
+  // nothing was written, a chunk of one unknown field (which the clients'
+  // protobuf readers skip) goes out. A client that is gone for good
+  // answers it with a reset, which ends the connection and interrupts its
+  // query; one that half-closed its side reads on.
+  void StartProbing() {
+    probing_ = true;
+    written_at_last_probe_ = bytes_written();
+    probe_timer_.expires_after(std::chrono::seconds(1));
+    probe_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec || !self->probing_ || self->closed_)
+        return;
+      if (self->bytes_written() == self->written_at_last_probe_ && !self->writing()) {
+        std::string probe = FormatChunk(std::string("\x78\x00", 2));  // Field 15 = 0.
+        self->gate_->Add(probe.size());
+        self->Enqueue(std::move(probe));
+      }
+      self->StartProbing();
     });
-    if (!gate_->WaitBelowLimit())
-      asio::post(*context_.io, [self = shared_from_this()] { self->Close(); });
   }
 
   // I/O thread: a whole answer at once.
@@ -532,11 +626,20 @@ class HttpSession : public Connection,
       OnQueueEmpty();
   }
 
-  size_t MaxItemsPerWrite() const override { return 64; }
+  size_t MaxBytesPerWrite() const override { return 256 * 1024; }
   void Write(const std::vector<asio::const_buffer>& buffers) override {
+    // A client that reads none of it for the stall limit is cut off (our
+    // own timer: the stream's would close the socket gracefully, leaving
+    // the unsent bytes to the kernel).
+    write_timer_.expires_after(context_.options->output_stall);
+    write_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (!ec)
+        self->Close(/*reset=*/true);
+    });
     asio::async_write(stream_, buffers, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->write_timer_.cancel();
       if (ec || self->closed_)
-        return self->Close();
+        return self->Close(/*reset=*/true);
       self->WriteDone();
     });
   }
@@ -551,14 +654,19 @@ class HttpSession : public Connection,
     Close();
   }
 
-  void Close() {
+  void Close(bool reset = false) {
     if (closed_ || handed_over_)
       return;
     closed_ = true;
+    probing_ = false;
+    probe_timer_.cancel();
+    write_timer_.cancel();
     SetIdle(false);
     gate_->Close();
     DropQueue();
     beast::error_code ec;
+    if (reset)
+      stream_.socket().set_option(asio::socket_base::linger(true, 0), ec);
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.close();
   }
@@ -567,10 +675,13 @@ class HttpSession : public Connection,
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::string origin_;
+  asio::steady_timer write_timer_{stream_.get_executor()};
+  asio::steady_timer probe_timer_{stream_.get_executor()};
+  bool probing_ = false;
+  uint64_t written_at_last_probe_ = 0;
   bool keep_alive_ = true;
   bool response_complete_ = false;
   bool handed_over_ = false;
-  bool closed_ = false;
 };
 
 }  // namespace rpc_server_internal
@@ -722,7 +833,7 @@ class RpcServer::Impl {
     acceptor_.close(ec);
     retry_timer_.cancel();
     if (signals_)
-      signals_->cancel(ec);
+      signals_->clear(ec);  // A second Ctrl-C ends the process at once.
     for (auto& weak : open_) {
       if (auto connection = weak.lock())
         connection->Abort();
@@ -732,13 +843,15 @@ class RpcServer::Impl {
 
   ServeOptions options_;
   ProcessorWorker* worker_;
+  // Before io_: connections still held by handlers that io_ destroys
+  // touch these as they go.
+  std::optional<HttpPolicy> policy_;
+  rpc_server_internal::ServerContext context_;
+  std::atomic<size_t> connections_{0};
   boost::asio::io_context io_{1};
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer retry_timer_;
   std::optional<boost::asio::signal_set> signals_;
-  std::optional<HttpPolicy> policy_;
-  rpc_server_internal::ServerContext context_;
-  std::atomic<size_t> connections_{0};
   std::list<std::weak_ptr<rpc_server_internal::Connection>> open_;
   uint16_t port_ = 0;
   bool stopping_ = false;

@@ -11,11 +11,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -49,6 +51,7 @@ class Client {
     fd_ = -1;
   }
   bool connected() const { return connected_; }
+  int fd() const { return fd_; }
 
   bool Send(const std::string& bytes) {
     return send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
@@ -293,6 +296,112 @@ TEST_F(RpcServerTest, AtTheConnectionLimitTheIdlestConnectionMakesRoom) {
   const std::string response = Exchange(Request("GET", "/status", port_));
   EXPECT_EQ(response.rfind("HTTP/1.1 200", 0), 0u) << response;
   EXPECT_TRUE(first.ClosedByServer());
+}
+
+TEST_F(RpcServerTest, APageOfAnotherSiteCannotTouchTheTrace) {
+  Start();
+  // An <img src=".../parse"> or a link: no Origin, Sec-Fetch-Site says
+  // where it came from.
+  for (const char* path : {"/parse", "/notify_eof", "/restore_initial_tables", "/status"}) {
+    const std::string reply =
+        Exchange(Request("GET", path, port_, "Sec-Fetch-Site: cross-site\r\n"));
+    EXPECT_EQ(reply.rfind("HTTP/1.1 403", 0), 0u) << path << ": " << reply;
+  }
+  // An empty piece from an older browser (no Sec-Fetch-Site) unloads nothing.
+  EXPECT_EQ(Exchange(Request("GET", "/parse", port_)).rfind("HTTP/1.1 200", 0), 0u);
+  protos::StatusResult status;
+  ASSERT_TRUE(status.ParseFromString(Body(Exchange(Request("GET", "/status", port_)))));
+  EXPECT_NE(status.loaded_trace_name(), "");
+}
+
+TEST_F(RpcServerTest, ABodyTheClientWaitsToSendIsAskedFor) {
+  Start();
+  Client client(port_);
+  const std::string body = QueryBody("SELECT 3");
+  ASSERT_TRUE(client.Send("POST /query HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port_) +
+                          "\r\nConnection: close\r\nExpect: 100-continue\r\nContent-Length: " +
+                          std::to_string(body.size()) + "\r\n\r\n"));
+  char buffer[64];
+  const ssize_t n = recv(client.fd(), buffer, sizeof(buffer), 0);
+  ASSERT_GT(n, 0) << "no 100 Continue";
+  EXPECT_EQ(std::string(buffer, static_cast<size_t>(n)).rfind("HTTP/1.1 100 Continue", 0), 0u);
+  ASSERT_TRUE(client.Send(body));
+  const std::string rest = client.ReadAll();
+  EXPECT_NE(rest.find("HTTP/1.1 200 OK"), std::string::npos) << rest;
+}
+
+TEST_F(RpcServerTest, ClientsThatNeverFinishABodyLeaveRoomForOthers) {
+  ServeOptions options;
+  options.max_connections = 2;
+  Start(options);
+  std::vector<std::unique_ptr<Client>> stuck;
+  for (int i = 0; i < 2; i++) {
+    stuck.push_back(std::make_unique<Client>(port_));
+    ASSERT_TRUE(stuck.back()->Send("POST /parse HTTP/1.1\r\nHost: 127.0.0.1:" +
+                                   std::to_string(port_) +
+                                   "\r\nContent-Length: 1000\r\n\r\nabc"));
+  }
+  for (int i = 0; i < 2000 && server_->connections() < 2; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const std::string reply = Exchange(Request("GET", "/status", port_));
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply;
+}
+
+TEST_F(RpcServerTest, AnAnswerNobodyReadsIsDroppedAfterTheStall) {
+  ServeOptions options;
+  options.output_stall = std::chrono::milliseconds(300);
+  Start(options);
+  Client reader(port_);
+  const int small = 4096;
+  setsockopt(reader.fd(), SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  // Some MB of rows: less than the queue's 8 MiB, more than the sockets hold.
+  ASSERT_TRUE(reader.Send(Request(
+      "POST", "/query", port_, "",
+      QueryBody("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < "
+                "150000) SELECT i, 'some text to make the rows longer' FROM n"))));
+  // The server gives up on the client (it reads nothing) and closes.
+  const auto start = std::chrono::steady_clock::now();
+  while (server_->connections() == 0 &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(20))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(server_->connections(), 1u);
+  while (server_->connections() > 0 &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(20))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(server_->connections(), 0u);
+  // What it got is not a whole answer.
+  const std::string got = reader.ReadAll();
+  EXPECT_EQ(got.find("\r\n0\r\n\r\n"), std::string::npos);
+}
+
+TEST_F(RpcServerTest, ASteadySlowReaderDoesNotHoldOthersBack) {
+  ServeOptions options;
+  options.output_stall = std::chrono::milliseconds(500);
+  options.max_queued_output_bytes = 64 * 1024;
+  Start(options);
+  Client slow(port_);
+  ASSERT_TRUE(slow.Send(Request(
+      "POST", "/query", port_, "",
+      QueryBody("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < "
+                "2000000) SELECT i, 'some text to make the rows longer' FROM n"))));
+  std::atomic<bool> done{false};
+  std::thread drip([&slow, &done] {
+    char buffer[2048];
+    while (!done && recv(slow.fd(), buffer, sizeof(buffer), 0) > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  });
+  for (int i = 0; i < 2000 && worker_->pending() == 0; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // Answered once the slow reader has held the processor thread for the
+  // stall limit, not when its 70 MB are read.
+  const std::string response = Exchange(Request("POST", "/query", port_, "", QueryBody("SELECT 9")));
+  done = true;
+  slow.Close();
+  drip.join();
+  protos::QueryResult result;
+  ASSERT_TRUE(result.ParseFromString(Unchunk(response))) << response.substr(0, 200);
+  ASSERT_EQ(result.batch_size(), 1);
+  EXPECT_EQ(result.batch(0).varint_cells(0), 9);
 }
 
 }  // namespace

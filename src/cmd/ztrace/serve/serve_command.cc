@@ -33,6 +33,9 @@ Options:
                                     0.0.0.0 exposes the trace to the network)
   --additional-cors-origins O1,O2   pages besides Perfetto UI's allowed to call
                                     the server from a browser (scheme://host:port)
+  --max-trace-mb N                  the largest trace clients may send (default:
+                                    the machine's memory; kept in memory until
+                                    imported)
   -h, --help                        this text
 
 Stops on Ctrl-C (SIGINT) or SIGTERM. Exit codes: 0 stopped, 1 the trace or the
@@ -81,6 +84,9 @@ std::function<void(uint64_t, uint64_t)> LogProgress(FILE* err) {
 int RunServe(const std::vector<std::string>& args, FILE* out, FILE* err) {
   std::string trace;
   serve::ServeOptions options;
+  // By default what the machine has: a bigger trace could not be imported.
+  uint64_t max_trace_bytes = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                             static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   for (size_t i = 0; i < args.size(); i++) {
     const std::string& arg = args[i];
     const bool has_value = i + 1 < args.size();
@@ -113,6 +119,16 @@ int RunServe(const std::vector<std::string>& args, FILE* out, FILE* err) {
       }
       for (const std::string& origin : SplitCommas(args[++i]))
         options.additional_origins.push_back(origin);
+    } else if (arg == "--max-trace-mb") {
+      char* end = nullptr;
+      const long long mb = has_value ? strtoll(args[i + 1].c_str(), &end, 10) : -1;
+      if (mb <= 0 || !end || *end != '\0' || mb > (1ll << 40)) {
+        fprintf(err, "ztrace serve: --max-trace-mb needs a number of MiB\n\n%s",
+                ServeUsage().c_str());
+        return kExitUsage;
+      }
+      max_trace_bytes = static_cast<uint64_t>(mb) << 20;
+      i++;
     } else if (!arg.empty() && arg[0] == '-') {
       fprintf(err, "ztrace serve: unknown option '%s'\n\n%s", arg.c_str(), ServeUsage().c_str());
       return kExitUsage;
@@ -130,6 +146,7 @@ int RunServe(const std::vector<std::string>& args, FILE* out, FILE* err) {
   signal(SIGPIPE, SIG_IGN);
 
   serve::ProcessorWorker worker(LogProgress(err));
+  worker.set_max_trace_bytes(max_trace_bytes);
   if (!trace.empty()) {
     std::string error;
     const auto start = std::chrono::steady_clock::now();
