@@ -14,9 +14,9 @@ using statement_tokens::IsReserved;
 using statement_tokens::Token;
 using statement_tokens::Tokenize;
 
-class Parser {
+class Parser : public statement_tokens::TokenCursor {
  public:
-  explicit Parser(const std::vector<Token>& tokens) : t_(tokens) {}
+  explicit Parser(const std::vector<Token>& tokens) : TokenCursor(tokens) {}
 
   bool Parse(FindTableFn find, void* data, DirectScan* scan) {
     if (!Keyword("select"))
@@ -110,41 +110,6 @@ class Parser {
     return true;
   }
 
-  bool IsPunct(const char* p) const {
-    return pos_ < t_.size() && t_[pos_].kind == Token::kPunct && t_[pos_].text == p;
-  }
-  bool IsKeyword(const char* word) const {
-    return pos_ < t_.size() && t_[pos_].kind == Token::kWord &&
-           EqualsIgnoreCase(t_[pos_].text, word);
-  }
-  bool Keyword(const char* word) {
-    if (!IsKeyword(word))
-      return false;
-    pos_++;
-    return true;
-  }
-  bool Identifier(std::string_view* out) {
-    if (pos_ >= t_.size() || IsReserved(t_[pos_]) ||
-        (t_[pos_].kind != Token::kWord && t_[pos_].kind != Token::kQuoted))
-      return false;
-    *out = t_[pos_++].text;
-    return true;
-  }
-  bool Number(uint64_t* out) {
-    if (pos_ >= t_.size() || t_[pos_].kind != Token::kNumber)
-      return false;
-    std::string_view digits = t_[pos_].text;
-    while (digits.size() > 1 && digits[0] == '0')
-      digits.remove_prefix(1);
-    if (digits.size() > 18)
-      return false;
-    *out = std::stoull(std::string(digits));
-    pos_++;
-    return true;
-  }
-
-  const std::vector<Token>& t_;
-  size_t pos_ = 0;
 };
 
 }  // namespace direct_scan

@@ -16,6 +16,7 @@
 #include "src/processor/sql/direct_scan.h"
 #include "src/processor/sql/query_engine.h"
 #include "src/processor/sql/sample_storage_for_testing.h"
+#include "src/processor/sql/find_table_for_testing.h"
 #include "src/processor/sql/storage_tables.h"
 
 namespace {
@@ -25,6 +26,7 @@ using zt::processor::SqlValue;
 using zt::processor::TraceStorage;
 using zt::processor::sql::ColumnTable;
 using zt::processor::sql::DirectScan;
+using zt::processor::sql::FindStorageTableForTesting;
 using zt::processor::sql::QueryEngine;
 using zt::processor::sql::StorageTables;
 
@@ -44,14 +46,6 @@ struct World {
   }
 };
 
-ColumnTable* FindTable(void* data, std::string_view name) {
-  for (const auto& table : static_cast<StorageTables*>(data)->tables()) {
-    if (table->name().size() == name.size() &&
-        strncasecmp(table->name().data(), name.data(), name.size()) == 0)
-      return table.get();
-  }
-  return nullptr;
-}
 
 struct Result {
   bool ok = false;
@@ -80,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static World* world = new World();
   const std::string text(reinterpret_cast<const char*>(data), size);
   DirectScan scan;
-  if (!zt::processor::sql::ParseDirectScan(text, &FindTable, world->tables.get(), &scan))
+  if (!zt::processor::sql::ParseDirectScan(text, &FindStorageTableForTesting, world->tables.get(), &scan))
     return 0;
   Check(!scan.columns.empty() && scan.columns.size() == scan.names.size());
   Check(scan.begin_row() <= scan.end_row() && scan.end_row() <= scan.table->rows());

@@ -16,6 +16,7 @@
 
 #include "src/processor/sql/query_engine.h"
 #include "src/processor/sql/sample_storage_for_testing.h"
+#include "src/processor/sql/find_table_for_testing.h"
 #include "src/processor/sql/storage_tables.h"
 
 namespace zt {
@@ -39,15 +40,7 @@ class DirectScanTest : public ::testing::Test {
 
   bool Fast(const std::string& sql) {
     DirectScan scan;
-    return ParseDirectScan(sql, &FindTable, tables_.get(), &scan);
-  }
-  static ColumnTable* FindTable(void* data, std::string_view name) {
-    for (const auto& table : static_cast<StorageTables*>(data)->tables()) {
-      if (table->name().size() == name.size() &&
-          strncasecmp(table->name().data(), name.data(), name.size()) == 0)
-        return table.get();
-    }
-    return nullptr;
+    return ParseDirectScan(sql, &FindStorageTableForTesting, tables_.get(), &scan);
   }
   // The column names, then each row with each cell's type.
   Rows Run(const std::string& sql, bool fast) {

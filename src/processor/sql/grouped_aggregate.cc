@@ -37,10 +37,10 @@ struct OrderTerm {
   bool desc;
 };
 
-class Parser {
+class Parser : public statement_tokens::TokenCursor {
  public:
   Parser(std::string_view statement, const std::vector<Token>& tokens)
-      : statement_(statement), t_(tokens) {}
+      : TokenCursor(tokens), statement_(statement) {}
 
   bool Parse(FindTableFn find, void* data) {
     if (!Keyword("select"))
@@ -129,37 +129,6 @@ class Parser {
   uint64_t offset() const { return offset_; }
 
  private:
-  bool IsPunct(const char* p) const {
-    return pos_ < t_.size() && t_[pos_].kind == Token::kPunct && t_[pos_].text == p;
-  }
-  bool IsKeyword(const char* word) const {
-    return pos_ < t_.size() && t_[pos_].kind == Token::kWord && EqualsIgnoreCase(t_[pos_].text, word);
-  }
-  bool Keyword(const char* word) {
-    if (!IsKeyword(word))
-      return false;
-    pos_++;
-    return true;
-  }
-  bool Identifier(std::string_view* out) {
-    if (pos_ >= t_.size() || IsReserved(t_[pos_]) ||
-        (t_[pos_].kind != Token::kWord && t_[pos_].kind != Token::kQuoted))
-      return false;
-    *out = t_[pos_++].text;
-    return true;
-  }
-  bool Number(uint64_t* out) {
-    if (pos_ >= t_.size() || t_[pos_].kind != Token::kNumber)
-      return false;
-    std::string_view digits = t_[pos_].text;
-    while (digits.size() > 1 && digits[0] == '0')
-      digits.remove_prefix(1);
-    if (digits.size() > 18)
-      return false;
-    *out = std::stoull(std::string(digits));
-    pos_++;
-    return true;
-  }
   // [table.]column, resolved against the table.
   bool ColumnRef(int* column) {
     std::string_view name;
@@ -312,8 +281,6 @@ class Parser {
   }
 
   std::string_view statement_;
-  const std::vector<Token>& t_;
-  size_t pos_ = 0;
   size_t end_ = 0;
   std::string_view table_name_;
   std::string_view table_alias_;

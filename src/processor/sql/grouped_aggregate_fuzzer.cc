@@ -16,6 +16,7 @@
 #include "src/processor/sql/grouped_aggregate.h"
 #include "src/processor/sql/query_engine.h"
 #include "src/processor/sql/sample_storage_for_testing.h"
+#include "src/processor/sql/find_table_for_testing.h"
 #include "src/processor/sql/storage_tables.h"
 
 namespace {
@@ -39,14 +40,6 @@ struct World {
   }
 };
 
-ColumnTable* FindTable(void* data, std::string_view name) {
-  for (const auto& table : static_cast<StorageTables*>(data)->tables()) {
-    if (table->name().size() == name.size() &&
-        strncasecmp(table->name().data(), name.data(), name.size()) == 0)
-      return table.get();
-  }
-  return nullptr;
-}
 
 }  // namespace
 
@@ -54,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static World* world = new World();
   const std::string text(reinterpret_cast<const char*>(data), size);
   GroupedAggregateResult fast;
-  if (!TryGroupedAggregate(text, &FindTable, world->tables.get(), &fast))
+  if (!TryGroupedAggregate(text, &FindStorageTableForTesting, world->tables.get(), &fast))
     return 0;
   Check(!fast.columns.empty());
   for (const auto& row : fast.rows)

@@ -17,6 +17,7 @@
 #include "src/processor/sql/query_engine.h"
 #include "src/processor/sql/query_rows_for_testing.h"
 #include "src/processor/sql/sample_storage_for_testing.h"
+#include "src/processor/sql/find_table_for_testing.h"
 #include "src/processor/sql/storage_tables.h"
 
 namespace zt {
@@ -58,15 +59,7 @@ class GroupedAggregateTest : public ::testing::Test {
   // Whether the fast path takes `sql`.
   bool Fast(const std::string& sql) {
     GroupedAggregateResult result;
-    return TryGroupedAggregate(sql, &FindTable, tables_.get(), &result);
-  }
-  static ColumnTable* FindTable(void* data, std::string_view name) {
-    for (const auto& table : static_cast<StorageTables*>(data)->tables()) {
-      if (table->name().size() == name.size() &&
-          strncasecmp(table->name().data(), name.data(), name.size()) == 0)
-        return table.get();
-    }
-    return nullptr;
+    return TryGroupedAggregate(sql, &FindStorageTableForTesting, tables_.get(), &result);
   }
   // The columns then the rows, through the engine.
   Rows Run(const std::string& sql) {

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <string>
+
 namespace zt {
 namespace processor {
 namespace sql {
@@ -87,6 +89,42 @@ bool IsReserved(const Token& t) {
       return true;
   }
   return false;
+}
+
+bool TokenCursor::IsPunct(const char* p) const {
+  return pos_ < t_.size() && t_[pos_].kind == Token::kPunct && t_[pos_].text == p;
+}
+
+bool TokenCursor::IsKeyword(const char* word) const {
+  return pos_ < t_.size() && t_[pos_].kind == Token::kWord && EqualsIgnoreCase(t_[pos_].text, word);
+}
+
+bool TokenCursor::Keyword(const char* word) {
+  if (!IsKeyword(word))
+    return false;
+  pos_++;
+  return true;
+}
+
+bool TokenCursor::Identifier(std::string_view* out) {
+  if (pos_ >= t_.size() || IsReserved(t_[pos_]) ||
+      (t_[pos_].kind != Token::kWord && t_[pos_].kind != Token::kQuoted))
+    return false;
+  *out = t_[pos_++].text;
+  return true;
+}
+
+bool TokenCursor::Number(uint64_t* out) {
+  if (pos_ >= t_.size() || t_[pos_].kind != Token::kNumber)
+    return false;
+  std::string_view digits = t_[pos_].text;
+  while (digits.size() > 1 && digits[0] == '0')
+    digits.remove_prefix(1);
+  if (digits.size() > 18)
+    return false;
+  *out = std::stoull(std::string(digits));
+  pos_++;
+  return true;
 }
 
 }  // namespace statement_tokens

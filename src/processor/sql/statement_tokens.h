@@ -8,6 +8,7 @@
 #define ZT_SRC_PROCESSOR_SQL_STATEMENT_TOKENS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +31,25 @@ bool Tokenize(std::string_view s, std::vector<Token>* out);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 // SQLite's keywords and the words the shapes read as such.
 bool IsReserved(const Token& t);
+
+// A position in a statement's tokens and the reads the shapes' parsers
+// share; each derives its own grammar from it.
+class TokenCursor {
+ protected:
+  explicit TokenCursor(const std::vector<Token>& tokens) : t_(tokens) {}
+
+  bool IsPunct(const char* p) const;
+  bool IsKeyword(const char* word) const;
+  // Consumes `word` if it is next.
+  bool Keyword(const char* word);
+  // A name (a word that is not reserved, or a quoted identifier).
+  bool Identifier(std::string_view* out);
+  // A non-negative integer of at most 18 digits.
+  bool Number(uint64_t* out);
+
+  const std::vector<Token>& t_;
+  size_t pos_ = 0;
+};
 
 }  // namespace statement_tokens
 }  // namespace sql

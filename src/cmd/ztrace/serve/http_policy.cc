@@ -1,5 +1,7 @@
 #include "src/cmd/ztrace/serve/http_policy.h"
 
+#include <strings.h>
+
 #include <cstdio>
 
 namespace zt {
@@ -37,20 +39,6 @@ const char* Reason(int status) {
   }
 }
 
-bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); i++) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z')
-      x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z')
-      y = static_cast<char>(y - 'A' + 'a');
-    if (x != y)
-      return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -97,7 +85,9 @@ bool HttpPolicy::HostAllowed(std::string_view host) const {
   if (host.empty() || any_host_)
     return true;
   for (const std::string& allowed : hosts_) {
-    if (EqualsIgnoringCase(host, allowed))
+    // Host names are case-insensitive.
+    if (host.size() == allowed.size() &&
+        strncasecmp(host.data(), allowed.data(), host.size()) == 0)
       return true;
   }
   return false;
