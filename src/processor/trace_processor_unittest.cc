@@ -112,7 +112,7 @@ TEST(TraceProcessorTest, TrackTypesAndSubtables) {
                    "6|thread_counter_track_event|cpu_time|NULL"}));
   // Upstream v58's columns, in its order.
   EXPECT_EQ(Rows(tp.get(), "SELECT * FROM track WHERE id = 5"),
-            (Lines{"5|custom|global_track_event|NULL|2|NULL|NULL|NULL"}));
+            (Lines{"5|custom|global_track_event|NULL|2|NULL|0|NULL"}));  // machine 0: the host
   EXPECT_EQ(Rows(tp.get(), "SELECT id, utid FROM thread_track"), (Lines{"0|1", "1|2"}));
   EXPECT_EQ(Rows(tp.get(), "SELECT id, name, upid FROM process_track"), (Lines{"2|async|1"}));
   EXPECT_EQ(Rows(tp.get(), "SELECT id FROM counter_track"), (Lines{"3", "4", "6"}));
