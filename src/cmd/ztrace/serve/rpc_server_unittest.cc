@@ -385,9 +385,10 @@ TEST_F(RpcServerTest, ASteadySlowReaderDoesNotHoldOthersBack) {
       QueryBody("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < "
                 "2000000) SELECT i, 'some text to make the rows longer' FROM n"))));
   std::atomic<bool> done{false};
-  std::thread drip([&slow, &done] {
+  const int slow_fd = slow.fd();  // Read by the thread; closed after it ends.
+  std::thread drip([slow_fd, &done] {
     char buffer[2048];
-    while (!done && recv(slow.fd(), buffer, sizeof(buffer), 0) > 0)
+    while (!done && recv(slow_fd, buffer, sizeof(buffer), 0) > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
   });
   for (int i = 0; i < 2000 && worker_->pending() == 0; i++)
@@ -396,8 +397,9 @@ TEST_F(RpcServerTest, ASteadySlowReaderDoesNotHoldOthersBack) {
   // stall limit, not when its 70 MB are read.
   const std::string response = Exchange(Request("POST", "/query", port_, "", QueryBody("SELECT 9")));
   done = true;
-  slow.Close();
+  shutdown(slow_fd, SHUT_RDWR);  // Wakes the reader; the socket is closed once it is done.
   drip.join();
+  slow.Close();
   protos::QueryResult result;
   ASSERT_TRUE(result.ParseFromString(Unchunk(response))) << response.substr(0, 200);
   ASSERT_EQ(result.batch_size(), 1);
