@@ -145,6 +145,13 @@ TEST_F(DirectScanTest, ATableOfTheSessionHidesTheTracesOne) {
   EXPECT_EQ(Run("SELECT ts FROM slice", true), (Rows{"columns: [ts]", "|1:1"}));
 }
 
+TEST_F(DirectScanTest, ATableOfAnAttachedDatabaseHidesTheTracesOne) {
+  Run("ATTACH ':memory:' AS aux; CREATE TABLE aux.slice(ts); INSERT INTO aux.slice VALUES (42)",
+      true);
+  EXPECT_EQ(Run("SELECT ts FROM slice", true), Run("SELECT ts FROM slice", false));
+  EXPECT_EQ(Run("SELECT ts FROM slice", true), (Rows{"columns: [ts]", "|1:42"}));
+}
+
 TEST_F(DirectScanTest, TheInterruptCheckStopsALongScan) {
   // Rows enough for several checks.
   for (uint32_t i = 0; i < 20000; i++) {

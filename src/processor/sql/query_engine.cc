@@ -250,19 +250,37 @@ ColumnTable* QueryEngine::FindColumnTable(void* data, std::string_view name) {
   }
   if (!found)
     return nullptr;
-  // Not if a table or view of the same name (temporary, or in main: the
-  // trace's tables are eponymous, so either hides them) is what SQLite
-  // would read.
+  // Not if a table or view of the same name in any schema of the
+  // connection (temporary, main, or an attached database: the trace's
+  // tables are eponymous, so any of them hides them) is what SQLite would
+  // read.
+  std::vector<std::string> schemas;
   sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(engine->db_,
-                         "SELECT 1 FROM temp.sqlite_schema WHERE name = ?1 COLLATE NOCASE "
-                         "UNION ALL SELECT 1 FROM main.sqlite_schema WHERE name = ?1 COLLATE NOCASE",
-                         -1, &stmt, nullptr) != SQLITE_OK)
+  if (sqlite3_prepare_v2(engine->db_, "SELECT name FROM pragma_database_list", -1, &stmt,
+                         nullptr) != SQLITE_OK)
     return nullptr;
-  sqlite3_bind_text(stmt, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
-  const bool hidden = sqlite3_step(stmt) == SQLITE_ROW;
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    const unsigned char* schema = sqlite3_column_text(stmt, 0);
+    if (schema)
+      schemas.emplace_back(reinterpret_cast<const char*>(schema));
+  }
   sqlite3_finalize(stmt);
-  return hidden ? nullptr : found;
+  for (const std::string& schema : schemas) {
+    std::string quoted = "\"";
+    for (const char c : schema)
+      quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    quoted += "\"";
+    const std::string sql =
+        "SELECT 1 FROM " + quoted + ".sqlite_schema WHERE name = ?1 COLLATE NOCASE";
+    if (sqlite3_prepare_v2(engine->db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+      return nullptr;
+    sqlite3_bind_text(stmt, 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+    const bool hidden = sqlite3_step(stmt) == SQLITE_ROW;
+    sqlite3_finalize(stmt);
+    if (hidden)
+      return nullptr;
+  }
+  return found;
 }
 
 void QueryEngine::DenyOtherFiles() {

@@ -41,8 +41,10 @@ class OutputGate {
     std::unique_lock<std::mutex> lock(mu_);
     while (queued_ > limit_ && !closed_) {
       const size_t before = queued_;
-      if (!drained_.wait_for(lock, stall_, [&] { return closed_ || queued_ < before; }))
+      if (!drained_.wait_for(lock, stall_, [&] { return closed_ || queued_ < before; })) {
+        stalled_ = true;
         Close(lock);
+      }
     }
     return !closed_;
   }
@@ -62,6 +64,11 @@ class OutputGate {
 
   // Lock-free: the query's interrupt check reads it.
   bool closed() const { return closed_flag_.load(std::memory_order_relaxed); }
+  // Whether it closed because the reader stalled (not because it left).
+  bool stalled() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stalled_;
+  }
   size_t queued() const {
     std::lock_guard<std::mutex> lock(mu_);
     return queued_;
@@ -80,6 +87,7 @@ class OutputGate {
   std::condition_variable drained_;
   size_t queued_ = 0;
   bool closed_ = false;
+  bool stalled_ = false;
   std::atomic<bool> closed_flag_{false};
 };
 

@@ -31,6 +31,7 @@ TEST(OutputGateTest, AStalledReaderClosesTheGate) {
   EXPECT_FALSE(gate.WaitBelowLimit());
   EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(50));
   EXPECT_TRUE(gate.closed());
+  EXPECT_TRUE(gate.stalled());
   EXPECT_FALSE(gate.Add(1));
 }
 
@@ -41,6 +42,7 @@ TEST(OutputGateTest, ClosingWakesTheWriter) {
   EXPECT_FALSE(gate.WaitBelowLimit());
   closer.join();
   EXPECT_TRUE(gate.closed());
+  EXPECT_FALSE(gate.stalled());
 }
 
 }  // namespace

@@ -72,6 +72,12 @@ class Connection {
   virtual void Abort() = 0;
   bool closed() const { return closed_; }
   const ServerContext& context() const { return context_; }
+  // I/O thread: ends the connection (reset) and says why on the server's
+  // log: the client sees only its connection reset.
+  void CutOff(const char* why) {
+    fprintf(stderr, "ztrace serve: a client was cut off: %s\n", why);
+    Abort();
+  }
   // I/O thread: whether the connection waits for its client's next
   // request, and since when. At the connection limit, the one idle the
   // longest makes room for a new one.
@@ -218,9 +224,18 @@ void SendFromWorker(const std::shared_ptr<Session>& self, std::string bytes) {
   });
   const auto start = std::chrono::steady_clock::now();
   const bool kept = gate->WaitBelowLimit();
-  if (!kept || self->HeldOthersTooLong(std::chrono::steady_clock::now() - start)) {
+  const bool held_others = kept && self->HeldOthersTooLong(std::chrono::steady_clock::now() - start);
+  if (!kept || held_others) {
+    const char* why = held_others        ? "it read too slowly while others waited"
+                      : gate->stalled() ? "it read nothing for the stall limit"
+                                        : nullptr;  // It left.
     gate->Close();
-    asio::post(*self->context().io, [self] { self->Abort(); });
+    asio::post(*self->context().io, [self, why] {
+      if (why && !self->closed())
+        self->CutOff(why);
+      else
+        self->Abort();
+    });
   }
 }
 
@@ -311,7 +326,7 @@ class WebsocketSession : public Connection,
     write_timer_.expires_after(context_.options->output_stall);
     write_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (!ec)
-        self->Close();
+        self->CutOff("it read nothing for the stall limit");
     });
     ws_.async_write(buffers.front(), [self = shared_from_this()](beast::error_code ec, size_t) {
       self->write_timer_.cancel();
@@ -634,7 +649,7 @@ class HttpSession : public Connection,
     write_timer_.expires_after(context_.options->output_stall);
     write_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (!ec)
-        self->Close(/*reset=*/true);
+        self->CutOff("it read nothing for the stall limit");
     });
     asio::async_write(stream_, buffers, [self = shared_from_this()](beast::error_code ec, size_t) {
       self->write_timer_.cancel();
