@@ -32,7 +32,8 @@ uint64_t ImportOptions::DefaultTwoThreadsMinBytes() {
   CPU_ZERO(&cpus);
   const int available =
       sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
-  return available >= static_cast<int>(kTwoThreadsMinCpus) ? uint64_t{1} << 20 : UINT64_MAX;
+  return available >= static_cast<int>(kTwoThreadsMinCpus) ? uint64_t{1} << 20
+                                                              : kNeverTwoThreads;
 }
 namespace {
 
@@ -206,16 +207,31 @@ ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
 
 namespace {
 
-ImportResult ImportProto(const void* data, size_t size, TraceStorage* storage,
-                         const ImportOptions& options) {
-  const uint8_t* const base = static_cast<const uint8_t*>(data);
+// Tokenizer stats of one window of a growing input, added to the totals
+// (offsets made absolute). Damage is the caller's to judge.
+void AddWindowStats(const TokenizerStats& window, TokenizerStats* total) {
+  total->packets += window.packets;
+  total->packet_bytes += window.packet_bytes;
+  total->unknown_fields += window.unknown_fields;
+  total->unknown_field_bytes += window.unknown_field_bytes;
+}
+
+// A record cut by the end of what has come so far: read it when the rest
+// has come, unless nothing more will.
+bool CutByTheEnd(TraceDamage damage) {
+  return damage == TraceDamage::kTruncated || damage == TraceDamage::kLengthPastEnd;
+}
+
+// The protobuf import over an input that may still be growing (a whole
+// input is one that has ended at its first look).
+ImportResult ImportProtoFrom(const uint8_t* base, const GrowingInputFn& more,
+                             TraceStorage* storage, const ImportOptions& options,
+                             bool two_threads) {
   ImportResult result;
-  result.input_bytes = size;
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   TrackTracker tracks(storage);
   ClockTracker clocks;
-  const bool two_threads = size >= options.two_threads_min_bytes;
   PacketSorter sorter(/*with_hints=*/two_threads);
   ProtoTraceReader reader(base, storage, &tracks, &clocks, &sorter);
   reader.set_drop_events_after_loss(options.drop_events_after_loss);
@@ -235,38 +251,70 @@ ImportResult ImportProto(const void* data, size_t size, TraceStorage* storage,
       });
     });
   }
-  TraceTokenizer tokenizer(data, size);
+  auto stop_queueing = [&] {
+    if (two_threads) {
+      queue_channel->Close();
+      queuer.join();
+    }
+  };
   PacketView packet;
   uint64_t next_report = kReportInterval;
   uint64_t next_release = kReleaseInterval;
   uint64_t released = 0;
   uint64_t previous_mark = 0;
-  while (tokenizer.Next(&packet)) {
-    reader.ReadPacket(packet);
-    if (ZT_UNLIKELY(tokenizer.position() >= next_release)) {
-      const uint64_t done = tokenizer.position();
-      next_release = done + kReleaseInterval;
-      // One interval behind: the queueing thread reads events a little
-      // after this one has (at most a channel's worth).
-      if (options.release_input && previous_mark > released) {
-        options.release_input(released, previous_mark - released);
-        released = previous_mark;
-      }
-      previous_mark = done;
-      if (done >= next_report) {
-        next_report = done + kReportInterval;
-        if (options.progress)
-          options.progress(done, size);
+  // Each look at the input tokenizes what has come since the last one,
+  // from the first record not yet read (`position`).
+  uint64_t position = 0;
+  TokenizerStats& totals = result.tokenizer;
+  for (GrowingInput input = more(0);; input = more(input.available)) {
+    if (input.abandoned) {
+      stop_queueing();
+      result.unreadable = "abandoned before the end of its input";
+      return result;
+    }
+    TraceTokenizer tokenizer(base + position, input.available - position);
+    while (tokenizer.Next(&packet)) {
+      packet.offset += position;
+      reader.ReadPacket(packet);
+      if (ZT_UNLIKELY(position + tokenizer.position() >= next_release)) {
+        const uint64_t done = position + tokenizer.position();
+        next_release = done + kReleaseInterval;
+        // One interval behind: the queueing thread reads events a little
+        // after this one has (at most a channel's worth).
+        if (options.release_input && previous_mark > released) {
+          options.release_input(released, previous_mark - released);
+          released = previous_mark;
+        }
+        previous_mark = done;
+        // The total is known once the input has ended.
+        if (done >= next_report && input.ended) {
+          next_report = done + kReportInterval;
+          if (options.progress)
+            options.progress(done, input.available);
+        }
       }
     }
+    const TokenizerStats& window = tokenizer.stats();
+    AddWindowStats(window, &totals);
+    // At damage the tokenizer stays at the record it could not read: a
+    // record cut by the end of what has come is read again with the rest;
+    // other damage is final (looked at again, it is found again, with the
+    // bytes skipped counted to the new end).
+    if (window.damage != TraceDamage::kNone && (input.ended || !CutByTheEnd(window.damage))) {
+      totals.damage = window.damage;
+      totals.damage_offset = position + window.damage_offset;
+      totals.bytes_skipped = window.bytes_skipped;
+    }
+    position += tokenizer.position();
+    if (input.ended) {
+      result.input_bytes = input.available;
+      break;
+    }
   }
-  result.tokenizer = tokenizer.stats();
+  const uint64_t size = result.input_bytes;
   if (options.progress)
-    options.progress(tokenizer.position(), size);
-  if (two_threads) {
-    queue_channel->Close();
-    queuer.join();
-  }
+    options.progress(totals.damage == TraceDamage::kNone ? size : totals.damage_offset, size);
+  stop_queueing();
   if (options.release_input && size > released)
     options.release_input(released, size - released);
   reader.Finish();
@@ -331,7 +379,27 @@ ImportResult ImportProto(const void* data, size_t size, TraceStorage* storage,
   return result;
 }
 
+ImportResult ImportProto(const void* data, size_t size, TraceStorage* storage,
+                         const ImportOptions& options) {
+  GrowingInput whole;
+  whole.available = size;
+  whole.ended = true;
+  return ImportProtoFrom(static_cast<const uint8_t*>(data),
+                         [whole](uint64_t) { return whole; }, storage, options,
+                         size >= options.two_threads_min_bytes);
+}
+
 }  // namespace
+
+ImportResult ImportGrowingProtoTrace(const void* data, const GrowingInputFn& more,
+                                     TraceStorage* storage, const ImportOptions& options) {
+  // The size is not known yet: two threads wherever they would be used
+  // for a large trace (a trace worth streaming is one).
+  const bool two_threads =
+      options.two_threads_min_bytes != ImportOptions::kNeverTwoThreads;
+  return ImportProtoFrom(static_cast<const uint8_t*>(data), more, storage, options,
+                         two_threads);
+}
 
 std::unique_ptr<TraceStorage> ImportTraceFile(const std::string& path,
                                               const ImportOptions& options,

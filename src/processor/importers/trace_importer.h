@@ -51,6 +51,7 @@ struct ImportOptions {
   // (docs/benchmarks.md, "one thread or two"). Tests set 0 to cover the
   // two-thread path on small traces.
   static constexpr unsigned kTwoThreadsMinCpus = 4;
+  static constexpr uint64_t kNeverTwoThreads = UINT64_MAX;
   uint64_t two_threads_min_bytes = DefaultTwoThreadsMinBytes();
   static uint64_t DefaultTwoThreadsMinBytes();
   // Upstream's strict reading of losses: after a previous_packet_dropped
@@ -88,6 +89,31 @@ struct ImportResult {
 
 ImportResult ImportTrace(const void* data, size_t size, TraceStorage* storage,
                          const ImportOptions& options = ImportOptions());
+
+// What a growing input holds so far (GrowingInputFn).
+struct GrowingInput {
+  uint64_t available = 0;  // [data, data + available) may be read.
+  bool ended = false;      // Nothing more will come: `available` is the size.
+  bool abandoned = false;  // The import is not wanted any more.
+};
+// Blocks until more than `have` bytes are available, or the input has
+// ended or been abandoned, and says which.
+using GrowingInputFn = std::function<GrowingInput(uint64_t have)>;
+
+// Imports a Perfetto protobuf trace whose bytes are still arriving (a trace
+// sent to `ztrace serve` in pieces): the first pass reads each piece as it
+// comes, the second runs once the input has ended, so an import finishes
+// soon after its last byte. `data` is where the bytes will be, in an
+// address range reserved for all of them; `more` says how many are there.
+// Bytes once available must stay unchanged. The model is ImportTrace's
+// on the final bytes, however they were cut into pieces (a record cut by a
+// piece's end is read when the rest has come; damage is judged at the
+// end). Abandoned: returns at once with `unreadable` set and the storage
+// half-filled. Only for the protobuf format: the others are read whole
+// (GuessTraceFormat on the first 4 KiB tells).
+ImportResult ImportGrowingProtoTrace(const void* data, const GrowingInputFn& more,
+                                     TraceStorage* storage,
+                                     const ImportOptions& options = ImportOptions());
 
 // Maps `path` and imports it. Null with *error set ("cannot open
 // /x.pftrace: No such file or directory") if the file cannot be read; a

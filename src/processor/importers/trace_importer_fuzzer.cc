@@ -9,13 +9,14 @@
 // The format sniffer that guards file imports sees the same bytes: what it
 // calls a Templight trace, the importer must read as one.
 //
-// The differential passes (the import on two threads; Templight's
-// sequential name expansion) each cost a whole import again: they run for
+// The differential passes (the import on two threads; a protobuf trace
+// read in pieces as they arrive; Templight's sequential name expansion) each cost a whole import again: they run for
 // one input in four, chosen by a hash of its bytes so that every run of an
 // input does the same. That makes a run about 1.6 times cheaper, for the
 // campaigns of 10 M executions (tools/fuzz); the passes still see millions.
 // The checks run without coverage hooks: they guide nothing.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -36,21 +37,18 @@ ZT_FUZZ_CHECKER bool RunDifferentialPasses(const uint8_t* data, size_t size) {
   return hash % 4 == 0;
 }
 
-// Both passes on two threads build the same model from any bytes.
-ZT_FUZZ_CHECKER void CheckTwoThreadsAgree(const uint8_t* data, size_t size,
-                                         const TraceStorage& storage,
-                                         const ImportResult& result) {
-  const size_t strings = storage.strings.size();
+// `other` is the same model as `storage`.
+ZT_FUZZ_CHECKER void CheckSameModel(const TraceStorage& other, const ImportResult& other_result,
+                                   const TraceStorage& storage, const ImportResult& result) {
   const SliceTable& slice = storage.slice;
   const CounterTable& counter = storage.counter;
   const ArgTable& args = storage.args;
   const TrackTable& track = storage.track;
-  ImportOptions two_threads;
-  two_threads.two_threads_min_bytes = 0;
-  TraceStorage other;
-  const ImportResult other_result = ImportTrace(data, size, &other, two_threads);
   FuzzCheck(other_result.packets_parsed == result.packets_parsed);
-  FuzzCheck(other.strings.size() == strings);
+  FuzzCheck(other_result.tokenizer.damage == result.tokenizer.damage &&
+            other_result.tokenizer.damage_offset == result.tokenizer.damage_offset &&
+            other_result.tokenizer.packets == result.tokenizer.packets);
+  FuzzCheck(other.strings.size() == storage.strings.size());
   FuzzCheck(other.slice.ts == slice.ts && other.slice.dur == slice.dur &&
         other.slice.track_id == slice.track_id && other.slice.name == slice.name &&
         other.slice.category == slice.category && other.slice.parent_id == slice.parent_id &&
@@ -64,6 +62,36 @@ ZT_FUZZ_CHECKER void CheckTwoThreadsAgree(const uint8_t* data, size_t size,
   for (int key = 0; key < stats::kNumKeys; key++)
     FuzzCheck(other.stats.Get(static_cast<stats::Key>(key)) ==
           storage.stats.Get(static_cast<stats::Key>(key)));
+}
+
+// Both passes on two threads build the same model from any bytes.
+ZT_FUZZ_CHECKER void CheckTwoThreadsAgree(const uint8_t* data, size_t size,
+                                         const TraceStorage& storage,
+                                         const ImportResult& result) {
+  ImportOptions two_threads;
+  two_threads.two_threads_min_bytes = 0;
+  TraceStorage other;
+  const ImportResult other_result = ImportTrace(data, size, &other, two_threads);
+  CheckSameModel(other, other_result, storage, result);
+}
+
+// A protobuf trace read as it arrives (`ztrace serve`), in pieces of a
+// size the input chooses, builds the model of the whole.
+ZT_FUZZ_CHECKER void CheckGrowingImportAgrees(const uint8_t* data, size_t size,
+                                             const TraceStorage& storage,
+                                             const ImportResult& result) {
+  const uint64_t step = 1 + (size > 0 ? data[size - 1] % 61 : 0);
+  TraceStorage other;
+  const ImportResult other_result = ImportGrowingProtoTrace(
+      data,
+      [size, step](uint64_t have) {
+        GrowingInput input;
+        input.available = std::min<uint64_t>(size, have + step);
+        input.ended = input.available == size;
+        return input;
+      },
+      &other);
+  CheckSameModel(other, other_result, storage, result);
 }
 
 // Templight input: the sequential expansion method builds the same
@@ -103,6 +131,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!RunDifferentialPasses(data, size))
     return 0;
   CheckTwoThreadsAgree(data, size, storage, result);
+  if (result.format == ImportOptions::Format::kProto && !result.gzip)
+    CheckGrowingImportAgrees(data, size, storage, result);
   if (!storage.templight_units.empty())
     CheckSequentialTemplightAgrees(data, size, storage);
   return 0;

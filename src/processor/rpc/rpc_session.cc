@@ -130,35 +130,29 @@ std::string RpcSession::Append(const uint8_t* data, size_t size) {
   if (eof_)
     Reset();
   std::string error;
-  if (!input_) {
-    input_ = StreamedTrace::Create(&error);
-    if (!input_)
-      return error;
-  }
-  if (size > max_trace_bytes_ - std::min(max_trace_bytes_, input_->size())) {
-    return "the trace is larger than this server takes (" +
-           std::to_string(max_trace_bytes_ >> 20) +
-           " MiB; ztrace serve --max-trace-mb sets it): the rest is refused";
-  }
+  if (!input_ && !StartInput(&error))
+    return error;
   if (!input_->Append(data, size, &error))
     return error;
   return "";
+}
+
+bool RpcSession::StartInput(std::string* error) {
+  ImportOptions options;
+  options.progress = progress_;
+  input_ = TraceReceiver::Create(options, max_trace_bytes_, error);
+  return input_ != nullptr;
 }
 
 std::string RpcSession::Finalize() {
   if (eof_)
     return "the trace's end was already notified: send new data to load another trace";
   std::string error;
-  if (!input_) {
-    input_ = StreamedTrace::Create(&error);
-    if (!input_)
-      return error;
-  }
+  if (!input_ && !StartInput(&error))
+    return error;
   eof_ = true;
   ImportResult result;
-  ImportOptions options;
-  options.progress = progress_;
-  storage_ = ImportTraceFile(input_->path(), options, &result, &error);
+  storage_ = input_->Finish(&result, &error);
   const uint64_t bytes = input_->size();
   input_.reset();
   if (!storage_)

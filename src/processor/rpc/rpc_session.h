@@ -4,8 +4,9 @@
 //
 // One trace at a time, as upstream's server holds it: pieces sent
 // (TPM_APPEND_TRACE_DATA, /parse) go to an anonymous file and are imported
-// at the end of the data (TPM_FINALIZE_TRACE_DATA, /notify_eof); new data
-// after that starts a new trace. Requests are numbered by the client and
+// as they come, on a thread of the receiver's (trace_receiver.h); the end
+// of the data (TPM_FINALIZE_TRACE_DATA, /notify_eof) waits for that import
+// to finish. New data after the end starts a new trace. Requests are numbered by the client and
 // answers by the session, one number per message, never reset (upstream's
 // rules, which the UI checks).
 //
@@ -28,7 +29,7 @@
 
 #include "src/processor/rpc/query_result_writer.h"
 #include "src/processor/rpc/rpc_stream_reader.h"
-#include "src/processor/rpc/streamed_trace.h"
+#include "src/processor/rpc/trace_receiver.h"
 #include "src/processor/sql/query_engine.h"
 #include "src/processor/storage/trace_storage.h"
 
@@ -97,12 +98,13 @@ class RpcSession {
   void SendFatal(const std::string& error, const SendFn& send);
   std::string Append(const uint8_t* data, size_t size);  // Error or "".
   std::string Finalize();                                 // Error or "".
+  bool StartInput(std::string* error);                    // input_, or false.
   void RunQuery(const std::string& sql, const QueryResultWriter::EmitFn& emit);
   void Reset();
   // engine_ over storage_, with the interrupt check. False with *error.
   bool CreateEngine(std::string* error);
 
-  std::unique_ptr<StreamedTrace> input_;
+  std::unique_ptr<TraceReceiver> input_;
   std::unique_ptr<TraceStorage> storage_;
   std::unique_ptr<sql::QueryEngine> engine_;
   bool eof_ = false;

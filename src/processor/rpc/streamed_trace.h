@@ -34,6 +34,8 @@ class StreamedTrace {
   // A path that opens the bytes appended so far, for as long as this object
   // lives (/proc/self/fd/N).
   std::string path() const;
+  // The anonymous file, for a mapping of it (owned by this object).
+  int fd() const { return fd_; }
 
  private:
   explicit StreamedTrace(int fd) : fd_(fd) {}
