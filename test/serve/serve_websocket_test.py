@@ -133,6 +133,48 @@ class WebsocketTest(unittest.TestCase):
         self.assertEqual(list(results[6].batch[0].cells), [2])
         self.assertEqual(list(results[13].batch[0].cells), [2])
 
+    def test_what_the_ui_asks_on_its_pages_and_for_a_slice(self):
+        # Found by running Perfetto UI v58.2 itself against ztrace serve
+        # (docs/design/serve.md): its GPU plugin, its heap-profile plugin,
+        # its overview page and a click on a thread slice. Our own SQL over
+        # the names it reads, and the types it checks.
+        rpc = self.start(SMALL_TRACE)
+        queries = [
+            "select group_id, name, track_id from gpu_counter_group where name is not null",
+            "select value from stats where name = 'heap_graph_non_finalized_graph'",
+            "select name, value, idx, description, severity, source, machine_id, trace_id "
+            "from stats order by trace_id, machine_id, name, idx",
+            "include perfetto module std.traceinfo.trace; "
+            "select trace_id, trace_type, machines from _metadata_by_trace",
+            "select package_name, uid, current_mode from android_game_intervention_list",
+            "include perfetto module android.aflags; "
+            "select package, name, value from android_aflags order by package, name",
+            "select ts, severity, name, __intrinsic_arg_set_to_json(arg_set_id) as args, "
+            "trace_id from _trace_import_logs where severity = 'error'",
+            "include perfetto module sched.time_in_state; include perfetto module sched.states; "
+            "include perfetto module android.cpu.cluster_type; "
+            "select sched_state_io_to_human_readable_string(state, io_wait) as s, "
+            "cluster_type, dur "
+            "from sched_time_in_state_and_cpu_for_thread_in_interval(0, 100, 1) "
+            "left join android_cpu_cluster_mapping using (cpu)",
+            "include perfetto module sched.states; "
+            "select sched_state_io_to_human_readable_string('D', 1)",
+            "select __intrinsic_arg_set_to_json(arg_set_id) from slice "
+            "where arg_set_id is not null order by id limit 1",
+        ]
+        self.ws.send(b"".join(rpc.request(Rpc.TPM_QUERY_STREAMING, query=q) for q in queries))
+        results = [rpc.read_query()[0] for _ in queries]
+        for sql, result in zip(queries, results):
+            self.assertEqual(result.error, "", sql)
+        # The UI asserts that this stat has a row.
+        self.assertEqual(list(results[1].batch[0].varint_cells), [0])
+        # machines is a string (the UI refuses an integer there).
+        cells = results[3].batch[0].cells
+        self.assertEqual(cells[2], pb.QueryResult.CellsBatch.CELL_STRING)
+        self.assertEqual(results[3].batch[0].string_cells, "proto\0\0")
+        self.assertEqual(results[8].batch[0].string_cells, "Uninterruptible Sleep (IO)\0")
+        self.assertTrue(results[9].batch[0].string_cells.startswith("{"))
+
     def test_a_large_result_streams_in_batches(self):
         rpc = self.start(SMALL_TRACE)
         result, messages = rpc.query(

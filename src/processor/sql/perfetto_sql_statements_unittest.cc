@@ -91,6 +91,16 @@ TEST_F(PerfettoSqlStatementsTest, TableFunctionsReturnTheBodysRows) {
             Rows{"error: on_track: needs its 2 argument(s), as in on_track(track, min_dur)"});
 }
 
+// An argument may share its name with a result column, as upstream's
+// sched_time_in_state_and_cpu_for_thread_in_interval(ts, dur, utid) does
+// with `dur` (Perfetto UI calls it for every thread slice).
+TEST_F(PerfettoSqlStatementsTest, ATableFunctionsArgumentMayBeNamedAsAColumn) {
+  EXPECT_EQ(Run("CREATE PERFETTO FUNCTION longer(dur LONG) RETURNS TABLE(id LONG, dur LONG) AS "
+                "SELECT id, dur FROM slice WHERE dur > $dur; "
+                "SELECT COUNT(*), MIN(dur) > 25 FROM longer(25)"),
+            Rows{"3|1"});
+}
+
 TEST_F(PerfettoSqlStatementsTest, TableFunctionsMustMakeTheColumnsTheyDeclare) {
   EXPECT_EQ(Run("CREATE PERFETTO FUNCTION f(x LONG) RETURNS TABLE(id LONG, dur LONG) AS "
                 "SELECT id, name FROM slice WHERE id = $x"),

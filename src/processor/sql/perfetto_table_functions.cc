@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "src/processor/sql/eponymous_module.h"
@@ -51,8 +52,18 @@ int Connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out,
   std::vector<SchemaColumn> columns, args;
   for (const std::string& column : function->columns)
     columns.push_back(SchemaColumn{column, ""});
-  for (const std::string& arg : function->args)
-    args.push_back(SchemaColumn{arg.substr(1), ""});
+  // An argument's hidden column is named after it, unless a result column
+  // has that name (upstream's functions take `dur` and return `dur`): then
+  // it keeps its `$`, as SQLite refuses two columns of one name. Calls
+  // pass arguments by position, so the name only shows in constraints.
+  for (const std::string& arg : function->args) {
+    const std::string bare = arg.substr(1);
+    const bool clashes = std::any_of(
+        function->columns.begin(), function->columns.end(), [&bare](const std::string& column) {
+          return sqlite3_stricmp(column.c_str(), bare.c_str()) == 0;
+        });
+    args.push_back(SchemaColumn{clashes ? arg : bare, ""});
+  }
   return ConnectTableFunction<Table>(db, function, columns, args, out);
 }
 

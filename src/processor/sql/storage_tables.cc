@@ -281,6 +281,8 @@ StorageTables::StorageTables(const TraceStorage& s) {
     const auto key = static_cast<stats::Key>(k);
     const stats::Descriptor& d = stats::Describe(key);
     auto add = [&](int64_t idx, int64_t value) {
+      stat_id_.push_back(static_cast<int64_t>(stat_id_.size()));
+      stat_key_.push_back(k);
       stat_name_.push_back(d.name);
       stat_idx_.push_back(idx);
       stat_severity_.push_back(stats::SeverityName(d.severity));
@@ -295,13 +297,21 @@ StorageTables::StorageTables(const TraceStorage& s) {
         add(entry.first, entry.second);
     }
   }
+  // Upstream v58.2's columns, in its order. `key` is zerotrace's own
+  // numbering of the stats; machine_id and trace_id are the one machine's
+  // and the one trace's (0), as in the other tables.
+  stat_zero_.assign(stat_name_.size(), 0);
   ColumnTable* stats = Add("stats", stat_name_.size());
+  stats->AddInt64("id", stat_id_.data());
   stats->AddCString("name", stat_name_.data());
+  stats->AddInt64("key", stat_key_.data());
   stats->AddInt64("idx", stat_idx_.data());
   stats->AddCString("severity", stat_severity_.data());
   stats->AddCString("source", stat_source_.data());
   stats->AddInt64("value", stat_value_.data());
   stats->AddCString("description", stat_description_.data());
+  stats->AddInt64("machine_id", stat_zero_.data());
+  stats->AddInt64("trace_id", stat_zero_.data());
 
   metadata_key_type_.assign(s.metadata.size(), "single");
   ColumnTable* metadata = Add("metadata", s.metadata.size());

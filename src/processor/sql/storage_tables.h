@@ -84,6 +84,9 @@ class StorageTables {
   std::vector<const char*> track_kind_;
   std::vector<const char*> stat_name_;
   std::vector<int64_t> stat_idx_;
+  std::vector<int64_t> stat_id_;
+  std::vector<int64_t> stat_key_;
+  std::vector<int64_t> stat_zero_;  // machine_id and trace_id: one of each.
   std::vector<const char*> stat_severity_;
   std::vector<const char*> stat_source_;
   std::vector<int64_t> stat_value_;

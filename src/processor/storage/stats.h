@@ -137,7 +137,10 @@ enum Type : uint8_t { kSingle, kIndexed };
   F(traced_flushes_requested, kSingle, kInfo, kTrace, "")                        \
   F(traced_flushes_succeeded, kSingle, kInfo, kTrace, "")                        \
   F(traced_flushes_failed, kSingle, kDataLoss, kTrace, "")                       \
-  F(traced_final_flush_failed, kSingle, kDataLoss, kTrace, "")
+  F(traced_final_flush_failed, kSingle, kDataLoss, kTrace, "")                  \
+  F(heap_graph_non_finalized_graph, kSingle, kDataLoss, kTrace,                 \
+    "Java heap graphs cut before their last packet (upstream's stat: zerotrace " \
+    "does not import heap graphs, so always 0; Perfetto UI reads it)")
 
 #define ZT_PROCESSOR_STATS_ENUM(name, ...) name,
 enum Key : uint16_t { ZT_PROCESSOR_STATS(ZT_PROCESSOR_STATS_ENUM) kNumKeys };

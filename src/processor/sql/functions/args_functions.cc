@@ -178,10 +178,14 @@ bool RegisterArgFunctions(sqlite3* db, FunctionContext* context, std::string* er
     *error = std::string("cannot register EXTRACT_ARG: ") + sqlite3_errmsg(db);
     return false;
   }
-  if (sqlite3_create_function_v2(db, "PRINT_ARGS", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, context,
-                                 PrintArgs, nullptr, nullptr, nullptr) != SQLITE_OK) {
-    *error = std::string("cannot register PRINT_ARGS: ") + sqlite3_errmsg(db);
-    return false;
+  // __intrinsic_arg_set_to_json is upstream's internal name for the same
+  // JSON of an arg set: Perfetto UI calls it.
+  for (const char* name : {"PRINT_ARGS", "__intrinsic_arg_set_to_json"}) {
+    if (sqlite3_create_function_v2(db, name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, context,
+                                   PrintArgs, nullptr, nullptr, nullptr) != SQLITE_OK) {
+      *error = std::string("cannot register ") + name + ": " + sqlite3_errmsg(db);
+      return false;
+    }
   }
   return true;
 }

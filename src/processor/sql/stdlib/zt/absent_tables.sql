@@ -180,3 +180,23 @@ CREATE VIEW __intrinsic_trace_file AS
     coalesce(extract_metadata('trace_size_bytes'), 0) AS size,
     coalesce(extract_metadata('trace_type'), 'proto') AS trace_type, 0 AS processing_order,
     0 AS is_container;
+
+CREATE VIEW gpu_counter_group AS
+  SELECT NULL AS id, NULL AS group_id, NULL AS track_id, NULL AS name, NULL AS description
+  WHERE 0;
+
+CREATE VIEW android_game_intervention_list AS
+  SELECT NULL AS id, NULL AS package_name, NULL AS uid, NULL AS current_mode,
+    NULL AS standard_mode_supported, NULL AS standard_mode_downscale,
+    NULL AS standard_mode_use_angle, NULL AS standard_mode_fps, NULL AS perf_mode_supported,
+    NULL AS perf_mode_downscale, NULL AS perf_mode_use_angle, NULL AS perf_mode_fps,
+    NULL AS battery_mode_supported, NULL AS battery_mode_downscale,
+    NULL AS battery_mode_use_angle, NULL AS battery_mode_fps
+  WHERE 0;
+
+-- Upstream's log of what its importers met, row by row; zerotrace counts
+-- such events in `stats` and marks losses in its own tables.
+CREATE VIEW _trace_import_logs AS
+  SELECT NULL AS id, NULL AS trace_id, NULL AS ts, NULL AS byte_offset, NULL AS severity,
+    NULL AS name, NULL AS arg_set_id
+  WHERE 0;

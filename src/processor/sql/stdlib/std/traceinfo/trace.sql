@@ -10,7 +10,7 @@ CREATE PERFETTO TABLE _metadata_by_trace(
   trace_type STRING,
   trace_size_bytes LONG,
   trace_trigger STRING,
-  machines LONG
+  machines STRING
 ) AS
 SELECT
   t.trace_id,
@@ -20,5 +20,7 @@ SELECT
   coalesce(extract_metadata_for_trace(t.trace_id, 'trace_type'), 'proto') AS trace_type,
   extract_metadata_for_trace(t.trace_id, 'trace_size_bytes') AS trace_size_bytes,
   extract_metadata_for_trace(t.trace_id, 'trace_trigger') AS trace_trigger,
-  1 AS machines
+  -- The machines that have a name in the metadata: none here (the host's
+  -- rows carry no machine id), so '', as upstream says for such a trace.
+  '' AS machines
 FROM (SELECT DISTINCT trace_id FROM metadata UNION SELECT 0) AS t;
