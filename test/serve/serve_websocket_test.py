@@ -161,6 +161,18 @@ class WebsocketTest(unittest.TestCase):
             "select sched_state_io_to_human_readable_string('D', 1)",
             "select __intrinsic_arg_set_to_json(arg_set_id) from slice "
             "where arg_set_id is not null order by id limit 1",
+            # The slice's callstack (none here) walked by _graph_scan!, and
+            # the histogram's percentiles.
+            "include perfetto module callstacks.stack_profile; "
+            "with cs as materialized (select id, parent_id, name "
+            "from _callstacks_for_stack_profile_samples!((select callsite_id "
+            "from __intrinsic_track_event_callstacks where slice_id = 0))) "
+            "select name from _graph_scan!((select parent_id as source_node_id, "
+            "id as dest_node_id from cs where parent_id is not null), "
+            "(select id, 0 as depth from cs where parent_id is null), (depth), "
+            "(select t.id, t.depth + 1 as depth from $table t)) s join cs using (id)",
+            "select count(*), percentile(dur, 50) >= 0, percentile(dur, 99.9) >= 0 "
+            "from slice where dur >= 0",
         ]
         self.ws.send(b"".join(rpc.request(Rpc.TPM_QUERY_STREAMING, query=q) for q in queries))
         results = [rpc.read_query()[0] for _ in queries]
@@ -174,6 +186,7 @@ class WebsocketTest(unittest.TestCase):
         self.assertEqual(results[3].batch[0].string_cells, "proto\0\0")
         self.assertEqual(results[8].batch[0].string_cells, "Uninterruptible Sleep (IO)\0")
         self.assertTrue(results[9].batch[0].string_cells.startswith("{"))
+        self.assertEqual(list(results[11].batch[0].varint_cells)[1:], [1, 1])
 
     def test_a_large_result_streams_in_batches(self):
         rpc = self.start(SMALL_TRACE)

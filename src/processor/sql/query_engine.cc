@@ -8,6 +8,7 @@
 #include "src/processor/sql/direct_scan.h"
 #include "src/processor/sql/grouped_aggregate.h"
 #include "src/processor/sql/missing_name_hints.h"
+#include "src/processor/sql/operators/graph_scan.h"
 #include "src/processor/sql/operators/graph_search.h"
 #include "src/processor/sql/operators/interval_intersect.h"
 #include "src/processor/sql/operators/mipmap.h"
@@ -203,7 +204,8 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
   if (!RegisterBuiltinFunctions(engine->db_, engine->functions_.get(), error))
     return nullptr;
   if (!RegisterSpanJoin(engine->db_, error) || !RegisterPackRows(engine->db_, error) ||
-      !RegisterGraphSearch(engine->db_, error) || !RegisterIntervalIntersect(engine->db_, error) ||
+      !RegisterGraphSearch(engine->db_, error) || !RegisterGraphScan(engine->db_, error) ||
+      !RegisterIntervalIntersect(engine->db_, error) ||
       !RegisterMipmaps(engine->db_, error))
     return nullptr;
   if (sqlite3_create_function_v2(engine->db_, "create_function", 3, SQLITE_UTF8, engine.get(),
@@ -230,6 +232,11 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
   intersect_named.args = {"t1", "id1", "ts1", "dur1", "t2", "id2", "ts2", "dur2", "partitions"};
   intersect_named.native = &ExpandIntervalIntersectNamed;
   engine->macros_.emplace("__zt_interval_intersect_named", intersect_named);
+  // Upstream's name (its graphs.scan module's), there without an INCLUDE.
+  Macro scan;
+  scan.args = {"graph_table", "init_table", "scan_columns", "step_query"};
+  scan.native = &ExpandGraphScan;
+  engine->macros_.emplace("_graph_scan", scan);
   char* message = nullptr;
   rc = sqlite3_exec(engine->db_, StorageTables::ViewsSql(), nullptr, nullptr, &message);
   if (rc != SQLITE_OK) {

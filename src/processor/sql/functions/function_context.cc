@@ -101,7 +101,8 @@ bool RegisterBuiltinFunctions(sqlite3* db, FunctionContext* context, std::string
          RegisterLayoutWindowFunction(db, error) &&
          RegisterSliceFunctions(db, context, error) && RegisterFlowFunctions(db, context, error) &&
          RegisterSliceLayoutFunction(db, context, error) && RegisterClockFunctions(db, context, error) &&
-         RegisterStringFunctions(db, error) && RegisterRegexFunctions(db, error);
+         RegisterStringFunctions(db, error) && RegisterRegexFunctions(db, error) &&
+         RegisterPercentileFunctions(db, error);
 }
 
 }  // namespace sql

@@ -125,6 +125,8 @@ bool RegisterClockFunctions(sqlite3* db, FunctionContext* context, std::string* 
 bool RegisterStringFunctions(sqlite3* db, std::string* error);
 // REGEXP (2 and 3 arguments), REGEXP_EXTRACT, REGEXP_REPLACE_SIMPLE.
 bool RegisterRegexFunctions(sqlite3* db, std::string* error);
+// percentile_functions.cc: PERCENTILE, PERCENTILE_CONT, MEDIAN.
+bool RegisterPercentileFunctions(sqlite3* db, std::string* error);
 
 // Registers table functions over the table named `table`: each one's rows
 // are that table's rows `rows` picks, given the context as its data.

@@ -433,6 +433,30 @@ TEST_F(FunctionsTest, StringAggJoinsTheValuesThatAreNotNull) {
             (Rows{"0|Outer+Inner+Inner", "1|Work+Instant", "2|Async"}));
 }
 
+// Perfetto UI's distribution panel asks PERCENTILE(dur, 50) ... (99.9)
+// for a slice's name: SQLite's percentile extension, which Debian's
+// SQLite lacks.
+TEST_F(FunctionsTest, PercentilesInterpolateBetweenTheValuesAroundThem) {
+  const std::string values =
+      " FROM (SELECT 4 AS x UNION ALL SELECT 1 UNION ALL SELECT NULL UNION ALL SELECT 3 "
+      "UNION ALL SELECT 2)";
+  EXPECT_EQ(Run("SELECT percentile(x, 0), percentile(x, 50), percentile(x, 100), "
+                "percentile(x, 99.9) > 3.99" + values),
+            Rows{"1.0|2.5|4.0|1"});
+  EXPECT_EQ(Run("SELECT percentile(x, 50)" + values), Run("SELECT median(x)" + values));
+  EXPECT_EQ(Run("SELECT percentile_cont(x, 0.25)" + values), Rows{"1.75"});
+  EXPECT_EQ(Run("SELECT percentile(dur, 50) IS NULL FROM slice WHERE 0"), Rows{"1"});
+  EXPECT_EQ(Run("SELECT track_id, percentile(dur, 50) FROM slice WHERE dur >= 0 "
+                "GROUP BY track_id ORDER BY track_id LIMIT 1"),
+            Run("SELECT 0, (SELECT median(dur) FROM slice WHERE track_id = 0 AND dur >= 0)"));
+  EXPECT_EQ(Run("SELECT percentile(x, 101)" + values),
+            Rows{"error: PERCENTILE: the percentile must be a number from 0 to 100"});
+  EXPECT_EQ(Run("SELECT percentile(x, x)" + values),
+            Rows{"error: PERCENTILE: the percentile must be the same for every row"});
+  EXPECT_EQ(Run("SELECT percentile('a', 50)"),
+            Rows{"error: PERCENTILE: the values must be numbers"});
+}
+
 TEST_F(FunctionsTest, InternalLayoutGivesOverlappingSpansTheLowestFreeDepth) {
   const std::string spans =
       "(SELECT 1 AS id, 0 AS ts, 10 AS dur, 'a' AS g UNION ALL "  // depth 0 until 10

@@ -120,6 +120,22 @@ const sqlite3_module kModule =
 
 }  // namespace computed_table_module
 
+bool RegisterComputedTableFunction(sqlite3* db, std::unique_ptr<ComputedTableFunction> function,
+                                   std::string* error) {
+  ComputedTableFunction* owned = function.release();
+  // SQLite calls the destructor when the module goes, and also when the
+  // registration fails.
+  const int rc = sqlite3_create_module_v2(db, owned->name.c_str(), &computed_table_module::kModule,
+                                          owned, [](void* p) {
+                                            delete static_cast<ComputedTableFunction*>(p);
+                                          });
+  if (rc != SQLITE_OK) {
+    *error = std::string("cannot register a table function: ") + sqlite3_errstr(rc);
+    return false;
+  }
+  return true;
+}
+
 bool RegisterComputedTableFunction(sqlite3* db, const ComputedTableFunction* function,
                                    std::string* error) {
   const int rc =

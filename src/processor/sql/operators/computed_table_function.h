@@ -15,6 +15,7 @@
 #define ZT_SRC_PROCESSOR_SQL_OPERATORS_COMPUTED_TABLE_FUNCTION_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,10 @@ struct ComputedTableFunction {
 // `function` must outlive the connection. False with *error if SQLite
 // refuses the module.
 bool RegisterComputedTableFunction(sqlite3* db, const ComputedTableFunction* function,
+                                   std::string* error);
+// The same for a function the connection owns (one whose `data` is the
+// connection's own, say): freed with it.
+bool RegisterComputedTableFunction(sqlite3* db, std::unique_ptr<ComputedTableFunction> function,
                                    std::string* error);
 
 }  // namespace sql

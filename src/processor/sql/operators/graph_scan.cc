@@ -1,0 +1,286 @@
+#include "src/processor/sql/operators/graph_scan.h"
+
+#include <sqlite3.h>
+
+#include <cctype>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "src/processor/sql/operators/computed_table_function.h"
+#include "src/processor/sql/operators/packed_rows.h"
+#include "src/processor/sql/perfetto_sql_parser.h"
+
+namespace zt {
+namespace processor {
+namespace sql {
+// Named, not anonymous: the unity build puts other operators in this unit.
+namespace graph_scan {
+
+constexpr size_t kMaxColumns = 7;
+// SQLite's default limit on bound parameters is 32,766: a level with more
+// values is run in parts, each holding whole nodes.
+constexpr size_t kMaxParameters = 32000;
+
+using Values = std::vector<ComputedValue>;
+
+void Bind(sqlite3_stmt* stmt, int index, const ComputedValue& value) {
+  switch (value.type) {
+    case ComputedValue::kNull:
+      sqlite3_bind_null(stmt, index);
+      break;
+    case ComputedValue::kInt:
+      sqlite3_bind_int64(stmt, index, value.i);
+      break;
+    case ComputedValue::kReal:
+      sqlite3_bind_double(stmt, index, value.d);
+      break;
+    case ComputedValue::kText:
+      sqlite3_bind_text(stmt, index, value.text.data(), static_cast<int>(value.text.size()),
+                        SQLITE_TRANSIENT);
+      break;
+  }
+}
+
+ComputedValue Column(sqlite3_stmt* stmt, int column) {
+  ComputedValue value;
+  switch (sqlite3_column_type(stmt, column)) {
+    case SQLITE_INTEGER:
+      value.type = ComputedValue::kInt;
+      value.i = sqlite3_column_int64(stmt, column);
+      break;
+    case SQLITE_FLOAT:
+      value.type = ComputedValue::kReal;
+      value.d = sqlite3_column_double(stmt, column);
+      break;
+    case SQLITE_NULL:
+      break;
+    default:
+      value.type = ComputedValue::kText;
+      value.text.assign(reinterpret_cast<const char*>(sqlite3_column_text(stmt, column)),
+                        static_cast<size_t>(sqlite3_column_bytes(stmt, column)));
+      break;
+  }
+  return value;
+}
+
+// `step` with each `$table` replaced by `table`.
+std::string WithTable(const std::string& step, const std::string& table) {
+  std::string out;
+  size_t copied = 0;
+  for (size_t at = step.find("$table"); at != std::string::npos; at = step.find("$table", at + 1)) {
+    const size_t end = at + 6;
+    const bool word_ends =
+        end == step.size() || !(isalnum(static_cast<unsigned char>(step[end])) || step[end] == '_');
+    if (!word_ends)
+      continue;
+    out.append(step, copied, at - copied);
+    out += table;
+    copied = end;
+  }
+  out.append(step, copied, std::string::npos);
+  return out;
+}
+
+struct Scan {
+  sqlite3* db;
+  std::vector<std::string> columns;
+  std::string step;
+  // Per node: its value once it has one; edges into it still waiting for
+  // their source's; the values those that came carried.
+  std::unordered_map<int64_t, Values> value;
+  std::unordered_map<int64_t, size_t> waiting;
+  std::unordered_map<int64_t, std::vector<const Values*>> carried;
+  std::unordered_map<int64_t, std::vector<int64_t>> children;
+
+  // Runs the step over `rows` (node, parent values); appends what it
+  // returns for nodes without a value yet to *level.
+  bool RunStep(const std::vector<std::pair<int64_t, const Values*>>& rows,
+               std::vector<std::pair<int64_t, Values>>* level, std::string* error) {
+    std::string values;
+    for (size_t r = 0; r < rows.size(); r++) {
+      values += r ? ",(?" : "(?";
+      for (size_t c = 0; c < columns.size(); c++)
+        values += ",?";
+      values += ")";
+    }
+    std::string table = "(SELECT column1 AS id";
+    for (size_t c = 0; c < columns.size(); c++)
+      table += ", column" + std::to_string(c + 2) + " AS " + columns[c];
+    table += " FROM (VALUES " + values + "))";
+    // The step is a table or a parenthesised subquery (TableOrSubquery).
+    const std::string sql = "SELECT * FROM " + WithTable(step, table);
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+      *error = std::string("the step query: ") + sqlite3_errmsg(db);
+      sqlite3_finalize(stmt);
+      return false;
+    }
+    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> owned(stmt, sqlite3_finalize);
+    int index = 1;
+    for (const auto& row : rows) {
+      sqlite3_bind_int64(stmt, index++, row.first);
+      for (const ComputedValue& v : *row.second)
+        Bind(stmt, index++, v);
+    }
+    if (sqlite3_column_count(stmt) != static_cast<int>(columns.size() + 1)) {
+      *error = "the step query returns " + std::to_string(sqlite3_column_count(stmt)) +
+               " columns; it must return id and the " + std::to_string(columns.size()) +
+               " scanned";
+      return false;
+    }
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      if (sqlite3_column_type(stmt, 0) != SQLITE_INTEGER)
+        continue;
+      const int64_t id = sqlite3_column_int64(stmt, 0);
+      Values v;
+      for (size_t c = 0; c < columns.size(); c++)
+        v.push_back(Column(stmt, static_cast<int>(c + 1)));
+      level->emplace_back(id, std::move(v));
+    }
+    if (rc != SQLITE_DONE) {
+      *error = std::string("the step query: ") + sqlite3_errmsg(db);
+      return false;
+    }
+    return true;
+  }
+};
+
+bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedValue>>* rows,
+             std::string* error) {
+  Scan scan;
+  scan.db = static_cast<sqlite3*>(data);
+  if (sqlite3_value_type(args[2]) != SQLITE_TEXT || sqlite3_value_type(args[3]) != SQLITE_TEXT) {
+    *error = "the columns and the step query must be text";
+    return false;
+  }
+  std::string list = "(" + std::string(reinterpret_cast<const char*>(sqlite3_value_text(args[2]))) +
+                     ")";
+  if (!SplitMacroList(list, &scan.columns, error))
+    return false;
+  if (scan.columns.empty() || scan.columns.size() > kMaxColumns) {
+    *error = "scans 1 to " + std::to_string(kMaxColumns) + " columns, not " +
+             std::to_string(scan.columns.size());
+    return false;
+  }
+  scan.step = reinterpret_cast<const char*>(sqlite3_value_text(args[3]));
+
+  PackedRowsReader edges(args[0], "the edges");
+  if (!edges.CheckArity(2, 2, error))
+    return false;
+  Values row;
+  while (edges.Next(&row, error)) {
+    if (row[0].type != ComputedValue::kInt || row[1].type != ComputedValue::kInt)
+      continue;
+    scan.children[row[0].i].push_back(row[1].i);
+    scan.waiting[row[1].i]++;
+  }
+  if (!error->empty())
+    return false;
+
+  PackedRowsReader init(args[1], "the start rows");
+  if (!init.CheckArity(1, kMaxColumns + 1, error))
+    return false;
+  if (init.arity() != 0 && init.arity() != scan.columns.size() + 1) {
+    *error = "the start rows have " + std::to_string(init.arity()) +
+             " values; they must have id and the " + std::to_string(scan.columns.size()) +
+             " scanned";
+    return false;
+  }
+  std::vector<std::pair<int64_t, Values>> level;
+  while (init.Next(&row, error)) {
+    if (row[0].type == ComputedValue::kInt)
+      level.emplace_back(row[0].i, Values(row.begin() + 1, row.end()));
+  }
+  if (!error->empty())
+    return false;
+
+  while (!level.empty()) {
+    // The level's nodes get their values; their children, once every
+    // edge into them has brought one, make the next level.
+    std::vector<int64_t> ready;
+    for (auto& node : level) {
+      if (scan.value.count(node.first))
+        continue;  // A value once.
+      std::vector<ComputedValue> out_row{ComputedValue::Int(node.first)};
+      out_row.insert(out_row.end(), node.second.begin(), node.second.end());
+      rows->push_back(std::move(out_row));
+      const Values& kept = scan.value.emplace(node.first, std::move(node.second)).first->second;
+      const auto children = scan.children.find(node.first);
+      if (children == scan.children.end())
+        continue;
+      for (int64_t child : children->second) {
+        scan.carried[child].push_back(&kept);
+        if (--scan.waiting[child] == 0 && !scan.value.count(child))
+          ready.push_back(child);
+      }
+    }
+    level.clear();
+    std::vector<std::pair<int64_t, const Values*>> step_rows;
+    const size_t per_row = scan.columns.size() + 1;
+    for (size_t i = 0; i < ready.size(); i++) {
+      for (const Values* parent : scan.carried[ready[i]])
+        step_rows.emplace_back(ready[i], parent);
+      scan.carried.erase(ready[i]);
+      const bool last = i + 1 == ready.size();
+      if (!step_rows.empty() && (last || step_rows.size() * per_row >= kMaxParameters)) {
+        if (!scan.RunStep(step_rows, &level, error))
+          return false;
+        step_rows.clear();
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace graph_scan
+
+bool RegisterGraphScan(sqlite3* db, std::string* error) {
+  std::unique_ptr<ComputedTableFunction> scan(new ComputedTableFunction());
+  scan->name = "__zt_graph_scan";
+  scan->columns = {"id"};
+  for (size_t c = 1; c <= graph_scan::kMaxColumns; c++)
+    scan->columns.push_back("c" + std::to_string(c));
+  scan->args = {"edges", "init", "columns", "step"};
+  scan->compute = &graph_scan::Compute;
+  scan->data = db;
+  return RegisterComputedTableFunction(db, std::move(scan), error);
+}
+
+bool ExpandGraphScan(const std::vector<std::string>& args, std::string* body,
+                     std::string* error) {
+  std::vector<std::string> columns;
+  if (!SplitMacroList(args[2], &columns, error))
+    return false;
+  if (columns.empty() || columns.size() > graph_scan::kMaxColumns) {
+    *error = "scans 1 to 7 columns, as (depth) or (a, b)";
+    return false;
+  }
+  std::string select = "id";
+  std::string packed = "_zt_init.id";
+  std::string names;
+  for (size_t c = 0; c < columns.size(); c++) {
+    select += ", c" + std::to_string(c + 1) + " AS " + columns[c];
+    packed += ", _zt_init." + columns[c];
+    names += (c ? "," : "") + columns[c];
+  }
+  std::string step;
+  for (char ch : args[3]) {
+    step += ch;
+    if (ch == '\'')
+      step += '\'';
+  }
+  *body = "(SELECT " + select + " FROM __zt_graph_scan(" +
+          "(SELECT __zt_pack_rows(_zt_edge.source_node_id, _zt_edge.dest_node_id) FROM " +
+          args[0] + " AS _zt_edge), " + "(SELECT __zt_pack_rows(" + packed + ") FROM " + args[1] +
+          " AS _zt_init), '" + names + "', '" + step + "'))";
+  return true;
+}
+
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt

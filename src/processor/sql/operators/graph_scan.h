@@ -1,0 +1,49 @@
+// The scan behind `_graph_scan!` (upstream's graphs.scan module, v58):
+// values carried down a directed graph, level by level, each level
+// computed by an SQL step query from its parents' values.
+//
+//   _graph_scan!(graph_table, init_table, (col_a, col_b), step_query)
+//     graph_table: rows (source_node_id, dest_node_id).
+//     init_table:  rows (id, col_a, col_b): the start nodes' values.
+//     step_query:  SQL reading `$table`, whose rows are (id, col_a, col_b):
+//                  for each node of the level, one row per edge into it,
+//                  with the values of the edge's source; it returns the
+//                  level's rows (id, col_a, col_b), e.g.
+//                  (SELECT id, MAX(depth) + 1 AS depth FROM $table GROUP BY id).
+//   The result: the start rows, then each level's, columns (id, col_a,
+//   col_b). A node joins a level once every edge into it comes from a
+//   node with a value (so a node on a cycle, or below one, gets none); a
+//   node is given a value once.
+//
+// The macro expands to the table function
+//   __zt_graph_scan(edges, init, columns, step)
+// over packed rows (packed_rows.h), with at most 7 value columns; the
+// step query is run once per level on the calling connection, its
+// `$table` replaced by the level's rows bound as parameters. Cost: O(edges
+// + nodes) plus the step queries. Thread-compatible, as the connection.
+
+#ifndef ZT_SRC_PROCESSOR_SQL_OPERATORS_GRAPH_SCAN_H_
+#define ZT_SRC_PROCESSOR_SQL_OPERATORS_GRAPH_SCAN_H_
+
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace zt {
+namespace processor {
+namespace sql {
+
+// Registers __zt_graph_scan on `db` (which its steps run on).
+bool RegisterGraphScan(sqlite3* db, std::string* error);
+
+// The native macro _graph_scan!: args (graph_table, init_table,
+// (columns), step_query).
+bool ExpandGraphScan(const std::vector<std::string>& args, std::string* body,
+                     std::string* error);
+
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt
+
+#endif  // ZT_SRC_PROCESSOR_SQL_OPERATORS_GRAPH_SCAN_H_

@@ -1,0 +1,83 @@
+// _graph_scan! on graphs small enough to scan by hand: depths down a
+// tree (Perfetto UI's callstack query), a node with two parents waiting
+// for both, a cycle left out, an empty graph, and bad inputs refused.
+
+#include "src/processor/sql/operators/graph_scan.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "src/processor/sql/query_engine.h"
+#include "src/processor/sql/query_engine_fixture_for_testing.h"
+
+namespace zt {
+namespace processor {
+namespace sql {
+namespace graph_scan_test {
+
+// A tree 1 -> 2, 1 -> 3, 3 -> 4; a diamond 10 -> 11, 10 -> 12, 11 -> 13,
+// 12 -> 13; a cycle 20 -> 21 -> 20 below 19.
+constexpr char kEdges[] =
+    "CREATE PERFETTO TABLE edges AS "
+    "SELECT 1 AS source_node_id, 2 AS dest_node_id UNION ALL SELECT 1, 3 UNION ALL "
+    "SELECT 3, 4 UNION ALL SELECT 10, 11 UNION ALL SELECT 10, 12 UNION ALL "
+    "SELECT 11, 13 UNION ALL SELECT 12, 13 UNION ALL SELECT 19, 20 UNION ALL "
+    "SELECT 20, 21 UNION ALL SELECT 21, 20;";
+
+class GraphScanTest : public QueryEngineFixture {
+ protected:
+  void SetUp() override {
+    QueryEngineFixture::SetUp();
+    ASSERT_EQ(Run(kEdges), Rows{});
+  }
+};
+
+TEST_F(GraphScanTest, DepthsDownATreeAsTheUiAsksThem) {
+  EXPECT_EQ(Run("SELECT id, depth FROM _graph_scan!(edges, (SELECT 1 AS id, 0 AS depth), "
+                "(depth), (SELECT t.id, t.depth + 1 AS depth FROM $table t)) "
+                "ORDER BY id"),
+            (Rows{"1|0", "2|1", "3|1", "4|2"}));
+}
+
+// 13 waits for both its parents, and its step sees one row per edge into
+// it: their values.
+TEST_F(GraphScanTest, ANodeWaitsForEveryParentAndSeesEach) {
+  EXPECT_EQ(Run("SELECT id, total, paths FROM _graph_scan!(edges, "
+                "(SELECT 10 AS id, 1 AS total, 1 AS paths), (total, paths), "
+                "(SELECT id, SUM(total) + id AS total, SUM(paths) AS paths "
+                " FROM $table GROUP BY id)) ORDER BY id"),
+            (Rows{"10|1|1", "11|12|1", "12|13|1", "13|38|2"}));
+}
+
+TEST_F(GraphScanTest, ACycleGetsNoValue) {
+  EXPECT_EQ(Run("SELECT id FROM _graph_scan!(edges, (SELECT 19 AS id, 'x' AS s), (s), "
+                "(SELECT id, s || 'y' AS s FROM $table))"),
+            Rows{"19"});
+}
+
+TEST_F(GraphScanTest, NothingToStartFromIsEmpty) {
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM _graph_scan!(edges, (SELECT 1 AS id, 0 AS d WHERE 0), "
+                "(d), (SELECT id, d FROM $table))"),
+            Rows{"0"});
+  EXPECT_EQ(Run("SELECT id, d FROM _graph_scan!((SELECT 1 AS source_node_id, "
+                "2 AS dest_node_id WHERE 0), (SELECT 5 AS id, 7 AS d), (d), "
+                "(SELECT id, d FROM $table))"),
+            Rows{"5|7"});
+}
+
+TEST_F(GraphScanTest, AStepThatFailsSaysSo) {
+  const Rows rows = Run("SELECT * FROM _graph_scan!(edges, (SELECT 1 AS id, 0 AS d), (d), "
+                        "(SELECT id FROM $table))");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_NE(rows[0].find("the step query returns 1 columns"), std::string::npos) << rows[0];
+  const Rows bad = Run("SELECT * FROM _graph_scan!(edges, (SELECT 1 AS id, 0 AS d), (d), "
+                       "(SELECT id, nope FROM $table))");
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_NE(bad[0].find("no such column: nope"), std::string::npos) << bad[0];
+}
+
+}  // namespace graph_scan_test
+}  // namespace sql
+}  // namespace processor
+}  // namespace zt
