@@ -152,8 +152,10 @@ void TraceReceiver::Import() {
     return;
   const std::string path = trace_->path();
   storage_ = ImportTraceFile(path, options_, &result_, &error_);
-  if (!storage_)
-    error_ = ReplaceAll(error_, path, "the trace");
+  // The client knows no path: the sentence names "the trace", and a
+  // command it suggests (gunzip -c PATH) takes TRACE for the file.
+  if (!storage_ && error_.compare(0, path.size(), path) == 0)
+    error_ = "the trace" + ReplaceAll(error_.substr(path.size()), path, "TRACE");
 }
 
 std::unique_ptr<TraceStorage> TraceReceiver::Finish(ImportResult* result, std::string* error) {

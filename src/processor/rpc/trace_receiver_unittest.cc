@@ -101,6 +101,12 @@ TEST(TraceReceiverTest, TemplightJsonAndGzipAreReadAtTheEnd) {
 // What is not a trace gets ImportTraceFile's words about it, the file
 // named as the client knows it, not as /proc/self/fd/N.
 TEST(TraceReceiverTest, NotATraceSaysWhatItIs) {
+  const std::string twice = GzipForTesting(GzipForTesting(
+      ReadFile(Fixture("perfetto_v14/inprocess_small.pftrace"))));
+  const Received gzipped_twice = Receive(twice, 1000);
+  EXPECT_EQ(gzipped_twice.error,
+            "the trace is gzip-compressed twice; decompress it once first (gunzip -c TRACE > "
+            "trace.gz)");
   for (const std::string& bytes : {std::string("hello, this is text\n"), std::string()}) {
     const Received got = Receive(bytes, 4);
     EXPECT_FALSE(got.storage);

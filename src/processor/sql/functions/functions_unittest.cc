@@ -455,6 +455,28 @@ TEST_F(FunctionsTest, PercentilesInterpolateBetweenTheValuesAroundThem) {
             Rows{"error: PERCENTILE: the percentile must be the same for every row"});
   EXPECT_EQ(Run("SELECT percentile('a', 50)"),
             Rows{"error: PERCENTILE: the values must be numbers"});
+  // Numbers only, as SQLite's own: text that looks like one too.
+  EXPECT_EQ(Run("SELECT median('7')"), Rows{"error: MEDIAN: the values must be numbers"});
+  EXPECT_EQ(Run("SELECT percentile_cont(x, 2)" + values),
+            Rows{"error: PERCENTILE_CONT: the percentile must be a number from 0 to 1"});
+  // On a value exactly, that value, an infinite one too.
+  EXPECT_EQ(Run("SELECT percentile(x, 0), percentile(x, 100) > 1e308 FROM "
+                "(SELECT 1 AS x UNION ALL SELECT 9e999)"),
+            Rows{"1.0|1"});
+}
+
+// As window functions: a running median (values kept sorted from the
+// first result on) and a sliding one (rows leaving the frame).
+TEST_F(FunctionsTest, PercentilesOverWindows) {
+  const std::string values =
+      " FROM (SELECT 1 AS id, 5 AS x UNION ALL SELECT 2, 1 UNION ALL SELECT 3, 4 "
+      "UNION ALL SELECT 4, 2)";
+  EXPECT_EQ(Run("SELECT median(x) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND "
+                "CURRENT ROW)" + values),
+            (Rows{"5.0", "3.0", "4.0", "3.0"}));
+  EXPECT_EQ(Run("SELECT median(x) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)" +
+                values),
+            (Rows{"5.0", "3.0", "2.5", "3.0"}));
 }
 
 TEST_F(FunctionsTest, InternalLayoutGivesOverlappingSpansTheLowestFreeDepth) {

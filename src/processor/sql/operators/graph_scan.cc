@@ -21,9 +21,6 @@ namespace sql {
 namespace graph_scan {
 
 constexpr size_t kMaxColumns = 7;
-// SQLite's default limit on bound parameters is 32,766: a level with more
-// values is run in parts, each holding whole nodes.
-constexpr size_t kMaxParameters = 32000;
 
 using Values = std::vector<ComputedValue>;
 
@@ -220,19 +217,31 @@ bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedV
       }
     }
     level.clear();
+    // The level in parts of whole nodes (a step may group a node's rows),
+    // each within the connection's limit on bound parameters.
     std::vector<std::pair<int64_t, const Values*>> step_rows;
     const size_t per_row = scan.columns.size() + 1;
+    const size_t max_rows =
+        static_cast<size_t>(sqlite3_limit(scan.db, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) / per_row;
     for (size_t i = 0; i < ready.size(); i++) {
-      for (const Values* parent : scan.carried[ready[i]])
-        step_rows.emplace_back(ready[i], parent);
-      scan.carried.erase(ready[i]);
-      const bool last = i + 1 == ready.size();
-      if (!step_rows.empty() && (last || step_rows.size() * per_row >= kMaxParameters)) {
+      const std::vector<const Values*>& parents = scan.carried[ready[i]];
+      if (parents.size() > max_rows) {
+        *error = "node " + std::to_string(ready[i]) + " has " + std::to_string(parents.size()) +
+                 " edges into it: more than one step takes (" + std::to_string(max_rows) +
+                 " rows of " + std::to_string(per_row) + " values)";
+        return false;
+      }
+      if (step_rows.size() + parents.size() > max_rows) {
         if (!scan.RunStep(step_rows, &level, error))
           return false;
         step_rows.clear();
       }
+      for (const Values* parent : parents)
+        step_rows.emplace_back(ready[i], parent);
+      scan.carried.erase(ready[i]);
     }
+    if (!step_rows.empty() && !scan.RunStep(step_rows, &level, error))
+      return false;
   }
   return true;
 }
@@ -268,12 +277,18 @@ bool ExpandGraphScan(const std::vector<std::string>& args, std::string* body,
     packed += ", _zt_init." + columns[c];
     names += (c ? "," : "") + columns[c];
   }
-  std::string step;
-  for (char ch : args[3]) {
-    step += ch;
-    if (ch == '\'')
-      step += '\'';
-  }
+  // Both go into SQL string literals.
+  auto quoted = [](const std::string& text) {
+    std::string out;
+    for (char ch : text) {
+      out += ch;
+      if (ch == '\'')
+        out += '\'';
+    }
+    return out;
+  };
+  names = quoted(names);
+  const std::string step = quoted(args[3]);
   *body = "(SELECT " + select + " FROM __zt_graph_scan(" +
           "(SELECT __zt_pack_rows(_zt_edge.source_node_id, _zt_edge.dest_node_id) FROM " +
           args[0] + " AS _zt_edge), " + "(SELECT __zt_pack_rows(" + packed + ") FROM " + args[1] +

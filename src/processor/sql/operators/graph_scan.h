@@ -15,6 +15,12 @@
 //   node with a value (so a node on a cycle, or below one, gets none); a
 //   node is given a value once.
 //
+// The step query may not bind parameters of its own (the level's rows are
+// its parameters), and `$table` is replaced wherever it stands as a word,
+// in a string literal too. A node with more edges into it than one step
+// can bind (the connection's SQLITE_LIMIT_VARIABLE_NUMBER over the values
+// per row) is an error naming it.
+//
 // The macro expands to the table function
 //   __zt_graph_scan(edges, init, columns, step)
 // over packed rows (packed_rows.h), with at most 7 value columns; the
