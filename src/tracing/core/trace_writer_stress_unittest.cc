@@ -101,24 +101,24 @@ Outcome RunStress(const Config& cfg) {
         if (w->stats().packets_started > started)
           res.marks_after.push_back(res.sizes.size());
       };
-      for (int i = 0; i < cfg.packets_per_writer; i++) {
-        const size_t size = PickSize(&rng, i);
+      // Packet i of `size` bytes, noting whether the writer dropped it.
+      auto write_packet = [&](int i, size_t size, bool flush_after) {
         res.sizes.push_back(size);
         const uint64_t dropped_before = w->stats().packets_dropped;
         {
           auto p = w->NewTracePacket();
-          test::WriteTestPacket(p.get(), static_cast<uint32_t>(t),
-                                static_cast<uint64_t>(i),
+          test::WriteTestPacket(p.get(), static_cast<uint32_t>(t), static_cast<uint64_t>(i),
                                 test::TestPayload(static_cast<uint32_t>(t),
                                                   static_cast<uint64_t>(i), size));
-          if (rng() % 200 == 0) {
-            p.Finish();
-            res.dropped.push_back(w->stats().packets_dropped > dropped_before);
-            flush();
-            continue;
-          }
         }
         res.dropped.push_back(w->stats().packets_dropped > dropped_before);
+        if (flush_after)
+          flush();
+      };
+      for (int i = 0; i < cfg.packets_per_writer; i++) {
+        const size_t size = PickSize(&rng, i);
+        const bool flush_after = rng() % 200 == 0;
+        write_packet(i, size, flush_after);
       }
       flush();
       // A writer whose last packets were dropped is still in drop mode: once
@@ -126,17 +126,7 @@ Outcome RunStress(const Config& cfg) {
       // the loss mark, so every drop episode ends visibly.
       for (int i = cfg.packets_per_writer; w->is_dropping(); i++) {
         service.WaitForDrainAfter(service.drains());
-        const size_t size = 1 + rng() % 64;
-        res.sizes.push_back(size);
-        const uint64_t dropped_before = w->stats().packets_dropped;
-        auto p = w->NewTracePacket();
-        test::WriteTestPacket(p.get(), static_cast<uint32_t>(t),
-                              static_cast<uint64_t>(i),
-                              test::TestPayload(static_cast<uint32_t>(t),
-                                                static_cast<uint64_t>(i), size));
-        p.Finish();
-        res.dropped.push_back(w->stats().packets_dropped > dropped_before);
-        flush();
+        write_packet(i, 1 + rng() % 64, /*flush_after=*/true);
       }
       res.stats = w->stats();
       w.reset();
