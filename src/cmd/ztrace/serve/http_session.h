@@ -145,8 +145,11 @@ class HttpSession : public Connection,
     // Beast reads at most what the buffer has room for, and 512 bytes
     // when it has none: a large body is read 64 KiB at a time only if the
     // buffer has that room (a 1 GB trace was read at 180 MB/s without).
-    if (parser_->content_length().value_or(0) > kLargeBodyRead)
+    // A large body (a piece of a trace) goes to storage kept from the last.
+    if (parser_->content_length().value_or(0) > kLargeBodyRead) {
       buffer_.reserve(kLargeBodyRead);
+      parser_->get().body() = context_.body_pool->Take();
+    }
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code read_ec, size_t) {
                        self->OnRequest(read_ec);
@@ -161,6 +164,7 @@ class HttpSession : public Connection,
     }
     stream_.expires_never();  // Answers are bounded by the gate's stall.
     auto& request = parser_->get();
+    context_.body_pool->Keep(request.body());
     keep_alive_ = request.keep_alive();
     const beast::string_view full_target = request.target();
     std::string path(full_target.data(), full_target.size());
@@ -221,7 +225,9 @@ class HttpSession : public Connection,
   }
 
   // The request runs on the processor thread; its answer streams back.
-  void RunOnWorker(const std::string& path, std::string body) {
+  void RunOnWorker(const std::string& path, std::shared_ptr<RequestBytes> body) {
+    if (!body)  // A request without a body never made one.
+      body = std::make_shared<RequestBytes>();
     auto self = shared_from_this();
     const HttpHeaders headers = ProtobufHeaders();
     const bool keep_alive = keep_alive_;
@@ -233,7 +239,7 @@ class HttpSession : public Connection,
         gate_,
         [self, path, body = std::move(body), headers, keep_alive](RpcSession* session) {
           self->job_waited_ = {};
-          const auto* data = reinterpret_cast<const uint8_t*>(body.data());
+          const uint8_t* data = body->data();
           if (path == "/query" || path == "/rpc") {
             SendFromWorker(self, FormatResponse(200, headers, "", keep_alive, /*chunked=*/true));
             const auto send_chunk = [&self](std::string message) {
@@ -241,20 +247,20 @@ class HttpSession : public Connection,
             };
             if (path == "/query") {
               asio::post(*self->context_.io, [self] { self->StartProbing(); });
-              session->Query(body, send_chunk);
+              session->Query(body->view(), send_chunk);
               asio::post(*self->context_.io, [self] {
                 self->probing_ = false;
                 self->probe_timer_.cancel();
               });
             } else {
               processor::rpc::RpcStreamReader reader;  // Each /rpc body is a whole stream.
-              session->OnRpcBytes(&reader, data, body.size(), send_chunk);
+              session->OnRpcBytes(&reader, data, body->size(), send_chunk);
             }
             SendFromWorker(self, FormatChunk(""));
           } else {
             std::string result;
             if (path == "/parse") {
-              result = session->AppendTraceData(data, body.size());
+              result = session->AppendTraceData(data, body->size());
             } else if (path == "/notify_eof") {
               result = session->FinalizeTraceData();
             } else {
@@ -357,7 +363,7 @@ class HttpSession : public Connection,
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::request_parser<RequestBody>> parser_;
   std::string origin_;
   asio::steady_timer write_timer_{stream_.get_executor()};
   asio::steady_timer probe_timer_{stream_.get_executor()};

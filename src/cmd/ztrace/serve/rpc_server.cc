@@ -57,6 +57,7 @@ class RpcServer::Impl {
     context_.options = &options_;
     context_.policy = &*policy_;
     context_.connections = &connections_;
+    context_.body_pool = &body_pool_;
     context_.track = [this](const std::shared_ptr<rpc_server_internal::Connection>& c) {
       Track(c);
     };
@@ -181,6 +182,7 @@ class RpcServer::Impl {
   std::optional<HttpPolicy> policy_;
   rpc_server_internal::ServerContext context_;
   std::atomic<size_t> connections_{0};
+  rpc_server_internal::RequestBytesPool body_pool_;
   boost::asio::io_context io_{1};
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer retry_timer_;

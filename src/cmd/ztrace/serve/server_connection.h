@@ -36,6 +36,7 @@
 #include "src/cmd/ztrace/serve/http_policy.h"
 #include "src/cmd/ztrace/serve/output_gate.h"
 #include "src/cmd/ztrace/serve/processor_worker.h"
+#include "src/cmd/ztrace/serve/request_body.h"
 #include "src/cmd/ztrace/serve/rpc_server.h"
 
 namespace zt {
@@ -65,6 +66,7 @@ struct ServerContext {
   const ServeOptions* options = nullptr;
   const HttpPolicy* policy = nullptr;
   std::atomic<size_t>* connections = nullptr;
+  RequestBytesPool* body_pool = nullptr;
   // Registers a connection made from another (a websocket upgrade).
   std::function<void(const std::shared_ptr<Connection>&)> track;
 };

@@ -42,7 +42,7 @@ class WebsocketSession : public Connection,
                    std::shared_ptr<OutputGate> gate)
       : Connection(context), QueuedOutput(std::move(gate)), ws_(std::move(stream)) {}
 
-  void Start(http::request<http::string_body> request) {
+  void Start(http::request<RequestBody> request) {
     request_ = std::move(request);
     beast::get_lowest_layer(ws_).expires_never();  // The websocket's own timeouts.
     websocket::stream_base::timeout timeout{};
@@ -151,7 +151,7 @@ class WebsocketSession : public Connection,
 
   websocket::stream<beast::tcp_stream> ws_;
   asio::steady_timer write_timer_{ws_.get_executor()};
-  http::request<http::string_body> request_;
+  http::request<RequestBody> request_;
   beast::flat_buffer buffer_;
   processor::rpc::RpcStreamReader reader_;  // Processor thread only.
   bool close_when_written_ = false;
