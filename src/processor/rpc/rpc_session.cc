@@ -101,6 +101,7 @@ void RpcSession::Reset() {
   engine_.reset();
   storage_.reset();
   input_.reset();
+  finished_input_.reset();
   eof_ = false;
   trace_name_.clear();
 }
@@ -154,7 +155,7 @@ std::string RpcSession::Finalize() {
   ImportResult result;
   storage_ = input_->Finish(&result, &error);
   const uint64_t bytes = input_->size();
-  input_.reset();
+  finished_input_ = std::move(input_);  // It frees its bytes on its own thread.
   if (!storage_)
     return error;
   if (!CreateEngine(&error)) {

@@ -105,6 +105,9 @@ class RpcSession {
   bool CreateEngine(std::string* error);
 
   std::unique_ptr<TraceReceiver> input_;
+  // The last trace's, once finished: kept until the next trace, as its
+  // destruction may wait for its thread to free the bytes.
+  std::unique_ptr<TraceReceiver> finished_input_;
   std::unique_ptr<TraceStorage> storage_;
   std::unique_ptr<sql::QueryEngine> engine_;
   bool eof_ = false;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace zt {
@@ -45,6 +46,17 @@ bool StreamedTrace::Append(const void* data, size_t size, std::string* error) {
   }
   size_ += size;
   return true;
+}
+
+void StreamedTrace::FreeBytes() {
+  // Failure only leaves the bytes until the file is closed.
+  if (ftruncate(fd_, 0) != 0) {
+  }
+}
+
+uint64_t StreamedTrace::held_bytes() const {
+  struct stat st;
+  return fstat(fd_, &st) == 0 ? static_cast<uint64_t>(st.st_blocks) * 512 : 0;
 }
 
 std::string StreamedTrace::path() const { return "/proc/self/fd/" + std::to_string(fd_); }

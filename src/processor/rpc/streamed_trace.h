@@ -30,7 +30,14 @@ class StreamedTrace {
   // memory or space left): what was appended before stays.
   bool Append(const void* data, size_t size, std::string* error);
 
+  // Frees the bytes appended (the file is emptied; size() stays what was
+  // appended). Once only, when no mapping of the file is read any more and
+  // nothing more is appended.
+  void FreeBytes();
+
   uint64_t size() const { return size_; }
+  // The memory the file holds now (tests).
+  uint64_t held_bytes() const;
   // A path that opens the bytes appended so far, for as long as this object
   // lives (/proc/self/fd/N).
   std::string path() const;

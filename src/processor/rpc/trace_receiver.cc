@@ -53,7 +53,28 @@ TraceReceiver::TraceReceiver(std::unique_ptr<StreamedTrace> trace, const ImportO
     map_ = static_cast<const uint8_t*>(map);
     map_bytes_ = static_cast<size_t>(reserve);
   }
-  thread_ = std::thread([this] { Import(); });
+  thread_ = std::thread([this] {
+    Import();
+    bool ended;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      imported_ = true;
+      ended = ended_;
+    }
+    imported_cv_.notify_all();
+    // Once the input has ended, its bytes are not read again: they go now,
+    // on this thread, rather than when the receiver is destroyed on the
+    // session's, while its client waits (0.1-0.2 s for a 1 GB trace).
+    if (ended)
+      FreeInput();
+  });
+}
+
+void TraceReceiver::FreeInput() {
+  if (map_)
+    munmap(const_cast<uint8_t*>(map_), map_bytes_);
+  map_ = nullptr;
+  trace_->FreeBytes();
 }
 
 TraceReceiver::~TraceReceiver() {
@@ -65,8 +86,7 @@ TraceReceiver::~TraceReceiver() {
   if (thread_.joinable())
     thread_.join();
   storage_.reset();
-  if (map_)
-    munmap(const_cast<uint8_t*>(map_), map_bytes_);
+  FreeInput();
 }
 
 bool TraceReceiver::Append(const void* data, size_t size, std::string* error) {
@@ -166,7 +186,10 @@ std::unique_ptr<TraceStorage> TraceReceiver::Finish(ImportResult* result, std::s
     ended_ = true;
   }
   more_.notify_all();
-  thread_.join();
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    imported_cv_.wait(lock, [this] { return imported_; });
+  }
   if (!storage_) {
     *error = error_;
     return nullptr;

@@ -22,8 +22,10 @@
 //
 // Thread-safety: Append, Finish and the destructor are called from one
 // thread (the session's); the import runs on its own thread, which
-// Finish and the destructor join. ImportOptions' callbacks are made on
-// the import thread.
+// Finish waits for and the destructor joins. After Finish, that thread
+// frees the input (its mapping and the file's bytes) by itself: a
+// finished receiver costs nothing to keep, and its destruction waits at
+// most for that. ImportOptions' callbacks are made on the import thread.
 
 #ifndef ZT_SRC_PROCESSOR_RPC_TRACE_RECEIVER_H_
 #define ZT_SRC_PROCESSOR_RPC_TRACE_RECEIVER_H_
@@ -67,6 +69,9 @@ class TraceReceiver {
   // with the file named "the trace"). Once only.
   std::unique_ptr<TraceStorage> Finish(ImportResult* result, std::string* error);
 
+  // The memory the trace's bytes hold now: 0 soon after Finish (tests).
+  uint64_t held_bytes() const { return trace_->held_bytes(); }
+
   // Whether the import has been reading the pieces as they came (tests).
   bool streamed() const { return streamed_; }
 
@@ -76,6 +81,8 @@ class TraceReceiver {
   void Import();
   GrowingInput WaitForMore(uint64_t have);
   void ReleasePages(uint64_t offset, uint64_t length) const;
+  // Unmaps the input and frees the file's bytes (import thread, or after it).
+  void FreeInput();
 
   const std::unique_ptr<StreamedTrace> trace_;
   ImportOptions options_;
@@ -90,6 +97,8 @@ class TraceReceiver {
   uint64_t published_ = 0;  // Bytes the import may read.
   bool ended_ = false;
   bool abandoned_ = false;
+  bool imported_ = false;  // The import thread has done all but free the input.
+  std::condition_variable imported_cv_;
 
   // Written by the import thread, read after it is joined.
   bool streamed_ = false;

@@ -166,6 +166,32 @@ TEST(TraceReceiverTest, DroppedBeforeTheEndStopsItsImport) {
   }
 }
 
+// Once finished, a receiver frees the trace's bytes by itself: keeping it
+// (the session does, until the next trace) holds no copy of the trace,
+// and its tables do not depend on those bytes.
+TEST(TraceReceiverTest, FinishedReceiverFreesTheTraceBytes) {
+  for (const std::string& bytes : {ReadFile(Fixture("perfetto_v14/lossy_v14.pftrace")),
+                                   GzipForTesting(ReadFile(Fixture("perfetto_v14/lossy_v14.pftrace")))}) {
+    std::string error;
+    std::unique_ptr<TraceReceiver> receiver =
+        TraceReceiver::Create(ImportOptions(), 1 << 30, &error);
+    ASSERT_TRUE(receiver) << error;
+    ASSERT_TRUE(receiver->Append(bytes.data(), bytes.size(), &error)) << error;
+    EXPECT_GE(receiver->held_bytes(), bytes.size() / 4096 * 4096);
+    ImportResult result;
+    std::unique_ptr<TraceStorage> storage = receiver->Finish(&result, &error);
+    ASSERT_TRUE(storage) << error;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (receiver->held_bytes() != 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(receiver->held_bytes(), 0u) << "the bytes were still held 20 s after the import";
+    EXPECT_EQ(receiver->size(), bytes.size());
+    // The tables stand on their own.
+    ASSERT_GT(storage->slice.size(), 0u);
+    EXPECT_FALSE(storage->strings.Get(storage->slice.name.back()).empty());
+  }
+}
+
 }  // namespace trace_receiver_test
 }  // namespace rpc
 }  // namespace processor
