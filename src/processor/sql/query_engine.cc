@@ -237,6 +237,9 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
   scan.args = {"graph_table", "init_table", "scan_columns", "step_query"};
   scan.native = &ExpandGraphScan;
   engine->macros_.emplace("_graph_scan", scan);
+  Macro aggregating_scan = scan;
+  aggregating_scan.native = &ExpandGraphAggregatingScan;
+  engine->macros_.emplace("_graph_aggregating_scan", aggregating_scan);
   char* message = nullptr;
   rc = sqlite3_exec(engine->db_, StorageTables::ViewsSql(), nullptr, nullptr, &message);
   if (rc != SQLITE_OK) {

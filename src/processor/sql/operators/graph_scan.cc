@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -147,24 +149,25 @@ struct Scan {
   }
 };
 
-bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedValue>>* rows,
-             std::string* error) {
-  Scan scan;
-  scan.db = static_cast<sqlite3*>(data);
+// What both scans read from their arguments: the scanned columns, the
+// step (or aggregation) query, the edges and the start rows.
+bool ReadArgs(void* data, sqlite3_value** args, Scan* scan,
+              std::vector<std::pair<int64_t, Values>>* start, std::string* error) {
+  scan->db = static_cast<sqlite3*>(data);
   if (sqlite3_value_type(args[2]) != SQLITE_TEXT || sqlite3_value_type(args[3]) != SQLITE_TEXT) {
     *error = "the columns and the step query must be text";
     return false;
   }
   std::string list = "(" + std::string(reinterpret_cast<const char*>(sqlite3_value_text(args[2]))) +
                      ")";
-  if (!SplitMacroList(list, &scan.columns, error))
+  if (!SplitMacroList(list, &scan->columns, error))
     return false;
-  if (scan.columns.empty() || scan.columns.size() > kMaxColumns) {
+  if (scan->columns.empty() || scan->columns.size() > kMaxColumns) {
     *error = "scans 1 to " + std::to_string(kMaxColumns) + " columns, not " +
-             std::to_string(scan.columns.size());
+             std::to_string(scan->columns.size());
     return false;
   }
-  scan.step = reinterpret_cast<const char*>(sqlite3_value_text(args[3]));
+  scan->step = reinterpret_cast<const char*>(sqlite3_value_text(args[3]));
 
   PackedRowsReader edges(args[0], "the edges");
   if (!edges.CheckArity(2, 2, error))
@@ -173,8 +176,8 @@ bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedV
   while (edges.Next(&row, error)) {
     if (row[0].type != ComputedValue::kInt || row[1].type != ComputedValue::kInt)
       continue;
-    scan.children[row[0].i].push_back(row[1].i);
-    scan.waiting[row[1].i]++;
+    scan->children[row[0].i].push_back(row[1].i);
+    scan->waiting[row[1].i]++;
   }
   if (!error->empty())
     return false;
@@ -182,18 +185,36 @@ bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedV
   PackedRowsReader init(args[1], "the start rows");
   if (!init.CheckArity(1, kMaxColumns + 1, error))
     return false;
-  if (init.arity() != 0 && init.arity() != scan.columns.size() + 1) {
+  if (init.arity() != 0 && init.arity() != scan->columns.size() + 1) {
     *error = "the start rows have " + std::to_string(init.arity()) +
-             " values; they must have id and the " + std::to_string(scan.columns.size()) +
+             " values; they must have id and the " + std::to_string(scan->columns.size()) +
              " scanned";
     return false;
   }
-  std::vector<std::pair<int64_t, Values>> level;
   while (init.Next(&row, error)) {
     if (row[0].type == ComputedValue::kInt)
-      level.emplace_back(row[0].i, Values(row.begin() + 1, row.end()));
+      start->emplace_back(row[0].i, Values(row.begin() + 1, row.end()));
   }
-  if (!error->empty())
+  return error->empty();
+}
+
+// The largest number of $table rows one step can bind.
+size_t MaxStepRows(const Scan& scan) {
+  return static_cast<size_t>(sqlite3_limit(scan.db, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) /
+         (scan.columns.size() + 1);
+}
+
+std::string TooManyEdges(const Scan& scan, int64_t node, size_t edges) {
+  return "node " + std::to_string(node) + " has " + std::to_string(edges) +
+         " edges into it: more than one step takes (" + std::to_string(MaxStepRows(scan)) +
+         " rows of " + std::to_string(scan.columns.size() + 1) + " values)";
+}
+
+bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedValue>>* rows,
+             std::string* error) {
+  Scan scan;
+  std::vector<std::pair<int64_t, Values>> level;
+  if (!ReadArgs(data, args, &scan, &level, error))
     return false;
 
   while (!level.empty()) {
@@ -220,15 +241,11 @@ bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedV
     // The level in parts of whole nodes (a step may group a node's rows),
     // each within the connection's limit on bound parameters.
     std::vector<std::pair<int64_t, const Values*>> step_rows;
-    const size_t per_row = scan.columns.size() + 1;
-    const size_t max_rows =
-        static_cast<size_t>(sqlite3_limit(scan.db, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) / per_row;
+    const size_t max_rows = MaxStepRows(scan);
     for (size_t i = 0; i < ready.size(); i++) {
       const std::vector<const Values*>& parents = scan.carried[ready[i]];
       if (parents.size() > max_rows) {
-        *error = "node " + std::to_string(ready[i]) + " has " + std::to_string(parents.size()) +
-                 " edges into it: more than one step takes (" + std::to_string(max_rows) +
-                 " rows of " + std::to_string(per_row) + " values)";
+        *error = TooManyEdges(scan, ready[i], parents.size());
         return false;
       }
       if (step_rows.size() + parents.size() > max_rows) {
@@ -246,27 +263,148 @@ bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedV
   return true;
 }
 
+
+// The aggregating scan: the start rows, then every node below them, each
+// once all its sources have given their values (deepest first: a node's
+// depth is the longest path from it to a node with no edge out).
+bool ComputeAggregating(void* data, sqlite3_value** args,
+                        std::vector<std::vector<ComputedValue>>* rows, std::string* error) {
+  Scan scan;
+  std::vector<std::pair<int64_t, Values>> start;
+  if (!ReadArgs(data, args, &scan, &start, error))
+    return false;
+  const auto edges_from = [&scan](int64_t node) -> const std::vector<int64_t>* {
+    const auto found = scan.children.find(node);
+    return found == scan.children.end() ? nullptr : &found->second;
+  };
+
+  // Depths of the nodes the start rows reach, by a depth-first walk that
+  // finds a cycle rather than looping on it.
+  enum class Visit { kOpen, kDone };
+  std::unordered_map<int64_t, Visit> visit;
+  std::unordered_map<int64_t, uint32_t> depth;
+  uint32_t max_depth = 0;
+  std::vector<int64_t> stack;
+  for (const auto& node : start) {
+    if (const std::vector<int64_t>* out = edges_from(node.first))
+      stack.insert(stack.end(), out->begin(), out->end());
+  }
+  while (!stack.empty()) {
+    const int64_t node = stack.back();
+    const auto seen = visit.find(node);
+    if (seen == visit.end()) {
+      visit.emplace(node, Visit::kOpen);
+      if (const std::vector<int64_t>* out = edges_from(node)) {
+        for (int64_t next : *out) {
+          const auto next_seen = visit.find(next);
+          if (next_seen != visit.end() && next_seen->second == Visit::kOpen) {
+            *error = "the graph has a cycle through node " + std::to_string(next) +
+                     ": an aggregating scan needs one without";
+            return false;
+          }
+          if (next_seen == visit.end())
+            stack.push_back(next);
+        }
+      }
+      continue;
+    }
+    stack.pop_back();
+    if (seen->second == Visit::kDone)
+      continue;
+    seen->second = Visit::kDone;
+    uint32_t d = 0;
+    if (const std::vector<int64_t>* out = edges_from(node)) {
+      for (int64_t next : *out)
+        d = std::max(d, depth[next] + 1);
+    }
+    depth[node] = d;
+    max_depth = std::max(max_depth, d);
+  }
+
+  // Per depth, the $table rows waiting for it: each node's, together.
+  std::vector<std::unordered_map<int64_t, std::vector<Values>>> waiting(
+      depth.empty() ? 0 : max_depth + 1);
+  std::vector<std::vector<int64_t>> order(waiting.size());  // Nodes in arrival order.
+  const auto emit = [&](int64_t node, Values values) {
+    if (const std::vector<int64_t>* out = edges_from(node)) {
+      for (int64_t next : *out) {
+        auto& at_depth = waiting[depth[next]];
+        auto& carried = at_depth[next];
+        if (carried.empty())
+          order[depth[next]].push_back(next);
+        carried.push_back(values);
+      }
+    }
+    std::vector<ComputedValue> out_row{ComputedValue::Int(node)};
+    out_row.insert(out_row.end(), std::make_move_iterator(values.begin()),
+                   std::make_move_iterator(values.end()));
+    rows->push_back(std::move(out_row));
+  };
+  for (auto& node : start)
+    emit(node.first, std::move(node.second));
+
+  const size_t max_rows = MaxStepRows(scan);
+  for (size_t d = waiting.size(); d-- > 0;) {
+    std::vector<std::pair<int64_t, Values>> level;
+    std::vector<std::pair<int64_t, const Values*>> step_rows;
+    for (int64_t node : order[d]) {
+      const std::vector<Values>& carried = waiting[d][node];
+      if (carried.size() > max_rows) {
+        *error = TooManyEdges(scan, node, carried.size());
+        return false;
+      }
+      if (step_rows.size() + carried.size() > max_rows) {
+        if (!scan.RunStep(step_rows, &level, error))
+          return false;
+        step_rows.clear();
+      }
+      for (const Values& values : carried)
+        step_rows.emplace_back(node, &values);
+    }
+    if (!step_rows.empty() && !scan.RunStep(step_rows, &level, error))
+      return false;
+    waiting[d].clear();
+    for (auto& node : level) {
+      // A row for a node of another depth (or none) would come too late
+      // for what lies below it: the query must answer for its own nodes.
+      const auto node_depth = depth.find(node.first);
+      if (node_depth == depth.end() || node_depth->second != d) {
+        *error = "the aggregation query returned node " + std::to_string(node.first) +
+                 ", which its $table did not hold";
+        return false;
+      }
+      emit(node.first, std::move(node.second));
+    }
+  }
+  return true;
+}
 }  // namespace graph_scan
 
 bool RegisterGraphScan(sqlite3* db, std::string* error) {
-  std::unique_ptr<ComputedTableFunction> scan(new ComputedTableFunction());
-  scan->name = "__zt_graph_scan";
-  scan->columns = {"id"};
-  for (size_t c = 1; c <= graph_scan::kMaxColumns; c++)
-    scan->columns.push_back("c" + std::to_string(c));
-  scan->args = {"edges", "init", "columns", "step"};
-  scan->compute = &graph_scan::Compute;
-  scan->data = db;
-  return RegisterComputedTableFunction(db, std::move(scan), error);
+  for (const bool aggregating : {false, true}) {
+    std::unique_ptr<ComputedTableFunction> scan(new ComputedTableFunction());
+    scan->name = aggregating ? "__zt_graph_aggregating_scan" : "__zt_graph_scan";
+    scan->columns = {"id"};
+    for (size_t c = 1; c <= graph_scan::kMaxColumns; c++)
+      scan->columns.push_back("c" + std::to_string(c));
+    scan->args = {"edges", "init", "columns", "step"};
+    scan->compute = aggregating ? &graph_scan::ComputeAggregating : &graph_scan::Compute;
+    scan->data = db;
+    if (!RegisterComputedTableFunction(db, std::move(scan), error))
+      return false;
+  }
+  return true;
 }
 
-bool ExpandGraphScan(const std::vector<std::string>& args, std::string* body,
-                     std::string* error) {
+namespace graph_scan {
+
+bool Expand(const char* function, const std::vector<std::string>& args, std::string* body,
+            std::string* error) {
   std::vector<std::string> columns;
   if (!SplitMacroList(args[2], &columns, error))
     return false;
-  if (columns.empty() || columns.size() > graph_scan::kMaxColumns) {
-    *error = "scans 1 to 7 columns, as (depth) or (a, b)";
+  if (columns.empty() || columns.size() > kMaxColumns) {
+    *error = "scans 1 to " + std::to_string(kMaxColumns) + " columns, as (depth) or (a, b)";
     return false;
   }
   std::string select = "id";
@@ -289,11 +427,23 @@ bool ExpandGraphScan(const std::vector<std::string>& args, std::string* body,
   };
   names = quoted(names);
   const std::string step = quoted(args[3]);
-  *body = "(SELECT " + select + " FROM __zt_graph_scan(" +
+  *body = "(SELECT " + select + " FROM " + function + "(" +
           "(SELECT __zt_pack_rows(_zt_edge.source_node_id, _zt_edge.dest_node_id) FROM " +
           args[0] + " AS _zt_edge), " + "(SELECT __zt_pack_rows(" + packed + ") FROM " + args[1] +
           " AS _zt_init), '" + names + "', '" + step + "'))";
   return true;
+}
+
+}  // namespace graph_scan
+
+bool ExpandGraphScan(const std::vector<std::string>& args, std::string* body,
+                     std::string* error) {
+  return graph_scan::Expand("__zt_graph_scan", args, body, error);
+}
+
+bool ExpandGraphAggregatingScan(const std::vector<std::string>& args, std::string* body,
+                                std::string* error) {
+  return graph_scan::Expand("__zt_graph_aggregating_scan", args, body, error);
 }
 
 }  // namespace sql

@@ -15,6 +15,18 @@
 //   node with a value (so a node on a cycle, or below one, gets none); a
 //   node is given a value once.
 //
+// `_graph_aggregating_scan!` (same arguments; the step is an aggregation)
+// carries values the other way, from the start nodes (leaves) towards
+// the nodes with no edge out (roots), each node once, when every node
+// below it has given its value: nodes are taken deepest first, a node's
+// depth being the longest path from it to a root; the step query gets,
+// for each node of a depth, one row per edge into it with the values of
+// the edge's source, and returns that node's row, e.g.
+//   (SELECT id, SUM(total) AS total FROM $table GROUP BY id).
+// The result: the start rows, then each depth's rows, deepest first. A
+// cycle among the nodes reached is an error, and so is a step that
+// returns a node its `$table` did not hold.
+//
 // The step query may not bind parameters of its own (the level's rows are
 // its parameters), and `$table` is replaced wherever it stands as a word,
 // in a string literal too. A node with more edges into it than one step
@@ -40,13 +52,17 @@ namespace zt {
 namespace processor {
 namespace sql {
 
-// Registers __zt_graph_scan on `db` (which its steps run on).
+// Registers __zt_graph_scan and __zt_graph_aggregating_scan on `db`
+// (which their steps run on).
 bool RegisterGraphScan(sqlite3* db, std::string* error);
 
 // The native macro _graph_scan!: args (graph_table, init_table,
 // (columns), step_query).
 bool ExpandGraphScan(const std::vector<std::string>& args, std::string* body,
                      std::string* error);
+// The native macro _graph_aggregating_scan!: the same arguments.
+bool ExpandGraphAggregatingScan(const std::vector<std::string>& args, std::string* body,
+                                std::string* error);
 
 }  // namespace sql
 }  // namespace processor

@@ -1,6 +1,7 @@
-// _graph_scan! on graphs small enough to scan by hand: depths down a
-// tree (Perfetto UI's callstack query), a node with two parents waiting
-// for both, a cycle left out, an empty graph, and bad inputs refused.
+// _graph_scan! and _graph_aggregating_scan! on graphs small enough to scan
+// by hand: depths down a tree (Perfetto UI's callstack query), self times
+// up one (its slice flamegraph), a node with two parents waiting for both,
+// cycles, empty graphs, and bad inputs refused.
 
 #include "src/processor/sql/operators/graph_scan.h"
 
@@ -98,6 +99,56 @@ TEST_F(GraphScanTest, AStepThatFailsSaysSo) {
                        "(SELECT id, nope FROM $table))");
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_NE(bad[0].find("no such column: nope"), std::string::npos) << bad[0];
+}
+
+// _graph_aggregating_scan!, as Perfetto UI's slice flamegraph uses it:
+// edges from each slice to its parent, the leaves as start rows, and each
+// parent's self time once all its children have given theirs. A tree
+// 1 <- 2 <- 4, 1 <- 3 (durations 100, 40, 30, 10).
+constexpr char kSlices[] =
+    "(SELECT 1 AS id, NULL AS parent_id, 100 AS dur UNION ALL SELECT 2, 1, 40 "
+    "UNION ALL SELECT 3, 1, 30 UNION ALL SELECT 4, 2, 10)";
+
+TEST_F(GraphScanTest, AggregatingScanGoesFromTheLeavesUpDeepestFirst) {
+  const std::string slices = kSlices;
+  EXPECT_EQ(Run("SELECT id, dur, self_dur FROM _graph_aggregating_scan!("
+                "(SELECT id AS source_node_id, parent_id AS dest_node_id FROM " + slices +
+                " WHERE parent_id IS NOT NULL), "
+                "(SELECT id, dur, dur AS self_dur FROM " + slices + " WHERE id IN (3, 4)), "
+                "(dur, self_dur), "
+                "(SELECT a.id, s.dur, s.dur - a.child_dur AS self_dur "
+                " FROM (SELECT id, SUM(dur) AS child_dur FROM $table GROUP BY id) a "
+                " JOIN " + slices + " s USING (id)))"),
+            (Rows{"3|30|30", "4|10|10", "2|40|30", "1|100|30"}));
+}
+
+// A node is taken once every path up to it has been walked, however long:
+// 13 waits for 11 and 12 (diamond); 3 for 1 directly and through 2.
+TEST_F(GraphScanTest, AggregatingScanWaitsForEveryPath) {
+  EXPECT_EQ(Run("SELECT id, v FROM _graph_aggregating_scan!(edges, (SELECT 10 AS id, 1 AS v), "
+                "(v), (SELECT id, SUM(v) + 1 AS v FROM $table GROUP BY id))"),
+            (Rows{"10|1", "11|2", "12|2", "13|5"}));
+  EXPECT_EQ(Run("SELECT id, v FROM _graph_aggregating_scan!("
+                "(SELECT 1 AS source_node_id, 2 AS dest_node_id UNION ALL SELECT 2, 3 "
+                " UNION ALL SELECT 1, 3), (SELECT 1 AS id, 1 AS v), (v), "
+                "(SELECT id, SUM(v) + 1 AS v FROM $table GROUP BY id))"),
+            (Rows{"1|1", "2|2", "3|4"}));
+}
+
+TEST_F(GraphScanTest, AggregatingScanRefusesACycleAndStrayRows) {
+  const Rows cycle = Run("SELECT * FROM _graph_aggregating_scan!(edges, (SELECT 19 AS id, 0 AS v), "
+                         "(v), (SELECT id, SUM(v) AS v FROM $table GROUP BY id))");
+  ASSERT_EQ(cycle.size(), 1u);
+  EXPECT_NE(cycle[0].find("the graph has a cycle through node"), std::string::npos) << cycle[0];
+  const Rows stray = Run("SELECT * FROM _graph_aggregating_scan!(edges, (SELECT 1 AS id, 0 AS v), "
+                         "(v), (SELECT 99 AS id, 0 AS v FROM $table))");
+  ASSERT_EQ(stray.size(), 1u);
+  EXPECT_NE(stray[0].find("returned node 99, which its $table did not hold"), std::string::npos)
+      << stray[0];
+  // Nothing to start from: nothing at all.
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM _graph_aggregating_scan!(edges, "
+                "(SELECT 1 AS id, 0 AS v WHERE 0), (v), (SELECT id, v FROM $table))"),
+            Rows{"0"});
 }
 
 }  // namespace graph_scan_test
