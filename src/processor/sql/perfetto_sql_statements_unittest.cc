@@ -286,6 +286,32 @@ TEST_F(PerfettoSqlStatementsTest, TheUisPluginModules) {
             Rows{"id,ts,dur,cpu,utid,end_state,priority,ucpu,ts_end"});
 }
 
+// An area selected over slice tracks: Perfetto UI copies the slices it
+// holds into a table, indexes it, and asks for each one's self time, the
+// walk starting from the leaves (its slice flamegraph), as here.
+TEST_F(PerfettoSqlStatementsTest, TheUisAreaSelectionOfSlices) {
+  ASSERT_EQ(Run("INCLUDE PERFETTO MODULE viz.slices; "
+                "CREATE PERFETTO TABLE area AS SELECT id, ts, dur, name, parent_id, depth FROM slice; "
+                "CREATE PERFETTO INDEX area_parent ON area(parent_id); "
+                "CREATE PERFETTO TABLE agg AS SELECT * FROM _viz_slice_ancestor_agg!("
+                "(SELECT s.id, s.dur FROM area s LEFT JOIN area t ON t.parent_id = s.id "
+                " WHERE t.id IS NULL), area)"),
+            Rows{});
+  EXPECT_EQ(Run("SELECT COUNT(*), SUM(self_count), SUM(simple_count) FROM agg"),
+            (Rows{"6|4|6"}));  // Leaves: the two Inner, Instant, Async.
+  // Outer (0) holds the two Inner slices: its self time is what they leave.
+  EXPECT_EQ(Run("SELECT COUNT(*) FROM agg a JOIN slice s USING (id) "
+                "WHERE a.self_dur != s.dur - IFNULL((SELECT SUM(c.dur) FROM slice c "
+                "WHERE c.parent_id = s.id), 0) OR a.name != s.name "
+                "OR a.parentId IS NOT s.parent_id"),
+            Rows{"0"});
+  EXPECT_EQ(Run("SELECT self_count FROM agg WHERE id = 0"), Rows{"0"});
+  // The UI's table of slices: every slice once, those of threads with theirs.
+  EXPECT_EQ(Run("SELECT COUNT(*) = (SELECT COUNT(*) FROM slice), COUNT(utid), COUNT(upid) "
+                "FROM _viz_slices_for_ui_table"),
+            Rows{"1|5|6"});
+}
+
 // Upstream's older way, which Perfetto UI still calls.
 TEST_F(PerfettoSqlStatementsTest, CreateFunctionDefinesAFunction) {
   EXPECT_EQ(Run("SELECT CREATE_FUNCTION('twice(x LONG, unused STRING)', 'LONG', "
