@@ -1,7 +1,8 @@
 // Drives a real Perfetto UI (served at UI_URL, built by tools/perfetto-ui
 // outside the repository) against a running `ztrace serve` (port 9001):
 // the UI's own "use the loaded trace", the timeline, a click on a slice
-// and its histogram, the query page, the overview page. Any page error or
+// and its histogram, an area selection and its tabs (aggregation,
+// flamegraph), the query page, the overview page. Any page error or
 // error dialog fails the check; screenshots and page texts go to OUT.
 //
 //   node perfetto_ui_check.js http://127.0.0.1:10000/ OUT [--open FILE]
@@ -88,6 +89,26 @@ const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
     await page.waitForTimeout(4000);
   }
   await step('3_histogram');
+
+  // An area over the same thread's track (a drag across the timeline):
+  // the UI aggregates what it holds (the "Slices" tab) and offers a
+  // flamegraph of the slices; each tab of the panel is opened in turn.
+  if (thread) {
+    await page.keyboard.press('Escape');
+    await page.mouse.move(900, thread.y + 12);
+    await page.mouse.down();
+    await page.mouse.move(1400, thread.y + 30, {steps: 10});
+    await page.mouse.up();
+    await page.waitForTimeout(5000);
+    await step('6_area');
+    for (const tab of ['Slices', 'Flamegraph', 'Slice Flamegraph', 'Pivot Table']) {
+      const t = page.getByText(tab, {exact: true});
+      if (!(await t.count())) continue;
+      await t.first().click().catch(() => {});
+      await page.waitForTimeout(4000);
+      await step(`6_area_${tab.replace(/ /g, '_').toLowerCase()}`);
+    }
+  }
 
   await page.goto(uiUrl + '#!/query', {waitUntil: 'load'});
   await page.waitForTimeout(3000);
