@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -88,12 +89,15 @@ struct Scan {
   sqlite3* db;
   std::vector<std::string> columns;
   std::string step;
-  // Per node: its value once it has one; edges into it still waiting for
-  // their source's; the values those that came carried.
-  std::unordered_map<int64_t, Values> value;
-  std::unordered_map<int64_t, size_t> waiting;
-  std::unordered_map<int64_t, std::vector<const Values*>> carried;
+  // The edges out of each node, and how many nodes the graph and the
+  // start rows name (a walk longer than that went round a cycle).
   std::unordered_map<int64_t, std::vector<int64_t>> children;
+  size_t nodes = 0;
+
+  const std::vector<int64_t>* EdgesFrom(int64_t node) const {
+    const auto found = children.find(node);
+    return found == children.end() ? nullptr : &found->second;
+  }
 
   // Runs the step over `rows` (node, parent values); appends what it
   // returns for nodes without a value yet to *level.
@@ -173,11 +177,13 @@ bool ReadArgs(void* data, sqlite3_value** args, Scan* scan,
   if (!edges.CheckArity(2, 2, error))
     return false;
   Values row;
+  std::unordered_set<int64_t> named;
   while (edges.Next(&row, error)) {
     if (row[0].type != ComputedValue::kInt || row[1].type != ComputedValue::kInt)
       continue;
     scan->children[row[0].i].push_back(row[1].i);
-    scan->waiting[row[1].i]++;
+    named.insert(row[0].i);
+    named.insert(row[1].i);
   }
   if (!error->empty())
     return false;
@@ -192,9 +198,12 @@ bool ReadArgs(void* data, sqlite3_value** args, Scan* scan,
     return false;
   }
   while (init.Next(&row, error)) {
-    if (row[0].type == ComputedValue::kInt)
+    if (row[0].type == ComputedValue::kInt) {
       start->emplace_back(row[0].i, Values(row.begin() + 1, row.end()));
+      named.insert(row[0].i);
+    }
   }
+  scan->nodes = named.size();
   return error->empty();
 }
 
@@ -210,59 +219,93 @@ std::string TooManyEdges(const Scan& scan, int64_t node, size_t edges) {
          " rows of " + std::to_string(scan.columns.size() + 1) + " values)";
 }
 
+// The $table rows of one step: for each node, in the order nodes first
+// came, the values carried to it (one row per edge that brought some).
+struct Level {
+  std::vector<int64_t> order;
+  std::unordered_map<int64_t, std::vector<Values>> rows;
+
+  void Add(int64_t node, const Values& values) {
+    std::vector<Values>& carried = rows[node];
+    if (carried.empty())
+      order.push_back(node);
+    carried.push_back(values);
+  }
+  bool empty() const { return order.empty(); }
+};
+
+// Runs the step over `level` in parts of whole nodes (a step may group a
+// node's rows), each within the connection's limit on bound parameters;
+// appends what it returns to *out.
+bool RunLevel(Scan* scan, const Level& level, std::vector<std::pair<int64_t, Values>>* out,
+              std::string* error) {
+  const size_t max_rows = MaxStepRows(*scan);
+  std::vector<std::pair<int64_t, const Values*>> step_rows;
+  for (int64_t node : level.order) {
+    const std::vector<Values>& carried = level.rows.at(node);
+    if (carried.size() > max_rows) {
+      *error = TooManyEdges(*scan, node, carried.size());
+      return false;
+    }
+    if (step_rows.size() + carried.size() > max_rows) {
+      if (!scan->RunStep(step_rows, out, error))
+        return false;
+      step_rows.clear();
+    }
+    for (const Values& values : carried)
+      step_rows.emplace_back(node, &values);
+  }
+  return step_rows.empty() || scan->RunStep(step_rows, out, error);
+}
+
+// At most this many rows out of one scan: a walk that multiplies along
+// many paths is stopped with an error rather than left to fill memory.
+constexpr size_t kMaxScanRows = size_t{50} << 20;
+
+std::string TooManyRows() {
+  return "the scan made more than " + std::to_string(kMaxScanRows) +
+         " rows (the walk multiplies along the graph's paths)";
+}
+
+// The plain scan, as upstream's: the start rows, then, step after step,
+// what the step query makes of the rows the last step's sent along their
+// edges, until a step sends none. A node is met once per path to it.
 bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedValue>>* rows,
              std::string* error) {
   Scan scan;
-  std::vector<std::pair<int64_t, Values>> level;
-  if (!ReadArgs(data, args, &scan, &level, error))
+  std::vector<std::pair<int64_t, Values>> made;
+  if (!ReadArgs(data, args, &scan, &made, error))
     return false;
-
-  while (!level.empty()) {
-    // The level's nodes get their values; their children, once every
-    // edge into them has brought one, make the next level.
-    std::vector<int64_t> ready;
-    for (auto& node : level) {
-      if (scan.value.count(node.first))
-        continue;  // A value once.
+  for (size_t step = 0;; step++) {
+    Level next;
+    for (auto& node : made) {
+      if (const std::vector<int64_t>* out = scan.EdgesFrom(node.first)) {
+        for (int64_t child : *out)
+          next.Add(child, node.second);
+      }
       std::vector<ComputedValue> out_row{ComputedValue::Int(node.first)};
-      out_row.insert(out_row.end(), node.second.begin(), node.second.end());
+      out_row.insert(out_row.end(), std::make_move_iterator(node.second.begin()),
+                     std::make_move_iterator(node.second.end()));
       rows->push_back(std::move(out_row));
-      const Values& kept = scan.value.emplace(node.first, std::move(node.second)).first->second;
-      const auto children = scan.children.find(node.first);
-      if (children == scan.children.end())
-        continue;
-      for (int64_t child : children->second) {
-        scan.carried[child].push_back(&kept);
-        if (--scan.waiting[child] == 0 && !scan.value.count(child))
-          ready.push_back(child);
-      }
     }
-    level.clear();
-    // The level in parts of whole nodes (a step may group a node's rows),
-    // each within the connection's limit on bound parameters.
-    std::vector<std::pair<int64_t, const Values*>> step_rows;
-    const size_t max_rows = MaxStepRows(scan);
-    for (size_t i = 0; i < ready.size(); i++) {
-      const std::vector<const Values*>& parents = scan.carried[ready[i]];
-      if (parents.size() > max_rows) {
-        *error = TooManyEdges(scan, ready[i], parents.size());
-        return false;
-      }
-      if (step_rows.size() + parents.size() > max_rows) {
-        if (!scan.RunStep(step_rows, &level, error))
-          return false;
-        step_rows.clear();
-      }
-      for (const Values* parent : parents)
-        step_rows.emplace_back(ready[i], parent);
-      scan.carried.erase(ready[i]);
+    if (rows->size() > kMaxScanRows) {
+      *error = TooManyRows();
+      return false;
     }
-    if (!step_rows.empty() && !scan.RunStep(step_rows, &level, error))
+    if (next.empty())
+      return true;
+    // A walk of more steps than there are nodes has gone round a cycle
+    // (and would go on for ever, as long as the step makes rows).
+    if (step >= scan.nodes) {
+      *error = "the walk went round a cycle through node " + std::to_string(next.order[0]) +
+               " (a scan stops only once a step makes no rows)";
+      return false;
+    }
+    made.clear();
+    if (!RunLevel(&scan, next, &made, error))
       return false;
   }
-  return true;
 }
-
 
 // The aggregating scan: the start rows, then every node below them, each
 // once all its sources have given their values (deepest first: a node's
@@ -273,10 +316,7 @@ bool ComputeAggregating(void* data, sqlite3_value** args,
   std::vector<std::pair<int64_t, Values>> start;
   if (!ReadArgs(data, args, &scan, &start, error))
     return false;
-  const auto edges_from = [&scan](int64_t node) -> const std::vector<int64_t>* {
-    const auto found = scan.children.find(node);
-    return found == scan.children.end() ? nullptr : &found->second;
-  };
+  const auto edges_from = [&scan](int64_t node) { return scan.EdgesFrom(node); };
 
   // Depths of the nodes the start rows reach, by a depth-first walk that
   // finds a cycle rather than looping on it.
@@ -321,19 +361,12 @@ bool ComputeAggregating(void* data, sqlite3_value** args,
     max_depth = std::max(max_depth, d);
   }
 
-  // Per depth, the $table rows waiting for it: each node's, together.
-  std::vector<std::unordered_map<int64_t, std::vector<Values>>> waiting(
-      depth.empty() ? 0 : max_depth + 1);
-  std::vector<std::vector<int64_t>> order(waiting.size());  // Nodes in arrival order.
+  // Per depth, the $table rows waiting for it.
+  std::vector<Level> waiting(depth.empty() ? 0 : max_depth + 1);
   const auto emit = [&](int64_t node, Values values) {
     if (const std::vector<int64_t>* out = edges_from(node)) {
-      for (int64_t next : *out) {
-        auto& at_depth = waiting[depth[next]];
-        auto& carried = at_depth[next];
-        if (carried.empty())
-          order[depth[next]].push_back(next);
-        carried.push_back(values);
-      }
+      for (int64_t next : *out)
+        waiting[depth[next]].Add(next, values);
     }
     std::vector<ComputedValue> out_row{ComputedValue::Int(node)};
     out_row.insert(out_row.end(), std::make_move_iterator(values.begin()),
@@ -343,27 +376,11 @@ bool ComputeAggregating(void* data, sqlite3_value** args,
   for (auto& node : start)
     emit(node.first, std::move(node.second));
 
-  const size_t max_rows = MaxStepRows(scan);
   for (size_t d = waiting.size(); d-- > 0;) {
     std::vector<std::pair<int64_t, Values>> level;
-    std::vector<std::pair<int64_t, const Values*>> step_rows;
-    for (int64_t node : order[d]) {
-      const std::vector<Values>& carried = waiting[d][node];
-      if (carried.size() > max_rows) {
-        *error = TooManyEdges(scan, node, carried.size());
-        return false;
-      }
-      if (step_rows.size() + carried.size() > max_rows) {
-        if (!scan.RunStep(step_rows, &level, error))
-          return false;
-        step_rows.clear();
-      }
-      for (const Values& values : carried)
-        step_rows.emplace_back(node, &values);
-    }
-    if (!step_rows.empty() && !scan.RunStep(step_rows, &level, error))
+    if (!RunLevel(&scan, waiting[d], &level, error))
       return false;
-    waiting[d].clear();
+    waiting[d] = Level();
     for (auto& node : level) {
       // A row for a node of another depth (or none) would come too late
       // for what lies below it: the query must answer for its own nodes.

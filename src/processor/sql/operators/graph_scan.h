@@ -6,14 +6,16 @@
 //     graph_table: rows (source_node_id, dest_node_id).
 //     init_table:  rows (id, col_a, col_b): the start nodes' values.
 //     step_query:  SQL reading `$table`, whose rows are (id, col_a, col_b):
-//                  for each node of the level, one row per edge into it,
-//                  with the values of the edge's source; it returns the
-//                  level's rows (id, col_a, col_b), e.g.
+//                  for each node reached by the last step, one row per
+//                  edge that reached it, with the values of the edge's
+//                  source; it returns the step's rows (id, col_a, col_b), e.g.
 //                  (SELECT id, MAX(depth) + 1 AS depth FROM $table GROUP BY id).
-//   The result: the start rows, then each level's, columns (id, col_a,
-//   col_b). A node joins a level once every edge into it comes from a
-//   node with a value (so a node on a cycle, or below one, gets none); a
-//   node is given a value once.
+//   The result: the start rows, then each step's, as upstream's: every
+//   row a step makes is sent along its node's edges to the next step,
+//   until a step is sent none. A node is met once per path to it (twice
+//   for a diamond), and a walk that goes round a cycle is an error (after
+//   as many steps as there are nodes), as is one that makes more than
+//   50 M rows.
 //
 // `_graph_aggregating_scan!` (same arguments; the step is an aggregation)
 // carries values the other way, from the start nodes (leaves) towards

@@ -1,7 +1,7 @@
 // _graph_scan! and _graph_aggregating_scan! on graphs small enough to scan
 // by hand: depths down a tree (Perfetto UI's callstack query), self times
-// up one (its slice flamegraph), a node with two parents waiting for both,
-// cycles, empty graphs, and bad inputs refused.
+// up one (its slice flamegraph), nodes reached by several paths, cycles,
+// empty graphs, and bad inputs refused.
 
 #include "src/processor/sql/operators/graph_scan.h"
 
@@ -41,9 +41,9 @@ TEST_F(GraphScanTest, DepthsDownATreeAsTheUiAsksThem) {
             (Rows{"1|0", "2|1", "3|1", "4|2"}));
 }
 
-// 13 waits for both its parents, and its step sees one row per edge into
-// it: their values.
-TEST_F(GraphScanTest, ANodeWaitsForEveryParentAndSeesEach) {
+// 13, reached from both its parents in the same step, sees one row per
+// edge into it: their values.
+TEST_F(GraphScanTest, ANodeReachedTwiceInAStepSeesEachEdge) {
   EXPECT_EQ(Run("SELECT id, total, paths FROM _graph_scan!(edges, "
                 "(SELECT 10 AS id, 1 AS total, 1 AS paths), (total, paths), "
                 "(SELECT id, SUM(total) + id AS total, SUM(paths) AS paths "
@@ -51,10 +51,27 @@ TEST_F(GraphScanTest, ANodeWaitsForEveryParentAndSeesEach) {
             (Rows{"10|1|1", "11|12|1", "12|13|1", "13|38|2"}));
 }
 
-TEST_F(GraphScanTest, ACycleGetsNoValue) {
-  EXPECT_EQ(Run("SELECT id FROM _graph_scan!(edges, (SELECT 19 AS id, 'x' AS s), (s), "
-                "(SELECT id, s || 'y' AS s FROM $table))"),
-            Rows{"19"});
+// As upstream's: a node is met once per path to it, at the step the path
+// reaches it (3: from 1 at once, from 2 a step later).
+TEST_F(GraphScanTest, ANodeIsMetOncePerPath) {
+  EXPECT_EQ(Run("SELECT id, hops FROM _graph_scan!("
+                "(SELECT 1 AS source_node_id, 2 AS dest_node_id UNION ALL SELECT 2, 3 "
+                " UNION ALL SELECT 1, 3), (SELECT 1 AS id, 0 AS hops), (hops), "
+                "(SELECT id, hops + 1 AS hops FROM $table))"),
+            (Rows{"1|0", "2|1", "3|1", "3|2"}));
+}
+
+// A walk round a cycle would not end: it is stopped with an error.
+TEST_F(GraphScanTest, ACycleIsAnError) {
+  const Rows rows = Run("SELECT id FROM _graph_scan!(edges, (SELECT 19 AS id, 'x' AS s), (s), "
+                        "(SELECT id, s || 'y' AS s FROM $table))");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_NE(rows[0].find("the walk went round a cycle through node"), std::string::npos)
+      << rows[0];
+  // A step that stops making rows ends the walk, cycle or not.
+  EXPECT_EQ(Run("SELECT id, s FROM _graph_scan!(edges, (SELECT 19 AS id, 'x' AS s), (s), "
+                "(SELECT id, s || 'y' AS s FROM $table WHERE length(s) < 3))"),
+            (Rows{"19|x", "20|xy", "21|xyy"}));
 }
 
 TEST_F(GraphScanTest, NothingToStartFromIsEmpty) {
