@@ -1,5 +1,6 @@
 #include "src/processor/sql/perfetto_sql_parser.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace zt {
@@ -549,6 +550,26 @@ bool ExpandColumnList(const std::vector<std::string>& args, std::string* body,
   body->clear();
   for (const std::string& item : items)
     *body += (body->empty() ? "" : ", ") + item;
+  return true;
+}
+
+bool ExpandTokenApply(const std::vector<std::string>& args, std::string* body,
+                      std::string* error) {
+  const std::string& macro = args[0];
+  const bool identifier =
+      !macro.empty() && std::all_of(macro.begin(), macro.end(), [](char c) {
+        return isalnum(static_cast<unsigned char>(c)) || c == '_';
+      });
+  if (!identifier) {
+    *error = "the first argument must name a macro, not '" + macro + "'";
+    return false;
+  }
+  std::vector<std::string> items;
+  if (!SplitMacroList(args[1], &items, error))
+    return false;
+  body->clear();
+  for (const std::string& item : items)
+    *body += (body->empty() ? "" : ", ") + macro + "!(" + item + ")";
   return true;
 }
 

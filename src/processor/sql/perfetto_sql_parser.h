@@ -80,6 +80,11 @@ bool SplitMacroList(std::string_view list, std::vector<std::string>* items, std:
 // list is an error: a clause left without its columns would not parse.
 bool ExpandColumnList(const std::vector<std::string>& args, std::string* body,
                       std::string* error);
+// The native macro `__intrinsic_token_apply!(m, (a, b))`, as upstream's:
+// "m!(a), m!(b)" (expanded again in turn); an empty list gives nothing.
+bool ExpandTokenApply(const std::vector<std::string>& args, std::string* body,
+                      std::string* error);
+
 using MacroLookup = const Macro* (*)(const void* data, std::string_view name);
 
 // Expands every `name!(a, b)` in `text` whose name `lookup` knows, the

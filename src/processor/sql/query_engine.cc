@@ -224,6 +224,10 @@ std::unique_ptr<QueryEngine> QueryEngine::Create(const TraceStorage* storage,
   columns.args = {"list"};
   columns.native = &ExpandColumnList;
   engine->macros_.emplace("__zt_columns", columns);
+  Macro token_apply;
+  token_apply.args = {"macro", "list"};
+  token_apply.native = &ExpandTokenApply;
+  engine->macros_.emplace("__intrinsic_token_apply", token_apply);
   Macro intersect;
   intersect.args = {"tables", "partitions"};
   intersect.native = &ExpandIntervalIntersect;
