@@ -134,11 +134,23 @@ TEST_F(PerfettoSqlStatementsTest, MacrosExpandInLaterStatements) {
             Rows{"5"});
 }
 
+// A table's own indexes, and one on its `id` made with it: rows are found
+// by id without a scan of the whole table (the UI's flamegraph joins its
+// tables on id, row by row).
 TEST_F(PerfettoSqlStatementsTest, IndexesOnPerfettoTables) {
   EXPECT_EQ(Run("CREATE PERFETTO TABLE t AS SELECT id, ts FROM slice; "
                 "CREATE PERFETTO INDEX t_ts ON t(ts); "
-                "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 't'"),
-            Rows{"t_ts"});
+                "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 't' "
+                "ORDER BY name"),
+            (Rows{"t_ts", "t_zt_id"}));
+  const Rows plan = Run("EXPLAIN QUERY PLAN SELECT ts FROM t WHERE id = 3");
+  ASSERT_FALSE(plan.empty());
+  EXPECT_NE(plan.back().find("USING INDEX t_zt_id"), std::string::npos) << plan.back();
+  // Replaced, the table gets its index again; a table without id, none.
+  EXPECT_EQ(Run("CREATE OR REPLACE PERFETTO TABLE t AS SELECT id FROM slice; "
+                "CREATE PERFETTO TABLE u AS SELECT ts FROM slice; "
+                "SELECT tbl_name FROM sqlite_schema WHERE type = 'index' ORDER BY 1"),
+            Rows{"t"});
 }
 
 TEST_F(PerfettoSqlStatementsTest, AnUnknownModuleIsAnErrorNamingIt) {
