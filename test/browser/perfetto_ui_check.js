@@ -46,6 +46,16 @@ const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
     console.log(`${name}: ${oops >= 0 ? 'ERROR DIALOG' : 'ok'}`);
   }
 
+  // Waits (at most `seconds`) until the flamegraph is drawn.
+  async function waitForFlamegraph(name, seconds) {
+    for (let i = 0; i < seconds * 2; i++) {
+      const text = await page.evaluate(() => document.body.innerText);
+      if (!text.includes('Computing graph')) return;
+      await page.waitForTimeout(500);
+    }
+    problems.push(`${name}: the flamegraph was still computing after ${seconds} s`);
+  }
+
   // Waits (at most `seconds`) until the timeline shows a track.
   async function waitForTimeline(seconds) {
     for (let i = 0; i < seconds * 2; i++) {
@@ -106,7 +116,26 @@ const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
       if (!(await t.count())) continue;
       await t.first().click().catch(() => {});
       await page.waitForTimeout(4000);
+      await waitForFlamegraph(tab, 60);
       await step(`6_area_${tab.replace(/ /g, '_').toLowerCase()}`);
+      if (tab !== 'Slice Flamegraph') continue;
+      // The flamegraph's other views: bottom-up, and a frame filter typed
+      // as a user would ("Work": a show-stack filter).
+      const bottomUp = page.getByText('Bottom Up', {exact: true});
+      if (await bottomUp.count()) {
+        await bottomUp.first().click().catch(() => {});
+        await page.waitForTimeout(3000);
+        await waitForFlamegraph('bottom-up', 60);
+        await step('6_area_flamegraph_bottom_up');
+      }
+      const filter = page.locator('input[placeholder*="malloc"]');
+      if (await filter.count()) {
+        await filter.first().fill('Work');
+        await filter.first().press('Enter');
+        await page.waitForTimeout(3000);
+        await waitForFlamegraph('filtered', 60);
+        await step('6_area_flamegraph_filtered');
+      }
     }
   }
 

@@ -108,9 +108,19 @@ TEST_F(VizFlamegraphTest, APivotShowsItsStackBelowAndAbove) {
             (Rows{"main|-3|0|2|0|2", "a|-2|5|2|0|2", "c|-1|2|2|0|2", "c|1|2|2|0|2"}));
 }
 
-// Bottom-up: nothing drawn from the roots down (no pivot: nothing at all).
-TEST_F(VizFlamegraphTest, BottomUpWithoutAPivotDrawsNothing) {
-  EXPECT_EQ(Draw("0", "false", "false", 0, false, "COUNT(*)", "1"), Rows{"0"});
+// Bottom-up, as the UI asks for it: every frame with a value of its own
+// is a pivot (and so a root: a 2 no longer holds c), nothing is drawn
+// from the roots down, and each pivot's callers are drawn above it: the
+// two a's merged (5 + 4), their callers main (9); c's caller a, and a's
+// caller main (2, c's value).
+TEST_F(VizFlamegraphTest, BottomUpDrawsEachFramesCallers) {
+  EXPECT_EQ(Draw("0", "false", "value > 0", 0, false,
+                 "n.name, (SELECT p.name FROM fg_merged p WHERE p.id = n.parentId), n.depth, "
+                 "n.selfValue, n.cumulativeValue, n.xStart, n.xEnd",
+                 "n.depth DESC, n.xStart"),
+            (Rows{"a|NULL|-1|9|9|0|9", "b|NULL|-1|3|3|9|12", "c|NULL|-1|2|2|12|14",
+                  "main|a|-2|0|9|0|9", "main|b|-2|0|3|9|12", "a|c|-2|5|2|12|14",
+                  "main|a|-3|0|2|12|14"}));
 }
 
 }  // namespace viz_flamegraph_test
