@@ -66,7 +66,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       },
       &error);
   world->engine->set_grouped_aggregate_fast_path(true);
-  Check(ok);
+  // A shape the fast path takes may still be one SQLite refuses (more
+  // result columns than it allows); the engine prepares every statement
+  // in SQLite first, so the fast path never answers one.
+  if (!ok)
+    return 0;
   Check(slow.columns == fast.columns);
   Check(slow.rows.size() == fast.rows.size());
   for (size_t r = 0; r < fast.rows.size(); r++) {

@@ -175,6 +175,20 @@ TEST_F(GroupedAggregateTest, AnOverflowingSumIsSqlitesError) {
             "error: integer overflow");
 }
 
+// More result columns than SQLite allows are its error to give, as for
+// the direct scan (SQLite prepares the statement first).
+TEST_F(GroupedAggregateTest, MoreColumnsThanSqliteTakesAreItsError) {
+  std::string counts = "name";
+  for (int i = 0; i < 2000; i++)
+    counts += ", COUNT(*) AS c" + std::to_string(i);
+  const std::string query = "SELECT " + counts + " FROM slice GROUP BY name";
+  EXPECT_TRUE(Fast(query));  // A shape the fast path takes, but for its width.
+  const Rows rows = Run(query);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_NE(rows.back().find("too many columns in result set"), std::string::npos)
+      << rows.back().substr(0, 200);
+}
+
 TEST_F(GroupedAggregateTest, ATableOrViewOfTheSameNameIsSqlites) {
   // Found by review: a table in main hides the trace's (eponymous) table.
   EXPECT_EQ(Run("CREATE TABLE slice(name TEXT, dur INT); INSERT INTO slice VALUES ('x', 1); "
