@@ -31,18 +31,25 @@ std::string ReplaceAll(std::string text, const std::string& from, const std::str
 }  // namespace
 
 std::unique_ptr<TraceReceiver> TraceReceiver::Create(const ImportOptions& options,
-                                                     uint64_t max_bytes, std::string* error) {
+                                                     uint64_t max_bytes, std::string* error,
+                                                     uint64_t stream_from_bytes) {
   std::unique_ptr<StreamedTrace> trace = StreamedTrace::Create(error);
   if (!trace)
     return nullptr;
-  return std::unique_ptr<TraceReceiver>(new TraceReceiver(std::move(trace), options, max_bytes));
+  return std::unique_ptr<TraceReceiver>(
+      new TraceReceiver(std::move(trace), options, max_bytes, stream_from_bytes));
 }
 
 TraceReceiver::TraceReceiver(std::unique_ptr<StreamedTrace> trace, const ImportOptions& options,
-                             uint64_t max_bytes)
-    : trace_(std::move(trace)), options_(options), max_bytes_(max_bytes) {
+                             uint64_t max_bytes, uint64_t stream_from_bytes)
+    : trace_(std::move(trace)),
+      options_(options),
+      max_bytes_(max_bytes),
+      stream_from_bytes_(stream_from_bytes) {}
+
+void TraceReceiver::StartImportThread() {
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  const uint64_t reserve = (std::min(std::max<uint64_t>(max_bytes, 1), kMaxReservedBytes) +
+  const uint64_t reserve = (std::min(std::max<uint64_t>(max_bytes_, 1), kMaxReservedBytes) +
                             page - 1) / page * page;
   // A shared mapping of the file beyond its end: pages are readable once
   // the file has grown over them. NORESERVE: nothing is charged for what
@@ -103,6 +110,8 @@ bool TraceReceiver::Append(const void* data, size_t size, std::string* error) {
     published_ = trace_->size();
   }
   more_.notify_all();
+  if (!thread_.joinable() && trace_->size() >= stream_from_bytes_)
+    StartImportThread();
   return true;
 }
 
@@ -186,9 +195,13 @@ std::unique_ptr<TraceStorage> TraceReceiver::Finish(ImportResult* result, std::s
     ended_ = true;
   }
   more_.notify_all();
-  {
+  if (thread_.joinable()) {
     std::unique_lock<std::mutex> lock(mutex_);
     imported_cv_.wait(lock, [this] { return imported_; });
+  } else {
+    // Too small to have gained from a thread: read here, whole.
+    Import();
+    FreeInput();
   }
   if (!storage_) {
     *error = error_;

@@ -21,8 +21,9 @@
 // tables. Address space: `max_bytes` (at most 1 TiB) reserved, not used.
 //
 // Thread-safety: Append, Finish and the destructor are called from one
-// thread (the session's); the import runs on its own thread, which
-// Finish waits for and the destructor joins. After Finish, that thread
+// thread (the session's); the import runs on its own thread (from
+// kStreamFromBytes on; a smaller trace is read in Finish), which Finish
+// waits for and the destructor joins. After Finish, that thread
 // frees the input (its mapping and the file's bytes) by itself: a
 // finished receiver costs nothing to keep, and its destruction waits at
 // most for that. ImportOptions' callbacks are made on the import thread.
@@ -48,10 +49,16 @@ namespace rpc {
 
 class TraceReceiver {
  public:
+  // A trace is read as it comes once it has this many bytes: a smaller
+  // one is read at its end, on the thread that calls Finish (a thread and
+  // an address range for it would cost more than they save).
+  static constexpr uint64_t kStreamFromBytes = uint64_t{1} << 20;
+
   // Null with *error if no anonymous file can be made. `max_bytes`: the
   // most the trace may grow to (Append refuses more).
   static std::unique_ptr<TraceReceiver> Create(const ImportOptions& options, uint64_t max_bytes,
-                                               std::string* error);
+                                               std::string* error,
+                                               uint64_t stream_from_bytes = kStreamFromBytes);
   // Abandons an import still waiting for bytes (it stops at its next look
   // at the input, within one piece's reading) and waits for its thread.
   ~TraceReceiver();
@@ -77,7 +84,10 @@ class TraceReceiver {
 
  private:
   TraceReceiver(std::unique_ptr<StreamedTrace> trace, const ImportOptions& options,
-                uint64_t max_bytes);
+                uint64_t max_bytes, uint64_t stream_from_bytes);
+  // Reserves the address range and starts the import thread (Append, once
+  // the trace reaches stream_from_bytes_).
+  void StartImportThread();
   void Import();
   GrowingInput WaitForMore(uint64_t have);
   void ReleasePages(uint64_t offset, uint64_t length) const;
@@ -87,6 +97,7 @@ class TraceReceiver {
   const std::unique_ptr<StreamedTrace> trace_;
   ImportOptions options_;
   const uint64_t max_bytes_;
+  const uint64_t stream_from_bytes_;
   // The whole trace's address range, mapped from the anonymous file as it
   // grows (null: none could be reserved; the import waits for the end).
   const uint8_t* map_ = nullptr;

@@ -33,11 +33,14 @@ struct Received {
   bool streamed = false;
 };
 
-// `bytes` appended in pieces of `piece` bytes, then the end.
+// `bytes` appended in pieces of `piece` bytes, then the end; read as they
+// come from the first byte (the fixtures are smaller than the default
+// kStreamFromBytes) unless `stream_from` says otherwise.
 Received Receive(const std::string& bytes, size_t piece,
-                 const ImportOptions& options = ImportOptions()) {
+                 const ImportOptions& options = ImportOptions(), uint64_t stream_from = 0) {
   Received out;
-  std::unique_ptr<TraceReceiver> receiver = TraceReceiver::Create(options, 1 << 30, &out.error);
+  std::unique_ptr<TraceReceiver> receiver =
+      TraceReceiver::Create(options, 1 << 30, &out.error, stream_from);
   EXPECT_TRUE(receiver) << out.error;
   if (!receiver)
     return out;
@@ -76,6 +79,26 @@ void ExpectSameAsTheFile(const std::string& path, size_t piece, bool streamed) {
 TEST(TraceReceiverTest, ProtobufTraceIsReadAsItComes) {
   for (size_t piece : {size_t{1} << 20, size_t{333}, size_t{5000}})
     ExpectSameAsTheFile(Fixture("perfetto_v14/lossy_v14.pftrace"), piece, /*streamed=*/true);
+}
+
+// A trace under kStreamFromBytes is read at its end, in Finish, with no
+// thread of its own; one that grows past the threshold is read as it
+// comes from then on. The model is the file's either way.
+TEST(TraceReceiverTest, ASmallTraceIsReadAtItsEnd) {
+  const std::string path = Fixture("perfetto_v14/lossy_v14.pftrace");
+  const std::string bytes = ReadFile(path);
+  ASSERT_LT(bytes.size(), TraceReceiver::kStreamFromBytes);
+  std::string error;
+  TraceStorage want;
+  ImportTrace(bytes.data(), bytes.size(), &want);
+  for (uint64_t stream_from : {TraceReceiver::kStreamFromBytes, uint64_t{bytes.size() / 2}}) {
+    SCOPED_TRACE(stream_from);
+    const Received got = Receive(bytes, 1000, ImportOptions(), stream_from);
+    ASSERT_TRUE(got.storage) << got.error;
+    EXPECT_EQ(got.streamed, stream_from < bytes.size());
+    EXPECT_EQ(got.storage->slice.ts, want.slice.ts);
+    EXPECT_EQ(got.storage->slice.name, want.slice.name);
+  }
 }
 
 // The formats read whole are read after the end, as files are.
@@ -150,7 +173,7 @@ TEST(TraceReceiverTest, DroppedBeforeTheEndStopsItsImport) {
   for (size_t sent : {size_t{0}, size_t{100}, size_t{5000}, bytes.size()}) {
     std::string error;
     std::unique_ptr<TraceReceiver> receiver =
-        TraceReceiver::Create(ImportOptions(), 1 << 30, &error);
+        TraceReceiver::Create(ImportOptions(), 1 << 30, &error, /*stream_from_bytes=*/0);
     ASSERT_TRUE(receiver) << error;
     ASSERT_TRUE(receiver->Append(bytes.data(), sent, &error)) << error;
     std::promise<void> dropped;
@@ -170,11 +193,12 @@ TEST(TraceReceiverTest, DroppedBeforeTheEndStopsItsImport) {
 // (the session does, until the next trace) holds no copy of the trace,
 // and its tables do not depend on those bytes.
 TEST(TraceReceiverTest, FinishedReceiverFreesTheTraceBytes) {
-  for (const std::string& bytes : {ReadFile(Fixture("perfetto_v14/lossy_v14.pftrace")),
-                                   GzipForTesting(ReadFile(Fixture("perfetto_v14/lossy_v14.pftrace")))}) {
+  const std::string proto = ReadFile(Fixture("perfetto_v14/lossy_v14.pftrace"));
+  for (const std::string& bytes : {proto, GzipForTesting(proto)})
+  for (uint64_t stream_from : {uint64_t{0}, TraceReceiver::kStreamFromBytes}) {
     std::string error;
     std::unique_ptr<TraceReceiver> receiver =
-        TraceReceiver::Create(ImportOptions(), 1 << 30, &error);
+        TraceReceiver::Create(ImportOptions(), 1 << 30, &error, stream_from);
     ASSERT_TRUE(receiver) << error;
     ASSERT_TRUE(receiver->Append(bytes.data(), bytes.size(), &error)) << error;
     EXPECT_GE(receiver->held_bytes(), bytes.size() / 4096 * 4096);
