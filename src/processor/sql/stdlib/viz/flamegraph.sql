@@ -174,6 +174,25 @@ AS (
   ORDER BY id
 );
 
+-- The columns of a fingerprinted frame (the hash steps below): the walk's
+-- row `walked`, the frame `frame`, the kept frame `kept`.
+CREATE PERFETTO MACRO _zt_flamegraph_hashed_columns(
+  grouping ColumnNameList,
+  grouped ColumnNameList,
+  cumulative Expr
+)
+RETURNS _ProjectionFragment
+AS
+  walked.id,
+  walked.hash,
+  walked.parentHash,
+  walked.depth,
+  frame.name,
+  __intrinsic_token_apply!(_zt_flamegraph_of_frame, $grouping),
+  __intrinsic_token_apply!(_zt_flamegraph_of_frame, $grouped),
+  kept.value,
+  $cumulative AS cumulativeValue;
+
 -- From the pivots up to the roots: each frame on the way gets the pivot's
 -- cumulative value and a fingerprint of its path from the pivot (depths
 -- -1, -2, ... above it). Columns: id, hash, parentHash, depth, name, the
@@ -205,16 +224,7 @@ AS (
       JOIN $accumulated AS total USING (id)
       WHERE frame.isPivot AND total.cumulativeValue > 0
     )
-  SELECT
-    walked.id,
-    walked.hash,
-    walked.parentHash,
-    walked.depth,
-    frame.name,
-    __intrinsic_token_apply!(_zt_flamegraph_of_frame, $grouping),
-    __intrinsic_token_apply!(_zt_flamegraph_of_frame, $grouped),
-    kept.value,
-    walked.cumulativeValue
+  SELECT _zt_flamegraph_hashed_columns!($grouping, $grouped, walked.cumulativeValue)
   FROM _graph_scan!(
     _zt_up,
     _zt_pivots,
@@ -259,16 +269,7 @@ AS (
       JOIN $source AS frame USING (id)
       WHERE kept.parentId IS NULL AND ($showDownward)
     )
-  SELECT
-    walked.id,
-    walked.hash,
-    walked.parentHash,
-    walked.depth,
-    frame.name,
-    __intrinsic_token_apply!(_zt_flamegraph_of_frame, $grouping),
-    __intrinsic_token_apply!(_zt_flamegraph_of_frame, $grouped),
-    kept.value,
-    total.cumulativeValue
+  SELECT _zt_flamegraph_hashed_columns!($grouping, $grouped, total.cumulativeValue)
   FROM _graph_scan!(
     _zt_down,
     _zt_roots,

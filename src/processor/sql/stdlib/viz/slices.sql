@@ -46,25 +46,9 @@ AS (
 );
 
 -- Every slice, with its thread and process where it has them (those on
--- other tracks: NULL there, and their track's name).
-CREATE PERFETTO VIEW _viz_slices_for_ui_table(
-  id LONG,
-  ts TIMESTAMP,
-  dur DURATION,
-  category STRING,
-  name STRING,
-  track_id LONG,
-  track_name STRING,
-  thread_name STRING,
-  utid LONG,
-  tid LONG,
-  process_name STRING,
-  upid LONG,
-  pid LONG,
-  depth LONG,
-  parent_id LONG,
-  arg_set_id LONG
-) AS
+-- other tracks: NULL there, and their track's name): the columns of
+-- thread_or_process_slice up to arg_set_id.
+CREATE PERFETTO VIEW _viz_slices_for_ui_table AS
 SELECT
   id, ts, dur, category, name, track_id, track_name, thread_name, utid, tid,
   process_name, upid, pid, depth, parent_id, arg_set_id
