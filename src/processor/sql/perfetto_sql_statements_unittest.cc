@@ -142,10 +142,14 @@ TEST_F(PerfettoSqlStatementsTest, IndexesOnPerfettoTables) {
                 "CREATE PERFETTO INDEX t_ts ON t(ts); "
                 "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 't' "
                 "ORDER BY name"),
-            (Rows{"t_ts", "t_zt_id"}));
+            (Rows{"__zt_id_of_t", "t_ts"}));
   const Rows plan = Run("EXPLAIN QUERY PLAN SELECT ts FROM t WHERE id = 3");
   ASSERT_FALSE(plan.empty());
-  EXPECT_NE(plan.back().find("USING INDEX t_zt_id"), std::string::npos) << plan.back();
+  EXPECT_NE(plan.back().find("USING INDEX __zt_id_of_t"), std::string::npos) << plan.back();
+  // Its name taken by a table of the user's: the table is made without it.
+  EXPECT_EQ(Run("CREATE TABLE __zt_id_of_v(x); CREATE PERFETTO TABLE v AS SELECT id FROM slice; "
+                "SELECT COUNT(*) FROM v"),
+            Rows{"6"});
   // Replaced, the table gets its index again; a table without id, none.
   EXPECT_EQ(Run("CREATE OR REPLACE PERFETTO TABLE t AS SELECT id FROM slice; "
                 "CREATE PERFETTO TABLE u AS SELECT ts FROM slice; "

@@ -18,6 +18,8 @@
 #ifndef ZT_SRC_CMD_ZTRACE_SERVE_REQUEST_BODY_H_
 #define ZT_SRC_CMD_ZTRACE_SERVE_REQUEST_BODY_H_
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -44,26 +46,34 @@ class RequestBytes {
   }
 
   void Clear() { size_ = 0; }
+  // Room for `total` bytes in all, exactly when it must grow (a body
+  // whose length is known).
+  void Reserve(size_t total) {
+    if (total > capacity_)
+      Grow(total);
+  }
   // Room for `extra` more bytes past size() (existing bytes kept), then
   // the pointer to write them to; AppendDone(extra) once written. Grows
   // the storage to at least twice its size, so that a body of unknown
   // length costs amortised O(1) per byte.
   uint8_t* AppendSpace(size_t extra) {
     if (extra > capacity_ - size_) {
-      size_t capacity = capacity_ ? capacity_ * 2 : 4096;
-      if (capacity < size_ + extra)
-        capacity = size_ + extra;
-      std::unique_ptr<uint8_t[]> grown(new uint8_t[capacity]);  // Not zero-filled.
-      if (size_ > 0)
-        memcpy(grown.get(), storage_.get(), size_);
-      storage_ = std::move(grown);
-      capacity_ = capacity;
+      const size_t doubled = capacity_ ? capacity_ * 2 : 4096;
+      Grow(std::max(doubled, size_ + extra));
     }
     return storage_.get() + size_;
   }
   void AppendDone(size_t extra) { size_ += extra; }
 
  private:
+  void Grow(size_t capacity) {
+    std::unique_ptr<uint8_t[]> grown(new uint8_t[capacity]);  // Not zero-filled.
+    if (size_ > 0)
+      memcpy(grown.get(), storage_.get(), size_);
+    storage_ = std::move(grown);
+    capacity_ = capacity;
+  }
+
   std::unique_ptr<uint8_t[]> storage_;
   size_t capacity_ = 0;
   size_t size_ = 0;
@@ -78,6 +88,10 @@ class RequestBytesPool {
   // still with a job (or none is kept yet).
   std::shared_ptr<RequestBytes> Take() {
     if (kept_ && kept_.use_count() == 1) {
+      // The job that held it let go on another thread: what it did with
+      // the bytes happens before what this thread does next (use_count()
+      // reads the count relaxed; the job's release of it pairs with this).
+      std::atomic_thread_fence(std::memory_order_acquire);
       std::shared_ptr<RequestBytes> bytes = std::move(kept_);
       kept_.reset();
       bytes->Clear();
@@ -110,8 +124,8 @@ struct RequestBody {
       if (!body_)
         body_ = std::make_shared<RequestBytes>();
       // The parser's body limit was checked against the length already.
-      if (content_length && *content_length > body_->size())
-        body_->AppendSpace(static_cast<size_t>(*content_length) - body_->size());
+      if (content_length)
+        body_->Reserve(body_->size() + static_cast<size_t>(*content_length));
       ec = {};
     }
 

@@ -87,6 +87,20 @@ TEST(RequestBodyTest, ReusedStorageHoldsOnlyTheNewBody) {
   EXPECT_EQ(second->data(), storage);
 }
 
+// A body of known length takes exactly its room when storage must grow
+// (doubling would take up to twice the largest body the server allows).
+TEST(RequestBodyTest, AKnownLengthIsReservedExactly) {
+  std::string error;
+  std::shared_ptr<RequestBytes> small = Parse(Post(std::string(5000, 'a')), nullptr, 1 << 20,
+                                              &error);
+  ASSERT_TRUE(small) << error;
+  small->Clear();
+  std::shared_ptr<RequestBytes> large =
+      Parse(Post(std::string(300000, 'b')), small, 1 << 20, &error);
+  ASSERT_TRUE(large) << error;
+  EXPECT_EQ(large->capacity(), 300000u);
+}
+
 TEST(RequestBodyTest, PoolReusesStorageOnlyOnceItsJobLetGo) {
   RequestBytesPool pool;
   std::shared_ptr<RequestBytes> bytes = pool.Take();

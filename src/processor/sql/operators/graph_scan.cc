@@ -103,17 +103,18 @@ struct Scan {
   // returns for nodes without a value yet to *level.
   bool RunStep(const std::vector<std::pair<int64_t, const Values*>>& rows,
                std::vector<std::pair<int64_t, Values>>* level, std::string* error) {
-    std::string values;
-    for (size_t r = 0; r < rows.size(); r++) {
-      values += r ? ",(?" : "(?";
-      for (size_t c = 0; c < columns.size(); c++)
-        values += ",?";
-      values += ")";
+    // The rows go in as one packed BLOB, however many (bound parameters
+    // would cap a node's edges at a few thousand).
+    PackedRowsWriter packed(columns.size() + 1);
+    for (const auto& row : rows) {
+      packed.Add(ComputedValue::Int(row.first));
+      for (const ComputedValue& v : *row.second)
+        packed.Add(v);
     }
-    std::string table = "(SELECT column1 AS id";
+    std::string table = "(SELECT c0 AS id";
     for (size_t c = 0; c < columns.size(); c++)
-      table += ", column" + std::to_string(c + 2) + " AS " + columns[c];
-    table += " FROM (VALUES " + values + "))";
+      table += ", c" + std::to_string(c + 1) + " AS " + columns[c];
+    table += " FROM __zt_unpack_rows(?1))";
     // The step is a table or a parenthesised subquery (TableOrSubquery).
     const std::string sql = "SELECT * FROM " + WithTable(step, table);
     sqlite3_stmt* stmt = nullptr;
@@ -123,12 +124,11 @@ struct Scan {
       return false;
     }
     std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> owned(stmt, sqlite3_finalize);
-    int index = 1;
-    for (const auto& row : rows) {
-      sqlite3_bind_int64(stmt, index++, row.first);
-      for (const ComputedValue& v : *row.second)
-        Bind(stmt, index++, v);
+    if (sqlite3_bind_parameter_count(stmt) != 1) {
+      *error = "the step query may not have parameters of its own";
+      return false;
     }
+    sqlite3_bind_blob64(stmt, 1, packed.bytes().data(), packed.bytes().size(), SQLITE_STATIC);
     if (sqlite3_column_count(stmt) != static_cast<int>(columns.size() + 1)) {
       *error = "the step query returns " + std::to_string(sqlite3_column_count(stmt)) +
                " columns; it must return id and the " + std::to_string(columns.size()) +
@@ -207,18 +207,6 @@ bool ReadArgs(void* data, sqlite3_value** args, Scan* scan,
   return error->empty();
 }
 
-// The largest number of $table rows one step can bind.
-size_t MaxStepRows(const Scan& scan) {
-  return static_cast<size_t>(sqlite3_limit(scan.db, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) /
-         (scan.columns.size() + 1);
-}
-
-std::string TooManyEdges(const Scan& scan, int64_t node, size_t edges) {
-  return "node " + std::to_string(node) + " has " + std::to_string(edges) +
-         " edges into it: more than one step takes (" + std::to_string(MaxStepRows(scan)) +
-         " rows of " + std::to_string(scan.columns.size() + 1) + " values)";
-}
-
 // The $table rows of one step: for each node, in the order nodes first
 // came, the values carried to it (one row per edge that brought some).
 struct Level {
@@ -234,37 +222,26 @@ struct Level {
   bool empty() const { return order.empty(); }
 };
 
-// Runs the step over `level` in parts of whole nodes (a step may group a
-// node's rows), each within the connection's limit on bound parameters;
-// appends what it returns to *out.
+// Runs the step over `level`'s rows (grouped by node); appends what it
+// returns to *out.
 bool RunLevel(Scan* scan, const Level& level, std::vector<std::pair<int64_t, Values>>* out,
               std::string* error) {
-  const size_t max_rows = MaxStepRows(*scan);
   std::vector<std::pair<int64_t, const Values*>> step_rows;
   for (int64_t node : level.order) {
-    const std::vector<Values>& carried = level.rows.at(node);
-    if (carried.size() > max_rows) {
-      *error = TooManyEdges(*scan, node, carried.size());
-      return false;
-    }
-    if (step_rows.size() + carried.size() > max_rows) {
-      if (!scan->RunStep(step_rows, out, error))
-        return false;
-      step_rows.clear();
-    }
-    for (const Values& values : carried)
+    for (const Values& values : level.rows.at(node))
       step_rows.emplace_back(node, &values);
   }
   return step_rows.empty() || scan->RunStep(step_rows, out, error);
 }
 
-// At most this many rows out of one scan: a walk that multiplies along
-// many paths is stopped with an error rather than left to fill memory.
-constexpr size_t kMaxScanRows = size_t{50} << 20;
+// At most this many cells (values) made and waiting, in one scan: a walk
+// that multiplies along a graph's paths stops with an error rather than
+// filling memory (a cell costs ~60 bytes here: ~2 GB).
+constexpr size_t kMaxScanCells = size_t{32} << 20;
 
-std::string TooManyRows() {
-  return "the scan made more than " + std::to_string(kMaxScanRows) +
-         " rows (the walk multiplies along the graph's paths)";
+std::string TooManyCells() {
+  return "the scan made more than " + std::to_string(kMaxScanCells >> 20) +
+         " M values (the walk multiplies along the graph's paths)";
 }
 
 // The plain scan, as upstream's: the start rows, then, step after step,
@@ -276,10 +253,22 @@ bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedV
   std::vector<std::pair<int64_t, Values>> made;
   if (!ReadArgs(data, args, &scan, &made, error))
     return false;
+  const size_t row_cells = scan.columns.size() + 1;
   for (size_t step = 0;; step++) {
+    // What this step's rows would send on, counted before any is copied.
+    size_t waiting = 0;
+    for (const auto& node : made) {
+      const std::vector<int64_t>* out = scan.EdgesFrom(node.first);
+      waiting += out ? out->size() : 0;
+    }
+    if ((rows->size() + made.size() + waiting) * row_cells > kMaxScanCells) {
+      *error = TooManyCells();
+      return false;
+    }
     Level next;
     for (auto& node : made) {
-      if (const std::vector<int64_t>* out = scan.EdgesFrom(node.first)) {
+      const std::vector<int64_t>* out = scan.EdgesFrom(node.first);
+      if (out) {
         for (int64_t child : *out)
           next.Add(child, node.second);
       }
@@ -287,10 +276,6 @@ bool Compute(void* data, sqlite3_value** args, std::vector<std::vector<ComputedV
       out_row.insert(out_row.end(), std::make_move_iterator(node.second.begin()),
                      std::make_move_iterator(node.second.end()));
       rows->push_back(std::move(out_row));
-    }
-    if (rows->size() > kMaxScanRows) {
-      *error = TooManyRows();
-      return false;
     }
     if (next.empty())
       return true;

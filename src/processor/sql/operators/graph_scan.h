@@ -14,8 +14,8 @@
 //   row a step makes is sent along its node's edges to the next step,
 //   until a step is sent none. A node is met once per path to it (twice
 //   for a diamond), and a walk that goes round a cycle is an error (after
-//   as many steps as there are nodes), as is one that makes more than
-//   50 M rows.
+//   as many steps as there are nodes), as is one whose rows made and
+//   waiting pass 32 M values (~2 GB).
 //
 // `_graph_aggregating_scan!` (same arguments; the step is an aggregation)
 // carries values the other way, from the start nodes (leaves) towards
@@ -29,18 +29,17 @@
 // cycle among the nodes reached is an error, and so is a step that
 // returns a node its `$table` did not hold.
 //
-// The step query may not bind parameters of its own (the level's rows are
-// its parameters), and `$table` is replaced wherever it stands as a word,
-// in a string literal too. A node with more edges into it than one step
-// can bind (the connection's SQLITE_LIMIT_VARIABLE_NUMBER over the values
-// per row) is an error naming it.
+// The step query may not have parameters of its own, and `$table` is
+// replaced wherever it stands as a word, in a string literal too.
 //
 // The macro expands to the table function
 //   __zt_graph_scan(edges, init, columns, step)
 // over packed rows (packed_rows.h), with at most 7 value columns; the
 // step query is run once per level on the calling connection, its
-// `$table` replaced by the level's rows bound as parameters. Cost: O(edges
-// + nodes) plus the step queries. Thread-compatible, as the connection.
+// `$table` replaced by the level's rows: all of them, however many edges
+// go into one node, bound as one packed BLOB read by __zt_unpack_rows.
+// Cost: O(edges + nodes) plus the step queries. Thread-compatible, as the
+// connection.
 
 #ifndef ZT_SRC_PROCESSOR_SQL_OPERATORS_GRAPH_SCAN_H_
 #define ZT_SRC_PROCESSOR_SQL_OPERATORS_GRAPH_SCAN_H_

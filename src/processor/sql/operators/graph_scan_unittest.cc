@@ -84,11 +84,10 @@ TEST_F(GraphScanTest, NothingToStartFromIsEmpty) {
             Rows{"5|7"});
 }
 
-// A level is run in parts of whole nodes when its rows would pass the
-// connection's limit on bound parameters (250,000 in Debian's SQLite; 2
-// a row here); a node with more edges into it than a part can hold is an
-// error naming it.
-TEST_F(GraphScanTest, ALargeLevelRunsInPartsOfWholeNodes) {
+// A step takes all its rows at once, however many edges go into one
+// node: a slice with tens of thousands of children (a long root slice)
+// is one node of the UI's flamegraph walks.
+TEST_F(GraphScanTest, ANodeWithManyEdgesIntoItIsOneStep) {
   const std::string fan =
       "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 129999) ";
   EXPECT_EQ(Run(fan + "SELECT COUNT(*), SUM(parents) FROM _graph_scan!("
@@ -97,14 +96,33 @@ TEST_F(GraphScanTest, ALargeLevelRunsInPartsOfWholeNodes) {
                       "(SELECT id, SUM(parents) AS parents FROM $table GROUP BY id)) "
                       "WHERE id >= 1000000"),
             Rows{"1300|130000"});
-  const Rows one_node = Run(fan + "SELECT COUNT(*) FROM _graph_scan!("
-                                  "(SELECT i AS source_node_id, -1 AS dest_node_id FROM n), "
-                                  "(SELECT i AS id, 1 AS parents FROM n), (parents), "
-                                  "(SELECT id, SUM(parents) AS parents FROM $table GROUP BY id))");
-  ASSERT_EQ(one_node.size(), 1u);
-  EXPECT_NE(one_node[0].find("node -1 has 130000 edges into it: more than one step takes"),
-            std::string::npos)
-      << one_node[0];
+  EXPECT_EQ(Run(fan + "SELECT id, parents FROM _graph_scan!("
+                      "(SELECT i AS source_node_id, -1 AS dest_node_id FROM n), "
+                      "(SELECT i AS id, 1 AS parents FROM n), (parents), "
+                      "(SELECT id, SUM(parents) AS parents FROM $table GROUP BY id)) "
+                      "WHERE id = -1"),
+            Rows{"-1|130000"});
+  EXPECT_EQ(Run(fan + "SELECT id, total FROM _graph_aggregating_scan!("
+                      "(SELECT i AS source_node_id, -1 AS dest_node_id FROM n), "
+                      "(SELECT i AS id, i AS total FROM n), (total), "
+                      "(SELECT id, SUM(total) AS total FROM $table GROUP BY id)) "
+                      "WHERE id = -1"),
+            Rows{"-1|8449935000"});
+}
+
+// A walk that multiplies along the paths of a graph stops with an error,
+// before it makes what would not fit: rungs of 64 nodes between single
+// nodes multiply the paths by 64 each (64^4 rows would be sent on).
+TEST_F(GraphScanTest, AWalkThatMultipliesStopsWithAnError) {
+  const Rows rows = Run(
+      "WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < 9), "
+      "m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < 64) "
+      "SELECT COUNT(*) FROM _graph_scan!("
+      "(SELECT i * 100 AS source_node_id, i * 100 + j AS dest_node_id FROM r, m UNION ALL "
+      " SELECT i * 100 + j, i * 100 + 100 FROM r, m), "
+      "(SELECT 0 AS id, 0 AS v), (v), (SELECT id, v FROM $table))");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_NE(rows[0].find("the scan made more than 32 M values"), std::string::npos) << rows[0];
 }
 
 TEST_F(GraphScanTest, AStepThatFailsSaysSo) {

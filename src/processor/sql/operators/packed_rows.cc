@@ -3,7 +3,9 @@
 #include <sqlite3.h>
 
 #include <cstring>
+#include <memory>
 #include <new>
+#include <utility>
 
 namespace zt {
 namespace processor {
@@ -97,7 +99,59 @@ void Final(sqlite3_context* ctx) {
   delete packed;
 }
 
+void AppendValue(std::string* out, const ComputedValue& value) {
+  switch (value.type) {
+    case ComputedValue::kInt:
+      out->push_back(static_cast<char>(kIntTag));
+      AppendU64(out, static_cast<uint64_t>(value.i));
+      break;
+    case ComputedValue::kReal: {
+      uint64_t bits;
+      std::memcpy(&bits, &value.d, 8);
+      out->push_back(static_cast<char>(kRealTag));
+      AppendU64(out, bits);
+      break;
+    }
+    case ComputedValue::kText: {
+      const auto size = static_cast<uint32_t>(value.text.size());
+      out->push_back(static_cast<char>(kTextTag));
+      const char len[4] = {static_cast<char>(size & 0xff), static_cast<char>((size >> 8) & 0xff),
+                           static_cast<char>((size >> 16) & 0xff),
+                           static_cast<char>((size >> 24) & 0xff)};
+      out->append(len, 4);
+      out->append(value.text);
+      break;
+    }
+    case ComputedValue::kNull:
+      out->push_back(static_cast<char>(kNullTag));
+      break;
+  }
+}
+
+constexpr size_t kUnpackedColumns = 8;
+
+bool Unpack(void*, sqlite3_value** args, std::vector<std::vector<ComputedValue>>* rows,
+            std::string* error) {
+  PackedRowsReader reader(args[0], "the rows");
+  if (!reader.CheckArity(1, kUnpackedColumns, error))
+    return false;
+  std::vector<ComputedValue> row;
+  while (reader.Next(&row, error)) {
+    row.resize(kUnpackedColumns);
+    rows->push_back(std::move(row));
+  }
+  return error->empty();
+}
+
 }  // namespace packed_rows
+
+PackedRowsWriter::PackedRowsWriter(size_t arity) {
+  bytes_.push_back(static_cast<char>(arity));
+}
+
+void PackedRowsWriter::Add(const ComputedValue& value) {
+  packed_rows::AppendValue(&bytes_, value);
+}
 
 bool RegisterPackRows(sqlite3* db, std::string* error) {
   if (sqlite3_create_function_v2(db, "__zt_pack_rows", -1, SQLITE_UTF8, nullptr, nullptr,
@@ -106,7 +160,13 @@ bool RegisterPackRows(sqlite3* db, std::string* error) {
     *error = std::string("cannot register __zt_pack_rows: ") + sqlite3_errmsg(db);
     return false;
   }
-  return true;
+  std::unique_ptr<ComputedTableFunction> unpack(new ComputedTableFunction());
+  unpack->name = "__zt_unpack_rows";
+  for (size_t c = 0; c < packed_rows::kUnpackedColumns; c++)
+    unpack->columns.push_back("c" + std::to_string(c));
+  unpack->args = {"rows"};
+  unpack->compute = &packed_rows::Unpack;
+  return RegisterComputedTableFunction(db, std::move(unpack), error);
 }
 
 PackedRowsReader::PackedRowsReader(sqlite3_value* value, std::string what)

@@ -31,8 +31,23 @@ namespace zt {
 namespace processor {
 namespace sql {
 
-// Registers __zt_pack_rows on `db`.
+// Registers on `db` the aggregate __zt_pack_rows and the table function
+// __zt_unpack_rows(rows), which gives packed rows back as columns c0 to
+// c7 (NULL past a row's values): C++ hands a table to a statement it runs
+// as one bound BLOB, however many rows.
 bool RegisterPackRows(sqlite3* db, std::string* error);
+
+// Packs rows of `arity` values (1 to 64) as __zt_pack_rows does.
+class PackedRowsWriter {
+ public:
+  explicit PackedRowsWriter(size_t arity);
+  // One value of the current row (rows are `arity` values in turn).
+  void Add(const ComputedValue& value);
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
 
 // Reads a packed BLOB row by row.
 class PackedRowsReader {

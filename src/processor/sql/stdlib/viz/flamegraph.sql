@@ -60,7 +60,8 @@ AS (
 );
 
 -- From the roots down: a frame is kept when it is shown and the
--- show-from-frame bits gathered on its path are all set; a frame not kept
+-- show-from-frame bits gathered on its path are all set (a filter that
+-- gives NULL, as on a frame without a name, shows nothing); a frame not kept
 -- gives its value to the nearest kept one above it. A pivot frame becomes
 -- a root (its parentId NULL; unpivotedParentId keeps the real one).
 -- Columns: id, parentId, unpivotedParentId, stackBits, value.
@@ -82,10 +83,10 @@ AS (
         CASE WHEN kept THEN id END AS filteredId,
         NULL AS filteredParentId,
         NULL AS filteredUnpivotedParentId,
-        CASE WHEN showFrame THEN showFromFrameBits ELSE 0 END AS showFromFrameBits,
+        CASE WHEN IFNULL(showFrame, 0) THEN showFromFrameBits ELSE 0 END AS showFromFrameBits,
         CASE WHEN kept THEN stackBits ELSE 0 END AS stackBits
       FROM (
-        SELECT *, showFrame AND showFromFrameBits = ($show_from_frame_bits) AS kept
+        SELECT *, IFNULL(showFrame AND showFromFrameBits = ($show_from_frame_bits), 0) AS kept
         FROM $source
         WHERE parentId IS NULL
       )
@@ -117,12 +118,13 @@ AS (
         SELECT
           above.*,
           frame.isPivot,
-          frame.showFrame AS frameShown,
+          IFNULL(frame.showFrame, 0) AS frameShown,
           frame.stackBits AS frameStackBits,
           above.showFromFrameBits | frame.showFromFrameBits AS pathBits,
-          frame.showFrame
-            AND (above.showFromFrameBits | frame.showFromFrameBits) = ($show_from_frame_bits)
-            AS kept
+          IFNULL(
+            frame.showFrame
+              AND (above.showFromFrameBits | frame.showFromFrameBits) = ($show_from_frame_bits),
+            0) AS kept
         FROM $table AS above
         JOIN $source AS frame USING (id)
       )
