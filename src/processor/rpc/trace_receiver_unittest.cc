@@ -138,6 +138,18 @@ TEST(TraceReceiverTest, NotATraceSaysWhatItIs) {
   }
 }
 
+// Gzip's magic number before bytes that are not gzip (trace_importer_fuzzer
+// fed such an input to the streamed import, which the receiver never
+// does): read at the end, refused as the file would be.
+TEST(TraceReceiverTest, GzipMagicBeforeGarbageIsNotReadAsItComes) {
+  std::string bytes("\x1f\x8b\x08", 3);
+  bytes.append(57, '\x09');
+  const Received got = Receive(bytes, 10);
+  EXPECT_FALSE(got.streamed);
+  EXPECT_FALSE(got.storage);
+  EXPECT_EQ(got.error.rfind("the trace ", 0), 0u) << got.error;
+}
+
 // A trace cut inside a packet (a client that stopped sending) imports
 // what came before the cut, the damage counted as in the file.
 TEST(TraceReceiverTest, ACutTraceKeepsItsValidPart) {
