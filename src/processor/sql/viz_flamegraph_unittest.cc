@@ -90,25 +90,23 @@ TEST_F(VizFlamegraphTest, TopDownMergesSamePathsAndLaysThemOut) {
 }
 
 // A hidden frame gives its value to the nearest shown frame above it, and
-// its children move up to that frame.
+// its children move up to that frame. So does a frame without a name,
+// for which the hide filter (`name = 'a'`) gives NULL: neither kept nor
+// made its own parent. Top-down draws main holding b and c either way.
 TEST_F(VizFlamegraphTest, AHiddenFrameGivesItsValueAndChildrenUp) {
-  EXPECT_EQ(Draw("0", "name = 'a'", "false", 0, true,
-                 "n.name, (SELECT p.name FROM fg_merged p WHERE p.id = n.parentId), n.depth, "
-                 "n.selfValue, n.cumulativeValue, n.xStart, n.xEnd",
-                 "n.depth, n.xStart"),
-            (Rows{"main|NULL|1|9|14|0|14", "b|main|2|3|3|0|3", "c|main|2|2|2|3|5"}));
-}
-
-// A frame without a name, under a hide filter that gives NULL for it
-// (`name = 'a'`): neither kept nor made its own parent; its value goes
-// up, as a hidden frame's. Top-down draws: main holding b and c.
-TEST_F(VizFlamegraphTest, AFrameWithoutANameUnderAFilterIsHidden) {
-  ASSERT_EQ(Run("UPDATE frames SET name = NULL WHERE id = 6"), Rows{});
-  EXPECT_EQ(Draw("0", "name = 'a'", "false", 0, true,
-                 "n.name, (SELECT p.name FROM fg_merged p WHERE p.id = n.parentId), n.depth, "
-                 "n.selfValue, n.cumulativeValue, n.xStart, n.xEnd",
-                 "n.depth, n.xStart"),
-            (Rows{"main|NULL|1|9|14|0|14", "b|main|2|3|3|0|3", "c|main|2|2|2|3|5"}));
+  for (const char* sixth : {"'a'", "NULL"}) {
+    SCOPED_TRACE(sixth);
+    ASSERT_EQ(Run(std::string("UPDATE frames SET name = ") + sixth + " WHERE id = 6; "
+                  "DROP TABLE IF EXISTS fg_source; DROP TABLE IF EXISTS fg_filtered; "
+                  "DROP TABLE IF EXISTS fg_accumulated; DROP TABLE IF EXISTS fg_hash; "
+                  "DROP TABLE IF EXISTS fg_merged; DROP TABLE IF EXISTS fg_layout"),
+              Rows{});
+    EXPECT_EQ(Draw("0", "name = 'a'", "false", 0, true,
+                   "n.name, (SELECT p.name FROM fg_merged p WHERE p.id = n.parentId), n.depth, "
+                   "n.selfValue, n.cumulativeValue, n.xStart, n.xEnd",
+                   "n.depth, n.xStart"),
+              (Rows{"main|NULL|1|9|14|0|14", "b|main|2|3|3|0|3", "c|main|2|2|2|3|5"}));
+  }
 }
 
 // Pivoted on c: c alone below (top-down from it), and the path above it

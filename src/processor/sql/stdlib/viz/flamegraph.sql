@@ -93,9 +93,12 @@ AS (
     )
   SELECT
     walked.filteredId AS id,
-    walked.filteredParentId AS parentId,
-    walked.filteredUnpivotedParentId AS unpivotedParentId,
-    walked.stackBits,
+    -- The kept frame's own row says where it hangs (not whichever row of
+    -- the group SQLite would pick for a bare column).
+    MAX(CASE WHEN walked.id = walked.filteredId THEN walked.filteredParentId END) AS parentId,
+    MAX(CASE WHEN walked.id = walked.filteredId THEN walked.filteredUnpivotedParentId END)
+      AS unpivotedParentId,
+    MAX(CASE WHEN walked.id = walked.filteredId THEN walked.stackBits END) AS stackBits,
     SUM(frame.value) AS value
   FROM _graph_scan!(
     _zt_down,
