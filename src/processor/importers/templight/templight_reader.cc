@@ -522,22 +522,74 @@ class UnitReader {
   uint64_t times_went_back_ = 0;
 };
 
+// templight++ given several sources writes each unit's file (one trace
+// record: tag, length, TemplightTrace) followed by a '\n' into one output.
+// That byte is also the record tag, so read as one message the second unit
+// would start one byte early. True when `data` is exactly such a chain
+// (every record followed by '\n', the last one included, each record's
+// contents well-formed fields), with each record's contents in *traces.
+// A file Templight's own writer made cannot pass: its records are not
+// separated, so a chain would need every record's length to read as a tag.
+bool SplitDriverMerged(const uint8_t* data, size_t size, std::vector<ConstBytes>* traces) {
+  const uint8_t* p = data;
+  const uint8_t* const end = data + size;
+  std::vector<ConstBytes> found;
+  while (p < end) {
+    if (*p != ((kCollectionTrace << 3) | 2))
+      return false;
+    uint64_t length = 0;
+    const uint8_t* content = protozero::proto_utils::ParseVarInt(p + 1, end, &length);
+    if (content == p + 1 || length >= static_cast<uint64_t>(end - content))
+      return false;  // No room for the record and its '\n'.
+    const uint8_t* const newline = content + length;
+    if (*newline != '\n')
+      return false;
+    ProtoDecoder fields(content, static_cast<size_t>(length));
+    while (fields.ReadField().valid()) {
+    }
+    if (fields.parse_error())
+      return false;
+    found.push_back(ConstBytes{content, static_cast<size_t>(length)});
+    p = newline + 1;
+  }
+  if (found.empty())
+    return false;
+  *traces = std::move(found);
+  return true;
+}
+
 }  // namespace
 
 TemplightInstantiationSink::~TemplightInstantiationSink() = default;
 
-size_t CountTemplightBegins(const void* data, size_t size) {
+namespace {
+
+size_t CountBeginsOfTrace(ConstBytes bytes) {
   size_t begins = 0;
-  ProtoDecoder collection(static_cast<const uint8_t*>(data), size);
+  ProtoDecoder trace(bytes);
+  for (Field e = trace.ReadField(); e.valid(); e = trace.ReadField()) {
+    // An entry whose first byte is the tag of `begin` (field 1, bytes).
+    if (e.id() == kTraceEntry && e.size() > 0 && e.data()[0] == ((kEntryBegin << 3) | 2))
+      begins++;
+  }
+  return begins;
+}
+
+}  // namespace
+
+size_t CountTemplightBegins(const void* data, size_t size) {
+  const uint8_t* const bytes = static_cast<const uint8_t*>(data);
+  size_t begins = 0;
+  std::vector<ConstBytes> merged;
+  if (SplitDriverMerged(bytes, size, &merged)) {
+    for (const ConstBytes& trace : merged)
+      begins += CountBeginsOfTrace(trace);
+    return begins;
+  }
+  ProtoDecoder collection(bytes, size);
   for (Field f = collection.ReadField(); f.valid(); f = collection.ReadField()) {
-    if (f.id() != kCollectionTrace || f.type() != WireType::kLengthDelimited)
-      continue;
-    ProtoDecoder trace(f.as_bytes());
-    for (Field e = trace.ReadField(); e.valid(); e = trace.ReadField()) {
-      // An entry whose first byte is the tag of `begin` (field 1, bytes).
-      if (e.id() == kTraceEntry && e.size() > 0 && e.data()[0] == ((kEntryBegin << 3) | 2))
-        begins++;
-    }
+    if (f.id() == kCollectionTrace && f.type() == WireType::kLengthDelimited)
+      begins += CountBeginsOfTrace(f.as_bytes());
   }
   return begins;
 }
@@ -554,6 +606,14 @@ bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& op
   bool any_trace = false;
   InstantiationList instantiations(profile, options.sink);
   InputReleaser releaser(base, options);
+  std::vector<ConstBytes> merged;
+  if (SplitDriverMerged(base, size, &merged)) {
+    for (const ConstBytes& trace : merged) {
+      UnitReader(base, options, profile, &instantiations, &releaser, &file_index, &name_index)
+          .Read(trace);
+    }
+    return true;
+  }
   ProtoDecoder collection(base, size);
   size_t at = 0;  // Where the next record starts (the decoder skips to the end on damage).
   for (Field f = collection.ReadField(); f.valid(); f = collection.ReadField()) {

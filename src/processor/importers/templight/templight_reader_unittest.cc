@@ -134,6 +134,50 @@ TEST(TemplightReaderTest, TwoTranslationUnitsAreTwoUnits) {
   }
 }
 
+// templight++ compiling several sources writes one file: each unit's file
+// followed by a '\n' (which is also the tag byte of a trace record).
+TEST(TemplightReaderTest, FilesMergedByTheDriverAreReadAsItWritesThem) {
+  const std::string first = ReadTemplightTestFile("tiny.memory.trace.pbf");
+  const std::string second = ReadTemplightTestFile("kind23_clang16.trace.pbf");
+  const std::string third = ReadTemplightTestFile("plain_names_c0.trace.pbf");
+  std::vector<size_t> counts;
+  for (const std::string* unit : {&first, &second, &third}) {
+    TemplightProfile alone;
+    ASSERT_TRUE(ReadTemplight(unit->data(), unit->size(), TemplightReadOptions(), &alone));
+    ASSERT_EQ(alone.units.size(), 1u);
+    counts.push_back(alone.instantiations.size());
+  }
+  struct Case {
+    std::string bytes;
+    std::vector<size_t> units;  // Instantiations of each unit.
+  };
+  for (const Case& c : {Case{first + "\n", {counts[0]}},
+                        Case{first + "\n" + second + "\n", {counts[0], counts[1]}},
+                        Case{second + "\n" + first + "\n" + third + "\n",
+                             {counts[1], counts[0], counts[2]}}}) {
+    SCOPED_TRACE(c.bytes.size());
+    TemplightProfile profile;
+    ASSERT_TRUE(ReadTemplight(c.bytes.data(), c.bytes.size(), TemplightReadOptions(), &profile));
+    for (const TemplightProblem& problem : profile.problems)
+      ADD_FAILURE() << problem.offset << ": " << problem.what;
+    ASSERT_EQ(profile.units.size(), c.units.size());
+    size_t total = 0;
+    for (size_t u = 0; u < c.units.size(); u++) {
+      EXPECT_EQ(profile.units[u].instantiation_count, c.units[u]) << "unit " << u;
+      EXPECT_FALSE(profile.units[u].source_file.empty()) << "unit " << u;
+      total += c.units[u];
+    }
+    EXPECT_EQ(profile.instantiations.size(), total);
+    EXPECT_EQ(CountTemplightBegins(c.bytes.data(), c.bytes.size()), total);
+  }
+  // Templight's own layout of two units (records back to back) is unchanged.
+  const std::string two = ReadTemplightTestFile("two_traces_concat.trace.pbf");
+  TemplightProfile profile;
+  ASSERT_TRUE(ReadTemplight(two.data(), two.size(), TemplightReadOptions(), &profile));
+  EXPECT_EQ(profile.units.size(), 2u);
+  EXPECT_TRUE(profile.problems.empty());
+}
+
 TEST(TemplightReaderTest, BeginsLeftOpenHaveNoEnd) {
   const std::string file = ReadTemplightTestFile("unclosed_begins.trace.pbf");
   TemplightProfile profile;
