@@ -75,9 +75,10 @@ class NameCompressor {
   NameCompressor& operator=(const NameCompressor&) = delete;
 
   // The id of `name`'s entry, made (with the entries of its pieces) if new.
-  // Splits outside template arguments at "::", and at the first level of
-  // '<', ',' and '>' (arguments without their surrounding spaces);
-  // `operator<`, `operator<<` and `operator<=` are not brackets. Expanding
+  // Splits as Templight's writer does, so that the entries are the ones it
+  // writes for the same names: at "::" outside template arguments, and at
+  // the first level of '<', ',' and '>' (arguments trimmed of spaces);
+  // `operator<`, `operator<<` and `operator<=` keep their '<'. Expanding
   // the id gives `name` back byte for byte, whatever it holds. kNoId for a
   // name that contains '\0' (it cannot be told from a placeholder).
   uint32_t Compress(std::string_view name);
@@ -87,11 +88,10 @@ class NameCompressor {
 
  private:
   uint32_t CompressAt(std::string_view name, int nesting);
-  // Appends to *marked the argument name[begin, end) of a template
-  // argument list: its surrounding spaces as text, the rest (even empty)
-  // as a marker.
-  void AddArgument(std::string_view name, size_t begin, size_t end, int nesting,
-                   std::string* marked, std::vector<uint32_t>* markers);
+  // Replaces in *marked (a copy of name) each piece with a '\0' and adds
+  // the piece's id to *markers (name_dictionary.cc says where it splits).
+  void Split(std::string_view name, int nesting, std::string* marked,
+             std::vector<uint32_t>* markers);
 
   EntrySink sink_;
   const Names names_;

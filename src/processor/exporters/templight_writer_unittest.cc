@@ -1,5 +1,6 @@
 #include "src/processor/exporters/templight_writer.h"
 
+#include <algorithm>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -75,6 +76,19 @@ TEST(TemplightWriterTest, WritesTheTinyFixtureByteForByteAsTemplightDid) {
   // file Templight's writer made.
   const std::string original = ReadTemplightTestFile("tiny.memory.trace.pbf");
   EXPECT_EQ(WriteTemplight(Read(original), TemplightNameMode::kDictionary), original);
+}
+
+// A trace Templight made of a real program (libc++'s containers, with
+// `operator<` and `operator<<` templates among its 5,206 instantiations):
+// our dictionary is the one Templight's writer made, entry for entry.
+TEST(TemplightWriterTest, WritesARealTraceByteForByteAsTemplightDid) {
+  const std::string original = ReadTemplightTestFile("real_file1_data.trace.pbf");
+  ASSERT_GT(original.size(), 100000u);
+  const std::string written = WriteTemplight(Read(original), TemplightNameMode::kDictionary);
+  ASSERT_EQ(written.size(), original.size());
+  EXPECT_TRUE(written == original) << "first difference at byte "
+                                   << std::mismatch(written.begin(), written.end(),
+                                                    original.begin()).first - written.begin();
 }
 
 TEST(TemplightWriterTest, DictionaryNamesAreSmallerThanPlainOnes) {

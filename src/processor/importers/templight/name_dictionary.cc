@@ -16,19 +16,6 @@ bool EndsWith(std::string_view text, size_t end, std::string_view suffix) {
   return end >= suffix.size() && text.compare(end - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Whether name[at] ('<' or '>') belongs to an operator's name rather than
-// to a template argument list: operator<, operator<<, operator<=,
-// operator<=>, operator>, operator>>, operator>=, operator->.
-bool IsOperatorChar(std::string_view name, size_t at) {
-  if (EndsWith(name, at, "operator"))
-    return true;
-  const char c = name[at];
-  if (c == '<')
-    return EndsWith(name, at, "operator<");
-  return EndsWith(name, at, "operator>") || EndsWith(name, at, "operator-") ||
-         EndsWith(name, at, "operator<=");
-}
-
 std::string Format(const char* format, uint64_t a, uint64_t b = 0, uint64_t c = 0) {
   char buf[160];
   snprintf(buf, sizeof(buf), format, a, b, c);
@@ -51,67 +38,10 @@ uint32_t NameCompressor::CompressAt(std::string_view name, int nesting) {
   auto found = ids_.find(name);
   if (found != ids_.end())
     return found->second;
-
-  // The name's text with a '\0' for every piece, and the pieces' ids. A
-  // piece is strictly shorter than the name (a separator is left out), so
-  // the recursion ends; kMaxNesting bounds its depth.
-  std::string marked;
+  std::string marked(name);
   std::vector<uint32_t> markers;
-  bool split = false;
-  if (nesting < kMaxNesting) {
-    size_t piece = 0;  // Start of the current top-level piece.
-    auto add_piece = [&](size_t end) {
-      if (piece < end) {
-        markers.push_back(CompressAt(name.substr(piece, end - piece), nesting + 1));
-        marked.push_back('\0');
-      }
-    };
-    size_t i = 0;
-    while (i < name.size()) {
-      if (name[i] == ':' && i + 1 < name.size() && name[i + 1] == ':') {
-        add_piece(i);
-        marked += "::";
-        i += 2;
-        piece = i;
-        split = true;
-      } else if (name[i] == '<' && !IsOperatorChar(name, i)) {
-        add_piece(i);
-        marked.push_back('<');
-        split = true;
-        size_t argument = ++i;
-        int depth = 1;
-        for (; i < name.size(); i++) {
-          const char c = name[i];
-          if (c == '<' && !IsOperatorChar(name, i)) {
-            depth++;
-          } else if (c == '>' && !IsOperatorChar(name, i)) {
-            if (--depth == 0)
-              break;
-          } else if (c == ',' && depth == 1) {
-            AddArgument(name, argument, i, nesting, &marked, &markers);
-            marked.push_back(',');
-            argument = i + 1;
-          }
-        }
-        // Unbalanced (no closing '>'): the rest is the last argument.
-        AddArgument(name, argument, i, nesting, &marked, &markers);
-        if (i < name.size()) {
-          marked.push_back('>');
-          i++;
-        }
-        piece = i;
-      } else {
-        i++;
-      }
-    }
-    if (split)
-      add_piece(name.size());
-  }
-  if (!split) {
-    marked.assign(name.data(), name.size());
-    markers.clear();
-  }
-
+  if (nesting < kMaxNesting)
+    Split(name, nesting, &marked, &markers);
   const uint32_t id = next_id_++;
   std::string_view key = name;
   if (names_ == Names::kCopied && !name.empty()) {
@@ -141,20 +71,105 @@ uint32_t NameCompressor::CompressAt(std::string_view name, int nesting) {
   return id;
 }
 
-void NameCompressor::AddArgument(std::string_view name, size_t begin, size_t end, int nesting,
-                                 std::string* marked, std::vector<uint32_t>* markers) {
-  size_t first = begin;
-  while (first < end && name[first] == ' ')
-    first++;
-  size_t last = end;
-  while (last > first && name[last - 1] == ' ')
-    last--;
-  // An empty argument ("f<>") is a marker too, of the empty name, as
-  // Templight's own writer makes it.
-  marked->append(name.data() + begin, first - begin);
-  markers->push_back(CompressAt(name.substr(first, last - first), nesting + 1));
-  marked->push_back('\0');
-  marked->append(name.data() + last, end - last);
+// The rules are those of Templight's own writer, quirks included, so that
+// a dictionary we write is the one Templight writes for the same names
+// (byte for byte on real traces). They work on the name as it is being
+// marked: a piece, once made a marker, is already a '\0' when later text
+// is looked at (its "operator<" checks look back over it). A scan from the
+// left, in one of three states:
+//  * top level: "::" ends a piece (a marker, unless empty); '<' opens an
+//    argument list, unless the text up to it ends in "operator<" (the
+//    operator's own '<', so "operator<<" opens a list at its second '<');
+//  * in an argument list, at its first level: ',' and '>' end an
+//    argument (a marker, even if empty, trimmed of spaces by the rule
+//    below), and at the first of them the text from the last top-level
+//    piece's start to the '<' (the template's name) becomes a marker too;
+//    a '<' whose text ends in "operator<<<" reopens the list there (the
+//    name then includes "operator<<"); any other '<' goes one level down;
+//  * deeper: '<' and '>' count levels, nothing else matters.
+// After '>' closes a list the top level resumes after it. At the end, when
+// anything was split, the rest from the last piece's start is a marker.
+// A marker's text is always a stretch of the original name (every earlier
+// marker lies to its left), which is what the recursion is given, so that
+// kOutliveCompressor's views stay views of the caller's names.
+void NameCompressor::Split(std::string_view name, int nesting, std::string* marked,
+                           std::vector<uint32_t>* markers) {
+  constexpr size_t kNone = std::string::npos;
+  std::string& text = *marked;
+  // name's offset of text[i] right of every marker so far is i + shift.
+  ptrdiff_t shift = 0;
+  auto make_marker = [&](size_t begin, size_t end) {
+    markers->push_back(CompressAt(
+        name.substr(static_cast<size_t>(static_cast<ptrdiff_t>(begin) + shift), end - begin),
+        nesting + 1));
+    text.replace(begin, end - begin, 1, '\0');
+    shift += static_cast<ptrdiff_t>(end - begin) - 1;
+  };
+  size_t piece = 0;       // Where the current top-level piece starts (kNone: none).
+  size_t open = kNone;    // The list's '<', or the ',' before the argument.
+  int level = 0;          // 0: top level; 1: a list's first level; more: deeper.
+  for (size_t i = 0; i < text.size(); i++) {
+    const char c = text[i];
+    if (level == 0) {
+      if (c == '<') {
+        if (!EndsWith(text, i + 1, "operator<")) {
+          open = i;
+          level = 1;
+        }
+      } else if (c == ':' && i + 1 < text.size() && text[i + 1] == ':') {
+        if (piece != kNone && piece < i) {
+          make_marker(piece, i);
+          i = piece + 1;  // The first ':', after the '\0'.
+        }
+        i++;  // The second ':'.
+        piece = i + 1;
+        open = kNone;
+      }
+    } else if (level == 1) {
+      if (c == '<') {
+        if (EndsWith(text, i + 1, "operator<<<"))
+          open = i;
+        else
+          level = 2;
+      } else if (c == ',' || c == '>') {
+        if (piece != kNone && piece < open) {
+          const size_t to_separator = i - open;
+          make_marker(piece, open);
+          open = piece + 1;
+          i = open + to_separator;
+        }
+        // The argument: spaces are taken off its ends one at a time, the
+        // front first, while more than one character is left.
+        size_t first = open + 1;
+        size_t last = i - 1;  // Inclusive; first > last when empty.
+        while (first < last) {
+          if (text[first] == ' ')
+            first++;
+          else if (text[last] == ' ')
+            last--;
+          else
+            break;
+        }
+        const size_t end = last + 1;
+        const size_t to_separator = i - end;
+        make_marker(first, end);
+        i = first + 1 + to_separator;
+        open = i;
+        piece = kNone;
+        if (text[i] == '>') {
+          open = kNone;
+          level = 0;
+          piece = i + 1;
+        }
+      }
+    } else if (c == '<') {
+      level++;
+    } else if (c == '>') {
+      level--;
+    }
+  }
+  if (!markers->empty() && piece != kNone && piece < text.size())
+    make_marker(piece, text.size());
 }
 
 NameExpander::NameExpander(Method method, size_t max_name_bytes)

@@ -78,6 +78,69 @@ TEST(NameDictionaryTest, TheSeedsExampleSharesItsPieces) {
   EXPECT_EQ(Expand(entries, NameExpander::Method::kBatch, id), name);
 }
 
+// An entry's marked name with each placeholder shown as {its entry}, the
+// same way down: the dictionary's whole split of a name at a glance.
+std::string Shape(const std::vector<StoredEntry>& entries, uint32_t id) {
+  const StoredEntry& entry = entries.at(id);
+  std::string shape;
+  size_t next = 0;
+  for (char c : entry.marked_name) {
+    if (c != '\0')
+      shape.push_back(c);
+    else
+      shape += "{" + Shape(entries, entry.marker_ids.at(next++)) + "}";
+  }
+  return shape;
+}
+
+// Templight's writer splits operator names with its own rules (a '<' ends
+// "operator<" only at the top level; "operator<<<" reopens a list): these
+// are the splits it makes, every operator spelling with and without
+// template arguments. Before, `operator<` with arguments was cut into a
+// junk piece "operator<<long, std" (`--to templight` then differed from
+// Templight's own file on most real traces).
+TEST(NameDictionaryTest, OperatorsAreSplitAsTemplightsWriterSplitsThem) {
+  struct Case {
+    const char* name;
+    const char* shape;
+  };
+  const Case cases[] = {
+      {"std::__1::operator<<long, std::__1::allocator<long> >",
+       "{std}::{__1}::{operator<}<{long}, {{std}::{__1}::{allocator}<{long}>} >"},
+      {"std::operator<<<char, std::char_traits<char> >",
+       "{std}::{operator<<}<{char}, {{std}::{char_traits}<{char}>} >"},
+      {"std::operator<=<int>", "{std}::{operator<=}<{int}>"},
+      {"std::operator<=><int>", "{std}::{operator<=>}<{int}>"},
+      {"std::operator><int>", "{std}::{operator>}<{int}>"},
+      {"std::operator>><int>", "{std}::{operator>>}<{int}>"},
+      {"std::operator>=<int>", "{std}::{operator>=}<{int}>"},
+      {"std::operator-><int>", "{std}::{operator->}<{int}>"},
+      {"std::operator()<int>", "{std}::{operator()}<{int}>"},
+      {"std::operator==<int, long>", "{std}::{operator==}<{int}, {long}>"},
+      {"operator<", "operator<"},
+      {"operator<=>", "operator<=>"},
+      {"ns::operator<", "{ns}::{operator<}"},
+      {"ns::operator<<", "{ns}::{operator<<}"},
+      {"ns::operator>>", "{ns}::{operator>>}"},
+      {"ns::operator->", "{ns}::{operator->}"},
+      {"A<int>::operator<<B<int> >", "{A}<{int}>::{operator<}<{{B}<{int}>} >"},
+      // Templight's quirks, kept: a list's first argument trimmed one space
+      // at a time while two characters are left; an empty argument; text
+      // after a list as a piece of its own; a list never closed.
+      {"f< a , b >", "{f}< {a} , {b} >"},
+      {"f<>", "{f}<{}>"},
+      {"ns::f<int> const", "{ns}::{f}<{int}>{ const}"},
+      {"ns::f<int, g<x>", "{ns}::{f}<{int}, g<x>"},
+      {"::std::vector<int>", "::{std}::{vector}<{int}>"},
+  };
+  for (const Case& c : cases) {
+    Dictionary dictionary;
+    const uint32_t id = dictionary.Compress(c.name);
+    EXPECT_EQ(Shape(dictionary.entries(), id), c.shape) << c.name;
+    EXPECT_EQ(Expand(dictionary.entries(), NameExpander::Method::kBatch, id), c.name);
+  }
+}
+
 TEST(NameDictionaryTest, ANameSeenBeforeIsOneLookup) {
   Dictionary dictionary;
   const uint32_t first = dictionary.Compress("std::vector<int>");
