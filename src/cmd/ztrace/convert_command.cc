@@ -13,6 +13,7 @@
 #include "src/processor/exporters/export_json.h"
 #include "src/processor/exporters/export_pftrace.h"
 #include "src/processor/exporters/templight_profile_builder.h"
+#include "src/processor/exporters/templight_text_dump.h"
 #include "src/processor/exporters/templight_writer.h"
 #include "src/processor/importers/trace_format.h"
 #include "src/processor/exporters/trace_text_dump.h"
@@ -113,7 +114,31 @@ bool WritePftrace(const Input& in, const Output& out, std::string* error) {
   return true;
 }
 
+// A Templight trace: its own messages (not Perfetto packets), with the
+// names its dictionary and zlib hold and the paths its file ids stand for.
+bool WriteTemplightText(const Input& in, const Output& out, std::string* error) {
+  int write_errno = 0;
+  const processor::TemplightTextResult result = processor::DumpTemplightAsText(
+      in.file->data(), in.file->size(), [&](std::string_view piece) {
+        if (fwrite(piece.data(), 1, piece.size(), out.file) == piece.size())
+          return true;
+        write_errno = errno;
+        return false;
+      });
+  if (result.sink_failed || fflush(out.file) != 0) {
+    *error = strerror(write_errno ? write_errno : errno);
+    return false;
+  }
+  if (!result.damage.empty())
+    fprintf(out.err, "ztrace convert: damaged, read up to the damage: %s\n", result.damage.c_str());
+  return true;
+}
+
 bool WriteText(const Input& in, const Output& out, std::string* error) {
+  if (processor::GuessTraceFormat(in.file->data(), in.file->size()) ==
+      processor::TraceFormat::kTemplight) {
+    return WriteTemplightText(in, out, error);
+  }
   int write_errno = 0;
   // The file's pages behind the dump are let go every 64 MiB: a trace
   // larger than memory is read in bounded resident memory.
@@ -179,7 +204,10 @@ constexpr Format kFormats[] = {
      Reads::kTables, WriteJson},
     {"pftrace", "Perfetto protobuf trace (Perfetto UI, trace_processor)", Reads::kTables,
      WritePftrace},
-    {"text", "every packet in protobuf text format, interned names resolved", Reads::kBytes,
+    {"text",
+     "every packet in protobuf text format, interned names resolved;\n"
+     "             of a Templight trace, its messages, names, files and kinds resolved",
+     Reads::kBytes,
      WriteText},
     {"templight",
      "Templight trace, names in Templight's dictionary (from Templight input; its tools read it)",

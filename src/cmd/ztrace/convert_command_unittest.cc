@@ -426,6 +426,23 @@ TEST(ConvertFixtureTest, UpstreamFixtureAsText) {
   EXPECT_EQ(err.text(), "");
 }
 
+// Templight input as text: its own messages (before: Perfetto-packet junk,
+// exit status 0); a file cut short says so on stderr.
+TEST(ConvertFixtureTest, TemplightAsText) {
+  const std::string trace = std::string(ZT_TEST_DATA_DIR) + "/templight/tiny.memory.trace.pbf";
+  Captured out, err;
+  ConvertStreams streams;
+  streams.out = out.file();
+  streams.err = err.file();
+  ASSERT_EQ(RunConvert({trace, "-", "--to", "text"}, processor::ImportTraceFile, streams), kExitOk)
+      << err.text();
+  const std::string text = out.text();
+  EXPECT_THAT(text, ::testing::StartsWith("traces {  # byte 3: translation unit 0"));
+  EXPECT_EQ(Count(text, "    begin {\n"), 10u);
+  EXPECT_EQ(text.find("packet {"), std::string::npos);
+  EXPECT_EQ(err.text(), "");
+}
+
 // Templight in, Templight out: the file Templight wrote, byte for byte; and
 // in Perfetto's formats, a slice per instantiation on the unit's track.
 TEST(ConvertFixtureTest, TemplightRoundTripAndJson) {

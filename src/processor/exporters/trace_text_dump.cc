@@ -29,7 +29,6 @@ using protozero::MessageSchema;
 using protozero::ProtoDecoder;
 using WireType = protozero::proto_utils::ProtoWireType;
 
-constexpr size_t kFlushBytes = 64 * 1024;
 constexpr int kMaxDepth = 64;
 
 // Interned strings of one sequence, as the file has them so far.
@@ -71,20 +70,11 @@ int KindOfIidField(const MessageSchema& schema, uint32_t field) {
 
 class Printer {
  public:
-  explicit Printer(const TextSink& sink) : sink_(sink) {}
+  explicit Printer(const TextSink& sink) : out_(sink) {}
 
-  bool failed() const { return failed_; }
-
-  void Append(std::string_view text) {
-    buffer_.append(text.data(), text.size());
-    if (buffer_.size() >= kFlushBytes)
-      Flush();
-  }
-  void Flush() {
-    if (!failed_ && !buffer_.empty() && !sink_(buffer_))
-      failed_ = true;
-    buffer_.clear();
-  }
+  bool failed() const { return out_.failed(); }
+  void Append(std::string_view text) { out_.Append(text); }
+  void Flush() { out_.Flush(); }
 
   void Packet(const PacketView& packet) {
     // The sequence's interned state first: this packet's own interned data
@@ -139,7 +129,7 @@ class Printer {
     }
   }
 
-  void Indent(int depth) { Append(std::string(static_cast<size_t>(depth) * 2, ' ')); }
+  void Indent(int depth) { out_.Indent(depth); }
 
   static bool IsValidMessage(const uint8_t* data, size_t size) {
     ProtoDecoder decoder(data, size);
@@ -148,32 +138,7 @@ class Printer {
     return !decoder.parse_error();
   }
 
-  // Escaped straight into the output buffer, which is flushed as it fills:
-  // a string of any size costs kFlushBytes plus one escape of memory.
-  void Quoted(const uint8_t* data, size_t size) {
-    buffer_ += '"';
-    for (size_t i = 0; i < size; i++) {
-      const uint8_t c = data[i];
-      if (c == '"' || c == '\\') {
-        buffer_ += '\\';
-        buffer_ += static_cast<char>(c);
-      } else if (c == '\n') {
-        buffer_ += "\\n";
-      } else if (c < 0x20 || c >= 0x7f) {
-        char octal[8];
-        snprintf(octal, sizeof(octal), "\\%03o", c);
-        buffer_ += octal;
-      } else {
-        buffer_ += static_cast<char>(c);
-      }
-      if (buffer_.size() >= kFlushBytes) {
-        Flush();
-        if (failed_)
-          return;
-      }
-    }
-    Append("\"");
-  }
+  void Quoted(const uint8_t* data, size_t size) { out_.Quoted(data, size); }
 
   void Scalar(const FieldSchema* schema, uint64_t raw, WireType wire) {
     char text[64];
@@ -333,9 +298,7 @@ class Printer {
     }
   }
 
-  const TextSink& sink_;
-  std::string buffer_;
-  bool failed_ = false;
+  TextWriter out_;
   std::unordered_map<uint32_t, Interned> sequences_;
   Interned* current_ = nullptr;
 };

@@ -30,13 +30,11 @@
 #include <functional>
 #include <string_view>
 
+#include "src/processor/exporters/text_writer.h"
 #include "zt/processor/trace_tokenizer.h"
 
 namespace zt {
 namespace processor {
-
-// Receives the text in pieces; returns false to stop (a write error).
-using TextSink = std::function<bool(std::string_view text)>;
 
 struct TextDumpResult {
   TokenizerStats tokenizer;

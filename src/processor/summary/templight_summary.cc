@@ -10,28 +10,61 @@
 namespace zt {
 namespace processor {
 
+namespace {
+
+// Whether name[open] ('<') starts a template argument list that closes.
+bool ClosesAt(std::string_view name, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < name.size(); i++) {
+    if (name[i] == '<')
+      depth++;
+    else if (name[i] == '>' && --depth == 0)
+      return true;
+  }
+  return false;
+}
+
+bool IsIdentifierChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
 std::string_view TemplateOf(std::string_view name) {
   constexpr std::string_view kOperator = "operator";
+  // The operators spelled with '<', longest first.
+  constexpr std::string_view kLessOperators[] = {"<=>", "<<=", "<<", "<=", "<"};
   const size_t n = name.size();
   for (size_t i = 0; i < n; i++) {
     if (name[i] != '<')
       continue;
-    if (i >= kOperator.size() && name.substr(i - kOperator.size(), kOperator.size()) == kOperator) {
-      // `operator<`, `<<`, `<=`, `<<=`, `<=>`: the operator's own name.
-      size_t j = i + 1;
-      if (j < n && name[j] == '<')
-        j++;
-      if (j < n && name[j] == '=')
-        j++;
-      if (j < n && name[j] == '>' && name[j - 1] == '=')
-        j++;
-      i = j - 1;
-      continue;
+    if (i < kOperator.size() || name.substr(i - kOperator.size(), kOperator.size()) != kOperator) {
+      size_t end = i;
+      while (end > 0 && name[end - 1] == ' ')
+        end--;
+      return name.substr(0, end);
     }
-    size_t end = i;
-    while (end > 0 && name[end - 1] == ' ')
-      end--;
-    return name.substr(0, end);
+    // The operator's own '<'s: "operator<<long>" is operator< with
+    // arguments, "operator<<<char>" operator<< with arguments, and
+    // "operator<<" alone operator<<. The longest operator after which
+    // comes a whole argument list, or no more of a name.
+    size_t fallback = 0;
+    for (std::string_view op : kLessOperators) {
+      if (name.substr(i, op.size()) != op)
+        continue;
+      if (!fallback)
+        fallback = op.size();
+      size_t next = i + op.size();
+      while (next < n && name[next] == ' ')
+        next++;
+      if (next < n && name[next] == '<' && ClosesAt(name, next))
+        return name.substr(0, i + op.size());
+      if (next == n || (name[next] != '<' && !IsIdentifierChar(name[next]))) {
+        fallback = op.size();
+        break;
+      }
+    }
+    i += fallback - 1;
   }
   return name;
 }
@@ -127,12 +160,18 @@ std::vector<TemplightCost> ComputeTemplightCosts(const TraceStorage& storage,
     const uint32_t parent = stack_track == slice.track_id[id] ? slice.parent_id[id] : kNullId;
     stack_track = slice.track_id[id];
     while (!stack.empty() && stack.back() != parent) {
-      open_with_key[key_of[stack.back()]]--;
+      if (slice.dur[stack.back()] > 0)
+        open_with_key[key_of[stack.back()]]--;
       stack.pop_back();
     }
+    // Only an enclosing instantiation whose total counts (one that ended)
+    // already holds this one's time: inside one left open at the end of
+    // the file this one's time is counted, or its self time would exceed
+    // the total.
     const bool nested_in_same = open_with_key[key] > 0;
     stack.push_back(id);
-    open_with_key[key]++;
+    if (dur > 0)
+      open_with_key[key]++;
     if (nested_in_same)
       continue;
     if (dur > 0)
@@ -214,8 +253,9 @@ std::string FormatTemplightSummary(const TraceStorage& storage, size_t top) {
     out += "memory     not recorded in this trace\n";
   AppendCosts(&out, "top files by time (where instantiations were requested)", "file", by_file,
               top);
+  // Every kind: there are at most a few dozen.
   AppendCosts(&out, "by kind", "kind", ComputeTemplightCosts(storage, TemplightGrouping::kKind),
-              top);
+              SIZE_MAX);
   return out;
 }
 

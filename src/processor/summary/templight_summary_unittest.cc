@@ -18,11 +18,53 @@ TEST(TemplightSummaryTest, TemplateOfFoldsArgumentsNotOperators) {
   EXPECT_EQ(TemplateOf("plain_function"), "plain_function");
   EXPECT_EQ(TemplateOf("std::operator<<"), "std::operator<<");
   EXPECT_EQ(TemplateOf("std::operator<<<std::char_traits<char>>"), "std::operator<<");
+  // operator< with arguments (a real trace's libc++ names): before, cut at
+  // the next '<' ("std::__1::operator<<long, std::__1::allocator"), a row
+  // of its own for every argument list.
+  EXPECT_EQ(TemplateOf("std::__1::operator<<long, std::__1::allocator<long> >"),
+            "std::__1::operator<");
+  EXPECT_EQ(TemplateOf("std::__1::operator<<std::__1::basic_string<char>, int>"),
+            "std::__1::operator<");
+  EXPECT_EQ(TemplateOf("std::operator<<=<int>"), "std::operator<<=");
+  EXPECT_EQ(TemplateOf("std::operator<=<int>"), "std::operator<=");
+  EXPECT_EQ(TemplateOf("std::operator><int>"), "std::operator>");
+  EXPECT_EQ(TemplateOf("std::operator>><int>"), "std::operator>>");
+  EXPECT_EQ(TemplateOf("std::operator<<(std::ostream &, int)"),
+            "std::operator<<(std::ostream &, int)");
   EXPECT_EQ(TemplateOf("operator< <int>"), "operator<");
   EXPECT_EQ(TemplateOf("a::operator<=><T>"), "a::operator<=>");
   EXPECT_EQ(TemplateOf("X::operator<=(const X &)"), "X::operator<=(const X &)");
   EXPECT_EQ(TemplateOf(""), "");
   EXPECT_EQ(TemplateOf("<lambda>"), "");
+}
+
+// Appends one Templight instantiation (a slice on track 0 and its row).
+uint32_t AddInstantiation(TraceStorage* storage, const char* name, int64_t ts, int64_t dur,
+                          uint32_t parent, uint64_t mem_begin, uint64_t mem_end,
+                          const char* file) {
+  TraceStorage& s = *storage;
+  const uint32_t id = static_cast<uint32_t>(s.slice.size());
+  s.slice.ts.push_back(ts);
+  s.slice.dur.push_back(dur);
+  s.slice.track_id.push_back(0);
+  s.slice.category.push_back(kNullStringId);
+  s.slice.name.push_back(s.strings.Intern(name));
+  s.slice.depth.push_back(parent == kNullId ? 0 : s.slice.depth[parent] + 1);
+  s.slice.parent_id.push_back(parent);
+  s.slice.arg_set_id.push_back(kNullId);
+  TemplightInstantiationTable& t = s.templight;
+  t.slice_id.push_back(id);
+  t.kind.push_back(0);
+  t.kind_name.push_back(kNullStringId);
+  t.file.push_back(s.strings.Intern(file));
+  t.line.push_back(1);
+  t.column.push_back(1);
+  t.origin_file.push_back(kNullStringId);
+  t.origin_line.push_back(0);
+  t.origin_column.push_back(0);
+  t.memory_begin.push_back(mem_begin);
+  t.memory_end.push_back(mem_end);
+  return id;
 }
 
 // fib<3> inside fib<4> (the same template, nested): the template's time is
@@ -32,28 +74,7 @@ TEST(TemplightSummaryTest, NestedSameTemplateCountsOnce) {
   s.templight_units.push_back(TemplightUnitRow{0, 1, s.strings.Intern("a.cpp")});
   auto add = [&s](const char* name, int64_t ts, int64_t dur, uint32_t parent, uint64_t mem_begin,
                   uint64_t mem_end, const char* file) {
-    const uint32_t id = static_cast<uint32_t>(s.slice.size());
-    s.slice.ts.push_back(ts);
-    s.slice.dur.push_back(dur);
-    s.slice.track_id.push_back(0);
-    s.slice.category.push_back(kNullStringId);
-    s.slice.name.push_back(s.strings.Intern(name));
-    s.slice.depth.push_back(parent == kNullId ? 0 : s.slice.depth[parent] + 1);
-    s.slice.parent_id.push_back(parent);
-    s.slice.arg_set_id.push_back(kNullId);
-    TemplightInstantiationTable& t = s.templight;
-    t.slice_id.push_back(id);
-    t.kind.push_back(0);
-    t.kind_name.push_back(kNullStringId);
-    t.file.push_back(s.strings.Intern(file));
-    t.line.push_back(1);
-    t.column.push_back(1);
-    t.origin_file.push_back(kNullStringId);
-    t.origin_line.push_back(0);
-    t.origin_column.push_back(0);
-    t.memory_begin.push_back(mem_begin);
-    t.memory_end.push_back(mem_end);
-    return id;
+    return AddInstantiation(&s, name, ts, dur, parent, mem_begin, mem_end, file);
   };
   const uint32_t f4 = add("fib<4>", 0, 100, kNullId, 1000, 1600, "fib.h");
   const uint32_t f3 = add("fib<3>", 10, 60, f4, 1100, 1400, "fib.h");
@@ -101,6 +122,29 @@ TEST(TemplightSummaryTest, NestedSameTemplateCountsOnce) {
       << text;
   EXPECT_NE(text.find("top instantiations by memory"), std::string::npos) << text;
   EXPECT_NE(text.find("  kind 77   "), std::string::npos) << text;
+}
+
+// An instantiation left open at the end of the file (compilation stopped)
+// holding a finished one of the same template: the open one has no time,
+// so the finished one's counts. Before, it was taken as counted inside the
+// open one: self time 60, total 0.
+TEST(TemplightSummaryTest, InsideAnOpenInstantiationTimeIsCounted) {
+  TraceStorage s;
+  s.templight_units.push_back(TemplightUnitRow{0, 1, s.strings.Intern("a.cpp")});
+  const uint32_t open = AddInstantiation(&s, "fib<4>", 0, -1, kNullId, 0, 0, "fib.h");
+  const uint32_t f3 = AddInstantiation(&s, "fib<3>", 10, 60, open, 0, 0, "fib.h");
+  AddInstantiation(&s, "fib<2>", 20, 30, f3, 0, 0, "fib.h");
+  const std::vector<TemplightCost> by_template =
+      ComputeTemplightCosts(s, TemplightGrouping::kTemplate);
+  ASSERT_EQ(by_template.size(), 1u);
+  EXPECT_EQ(by_template[0].count, 3u);
+  EXPECT_EQ(by_template[0].total_ns, 60);  // fib<3>'s, fib<2> inside it.
+  EXPECT_EQ(by_template[0].self_ns, 30 + 30);
+  for (TemplightGrouping grouping : {TemplightGrouping::kTemplate, TemplightGrouping::kName,
+                                     TemplightGrouping::kFile, TemplightGrouping::kKind}) {
+    for (const TemplightCost& cost : ComputeTemplightCosts(s, grouping))
+      EXPECT_LE(cost.self_ns, cost.total_ns) << cost.key;
+  }
 }
 
 // A stack 50,000 deep (a hostile file, or a deep recursion): one template,
@@ -175,6 +219,12 @@ TEST(TemplightSummaryTest, TinyFixture) {
   EXPECT_NE(text.find("top templates by time"), std::string::npos) << text;
   EXPECT_NE(text.find("top files by time"), std::string::npos) << text;
   EXPECT_EQ(FormatTemplightSummary(TraceStorage(), 3), "");
+  // Every kind, whatever --top says (its three here).
+  const std::string one = FormatTemplightSummary(s, 1);
+  const std::string kinds = one.substr(one.find("by kind"));
+  EXPECT_NE(kinds.find("  TemplateInstantiation "), std::string::npos) << kinds;
+  EXPECT_NE(kinds.find("  Memoization "), std::string::npos) << kinds;
+  EXPECT_NE(kinds.find("  DeducedTemplateArgumentSubstitution "), std::string::npos) << kinds;
 }
 
 }  // namespace

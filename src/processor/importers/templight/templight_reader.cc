@@ -54,10 +54,11 @@ std::string Describe(const char* format, uint64_t a, uint64_t b = 0) {
   return buf;
 }
 
-// Inflates zlib data (as Templight's writer compresses a name) into *out,
-// refusing more than `max_bytes` of output (a small input can inflate to
-// gigabytes).
-bool Inflate(ConstBytes in, size_t max_bytes, std::string* out, std::string* why) {
+}  // namespace
+
+bool InflateTemplightName(const void* data, size_t size, size_t max_bytes, std::string* out,
+                          std::string* why) {
+  const ConstBytes in{static_cast<const uint8_t*>(data), size};
   z_stream stream{};
   if (inflateInit(&stream) != Z_OK) {
     *why = "zlib could not start";
@@ -89,6 +90,8 @@ bool Inflate(ConstBytes in, size_t max_bytes, std::string* out, std::string* why
   }
   return true;
 }
+
+namespace {
 
 // Hands the input behind the reader back to the caller, every 8 MiB.
 class InputReleaser {
@@ -338,7 +341,8 @@ class UnitReader {
       instantiation.name = InternCopy(name.plain);
     } else if (name.kind == NameField::kCompressed) {
       std::string why;
-      if (Inflate(name.compressed, options_.max_name_bytes, &inflated_, &why))
+      if (InflateTemplightName(name.compressed.data, name.compressed.size, options_.max_name_bytes,
+                               &inflated_, &why))
         instantiation.name = InternCopy(inflated_);
       else
         Problem(name.where, Describe("translation unit %" PRIu64 ": ", unit_) + why);
@@ -530,7 +534,7 @@ class UnitReader {
 // contents well-formed fields), with each record's contents in *traces.
 // A file Templight's own writer made cannot pass: its records are not
 // separated, so a chain would need every record's length to read as a tag.
-bool SplitDriverMerged(const uint8_t* data, size_t size, std::vector<ConstBytes>* traces) {
+bool SplitDriverMergedBytes(const uint8_t* data, size_t size, std::vector<ConstBytes>* traces) {
   const uint8_t* p = data;
   const uint8_t* const end = data + size;
   std::vector<ConstBytes> found;
@@ -577,11 +581,22 @@ size_t CountBeginsOfTrace(ConstBytes bytes) {
 
 }  // namespace
 
+bool SplitTemplightDriverOutput(const void* data, size_t size,
+                                std::vector<std::string_view>* traces) {
+  std::vector<ConstBytes> found;
+  if (!SplitDriverMergedBytes(static_cast<const uint8_t*>(data), size, &found))
+    return false;
+  traces->clear();
+  for (const ConstBytes& trace : found)
+    traces->emplace_back(reinterpret_cast<const char*>(trace.data), trace.size);
+  return true;
+}
+
 size_t CountTemplightBegins(const void* data, size_t size) {
   const uint8_t* const bytes = static_cast<const uint8_t*>(data);
   size_t begins = 0;
   std::vector<ConstBytes> merged;
-  if (SplitDriverMerged(bytes, size, &merged)) {
+  if (SplitDriverMergedBytes(bytes, size, &merged)) {
     for (const ConstBytes& trace : merged)
       begins += CountBeginsOfTrace(trace);
     return begins;
@@ -607,7 +622,7 @@ bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& op
   InstantiationList instantiations(profile, options.sink);
   InputReleaser releaser(base, options);
   std::vector<ConstBytes> merged;
-  if (SplitDriverMerged(base, size, &merged)) {
+  if (SplitDriverMergedBytes(base, size, &merged)) {
     for (const ConstBytes& trace : merged) {
       UnitReader(base, options, profile, &instantiations, &releaser, &file_index, &name_index)
           .Read(trace);

@@ -115,6 +115,19 @@ struct TemplightReadOptions {
   std::function<void(uint64_t offset, uint64_t length)> release_input;
 };
 
+// Inflates a zlib-compressed name (TemplateName.compressed_name) into
+// *out, refusing more than `max_bytes` of output (a few bytes can inflate
+// to gigabytes); false with *why on failure.
+bool InflateTemplightName(const void* data, size_t size, size_t max_bytes, std::string* out,
+                          std::string* why);
+
+// templight++ given several sources writes each unit's file followed by a
+// '\n' into one output. True when `data` is exactly that (every unit's
+// record followed by '\n'), with each TemplightTrace's bytes in *traces;
+// false for Templight's own layout (records back to back) or anything else.
+bool SplitTemplightDriverOutput(const void* data, size_t size,
+                                std::vector<std::string_view>* traces);
+
 // The number of begins in `data` (a first look at each entry's first
 // byte, no more): what a caller reserves room for.
 size_t CountTemplightBegins(const void* data, size_t size);
