@@ -36,13 +36,22 @@ std::string StatsUsage() {
   return R"(Usage: ztrace stats [OPTIONS] TRACE
 
 Reads a trace (Perfetto's protobuf format, written by zerotrace or upstream;
-Chrome JSON; gzip-compressed or not) and prints what it holds: packets, sequences, time span, events by type,
-every data loss with where it happened and why, the stats that flag a
-problem, and the slices that took the most time (total and self). For a
-Templight trace: the costliest templates, instantiations and files.
+Chrome JSON; a Templight trace of clang's template instantiations; any of
+them gzip-compressed or not) and prints what it holds: packets, sequences,
+time span, events by type, every data loss with where it happened and why,
+the stats that flag a problem, and the slices that took the most time
+(total and self).
+
+For a Templight trace (templight++'s .trace.pbf, one translation unit or
+several): its units, then the costliest templates (arguments folded:
+every std::vector<...> together), instantiations by time and by memory,
+the files that requested them, and every kind of instantiation. Total time
+counts a template once per stack (not again inside itself); self time
+leaves out what was instantiated inside. The same data is in SQL:
+ztrace query's templight_instantiation and templight_unit tables.
 
 Options:
-  --top N     slices to list (default 10)
+  --top N     rows per list (default 10)
   --strict    exit with 1 if the trace is incomplete in any way it records:
                * the file is damaged (cut or corrupt);
                * a loss is marked in it (previous_packet_dropped);

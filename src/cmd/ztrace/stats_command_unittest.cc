@@ -65,6 +65,17 @@ TEST(StatsCommandTest, SummarizesATemplightTrace) {
   unlink(cut_path.c_str());
 }
 
+// Templight users find their input, the lists and the SQL tables in the
+// help (before: one line, no tables, "--top N slices to list").
+TEST(StatsCommandTest, HelpSaysWhatATemplightTraceGets) {
+  const std::string usage = StatsUsage();
+  EXPECT_NE(usage.find("a Templight trace of clang's template instantiations"), std::string::npos);
+  EXPECT_NE(usage.find("every kind of instantiation"), std::string::npos);
+  EXPECT_NE(usage.find("templight_instantiation and templight_unit"), std::string::npos)
+      << usage;
+  EXPECT_NE(usage.find("--top N     rows per list"), std::string::npos);
+}
+
 TEST(StatsCommandTest, SummarizesTheUpstreamFixture) {
   const CommandRun run = RunWith({kFixture, "--top", "3"});
   EXPECT_EQ(run.code, kExitOk) << run.err;
