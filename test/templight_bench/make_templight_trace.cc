@@ -26,7 +26,7 @@ using zt::processor::TemplightUnit;
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 4) {
+  if (argc < 2 || argc > 4 || argv[1][0] == '-') {  // "--help" is not a path to write.
     fprintf(stderr, "usage: %s OUT [INSTANTIATIONS=1000000] [SEED=1]\n", argv[0]);
     return 2;
   }

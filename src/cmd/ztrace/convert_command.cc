@@ -12,6 +12,7 @@
 #include "src/cmd/ztrace/same_file.h"
 #include "src/processor/exporters/export_json.h"
 #include "src/processor/exporters/export_pftrace.h"
+#include "src/processor/exporters/profile_formats.h"
 #include "src/processor/exporters/templight_profile_builder.h"
 #include "src/processor/exporters/templight_text_dump.h"
 #include "src/processor/exporters/templight_writer.h"
@@ -191,6 +192,32 @@ bool WriteTemplightTrace(const Input& in, const Output& out, std::string* error)
   return true;
 }
 
+bool WriteProfile(processor::ProfileFormat format, const Input& in, const Output& out,
+                  std::string* error) {
+  processor::FileJsonSink sink(out.file);
+  const processor::ProfileExportResult result = processor::ExportProfile(*in.tables, format, &sink);
+  if (!result.ok) {
+    *error = result.error;
+    return false;
+  }
+  for (const std::string& note : result.notes)
+    fprintf(out.err, "ztrace convert: %s\n", note.c_str());
+  return true;
+}
+
+bool WriteFolded(const Input& in, const Output& out, std::string* error) {
+  return WriteProfile(processor::ProfileFormat::kFolded, in, out, error);
+}
+bool WriteCallgrind(const Input& in, const Output& out, std::string* error) {
+  return WriteProfile(processor::ProfileFormat::kCallgrind, in, out, error);
+}
+bool WriteSpeedscope(const Input& in, const Output& out, std::string* error) {
+  return WriteProfile(processor::ProfileFormat::kSpeedscope, in, out, error);
+}
+bool WriteGraphviz(const Input& in, const Output& out, std::string* error) {
+  return WriteProfile(processor::ProfileFormat::kGraphviz, in, out, error);
+}
+
 struct Format {
   const char* name;
   const char* description;
@@ -212,6 +239,16 @@ constexpr Format kFormats[] = {
     {"templight",
      "Templight trace, names in Templight's dictionary (from Templight input; its tools read it)",
      Reads::kTables, WriteTemplightTrace},
+    {"folded",
+     "folded stacks, self time in ns (flamegraph.pl, inferno, speedscope)", Reads::kTables,
+     WriteFolded},
+    {"callgrind",
+     "callgrind profile (kcachegrind): time, and for Templight memory, with file:line",
+     Reads::kTables, WriteCallgrind},
+    {"speedscope", "speedscope's own format: a timeline per thread or translation unit",
+     Reads::kTables, WriteSpeedscope},
+    {"graphviz", "call graph for dot (for Templight: the instantiation graph)", Reads::kTables,
+     WriteGraphviz},
 };
 
 const Format* FindFormat(std::string_view name) {

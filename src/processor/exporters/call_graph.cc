@@ -1,0 +1,386 @@
+#include "src/processor/exporters/call_graph.h"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
+#include "src/processor/summary/trace_summary.h"
+
+#include <charconv>
+
+namespace zt {
+namespace processor {
+namespace {
+
+template <typename T>
+void AppendNumber(T value, std::string* out) {
+  char text[24];
+  const auto result = std::to_chars(text, text + sizeof(text), value);
+  out->append(text, static_cast<size_t>(result.ptr - text));
+}
+
+struct FunctionKey {
+  StringId name;
+  StringId file;
+  uint32_t line;
+  bool operator==(const FunctionKey& o) const {
+    return name == o.name && file == o.file && line == o.line;
+  }
+};
+struct FunctionKeyHash {
+  size_t operator()(const FunctionKey& k) const {
+    return std::hash<uint64_t>()((uint64_t{k.name} << 32 | k.file) ^ (uint64_t{k.line} * 0x9e3779b97f4a7c15u));
+  }
+};
+// Calls by (caller, callee, file, line): open addressing over indices
+// into the calls themselves, a power-of-two table at most half full (no
+// division per lookup, one cache line per probe).
+class CallIndex {
+ public:
+  explicit CallIndex(std::vector<CallGraph::Call>* calls) : calls_(calls), slots_(1024, kNullId) {}
+
+  // The index of the call with `key`'s caller, callee, file and line,
+  // appended (count 0) if new.
+  uint32_t FindOrAdd(const CallGraph::Call& key) {
+    size_t slot = Hash(key) & (slots_.size() - 1);
+    for (;; slot = (slot + 1) & (slots_.size() - 1)) {
+      const uint32_t index = slots_[slot];
+      if (index == kNullId)
+        break;
+      if (Same((*calls_)[index], key))
+        return index;
+    }
+    const uint32_t index = static_cast<uint32_t>(calls_->size());
+    CallGraph::Call call;
+    call.caller = key.caller;
+    call.callee = key.callee;
+    call.file = key.file;
+    call.line = key.line;
+    calls_->push_back(call);
+    slots_[slot] = index;
+    if (2 * calls_->size() > slots_.size())
+      Grow();
+    return index;
+  }
+
+ private:
+  static bool Same(const CallGraph::Call& a, const CallGraph::Call& b) {
+    return a.caller == b.caller && a.callee == b.callee && a.file == b.file && a.line == b.line;
+  }
+  static size_t Hash(const CallGraph::Call& k) {
+    uint64_t h = (uint64_t{k.caller} << 32 | k.callee) * 0x9e3779b97f4a7c15u;
+    h ^= (uint64_t{k.file} << 32 | k.line) + 0x632be59bd9b4e019u + (h << 6) + (h >> 2);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9u;
+    return static_cast<size_t>(h ^ (h >> 32));
+  }
+  void Grow() {
+    std::vector<uint32_t> old(slots_.size() * 2, kNullId);
+    old.swap(slots_);
+    for (uint32_t index = 0; index < calls_->size(); index++) {
+      size_t slot = Hash((*calls_)[index]) & (slots_.size() - 1);
+      while (slots_[slot] != kNullId)
+        slot = (slot + 1) & (slots_.size() - 1);
+      slots_[slot] = index;
+    }
+  }
+
+  std::vector<CallGraph::Call>* const calls_;
+  std::vector<uint32_t> slots_;
+};
+
+}  // namespace
+
+CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
+  const TraceStorage& storage = profile.storage();
+  const SliceTable& slice = storage.slice;
+  const StringPool& strings = storage.strings;
+  const TemplightInstantiationTable& templight = storage.templight;
+
+  // Memory per slice (Templight): inclusive, then self.
+  std::vector<int64_t> bytes;
+  if (profile.has_templight()) {
+    bytes.assign(slice.size(), 0);
+    for (uint32_t row = 0; row < templight.size(); row++) {
+      const uint64_t begin = templight.memory_begin[row];
+      const uint64_t end = templight.memory_end[row];
+      if (begin != 0 && end > begin) {
+        bytes[templight.slice_id[row]] = static_cast<int64_t>(end - begin);
+        has_memory_ = true;
+      }
+    }
+  }
+  std::vector<int64_t> self_bytes = bytes;
+  if (has_memory_) {
+    for (size_t i = 0; i < slice.size(); i++) {
+      const uint32_t parent = slice.parent_id[i];
+      if (parent != kNullId && parent < i)
+        self_bytes[parent] -= bytes[i];
+    }
+  }
+
+  std::unordered_map<StringId, bool> is_memoization;
+  auto memoization = [&](StringId kind) {
+    auto it = is_memoization.find(kind);
+    if (it == is_memoization.end())
+      it = is_memoization.emplace(kind, kind != kNullStringId && strings.Get(kind) == "Memoization").first;
+    return it->second;
+  };
+
+  std::unordered_map<FunctionKey, uint32_t, FunctionKeyHash> function_index;
+  std::vector<uint32_t> last_function_of_name(strings.size(), kNullId);
+  std::vector<Call> calls;
+  CallIndex call_index(&calls);
+  std::vector<uint32_t> function_of(slice.size(), kNullId);
+  for (size_t t = 0; t < profile.tracks().size(); t++) {
+    const uint32_t root = static_cast<uint32_t>(functions_.size());
+    functions_.emplace_back();
+    functions_.back().root_label = profile.TrackLabel(profile.tracks()[t]);
+    for (uint32_t id : profile.slices_of(t)) {
+      const uint32_t row = profile.templight_row(id);
+      FunctionKey key{slice.name[id], kNullStringId, 0};
+      Call call;
+      if (row != kNullId) {
+        key.file = templight.origin_file[row];
+        key.line = templight.origin_line[row];
+        call.file = templight.file[row];
+        call.line = templight.line[row];
+      }
+      // Nearly every name has one origin: its last function answers first.
+      uint32_t fn = key.name < last_function_of_name.size() ? last_function_of_name[key.name]
+                                                            : kNullId;
+      if (fn == kNullId || functions_[fn].file != key.file || functions_[fn].line != key.line) {
+        auto inserted = function_index.emplace(key, static_cast<uint32_t>(functions_.size()));
+        if (inserted.second) {
+          functions_.emplace_back();
+          Function& f = functions_.back();
+          f.name = key.name;
+          f.file = key.file;
+          f.line = key.line;
+        }
+        fn = inserted.first->second;
+        if (key.name < last_function_of_name.size())
+          last_function_of_name[key.name] = fn;
+      }
+      function_of[id] = fn;
+      Function& f = functions_[fn];
+      // A memoization does not name the kind: its instantiation does.
+      if (row != kNullId && f.kind == kNullStringId && !memoization(templight.kind_name[row]))
+        f.kind = templight.kind_name[row];
+      f.self_ns += profile.self_ns(id);
+      if (has_memory_)
+        f.self_bytes += std::max<int64_t>(0, self_bytes[id]);
+
+      const uint32_t parent = slice.parent_id[id];
+      call.caller = parent != kNullId && function_of[parent] != kNullId ? function_of[parent] : root;
+      call.callee = fn;
+      Call& c = calls[call_index.FindOrAdd(call)];
+      c.count++;
+      const int64_t inclusive = profile.end(id) - slice.ts[id];
+      c.inclusive_ns += inclusive;
+      if (has_memory_)
+        c.inclusive_bytes += bytes[id];
+      if (call.caller == root) {
+        total_ns_ += inclusive;
+        if (has_memory_)
+          total_bytes_ += bytes[id];
+      }
+    }
+  }
+  std::stable_sort(calls.begin(), calls.end(),
+                   [](const Call& a, const Call& b) { return a.caller < b.caller; });
+  calls_ = std::move(calls);
+}
+
+namespace {
+
+// "(id) text" the first time, "(id)" after: callgrind's name compression.
+// Keys are dense (function ids, string ids), so the ids live in a vector.
+class CompressedNames {
+ public:
+  void Append(size_t key, std::string_view text, std::string* out) {
+    if (key >= ids_.size())
+      ids_.resize(std::max(key + 1, ids_.size() * 2), 0);
+    const bool first = ids_[key] == 0;
+    if (first)
+      ids_[key] = ++count_;
+    out->push_back('(');
+    AppendNumber(ids_[key], out);
+    out->push_back(')');
+    if (first) {
+      out->push_back(' ');
+      for (char c : text)
+        out->push_back(c == '\n' || c == '\r' ? ' ' : c);
+    }
+  }
+
+ private:
+  std::vector<uint32_t> ids_;
+  uint32_t count_ = 0;
+};
+
+}  // namespace
+
+bool WriteCallgrind(const CallGraph& graph, ProfileOutput* out, std::vector<std::string>* notes) {
+  const StringPool& strings = graph.profile().storage().strings;
+  const std::vector<CallGraph::Function>& functions = graph.functions();
+  const bool memory = graph.has_memory();
+  std::string& buffer = out->buffer();
+  buffer += "# callgrind format, written by zerotrace's ztrace convert\nversion: 1\n";
+  buffer += "creator: zerotrace\npositions: line\n";
+  if (graph.is_templight()) {
+    buffer += "event: CTime : Compilation Time (ns)\n";
+    if (memory)
+      buffer += "event: CMem : Compiler Memory Usage (bytes)\nevents: CTime CMem\n";
+    else
+      buffer += "events: CTime\n";
+  } else {
+    buffer += "event: Time : Time (ns)\nevents: Time\n";
+  }
+  buffer += "summary: " + std::to_string(graph.total_ns());
+  if (memory)
+    buffer += " " + std::to_string(graph.total_bytes());
+  buffer += "\n";
+
+  // Files by a dense key: the string id, or (a root's label) past them;
+  // functions by their id.
+  CompressedNames files;
+  CompressedNames names;
+  auto append_file = [&](uint32_t fn) {
+    const CallGraph::Function& f = functions[fn];
+    if (f.is_root())
+      files.Append(strings.size() + fn, f.root_label, &buffer);
+    else if (f.file == kNullStringId)
+      files.Append(0, "(no file)", &buffer);
+    else
+      files.Append(f.file, strings.Get(f.file), &buffer);
+  };
+  // Functions of one name in several origins are different functions.
+  auto append_name = [&](uint32_t fn) {
+    const CallGraph::Function& f = functions[fn];
+    names.Append(fn,
+                 f.is_root() ? std::string_view(f.root_label)
+                 : f.name == kNullStringId ? std::string_view("(unnamed)")
+                                           : strings.Get(f.name),
+                 &buffer);
+  };
+  auto costs = [&](int64_t ns, int64_t bytes) {
+    AppendNumber(ns, &buffer);
+    if (memory) {
+      buffer.push_back(' ');
+      AppendNumber(bytes, &buffer);
+    }
+    buffer.push_back('\n');
+  };
+  size_t next_call = 0;
+  const std::vector<CallGraph::Call>& calls = graph.calls();
+  for (uint32_t fn = 0; fn < functions.size(); fn++) {
+    const CallGraph::Function& f = functions[fn];
+    buffer += "\nfl=";
+    append_file(fn);
+    buffer += "\nfn=";
+    append_name(fn);
+    buffer.push_back('\n');
+    AppendNumber(f.line, &buffer);
+    buffer.push_back(' ');
+    costs(f.self_ns, f.self_bytes);
+    for (; next_call < calls.size() && calls[next_call].caller == fn; next_call++) {
+      const CallGraph::Call& c = calls[next_call];
+      buffer += "cfi=";
+      append_file(c.callee);
+      buffer += "\ncfn=";
+      append_name(c.callee);
+      buffer += "\ncalls=";
+      AppendNumber(c.count, &buffer);
+      buffer.push_back(' ');
+      AppendNumber(functions[c.callee].line, &buffer);
+      buffer.push_back('\n');
+      AppendNumber(c.line, &buffer);
+      buffer.push_back(' ');
+      costs(c.inclusive_ns, c.inclusive_bytes);
+    }
+    out->MaybeFlush();
+  }
+  if (functions.empty())
+    notes->push_back("no slices: the callgrind file has no function");
+  return out->Finish();
+}
+
+namespace {
+
+// Text inside a dot "quoted string": quotes and backslashes escaped, line
+// breaks as \n.
+void AppendDotText(std::string_view text, std::string* out) {
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(c);
+    } else if (c == '\n') {
+      *out += "\\n";
+    } else if (c != '\r') {
+      out->push_back(c);
+    }
+  }
+}
+
+}  // namespace
+
+bool WriteGraphviz(const CallGraph& graph, ProfileOutput* out, std::vector<std::string>* notes) {
+  const StringPool& strings = graph.profile().storage().strings;
+  const std::vector<CallGraph::Function>& functions = graph.functions();
+  std::string& buffer = out->buffer();
+  buffer += graph.is_templight() ? "digraph instantiations {\n" : "digraph calls {\n";
+  buffer += "  node [shape=box, fontname=\"monospace\"];\n";
+  std::vector<int64_t> root_total(functions.size(), 0);
+  for (const CallGraph::Call& c : graph.calls()) {
+    if (functions[c.caller].is_root())
+      root_total[c.caller] += c.inclusive_ns;
+  }
+  for (uint32_t fn = 0; fn < functions.size(); fn++) {
+    const CallGraph::Function& f = functions[fn];
+    buffer += "  f" + std::to_string(fn) + " [label=\"";
+    if (f.is_root()) {
+      AppendDotText(f.root_label, &buffer);
+      buffer += "\\ntotal: " + FormatDuration(root_total[fn]);
+    } else {
+      if (f.kind != kNullStringId) {
+        AppendDotText(strings.Get(f.kind), &buffer);
+        buffer += "\\n";
+      }
+      AppendDotText(f.name == kNullStringId ? std::string_view("(unnamed)") : strings.Get(f.name),
+                    &buffer);
+      if (f.file != kNullStringId) {
+        buffer += "\\nat ";
+        AppendDotText(strings.Get(f.file), &buffer);
+        buffer += ":" + std::to_string(f.line);
+      }
+      buffer += "\\nself: " + FormatDuration(f.self_ns);
+      if (graph.has_memory())
+        buffer += ", memory: " + FormatBytes(static_cast<uint64_t>(f.self_bytes));
+    }
+    buffer += "\"";
+    if (f.is_root())
+      buffer += ", shape=ellipse";
+    buffer += "];\n";
+    out->MaybeFlush();
+  }
+  for (const CallGraph::Call& c : graph.calls()) {
+    buffer += "  f" + std::to_string(c.caller) + " -> f" + std::to_string(c.callee) + " [label=\"";
+    buffer += std::to_string(c.count) + (c.count == 1 ? " call, " : " calls, ") +
+              FormatDuration(c.inclusive_ns);
+    if (c.file != kNullStringId) {
+      buffer += "\\nfrom ";
+      AppendDotText(strings.Get(c.file), &buffer);
+      buffer += ":" + std::to_string(c.line);
+    }
+    buffer += "\"];\n";
+    out->MaybeFlush();
+  }
+  buffer += "}\n";
+  if (functions.empty())
+    notes->push_back("no slices: the graph is empty");
+  return out->Finish();
+}
+
+}  // namespace processor
+}  // namespace zt
