@@ -4,9 +4,11 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "src/processor/exporters/open_index.h"
 #include "src/processor/summary/trace_summary.h"
 
 #include <charconv>
+#include <cstring>
 
 namespace zt {
 namespace processor {
@@ -18,76 +20,6 @@ void AppendNumber(T value, std::string* out) {
   const auto result = std::to_chars(text, text + sizeof(text), value);
   out->append(text, static_cast<size_t>(result.ptr - text));
 }
-
-struct FunctionKey {
-  StringId name;
-  StringId file;
-  uint32_t line;
-  bool operator==(const FunctionKey& o) const {
-    return name == o.name && file == o.file && line == o.line;
-  }
-};
-struct FunctionKeyHash {
-  size_t operator()(const FunctionKey& k) const {
-    return std::hash<uint64_t>()((uint64_t{k.name} << 32 | k.file) ^ (uint64_t{k.line} * 0x9e3779b97f4a7c15u));
-  }
-};
-// Calls by (caller, callee, file, line): open addressing over indices
-// into the calls themselves, a power-of-two table at most half full (no
-// division per lookup, one cache line per probe).
-class CallIndex {
- public:
-  explicit CallIndex(std::vector<CallGraph::Call>* calls) : calls_(calls), slots_(1024, kNullId) {}
-
-  // The index of the call with `key`'s caller, callee, file and line,
-  // appended (count 0) if new.
-  uint32_t FindOrAdd(const CallGraph::Call& key) {
-    size_t slot = Hash(key) & (slots_.size() - 1);
-    for (;; slot = (slot + 1) & (slots_.size() - 1)) {
-      const uint32_t index = slots_[slot];
-      if (index == kNullId)
-        break;
-      if (Same((*calls_)[index], key))
-        return index;
-    }
-    const uint32_t index = static_cast<uint32_t>(calls_->size());
-    CallGraph::Call call;
-    call.caller = key.caller;
-    call.callee = key.callee;
-    call.file = key.file;
-    call.line = key.line;
-    calls_->push_back(call);
-    slots_[slot] = index;
-    if (2 * calls_->size() > slots_.size())
-      Grow();
-    return index;
-  }
-
- private:
-  static bool Same(const CallGraph::Call& a, const CallGraph::Call& b) {
-    return a.caller == b.caller && a.callee == b.callee && a.file == b.file && a.line == b.line;
-  }
-  static size_t Hash(const CallGraph::Call& k) {
-    uint64_t h = (uint64_t{k.caller} << 32 | k.callee) * 0x9e3779b97f4a7c15u;
-    h ^= (uint64_t{k.file} << 32 | k.line) + 0x632be59bd9b4e019u + (h << 6) + (h >> 2);
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9u;
-    return static_cast<size_t>(h ^ (h >> 32));
-  }
-  void Grow() {
-    std::vector<uint32_t> old(slots_.size() * 2, kNullId);
-    old.swap(slots_);
-    for (uint32_t index = 0; index < calls_->size(); index++) {
-      size_t slot = Hash((*calls_)[index]) & (slots_.size() - 1);
-      while (slots_[slot] != kNullId)
-        slot = (slot + 1) & (slots_.size() - 1);
-      slots_[slot] = index;
-    }
-  }
-
-  std::vector<CallGraph::Call>* const calls_;
-  std::vector<uint32_t> slots_;
-};
 
 }  // namespace
 
@@ -127,10 +59,10 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
     return it->second;
   };
 
-  std::unordered_map<FunctionKey, uint32_t, FunctionKeyHash> function_index;
+  OpenIndex function_index;
   std::vector<uint32_t> last_function_of_name(strings.size(), kNullId);
   std::vector<Call> calls;
-  CallIndex call_index(&calls);
+  OpenIndex call_index;
   std::vector<uint32_t> function_of(slice.size(), kNullId);
   for (size_t t = 0; t < profile.tracks().size(); t++) {
     const uint32_t root = static_cast<uint32_t>(functions_.size());
@@ -138,7 +70,8 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
     functions_.back().root_label = profile.TrackLabel(profile.tracks()[t]);
     for (uint32_t id : profile.slices_of(t)) {
       const uint32_t row = profile.templight_row(id);
-      FunctionKey key{slice.name[id], kNullStringId, 0};
+      Function key;
+      key.name = slice.name[id];
       Call call;
       if (row != kNullId) {
         key.file = templight.origin_file[row];
@@ -150,15 +83,17 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
       uint32_t fn = key.name < last_function_of_name.size() ? last_function_of_name[key.name]
                                                             : kNullId;
       if (fn == kNullId || functions_[fn].file != key.file || functions_[fn].line != key.line) {
-        auto inserted = function_index.emplace(key, static_cast<uint32_t>(functions_.size()));
-        if (inserted.second) {
-          functions_.emplace_back();
-          Function& f = functions_.back();
-          f.name = key.name;
-          f.file = key.file;
-          f.line = key.line;
+        const uint32_t hash =
+            OpenIndex::Hash(uint64_t{key.name} << 32 | key.file, key.line);
+        fn = function_index.Find(hash, [&](uint32_t candidate) {
+          const Function& f = functions_[candidate];
+          return !f.is_root() && f.name == key.name && f.file == key.file && f.line == key.line;
+        });
+        if (fn == OpenIndex::kNoRow) {
+          fn = static_cast<uint32_t>(functions_.size());
+          functions_.push_back(key);
+          function_index.Add(hash, fn);
         }
-        fn = inserted.first->second;
         if (key.name < last_function_of_name.size())
           last_function_of_name[key.name] = fn;
       }
@@ -174,7 +109,19 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
       const uint32_t parent = slice.parent_id[id];
       call.caller = parent != kNullId && function_of[parent] != kNullId ? function_of[parent] : root;
       call.callee = fn;
-      Call& c = calls[call_index.FindOrAdd(call)];
+      const uint32_t call_hash = OpenIndex::Hash(uint64_t{call.caller} << 32 | call.callee,
+                                                 uint64_t{call.file} << 32 | call.line);
+      uint32_t index = call_index.Find(call_hash, [&](uint32_t candidate) {
+        const Call& c = calls[candidate];
+        return c.caller == call.caller && c.callee == call.callee && c.file == call.file &&
+               c.line == call.line;
+      });
+      if (index == OpenIndex::kNoRow) {
+        index = static_cast<uint32_t>(calls.size());
+        calls.push_back(call);
+        call_index.Add(call_hash, index);
+      }
+      Call& c = calls[index];
       c.count++;
       const int64_t inclusive = profile.end(id) - slice.ts[id];
       c.inclusive_ns += inclusive;
@@ -209,8 +156,13 @@ class CompressedNames {
     out->push_back(')');
     if (first) {
       out->push_back(' ');
-      for (char c : text)
-        out->push_back(c == '\n' || c == '\r' ? ' ' : c);
+      // Two vectorized scans (find_first_of calls memchr once per byte).
+      if (!memchr(text.data(), '\n', text.size()) && !memchr(text.data(), '\r', text.size())) {
+        out->append(text.data(), text.size());  // Nearly always: copied whole.
+      } else {
+        for (char c : text)
+          out->push_back(c == '\n' || c == '\r' ? ' ' : c);
+      }
     }
   }
 

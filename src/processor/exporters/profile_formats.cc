@@ -1,10 +1,12 @@
 #include "src/processor/exporters/profile_formats.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 #include <unordered_map>
 
 #include "src/processor/exporters/call_graph.h"
+#include "src/processor/exporters/open_index.h"
 #include "src/processor/exporters/profile_output.h"
 #include "src/processor/exporters/slice_profile.h"
 
@@ -32,7 +34,11 @@ class FoldedNames {
   void Append(StringId id, std::string* out) {
     const std::string_view name = strings_.Get(id);
     if (state_[id] == 0)
-      state_[id] = !name.empty() && name.find_first_of(";\n\r") == std::string_view::npos ? 1 : 2;
+      state_[id] = !name.empty() && !memchr(name.data(), ';', name.size()) &&
+                           !memchr(name.data(), '\n', name.size()) &&
+                           !memchr(name.data(), '\r', name.size())
+                       ? 1
+                       : 2;
     if (state_[id] == 1)
       out->append(name.data(), name.size());
     else
@@ -44,7 +50,10 @@ class FoldedNames {
   std::vector<uint8_t> state_;  // Per string id: 0 unknown, 1 clean, 2 to fix.
 };
 
-// One line per distinct stack with self time: "root;outer;inner ns".
+// One line per distinct stack with self time: "root;outer;inner ns". The
+// stacks are a trie of (parent, name); the lines are written walking it
+// depth first, so each line is the current path (one buffer, a name
+// appended on the way down and cut on the way up) and its time.
 bool WriteFolded(const SliceProfile& profile, ProfileOutput* out, std::vector<std::string>* notes) {
   const SliceTable& slice = profile.storage().slice;
   const StringPool& strings = profile.storage().strings;
@@ -55,7 +64,7 @@ bool WriteFolded(const SliceProfile& profile, ProfileOutput* out, std::vector<st
   };
   std::vector<Node> nodes;
   std::vector<std::string> roots;
-  std::unordered_map<uint64_t, uint32_t> child;  // (parent << 32 | name) -> node.
+  OpenIndex child;
   std::vector<uint32_t> node_of(slice.size(), kNullId);
   for (size_t t = 0; t < profile.tracks().size(); t++) {
     const uint32_t root = static_cast<uint32_t>(nodes.size());
@@ -65,35 +74,63 @@ bool WriteFolded(const SliceProfile& profile, ProfileOutput* out, std::vector<st
       const uint32_t parent = slice.parent_id[id];
       const uint32_t parent_node =
           parent != kNullId && node_of[parent] != kNullId ? node_of[parent] : root;
-      const uint64_t key = (uint64_t{parent_node} << 32) | slice.name[id];
-      auto inserted = child.emplace(key, static_cast<uint32_t>(nodes.size()));
-      if (inserted.second)
-        nodes.push_back(Node{parent_node, slice.name[id], 0});
-      node_of[id] = inserted.first->second;
-      nodes[node_of[id]].self_ns += profile.self_ns(id);
+      const StringId name = slice.name[id];
+      const uint32_t hash = OpenIndex::Hash(uint64_t{parent_node} << 32 | name);
+      uint32_t node = child.Find(hash, [&](uint32_t row) {
+        return nodes[row].parent == parent_node && nodes[row].name == name;
+      });
+      if (node == OpenIndex::kNoRow) {
+        node = static_cast<uint32_t>(nodes.size());
+        nodes.push_back(Node{parent_node, name, 0});
+        child.Add(hash, node);
+      }
+      node_of[id] = node;
+      nodes[node].self_ns += profile.self_ns(id);
     }
   }
-  std::vector<uint32_t> path;
-  FoldedNames names(strings);
-  uint64_t lines = 0;
-  for (uint32_t n = 0; n < nodes.size(); n++) {
-    if (nodes[n].self_ns <= 0)
-      continue;
-    path.clear();
-    for (uint32_t at = n; at != kNullId; at = nodes[at].parent)
-      path.push_back(at);
-    std::string& buffer = out->buffer();
-    for (size_t i = path.size(); i-- > 0;) {
-      const Node& node = nodes[path[i]];
-      if (node.parent == kNullId)
-        AppendFoldedName(roots[node.name], &buffer);
-      else
-        names.Append(node.name, &buffer);
-      buffer.push_back(i ? ';' : ' ');
+  std::vector<uint32_t>().swap(node_of);
+
+  // Children lists (nodes are made after their parents: ids grow down).
+  std::vector<uint32_t> first_child(nodes.size(), kNullId);
+  std::vector<uint32_t> next_sibling(nodes.size(), kNullId);
+  for (uint32_t n = static_cast<uint32_t>(nodes.size()); n-- > 0;) {
+    if (nodes[n].parent != kNullId) {
+      next_sibling[n] = first_child[nodes[n].parent];
+      first_child[nodes[n].parent] = n;
     }
-    out->AppendInt(nodes[n].self_ns);
-    out->Append("\n");
-    lines++;
+  }
+  FoldedNames names(strings);
+  std::string path;
+  std::vector<std::pair<uint32_t, size_t>> stack;  // (node, path length before it)
+  uint64_t lines = 0;
+  for (uint32_t root = 0; root < nodes.size(); root++) {
+    if (nodes[root].parent != kNullId)
+      continue;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      const auto [n, before] = stack.back();
+      stack.pop_back();
+      path.resize(before);
+      if (nodes[n].parent == kNullId) {
+        AppendFoldedName(roots[nodes[n].name], &path);
+      } else {
+        path.push_back(';');
+        names.Append(nodes[n].name, &path);
+      }
+      if (nodes[n].self_ns > 0) {
+        std::string& buffer = out->buffer();
+        buffer += path;
+        buffer.push_back(' ');
+        out->AppendInt(nodes[n].self_ns);
+        out->Append("\n");
+        lines++;
+      }
+      // Children in the order they were made, so pushed last to first.
+      const size_t mark = stack.size();
+      for (uint32_t c = first_child[n]; c != kNullId; c = next_sibling[c])
+        stack.push_back({c, path.size()});
+      std::reverse(stack.begin() + static_cast<ptrdiff_t>(mark), stack.end());
+    }
   }
   if (lines == 0)
     notes->push_back("no slice with a duration: the folded stacks are empty");
