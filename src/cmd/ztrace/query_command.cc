@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "src/cmd/ztrace/exit_codes.h"
+#include "src/cmd/ztrace/trace_glob.h"
 #include "src/cmd/ztrace/import_progress.h"
 
 namespace zt {
@@ -429,16 +430,10 @@ int RunQuery(const std::vector<std::string>& args, FILE* in, FILE* out, FILE* er
   if (has_batch) {
     if (positional.size() != 1)
       return usage_error("--batch takes a glob and one SQL text");
-    glob_t matches;
-    const int rc = glob(batch.c_str(), 0, nullptr, &matches);
     std::vector<std::string> traces;
-    if (rc == 0) {
-      for (size_t i = 0; i < matches.gl_pathc; i++)
-        traces.emplace_back(matches.gl_pathv[i]);
-    }
-    globfree(&matches);
-    if (traces.empty()) {
-      fprintf(err, "ztrace query: no trace matches '%s'\n", batch.c_str());
+    std::string error;
+    if (!ExpandTraceGlob(batch, &traces, &error)) {
+      fprintf(err, "ztrace query: %s\n", error.c_str());
       return kExitFailure;
     }
     return RunQueryBatch(traces, positional[0], format, jobs, open_options, out, err);

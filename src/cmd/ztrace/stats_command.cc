@@ -7,7 +7,9 @@
 
 #include "src/cmd/ztrace/exit_codes.h"
 #include "src/cmd/ztrace/import_progress.h"
+#include "src/cmd/ztrace/trace_glob.h"
 #include "src/processor/importers/trace_importer.h"
+#include "src/processor/summary/templight_build_summary.h"
 #include "src/processor/summary/trace_summary.h"
 
 namespace zt {
@@ -34,6 +36,7 @@ bool HasDataLossStat(const processor::StatsTable& stats) {
 
 std::string StatsUsage() {
   return R"(Usage: ztrace stats [OPTIONS] TRACE
+       ztrace stats [OPTIONS] TRACE... | 'build/**/*.trace.pbf'
 
 Reads a trace (Perfetto's protobuf format, written by zerotrace or upstream;
 Chrome JSON; a Templight trace of clang's template instantiations; any of
@@ -49,6 +52,10 @@ the files that requested them, and every kind of instantiation. Total time
 counts a template once per stack (not again inside itself); self time
 leaves out what was instantiated inside. The same data is in SQL:
 ztrace query's templight_instantiation and templight_unit tables.
+
+Several Templight traces (arguments, or a quoted pattern where ** is any
+number of directories): the templates that cost the whole build the most,
+by total time and by count, each with the translation units it appears in.
 
 Options:
   --top N     rows per list (default 10)
@@ -74,8 +81,59 @@ Exit codes: 0 read, 1 unreadable (or, with --strict, lossy), 2 bad usage.
 )";
 }
 
+namespace {
+
+// Several traces (or a pattern): a whole build's Templight traces, summed.
+int RunBuildStats(const std::vector<std::string>& paths, size_t top, bool strict, FILE* out,
+                  FILE* err) {
+  processor::TemplightBuildSummary build;
+  std::vector<std::string> skipped;
+  bool failed = false;
+  for (size_t i = 0; i < paths.size(); i++) {
+    const std::string& path = paths[i];
+    processor::ImportOptions options;
+    ImportProgress progress(err, "(" + std::to_string(i + 1) + "/" + std::to_string(paths.size()) +
+                                     ") " + path);
+    options.progress = progress.callback();
+    processor::ImportResult result;
+    std::string error;
+    std::unique_ptr<processor::TraceStorage> storage =
+        processor::ImportTraceFile(path, options, &result, &error);
+    progress.Done();
+    if (!storage) {
+      fprintf(err, "ztrace stats: %s\n", error.c_str());
+      failed = true;
+      continue;
+    }
+    if (!build.Add(path, *storage)) {
+      skipped.push_back(path);
+      continue;
+    }
+    if (strict && (HasDataLossStat(storage->stats) || !storage->import_problems.empty())) {
+      fprintf(err, "ztrace stats: %s: incomplete (problems recorded; ztrace stats %s says which)\n",
+              path.c_str(), path.c_str());
+      failed = true;
+    }
+  }
+  for (const std::string& path : skipped)
+    fprintf(err, "ztrace stats: %s is not a Templight trace: not in the build summary (ztrace stats %s alone describes it)\n",
+            path.c_str(), path.c_str());
+  if (build.traces() == 0) {
+    fprintf(err, "ztrace stats: none of the %zu traces is a Templight trace\n", paths.size());
+    return kExitFailure;
+  }
+  fputs(build.Format(top).c_str(), out);
+  if (fflush(out) != 0 || ferror(out)) {
+    fprintf(err, "ztrace stats: cannot write the summary\n");
+    return kExitFailure;
+  }
+  return failed ? kExitFailure : kExitOk;
+}
+
+}  // namespace
+
 int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
-  std::string path;
+  std::vector<std::string> patterns;
   size_t top = 10;
   bool strict = false;
   bool drop_after_loss = false;
@@ -102,18 +160,30 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
       fprintf(err, "ztrace stats: unknown option '%s'\n\n%s", arg.c_str(),
               StatsUsage().c_str());
       return kExitUsage;
-    } else if (path.empty()) {
-      path = arg;
     } else {
-      fprintf(err, "ztrace stats: one trace at a time ('%s' is extra)\n\n%s", arg.c_str(),
-              StatsUsage().c_str());
-      return kExitUsage;
+      patterns.push_back(arg);
     }
   }
-  if (path.empty()) {
+  if (patterns.empty()) {
     fprintf(err, "ztrace stats: which trace?\n\n%s", StatsUsage().c_str());
     return kExitUsage;
   }
+  std::vector<std::string> paths;
+  for (const std::string& pattern : patterns) {
+    std::string error;
+    if (!ExpandTraceGlob(pattern, &paths, &error)) {
+      fprintf(err, "ztrace stats: %s\n", error.c_str());
+      return kExitFailure;
+    }
+  }
+  if (paths.size() > 1) {
+    if (drop_after_loss) {
+      fprintf(err, "ztrace stats: --drop-after-loss is for one trace at a time\n");
+      return kExitUsage;
+    }
+    return RunBuildStats(paths, top, strict, out, err);
+  }
+  const std::string& path = paths[0];
 
   processor::ImportOptions options;
   options.drop_events_after_loss = drop_after_loss;

@@ -76,6 +76,30 @@ TEST(StatsCommandTest, HelpSaysWhatATemplightTraceGets) {
   EXPECT_NE(usage.find("--top N     rows per list"), std::string::npos);
 }
 
+// A build's traces together: templates summed over the units, each with
+// the units it appears in; a trace that is not Templight's is named and
+// left out.
+TEST(StatsCommandTest, SummarizesABuildOfTemplightTraces) {
+  const std::string dir = std::string(ZT_TEST_DATA_DIR) + "/templight/";
+  const CommandRun run = RunWith({dir + "tiny.memory.trace.pbf", dir + "two_traces_concat.trace.pbf",
+                                  dir + "kind23_clang16.trace.pbf",
+                                  std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace"});
+  EXPECT_EQ(run.code, kExitOk) << run.err;
+  EXPECT_NE(run.out.find("build      3 Templight traces, 4 translation units, "), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("top templates across the build by total time"), std::string::npos);
+  EXPECT_NE(run.out.find("top templates across the build by count"), std::string::npos);
+  EXPECT_NE(run.out.find("      in /src/app/main.cpp"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("inprocess_small.pftrace is not a Templight trace"), std::string::npos)
+      << run.err;
+  // A quoted pattern with ** is expanded here.
+  const CommandRun pattern = RunWith({std::string(ZT_TEST_DATA_DIR) + "/**/tiny*.trace.pbf",
+                                      dir + "kind23_clang16.trace.pbf"});
+  EXPECT_EQ(pattern.code, kExitOk) << pattern.err;
+  EXPECT_NE(pattern.out.find("build      2 Templight traces"), std::string::npos) << pattern.out;
+  EXPECT_EQ(RunWith({dir + "*.nothing"}).code, kExitFailure);
+}
+
 TEST(StatsCommandTest, SummarizesTheUpstreamFixture) {
   const CommandRun run = RunWith({kFixture, "--top", "3"});
   EXPECT_EQ(run.code, kExitOk) << run.err;
@@ -147,7 +171,10 @@ TEST(StatsCommandTest, UsageErrorsAndUnreadableFiles) {
   EXPECT_EQ(RunWith({}).code, kExitUsage);
   EXPECT_EQ(RunWith({"--top"}).code, kExitUsage);
   EXPECT_EQ(RunWith({"--frobnicate", kFixture}).code, kExitUsage);
-  EXPECT_EQ(RunWith({kFixture, kFixture}).code, kExitUsage);
+  // Several traces are a build summary, of Templight traces only.
+  const CommandRun two = RunWith({kFixture, kFixture});
+  EXPECT_EQ(two.code, kExitFailure);
+  EXPECT_NE(two.err.find("none of the 2 traces is a Templight trace"), std::string::npos) << two.err;
   const CommandRun help = RunWith({"--help"});
   EXPECT_EQ(help.code, kExitOk);
   EXPECT_NE(help.out.find("Usage: ztrace stats"), std::string::npos);
