@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "src/cmd/ztrace/same_file.h"
+#include "src/cmd/ztrace/templight_view.h"
 #include "src/processor/exporters/export_json.h"
 #include "src/processor/exporters/export_pftrace.h"
 #include "src/processor/exporters/profile_formats.h"
@@ -299,6 +300,9 @@ std::string ConvertUsage() {
       "  --drop-after-loss  drop events after a loss until the next clear, as\n"
       "                   upstream does (by default they are kept)\n"
       "  -h, --help       this text\n"
+      "Templight input (every FORMAT but text):\n";
+  usage += TemplightView::Usage();
+  usage +=
       "\n"
       "Exit status: 0 done, 1 TRACE unreadable or OUT not written (a partial OUT\n"
       "file is removed), 2 usage error.\n";
@@ -316,10 +320,16 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   std::string to;
   bool only_positional = false;
   bool drop_after_loss = false;
+  TemplightView view;
+  std::string view_error;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (only_positional || arg == "-" || arg.empty() || arg[0] != '-') {
       positional.push_back(arg);
+    } else if (view.ParseOption(args, &i, &view_error)) {
+      continue;
+    } else if (!view_error.empty()) {
+      return usage_error(view_error);
     } else if (arg == "--") {
       only_positional = true;
     } else if (arg == "-h" || arg == "--help") {
@@ -347,6 +357,9 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
     fprintf(err, "ztrace convert: --to %s is not supported yet\n", format->name);
     return kExitUsage;
   }
+  if (view.active() && format->reads == Reads::kBytes)
+    return usage_error("--blacklist and --instantiations-only do not apply to --to " +
+                       std::string(format->name) + " (it prints the file as it is)");
   const std::string& trace_path = positional[0];
   const std::string& out_path = positional[1];
   const bool to_stdout = out_path == "-";
@@ -366,7 +379,13 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
       progress.Show("reading", done, total, "bytes");
     };
     processor::ImportResult imported;
+    if (!view.Load(&error)) {
+      fprintf(err, "ztrace convert: %s\n", error.c_str());
+      return kExitFailure;
+    }
     storage = load(trace_path, import_options, &imported, &error);
+    if (storage)
+      view.Apply(storage.get(), trace_path, err);
     progress.Clear();
     if (storage && imported.tokenizer.damage != processor::TraceDamage::kNone) {
       fprintf(err, "ztrace convert: %s: damaged, read up to the damage: %s\n",

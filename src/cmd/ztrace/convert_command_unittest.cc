@@ -443,6 +443,49 @@ TEST(ConvertFixtureTest, TemplightAsText) {
   EXPECT_EQ(err.text(), "");
 }
 
+// templight-tools' blacklist and an instantiations-only view, on the way
+// to any format; a bad list is an error naming its line.
+TEST(ConvertFixtureTest, TemplightBlacklistAndInstantiationsOnly) {
+  const std::string trace = std::string(ZT_TEST_DATA_DIR) + "/templight/tiny.memory.trace.pbf";
+  char list[] = "/tmp/zt_blacklist_XXXXXX";
+  const int fd = mkstemp(list);
+  ASSERT_GE(fd, 0);
+  const std::string text = "identifier std::map<.*\n";
+  ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  close(fd);
+  {
+    Captured out, err;
+    ConvertStreams streams;
+    streams.out = out.file();
+    streams.err = err.file();
+    ASSERT_EQ(RunConvert({trace, "-", "--to", "folded", "--blacklist", list, "--instantiations-only"},
+                         processor::ImportTraceFile, streams),
+              kExitOk)
+        << err.text();
+    EXPECT_EQ(out.text().find("std::map"), std::string::npos) << out.text();
+    EXPECT_NE(out.text().find("std::vector<"), std::string::npos) << out.text();
+    EXPECT_THAT(err.text(), HasSubstr("3 instantiations left out by the blacklist"));
+    EXPECT_THAT(err.text(), HasSubstr("entries that are not instantiations folded away"));
+  }
+  {
+    Captured out, err;
+    ConvertStreams streams;
+    streams.out = out.file();
+    streams.err = err.file();
+    EXPECT_EQ(RunConvert({trace, "-", "--to", "text", "--instantiations-only"},
+                         processor::ImportTraceFile, streams),
+              kExitUsage);
+    FILE* bad = fopen(list, "w");
+    fputs("identifier (\n", bad);
+    fclose(bad);
+    EXPECT_EQ(RunConvert({trace, "-", "--to", "json", "--blacklist", list}, processor::ImportTraceFile,
+                         streams),
+              kExitFailure);
+    EXPECT_THAT(err.text(), HasSubstr(std::string(list) + ":1: bad regular expression"));
+  }
+  unlink(list);
+}
+
 // Templight in, Templight out: the file Templight wrote, byte for byte; and
 // in Perfetto's formats, a slice per instantiation on the unit's track.
 TEST(ConvertFixtureTest, TemplightRoundTripAndJson) {

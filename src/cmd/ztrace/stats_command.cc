@@ -7,6 +7,7 @@
 
 #include "src/cmd/ztrace/exit_codes.h"
 #include "src/cmd/ztrace/import_progress.h"
+#include "src/cmd/ztrace/templight_view.h"
 #include "src/cmd/ztrace/trace_glob.h"
 #include "src/processor/importers/trace_importer.h"
 #include "src/processor/summary/templight_build_summary.h"
@@ -35,7 +36,7 @@ bool HasDataLossStat(const processor::StatsTable& stats) {
 }  // namespace
 
 std::string StatsUsage() {
-  return R"(Usage: ztrace stats [OPTIONS] TRACE
+  std::string usage = R"(Usage: ztrace stats [OPTIONS] TRACE
        ztrace stats [OPTIONS] TRACE... | 'build/**/*.trace.pbf'
 
 Reads a trace (Perfetto's protobuf format, written by zerotrace or upstream;
@@ -75,17 +76,19 @@ Options:
               mark, drop every event that needs interned data until the
               next clear (by default those are kept, with the names
               interned before the loss; "recovered" says how many)
-  -h, --help  this text
+%VIEW%  -h, --help  this text
 
 Exit codes: 0 read, 1 unreadable (or, with --strict, lossy), 2 bad usage.
 )";
+  const size_t at = usage.find("%VIEW%");
+  return usage.replace(at, 6, TemplightView::Usage());
 }
 
 namespace {
 
 // Several traces (or a pattern): a whole build's Templight traces, summed.
-int RunBuildStats(const std::vector<std::string>& paths, size_t top, bool strict, FILE* out,
-                  FILE* err) {
+int RunBuildStats(const std::vector<std::string>& paths, size_t top, bool strict,
+                  const TemplightView& view, FILE* out, FILE* err) {
   processor::TemplightBuildSummary build;
   std::vector<std::string> skipped;
   bool failed = false;
@@ -105,6 +108,8 @@ int RunBuildStats(const std::vector<std::string>& paths, size_t top, bool strict
       failed = true;
       continue;
     }
+    if (!storage->templight_units.empty())
+      view.Apply(storage.get(), path, err);
     if (!build.Add(path, *storage)) {
       skipped.push_back(path);
       continue;
@@ -137,11 +142,19 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
   size_t top = 10;
   bool strict = false;
   bool drop_after_loss = false;
+  TemplightView view;
   for (size_t i = 0; i < args.size(); i++) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
       fputs(StatsUsage().c_str(), out);
       return kExitOk;
+    }
+    std::string view_error;
+    if (view.ParseOption(args, &i, &view_error))
+      continue;
+    if (!view_error.empty()) {
+      fprintf(err, "ztrace stats: %s\n\n%s", view_error.c_str(), StatsUsage().c_str());
+      return kExitUsage;
     }
     if (arg == "--strict") {
       strict = true;
@@ -168,6 +181,11 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
     fprintf(err, "ztrace stats: which trace?\n\n%s", StatsUsage().c_str());
     return kExitUsage;
   }
+  std::string view_error;
+  if (!view.Load(&view_error)) {
+    fprintf(err, "ztrace stats: %s\n", view_error.c_str());
+    return kExitFailure;
+  }
   std::vector<std::string> paths;
   for (const std::string& pattern : patterns) {
     std::string error;
@@ -181,7 +199,7 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
       fprintf(err, "ztrace stats: --drop-after-loss is for one trace at a time\n");
       return kExitUsage;
     }
-    return RunBuildStats(paths, top, strict, out, err);
+    return RunBuildStats(paths, top, strict, view, out, err);
   }
   const std::string& path = paths[0];
 
@@ -198,6 +216,7 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
     fprintf(err, "ztrace stats: %s\n", error.c_str());
     return kExitFailure;
   }
+  view.Apply(storage.get(), path, err);
   processor::SummaryOptions summary;
   summary.trace_name = path;
   summary.top_slices = top;
