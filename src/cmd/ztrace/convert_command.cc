@@ -13,6 +13,7 @@
 #include "src/cmd/ztrace/templight_view.h"
 #include "src/processor/exporters/export_json.h"
 #include "src/processor/exporters/export_pftrace.h"
+#include "src/processor/exporters/html_report.h"
 #include "src/processor/exporters/profile_formats.h"
 #include "src/processor/exporters/templight_profile_builder.h"
 #include "src/processor/exporters/templight_text_dump.h"
@@ -74,6 +75,7 @@ enum class Reads { kTables, kBytes };
 struct Input {
   const TraceStorage* tables;            // Set for Reads::kTables.
   const processor::MappedTraceFile* file;  // Set for Reads::kBytes.
+  const std::string& path;               // The trace's path, as given.
 };
 
 // Writes the input to out.file; false with *error when the output failed.
@@ -219,6 +221,19 @@ bool WriteGraphviz(const Input& in, const Output& out, std::string* error) {
   return WriteProfile(processor::ProfileFormat::kGraphviz, in, out, error);
 }
 
+bool WriteHtml(const Input& in, const Output& out, std::string* error) {
+  processor::FileJsonSink sink(out.file);
+  processor::HtmlReportOptions options;
+  const size_t slash = in.path.rfind('/');
+  options.title = slash == std::string::npos ? in.path : in.path.substr(slash + 1);
+  const processor::HtmlReportResult result = processor::WriteHtmlReport(*in.tables, options, &sink);
+  if (!result.ok) {
+    *error = result.error;
+    return false;
+  }
+  return true;
+}
+
 struct Format {
   const char* name;
   const char* description;
@@ -250,6 +265,8 @@ constexpr Format kFormats[] = {
      Reads::kTables, WriteSpeedscope},
     {"graphviz", "call graph for dot (for Templight: the instantiation graph)", Reads::kTables,
      WriteGraphviz},
+    {"html", "a report to open in a browser: timeline, flame graph, top slices, stats "
+     "(ztrace report)", Reads::kTables, WriteHtml},
 };
 
 const Format* FindFormat(std::string_view name) {
@@ -429,7 +446,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   bool ok;
   {
     IgnoreSigpipe ignore_sigpipe;
-    ok = format->write(Input{storage.get(), file.get()}, Output{out, out_name, err, &progress},
+    ok = format->write(Input{storage.get(), file.get(), trace_path}, Output{out, out_name, err, &progress},
                        &error);
     if (!to_stdout && fclose(out) != 0 && ok) {
       ok = false;
@@ -449,6 +466,85 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load) {
   ConvertStreams streams;
   streams.err_is_terminal = isatty(fileno(stderr)) == 1;
   return RunConvert(args, load, streams);
+}
+
+std::string ReportUsage() {
+  std::string usage =
+      "Usage: ztrace report TRACE [-o OUT.html] [OPTIONS]\n"
+      "\n"
+      "Writes one self-contained HTML file (no network, no server: open it in a\n"
+      "browser, or send it) that shows TRACE (Perfetto protobuf, Chrome JSON or\n"
+      "Templight, gzip-compressed or not):\n"
+      "  Timeline     every thread (for Templight: every translation unit) with its\n"
+      "               nested slices, counters as graphs, flows as arrows and red\n"
+      "               marks where data was lost; drag to pan, ctrl+wheel or W/S to\n"
+      "               zoom; a million slices stay fluid (what is narrower than a\n"
+      "               pixel is drawn as one column per pixel)\n"
+      "  Flame graph  stacks merged by name over every thread (click to zoom)\n"
+      "  Top slices   by self and by total time\n"
+      "  Stats        the trace's stats, losses in red\n"
+      "\n"
+      "Options:\n"
+      "  -o, --output OUT  the HTML file (default: TRACE's file name + .html, here)\n";
+  usage += TemplightView::Usage();
+  usage +=
+      "  -h, --help        this text\n"
+      "\n"
+      "Exit status: 0 written, 1 TRACE unreadable or OUT not written (a partial\n"
+      "OUT is removed), 2 usage error.\n";
+  return usage;
+}
+
+int RunReport(const std::vector<std::string>& args, const LoadTraceFn& load,
+              const ConvertStreams& streams) {
+  std::vector<std::string> convert_args;
+  std::string trace, output;
+  for (size_t i = 0; i < args.size(); i++) {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      fputs(ReportUsage().c_str(), streams.out);
+      return kExitOk;
+    }
+    if (arg == "-o" || arg == "--output") {
+      if (i + 1 >= args.size() || args[i + 1].empty()) {
+        fprintf(streams.err, "ztrace report: %s needs a file\n\n%s", arg.c_str(),
+                ReportUsage().c_str());
+        return kExitUsage;
+      }
+      output = args[++i];
+    } else if (arg == "--blacklist" && i + 1 < args.size()) {
+      convert_args.push_back(arg);
+      convert_args.push_back(args[++i]);
+    } else if (arg == "--instantiations-only") {
+      convert_args.push_back(arg);
+    } else if (!arg.empty() && arg[0] == '-') {
+      fprintf(streams.err, "ztrace report: unknown option '%s'\n\n%s", arg.c_str(),
+              ReportUsage().c_str());
+      return kExitUsage;
+    } else if (trace.empty()) {
+      trace = arg;
+    } else {
+      fprintf(streams.err, "ztrace report: one trace at a time ('%s' is extra)\n\n%s",
+              arg.c_str(), ReportUsage().c_str());
+      return kExitUsage;
+    }
+  }
+  if (trace.empty()) {
+    fprintf(streams.err, "ztrace report: which trace?\n\n%s", ReportUsage().c_str());
+    return kExitUsage;
+  }
+  if (output.empty()) {
+    const size_t slash = trace.rfind('/');
+    output = (slash == std::string::npos ? trace : trace.substr(slash + 1)) + ".html";
+  }
+  convert_args.insert(convert_args.begin(), {"--to", "html", "--", trace, output});
+  // Options before "--": move them ahead of it.
+  std::vector<std::string> ordered(convert_args.begin() + 5, convert_args.end());
+  ordered.insert(ordered.end(), convert_args.begin(), convert_args.begin() + 5);
+  const int status = RunConvert(ordered, load, streams);
+  if (status == kExitOk && output != "-")
+    fprintf(streams.err, "ztrace report: wrote %s; open it in a browser\n", output.c_str());
+  return status;
 }
 
 }  // namespace ztrace

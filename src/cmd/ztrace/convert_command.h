@@ -53,6 +53,12 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
 // The same, on stdout and stderr (progress if stderr is a terminal).
 int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load);
 
+// `ztrace report TRACE [-o OUT.html] [OPTIONS]`: convert's --to html, with
+// OUT named after TRACE (in the current directory) when not given.
+std::string ReportUsage();
+int RunReport(const std::vector<std::string>& args, const LoadTraceFn& load,
+              const ConvertStreams& streams);
+
 std::string ConvertUsage();
 
 }  // namespace ztrace

@@ -486,6 +486,32 @@ TEST(ConvertFixtureTest, TemplightBlacklistAndInstantiationsOnly) {
   unlink(list);
 }
 
+// `ztrace report`: convert's --to html with OUT named after TRACE.
+TEST(ConvertFixtureTest, ReportWritesOneHtmlFile) {
+  const std::string trace = std::string(ZT_TEST_DATA_DIR) + "/perfetto_v14/inprocess_small.pftrace";
+  Captured out, err;
+  ConvertStreams streams;
+  streams.out = out.file();
+  streams.err = err.file();
+  EXPECT_EQ(RunReport({"--help"}, processor::ImportTraceFile, streams), kExitOk);
+  EXPECT_THAT(out.text(), HasSubstr("Usage: ztrace report TRACE"));
+  EXPECT_EQ(RunReport({}, processor::ImportTraceFile, streams), kExitUsage);
+  EXPECT_EQ(RunReport({trace, "--frobnicate"}, processor::ImportTraceFile, streams), kExitUsage);
+  char dir[] = "/tmp/zt_report_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string html = std::string(dir) + "/r.html";
+  ASSERT_EQ(RunReport({trace, "-o", html}, processor::ImportTraceFile, streams), kExitOk) << err.text();
+  FILE* f = fopen(html.c_str(), "rb");
+  ASSERT_TRUE(f);
+  char head[16] = {};
+  fread(head, 1, 15, f);
+  fclose(f);
+  EXPECT_STREQ(head, "<!DOCTYPE html>");
+  EXPECT_THAT(err.text(), HasSubstr("wrote " + html + "; open it in a browser"));
+  unlink(html.c_str());
+  rmdir(dir);
+}
+
 // Templight in, Templight out: the file Templight wrote, byte for byte; and
 // in Perfetto's formats, a slice per instantiation on the unit's track.
 TEST(ConvertFixtureTest, TemplightRoundTripAndJson) {

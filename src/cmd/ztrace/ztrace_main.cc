@@ -4,12 +4,15 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "src/cmd/ztrace/clone_command.h"
+#include <unistd.h>
+
 #include "src/cmd/ztrace/convert_command.h"
 #include "src/cmd/ztrace/export_db_command.h"
 #include "src/cmd/ztrace/query_command.h"
@@ -33,7 +36,9 @@ Commands:
   stats     summarize a trace: events, data losses, top slices (ztrace stats --help)
   query     SQL over a trace or many, or a prompt (ztrace query --help)
   export-db write a trace's tables into an SQLite file (ztrace export-db --help)
-  convert   rewrite a trace as JSON, pftrace, text or Templight (ztrace convert --help)
+  convert   rewrite a trace: JSON, pftrace, text, Templight, folded, callgrind,
+            speedscope, graphviz, html (ztrace convert --help)
+  report    write a trace as one HTML file to open in a browser (ztrace report --help)
   serve     serve a trace to Perfetto UI and upstream's Python API (ztrace serve --help)
 
 The tracing service's sockets are $PERFETTO_CONSUMER_SOCK_NAME (record, clone) and
@@ -96,6 +101,12 @@ int main(int argc, char** argv) {
   }
   if (command == "serve")
     return zt::ztrace::RunServe({argv + 2, argv + argc}, stdout, stderr);
+  if (command == "report") {
+    zt::ztrace::ConvertStreams streams;
+    streams.err_is_terminal = isatty(fileno(stderr)) == 1;
+    return zt::ztrace::RunReport(std::vector<std::string>(argv + 2, argv + argc),
+                                 zt::processor::ImportTraceFile, streams);
+  }
   if (command == "convert") {
     return zt::ztrace::RunConvert(std::vector<std::string>(argv + 2, argv + argc),
                                   zt::processor::ImportTraceFile);
