@@ -49,7 +49,7 @@ origins=()
 add_commands README.md < <(awk '/^```sh$/ {inside = 1; next} /^```/ {inside = 0} inside' \
                                 "$src/README.md")
 readme_count=${#commands[@]}
-for sub in "" record query convert stats export-db trigger; do
+for sub in "" record query convert report stats export-db trigger; do
   # shellcheck disable=SC2086 # an empty $sub is no argument.
   help=$("$ztrace_bin" $sub --help)
   # "Example: ztrace ...", and the indented lines under "Examples:".
@@ -75,6 +75,11 @@ mkdir traces
 cp "$trace" traces/a.pftrace
 cp "$trace" traces/b.pftrace
 cp "$src/test/data/templight/tiny.memory.trace.pbf" main.cpp.trace.pbf
+# A build's Templight traces, and a templight-tools blacklist.
+mkdir -p build/a build/b
+cp "$src/test/data/templight/tiny.memory.trace.pbf" build/a/x.cpp.trace.pbf
+cp "$src/test/data/templight/kind23_clang16.trace.pbf" build/b/y.cpp.trace.pbf
+printf 'identifier std::map<.*\n' >bl.txt
 # A Chrome JSON trace, gzip-compressed: the fixture as our --to json writes it.
 "$ztrace_bin" convert "$trace" trace.json --to json 2>/dev/null
 gzip -c trace.json >trace.json.gz

@@ -153,9 +153,9 @@ Options:
 Examples:
   ztrace query trace.pftrace "SELECT name, SUM(dur) FROM slice GROUP BY name"
   ztrace query --csv --batch 'traces/*.pftrace' "SELECT COUNT(*) AS n FROM slice"
-  ztrace query main.cpp.o.trace.pbf "SELECT s.name, s.dur, t.kind_name, t.file, t.line
+  ztrace query main.cpp.trace.pbf "SELECT s.name, s.dur, t.kind_name, t.file, t.line
       FROM slice s JOIN templight_instantiation t ON t.slice_id = s.id
-      ORDER BY s.dur DESC LIMIT 10"      (Templight: a slice per instantiation)
+      ORDER BY s.dur DESC LIMIT 10"      # Templight: a slice per instantiation
 
 Exit codes: 0 done, 1 a trace unreadable or an SQL error, 2 bad usage.
 )";

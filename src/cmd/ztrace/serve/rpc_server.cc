@@ -2,6 +2,8 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <list>
 #include <memory>
@@ -18,6 +20,36 @@
 namespace zt {
 namespace ztrace {
 namespace serve {
+
+namespace {
+
+// After the first SIGINT/SIGTERM the server shuts down cleanly; a second
+// one ends the process at once, unless it comes within a second of the
+// first: one stop often arrives twice (`timeout` and systemd signal the
+// process and its group), and that is not a user insisting.
+int64_t g_first_stop_ns = 0;
+
+int64_t MonotonicNs() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);  // Async-signal-safe.
+  return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+void OnStopSignalWhileStopping(int signo) {
+  if (MonotonicNs() - g_first_stop_ns >= 1000000000)
+    _exit(128 + signo);
+}
+
+void HandleLaterStopSignals() {
+  g_first_stop_ns = MonotonicNs();
+  struct sigaction action = {};
+  action.sa_handler = OnStopSignalWhileStopping;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------
 
@@ -166,8 +198,10 @@ class RpcServer::Impl {
     boost::system::error_code ec;
     acceptor_.close(ec);
     retry_timer_.cancel();
-    if (signals_)
-      signals_->clear(ec);  // A second Ctrl-C ends the process at once.
+    if (signals_) {
+      signals_->clear(ec);
+      HandleLaterStopSignals();  // A second Ctrl-C ends the process at once.
+    }
     for (auto& weak : open_) {
       if (auto connection = weak.lock())
         connection->Abort();
