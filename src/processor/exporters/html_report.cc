@@ -269,7 +269,7 @@ HtmlReportResult WriteHtmlReport(const TraceStorage& storage, const HtmlReportOp
   std::string compressed(compressBound(block.size()), '\0');
   uLongf compressed_size = compressed.size();
   if (compress2(reinterpret_cast<Bytef*>(&compressed[0]), &compressed_size,
-                reinterpret_cast<const Bytef*>(block.data()), block.size(), 6) != Z_OK) {
+                reinterpret_cast<const Bytef*>(block.data()), block.size(), 1) != Z_OK) {
     result.ok = false;
     result.error = "zlib could not compress the report's data";
     return result;
