@@ -86,6 +86,24 @@ Exit codes: 0 read, 1 unreadable (or, with --strict, lossy), 2 bad usage.
 
 namespace {
 
+// Imports `path` with a progress line labelled `label`; null (the error
+// said on `err`) when it cannot be read.
+std::unique_ptr<processor::TraceStorage> Import(const std::string& path, const std::string& label,
+                                                bool drop_after_loss, FILE* err,
+                                                processor::ImportResult* result) {
+  processor::ImportOptions options;
+  options.drop_events_after_loss = drop_after_loss;
+  ImportProgress progress(err, label);
+  options.progress = progress.callback();
+  std::string error;
+  std::unique_ptr<processor::TraceStorage> storage =
+      processor::ImportTraceFile(path, options, result, &error);
+  progress.Done();
+  if (!storage)
+    fprintf(err, "ztrace stats: %s\n", error.c_str());
+  return storage;
+}
+
 // Several traces (or a pattern): a whole build's Templight traces, summed.
 int RunBuildStats(const std::vector<std::string>& paths, size_t top, bool strict,
                   const TemplightView& view, FILE* out, FILE* err) {
@@ -94,17 +112,11 @@ int RunBuildStats(const std::vector<std::string>& paths, size_t top, bool strict
   bool failed = false;
   for (size_t i = 0; i < paths.size(); i++) {
     const std::string& path = paths[i];
-    processor::ImportOptions options;
-    ImportProgress progress(err, "(" + std::to_string(i + 1) + "/" + std::to_string(paths.size()) +
-                                     ") " + path);
-    options.progress = progress.callback();
     processor::ImportResult result;
-    std::string error;
-    std::unique_ptr<processor::TraceStorage> storage =
-        processor::ImportTraceFile(path, options, &result, &error);
-    progress.Done();
+    std::unique_ptr<processor::TraceStorage> storage = Import(
+        path, "(" + std::to_string(i + 1) + "/" + std::to_string(paths.size()) + ") " + path,
+        /*drop_after_loss=*/false, err, &result);
     if (!storage) {
-      fprintf(err, "ztrace stats: %s\n", error.c_str());
       failed = true;
       continue;
     }
@@ -203,19 +215,11 @@ int RunStats(const std::vector<std::string>& args, FILE* out, FILE* err) {
   }
   const std::string& path = paths[0];
 
-  processor::ImportOptions options;
-  options.drop_events_after_loss = drop_after_loss;
-  ImportProgress progress(err, path);
-  options.progress = progress.callback();
   processor::ImportResult result;
-  std::string error;
   std::unique_ptr<processor::TraceStorage> storage =
-      processor::ImportTraceFile(path, options, &result, &error);
-  progress.Done();
-  if (!storage) {
-    fprintf(err, "ztrace stats: %s\n", error.c_str());
+      Import(path, path, drop_after_loss, err, &result);
+  if (!storage)
     return kExitFailure;
-  }
   view.Apply(storage.get(), path, err);
   processor::SummaryOptions summary;
   summary.trace_name = path;
