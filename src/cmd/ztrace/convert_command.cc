@@ -62,6 +62,7 @@ class Progress {
 };
 
 struct Output {
+  const char* command;  // "ztrace convert" or "ztrace report", for messages.
   FILE* file;
   const std::string& name;  // In messages: the path or "stdout".
   FILE* err;
@@ -94,7 +95,7 @@ bool WriteJson(const Input& in, const Output& out, std::string* error) {
     return false;
   }
   for (const std::string& note : result.notes) {
-    fprintf(out.err, "ztrace convert: not in the JSON: %s\n", note.c_str());
+    fprintf(out.err, "%s: not in the JSON: %s\n", out.command, note.c_str());
   }
   return true;
 }
@@ -113,7 +114,7 @@ bool WritePftrace(const Input& in, const Output& out, std::string* error) {
     return false;
   }
   for (const std::string& note : result.notes) {
-    fprintf(out.err, "ztrace convert: not in the Perfetto trace: %s\n", note.c_str());
+    fprintf(out.err, "%s: not in the Perfetto trace: %s\n", out.command, note.c_str());
   }
   return true;
 }
@@ -134,7 +135,7 @@ bool WriteTemplightText(const Input& in, const Output& out, std::string* error) 
     return false;
   }
   if (!result.damage.empty())
-    fprintf(out.err, "ztrace convert: damaged, read up to the damage: %s\n", result.damage.c_str());
+    fprintf(out.err, "%s: damaged, read up to the damage: %s\n", out.command, result.damage.c_str());
   return true;
 }
 
@@ -170,7 +171,7 @@ bool WriteText(const Input& in, const Output& out, std::string* error) {
     return false;
   }
   if (result.tokenizer.damage != processor::TraceDamage::kNone) {
-    fprintf(out.err, "ztrace convert: damaged, read up to the damage: %s\n",
+    fprintf(out.err, "%s: damaged, read up to the damage: %s\n", out.command,
             processor::DescribeDamage(result.tokenizer).c_str());
   }
   return true;
@@ -204,7 +205,7 @@ bool WriteProfile(processor::ProfileFormat format, const Input& in, const Output
     return false;
   }
   for (const std::string& note : result.notes)
-    fprintf(out.err, "ztrace convert: %s\n", note.c_str());
+    fprintf(out.err, "%s: %s\n", out.command, note.c_str());
   return true;
 }
 
@@ -330,7 +331,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
                const ConvertStreams& streams) {
   FILE* err = streams.err;
   auto usage_error = [&](const std::string& message) {
-    fprintf(err, "ztrace convert: %s\n\n%s", message.c_str(), ConvertUsage().c_str());
+    fprintf(err, "%s: %s\n\n%s", streams.command, message.c_str(), ConvertUsage().c_str());
     return kExitUsage;
   };
   std::vector<std::string> positional;
@@ -371,7 +372,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   const Format* format = FindFormat(to);
   if (!format) return usage_error("unknown format \"" + to + "\"");
   if (!format->write) {
-    fprintf(err, "ztrace convert: --to %s is not supported yet\n", format->name);
+    fprintf(err, "%s: --to %s is not supported yet\n", streams.command, format->name);
     return kExitUsage;
   }
   if (view.active() && format->reads == Reads::kBytes)
@@ -397,7 +398,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
     };
     processor::ImportResult imported;
     if (!view.Load(&error)) {
-      fprintf(err, "ztrace convert: %s\n", error.c_str());
+      fprintf(err, "%s: %s\n", streams.command, error.c_str());
       return kExitFailure;
     }
     storage = load(trace_path, import_options, &imported, &error);
@@ -405,7 +406,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
       view.Apply(storage.get(), trace_path, err);
     progress.Clear();
     if (storage && imported.tokenizer.damage != processor::TraceDamage::kNone) {
-      fprintf(err, "ztrace convert: %s: damaged, read up to the damage: %s\n",
+      fprintf(err, "%s: %s: damaged, read up to the damage: %s\n", streams.command,
               trace_path.c_str(), processor::DescribeDamage(imported.tokenizer).c_str());
     }
   } else {
@@ -428,14 +429,14 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
     }
   }
   if (!storage && !file) {
-    fprintf(err, "ztrace convert: %s\n", error.c_str());
+    fprintf(err, "%s: %s\n", streams.command, error.c_str());
     return kExitFailure;
   }
 
   FILE* out = to_stdout ? streams.out : fopen(out_path.c_str(), "wb");
   const std::string out_name = to_stdout ? "stdout" : out_path;
   if (!out) {
-    fprintf(err, "ztrace convert: cannot write %s: %s\n", out_path.c_str(), strerror(errno));
+    fprintf(err, "%s: cannot write %s: %s\n", streams.command, out_path.c_str(), strerror(errno));
     return kExitFailure;
   }
   // Only a regular file is removed after a failure: never a device (OUT may
@@ -446,7 +447,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   bool ok;
   {
     IgnoreSigpipe ignore_sigpipe;
-    ok = format->write(Input{storage.get(), file.get(), trace_path}, Output{out, out_name, err, &progress},
+    ok = format->write(Input{storage.get(), file.get(), trace_path}, Output{streams.command, out, out_name, err, &progress},
                        &error);
     if (!to_stdout && fclose(out) != 0 && ok) {
       ok = false;
@@ -454,7 +455,7 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
     }
   }
   if (!ok) {
-    fprintf(err, "ztrace convert: writing %s: %s%s\n", out_name.c_str(), error.c_str(),
+    fprintf(err, "%s: writing %s: %s%s\n", streams.command, out_name.c_str(), error.c_str(),
             remove_on_failure ? " (the partial file is removed)" : "");
     if (remove_on_failure) unlink(out_path.c_str());
     return kExitFailure;
@@ -541,7 +542,9 @@ int RunReport(const std::vector<std::string>& args, const LoadTraceFn& load,
   // Options before "--": move them ahead of it.
   std::vector<std::string> ordered(convert_args.begin() + 5, convert_args.end());
   ordered.insert(ordered.end(), convert_args.begin(), convert_args.begin() + 5);
-  const int status = RunConvert(ordered, load, streams);
+  ConvertStreams report_streams = streams;
+  report_streams.command = "ztrace report";
+  const int status = RunConvert(ordered, load, report_streams);
   if (status == kExitOk && output != "-")
     fprintf(streams.err, "ztrace report: wrote %s; open it in a browser\n", output.c_str());
   return status;

@@ -41,6 +41,7 @@ using LoadTraceFn = std::function<std::unique_ptr<processor::TraceStorage>(
     processor::ImportResult* result, std::string* error)>;
 
 struct ConvertStreams {
+  const char* command = "ztrace convert";  // What messages start with.
   FILE* out = stdout;  // Where "-" writes.
   FILE* err = stderr;  // Messages, notes, progress.
   // Progress lines are drawn when this is a terminal; tests set it.

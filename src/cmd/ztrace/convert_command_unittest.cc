@@ -497,6 +497,10 @@ TEST(ConvertFixtureTest, ReportWritesOneHtmlFile) {
   EXPECT_THAT(out.text(), HasSubstr("Usage: ztrace report TRACE"));
   EXPECT_EQ(RunReport({}, processor::ImportTraceFile, streams), kExitUsage);
   EXPECT_EQ(RunReport({trace, "--frobnicate"}, processor::ImportTraceFile, streams), kExitUsage);
+  // Its errors are the report's, not convert's.
+  EXPECT_EQ(RunReport({"/nonexistent/t.pftrace"}, processor::ImportTraceFile, streams), kExitFailure);
+  EXPECT_THAT(err.text(), HasSubstr("ztrace report: /nonexistent/t.pftrace"));
+  EXPECT_THAT(err.text(), Not(HasSubstr("ztrace convert:")));
   char dir[] = "/tmp/zt_report_XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   const std::string html = std::string(dir) + "/r.html";

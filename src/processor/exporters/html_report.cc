@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <memory>
 #include <unordered_map>
 
 #include "src/processor/exporters/profile_output.h"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <string>
 
 namespace zt {
 namespace processor {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <string_view>
+#include <string>
 
 #include "src/processor/summary/templight_summary.h"
 #include "src/processor/summary/trace_summary.h"

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
+#include <string>
+#include <memory>
 
 namespace zt {
 namespace processor {
