@@ -88,7 +88,7 @@ class NameCompressor {
 
  private:
   uint32_t CompressAt(std::string_view name, int nesting);
-  // Replaces in *marked (a copy of name) each piece with a '\0' and adds
+  // Writes to *marked `name` with each piece replaced by a '\0', and adds
   // the piece's id to *markers (name_dictionary.cc says where it splits).
   void Split(std::string_view name, int nesting, std::string* marked,
              std::vector<uint32_t>* markers);

@@ -38,10 +38,12 @@ uint32_t NameCompressor::CompressAt(std::string_view name, int nesting) {
   auto found = ids_.find(name);
   if (found != ids_.end())
     return found->second;
-  std::string marked(name);
+  std::string marked;
   std::vector<uint32_t> markers;
   if (nesting < kMaxNesting)
     Split(name, nesting, &marked, &markers);
+  if (markers.empty())
+    marked.assign(name.data(), name.size());  // Not split (or too deep): whole.
   const uint32_t id = next_id_++;
   std::string_view key = name;
   if (names_ == Names::kCopied && !name.empty()) {
@@ -95,8 +97,15 @@ uint32_t NameCompressor::CompressAt(std::string_view name, int nesting) {
 void NameCompressor::Split(std::string_view name, int nesting, std::string* marked,
                            std::vector<uint32_t>* markers) {
   constexpr size_t kNone = std::string::npos;
+  // The marked text is built as the name is scanned: a marker replaces a
+  // piece at the end of what is built, so only the few bytes after it
+  // (separators, or a list's first argument once) move, and a name costs
+  // time linear in its length at each level (replacing in a copy of the
+  // whole name moved its rest at every marker: quadratic).
   std::string& text = *marked;
-  // name's offset of text[i] right of every marker so far is i + shift.
+  text.clear();
+  text.reserve(name.size());
+  // name's offset of text[k], for k right of every marker so far: k + shift.
   ptrdiff_t shift = 0;
   auto make_marker = [&](size_t begin, size_t end) {
     markers->push_back(CompressAt(
@@ -108,21 +117,21 @@ void NameCompressor::Split(std::string_view name, int nesting, std::string* mark
   size_t piece = 0;       // Where the current top-level piece starts (kNone: none).
   size_t open = kNone;    // The list's '<', or the ',' before the argument.
   int level = 0;          // 0: top level; 1: a list's first level; more: deeper.
-  for (size_t i = 0; i < text.size(); i++) {
-    const char c = text[i];
+  for (size_t j = 0; j < name.size(); j++) {
+    const char c = name[j];
+    text.push_back(c);
+    size_t i = text.size() - 1;  // c's place in the text.
     if (level == 0) {
       if (c == '<') {
         if (!EndsWith(text, i + 1, "operator<")) {
           open = i;
           level = 1;
         }
-      } else if (c == ':' && i + 1 < text.size() && text[i + 1] == ':') {
-        if (piece != kNone && piece < i) {
-          make_marker(piece, i);
-          i = piece + 1;  // The first ':', after the '\0'.
-        }
-        i++;  // The second ':'.
-        piece = i + 1;
+      } else if (c == ':' && j + 1 < name.size() && name[j + 1] == ':') {
+        if (piece != kNone && piece < i)
+          make_marker(piece, i);  // The first ':' is now right after the '\0'.
+        text.push_back(name[++j]);  // The second ':'.
+        piece = text.size();
         open = kNone;
       }
     } else if (level == 1) {
@@ -156,7 +165,7 @@ void NameCompressor::Split(std::string_view name, int nesting, std::string* mark
         i = first + 1 + to_separator;
         open = i;
         piece = kNone;
-        if (text[i] == '>') {
+        if (c == '>') {
           open = kNone;
           level = 0;
           piece = i + 1;
