@@ -97,12 +97,14 @@ void AppendBase64(const std::string& bytes, std::string* out) {
   }
 }
 
-// JSON inside <script>: "</" would end the element.
+// JSON inside <script>: "</script" would end the element and "<!--" change
+// how it is read, so every '<' is written \u003c (JSON reads it back).
 void AppendScriptSafe(const std::string& json, std::string* out) {
-  for (size_t i = 0; i < json.size(); i++) {
-    out->push_back(json[i]);
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/')
-      out->push_back('\\');
+  for (char c : json) {
+    if (c == '<')
+      *out += "\\u003c";
+    else
+      out->push_back(c);
   }
 }
 void AppendHtmlText(std::string_view text, std::string* out) {

@@ -72,7 +72,8 @@ TEST(HtmlReportTest, OneFileWithItsDataAndViewer) {
   // The title escaped in HTML and in the JSON inside <script>.
   EXPECT_NE(html.find("<h1>a &lt;title&gt; &amp; &lt;/script&gt;</h1>"), std::string::npos);
   const std::string meta = Between(html, "id=\"zt-meta\">", "</script>");
-  EXPECT_NE(meta.find("\"title\":\"a <title> & <\\/script>\""), std::string::npos) << meta;
+  EXPECT_NE(meta.find("\"title\":\"a \\u003ctitle> & \\u003c/script>\""), std::string::npos) << meta;
+  EXPECT_EQ(meta.find('<'), std::string::npos);
   EXPECT_NE(meta.find("\"slices\":495"), std::string::npos);
   // The data block: base64 of zlib data, version 1 first.
   const std::string block = Base64Decode(Between(html, "id=\"zt-data\">", "</script>"));

@@ -124,6 +124,8 @@ std::string DoubleText(double value) {
 
 class TemplightPrinter {
  public:
+  // Expanded names in comments: at most 64x the input, plus 64 MiB.
+  void SetInputSize(size_t size) { name_budget_ = uint64_t{64} * size + (uint64_t{64} << 20); }
   // Bounds of a name shown in a comment (expanded or inflated).
   static constexpr size_t kMaxShownBytes = 64 << 10;
   static constexpr size_t kMaxSteps = 64 << 10;
@@ -384,6 +386,13 @@ class TemplightPrinter {
   // per comment, and nothing is kept. Markers refer to earlier entries
   // only, as Templight's writer makes them, so there is no cycle.
   void ExpandQuoted(uint32_t id) {
+    // The whole dump's names have a budget too, a multiple of the input:
+    // a dictionary whose every entry doubles the one before would
+    // otherwise print 64 KiB per entry of a few bytes.
+    if (shown_bytes_ > name_budget_) {
+      out_.Append("(not expanded: the dump's budget for names is spent)");
+      return;
+    }
     std::string name;
     std::string problem;
     struct Frame {
@@ -404,13 +413,20 @@ class TemplightPrinter {
         problem = "... (cut here)";
         break;
       }
-      const size_t placeholder = entry.marked.find('\0', frame.at);
-      const size_t text_end = std::min(placeholder, entry.marked.size());
+      // Only as far as the comment has room: a 50 MB entry without a
+      // placeholder is not scanned whole for each comment that shows it.
       const size_t room = kMaxShownBytes - name.size();
-      name.append(entry.marked.data() + frame.at, std::min(text_end - frame.at, room));
-      frame.at = text_end;
-      if (placeholder == std::string_view::npos)
+      const std::string_view window = entry.marked.substr(frame.at, room);
+      const size_t found = window.find('\0');
+      name.append(window.data(), found == std::string_view::npos ? window.size() : found);
+      if (found == std::string_view::npos) {
+        frame.at += window.size();
+        if (frame.at < entry.marked.size())
+          problem = "... (cut here)";
         continue;
+      }
+      const size_t placeholder = frame.at + found;
+      frame.at = placeholder;
       frame.at++;
       if (frame.next == entry.marker_count) {
         problem = "(entry " + std::to_string(frame.entry) + " has more placeholders than markers)";
@@ -425,6 +441,7 @@ class TemplightPrinter {
       stack.push_back(Frame{child, 0, 0});
     }
     out_.Quoted(name.data(), name.size());
+    shown_bytes_ += name.size();
     if (!problem.empty())
       out_.Append(" " + problem);
   }
@@ -436,6 +453,8 @@ class TemplightPrinter {
   };
 
   TextWriter out_;
+  uint64_t shown_bytes_ = 0;
+  uint64_t name_budget_ = 0;
   std::vector<Entry> entries_;     // This unit's dictionary so far.
   std::vector<uint32_t> markers_;
   std::unordered_map<uint64_t, std::string> files_;  // file_id -> path, this unit.
@@ -448,6 +467,7 @@ class TemplightPrinter {
 TemplightTextResult DumpTemplightAsText(const void* data, size_t size, const TextSink& sink) {
   TemplightTextResult result;
   TemplightPrinter printer(sink);
+  printer.SetInputSize(size);
   const uint8_t* const base = static_cast<const uint8_t*>(data);
   std::vector<std::string_view> merged;
   if (SplitTemplightDriverOutput(data, size, &merged)) {

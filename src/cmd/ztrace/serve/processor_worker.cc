@@ -1,5 +1,8 @@
 #include "src/cmd/ztrace/serve/processor_worker.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <utility>
 
 namespace zt {
@@ -10,7 +13,16 @@ ProcessorWorker::ProcessorWorker(std::function<void(uint64_t, uint64_t)> import_
   session_.SetImportProgress(std::move(import_progress));
   session_.SetInterruptCheck([this] { return current_gate_ && current_gate_->closed(); });
   UpdateStatus();
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    // Stop signals are the server's (its io thread): never this thread's,
+    // nor those it starts, whatever disposition they meet.
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+    Loop();
+  });
 }
 
 ProcessorWorker::~ProcessorWorker() { Stop(); }

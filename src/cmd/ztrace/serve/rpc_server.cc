@@ -1,10 +1,12 @@
 #include "src/cmd/ztrace/serve/rpc_server.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <list>
 #include <memory>
 #include <string>
@@ -27,7 +29,8 @@ namespace {
 // one ends the process at once, unless it comes within a second of the
 // first: one stop often arrives twice (`timeout` and systemd signal the
 // process and its group), and that is not a user insisting.
-int64_t g_first_stop_ns = 0;
+std::atomic<int64_t> g_first_stop_ns{0};
+static_assert(std::atomic<int64_t>::is_always_lock_free, "read in a signal handler");
 
 int64_t MonotonicNs() {
   timespec now;
@@ -40,13 +43,26 @@ void OnStopSignalWhileStopping(int signo) {
     _exit(128 + signo);
 }
 
-void HandleLaterStopSignals() {
+// Called instead of asio's handling: the stop signals are blocked in this
+// thread while asio's handler is replaced by ours (the server's other
+// threads block them for good), so one arriving meanwhile waits for ours
+// rather than meeting the default action.
+void HandleLaterStopSignals(boost::asio::signal_set* signals) {
+  sigset_t stop, previous;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, &previous);
+  boost::system::error_code ec;
+  signals->clear(ec);
   g_first_stop_ns = MonotonicNs();
   struct sigaction action = {};
   action.sa_handler = OnStopSignalWhileStopping;
+  action.sa_flags = SA_RESTART;  // An ignored one interrupts no system call.
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 }  // namespace
@@ -198,10 +214,8 @@ class RpcServer::Impl {
     boost::system::error_code ec;
     acceptor_.close(ec);
     retry_timer_.cancel();
-    if (signals_) {
-      signals_->clear(ec);
-      HandleLaterStopSignals();  // A second Ctrl-C ends the process at once.
-    }
+    if (signals_)
+      HandleLaterStopSignals(&*signals_);  // A second Ctrl-C ends the process at once.
     for (auto& weak : open_) {
       if (auto connection = weak.lock())
         connection->Abort();

@@ -48,6 +48,7 @@
 
   function decode(bytes, meta) {
     const r = new Reader(bytes);
+    const span = Math.max(1, meta.end - meta.start);
     if (r.varint() !== 1) throw new Error('unknown data block version');
     const strings = new Array(r.varint());
     for (let i = 0; i < strings.length; i++) strings[i] = r.text();
@@ -58,10 +59,10 @@
       const track = { label: strings[r.varint()], kind: r.varint(), first };
       const n = r.varint();
       track.count = n;
-      let ts = meta.start;
+      let ts = 0;  // Times from the trace's start: exact as doubles.
       if (track.kind === 0) {
         track.ts = new Float64Array(n); track.end = new Float64Array(n);
-        track.depth = new Uint16Array(n); track.name = new Uint32Array(n);
+        track.depth = new Uint32Array(n); track.name = new Uint32Array(n);
         track.cat = new Uint32Array(n); track.open = new Uint8Array(n);
         let maxDepth = 0;
         for (let i = 0; i < n; i++) {
@@ -69,7 +70,7 @@
           const dur = r.varint();
           track.ts[i] = ts;
           track.open[i] = dur === 0 ? 1 : 0;
-          track.end[i] = dur === 0 ? meta.end : ts + dur - 1;
+          track.end[i] = dur === 0 ? span : ts + dur - 1;
           track.depth[i] = r.varint();
           track.name[i] = r.varint();
           track.cat[i] = r.varint();
@@ -104,7 +105,7 @@
     const marks = [];
     const markCount = r.varint();
     for (let i = 0; i < markCount; i++) {
-      const ts = r.zigzag() + meta.start;
+      const ts = r.zigzag();
       marks.push({ ts, track: r.varint() - 1, what: strings[r.varint()] });
     }
     return { strings, tracks, flows, marks };
@@ -149,7 +150,8 @@
     const canvas = document.getElementById('tl');
     const tip = document.getElementById('tip');
     const ctx = canvas.getContext('2d');
-    const view = { t0: meta.start, t1: Math.max(meta.end, meta.start + 1), y: 0 };
+    const span = Math.max(1, meta.end - meta.start);
+    const view = { t0: 0, t1: span, y: 0 };
     const layout = [];
     let y = 0;
     for (const track of data.tracks) {
@@ -269,6 +271,8 @@
         if (frame.flows > 4000) break;
         const a = locate(from), b = locate(to);
         if (!a || !b) continue;
+        if (b.track.ts[b.i] < view.t0 && a.track.end[a.i] < view.t0) continue;
+        if (a.track.end[a.i] > view.t1 && b.track.ts[b.i] > view.t1) continue;
         const xa = xOf(a.track.end[a.i]), xb = xOf(b.track.ts[b.i]);
         if ((xa < LABEL && xb < LABEL) || (xa > dims.width && xb > dims.width)) continue;
         const ya = a.y + ROW / 2, yb = b.y + ROW / 2;
@@ -292,8 +296,8 @@
       ctx.fillRect(LABEL, dims.height - 16, width, 16);
       ctx.fillStyle = '#333';
       const step = Math.pow(10, Math.floor(Math.log10(nsPerPx * 120)));
-      for (let t = Math.ceil((view.t0 - meta.start) / step) * step; t + meta.start < view.t1; t += step) {
-        const x = xOf(t + meta.start);
+      for (let t = Math.ceil(view.t0 / step) * step; t < view.t1; t += step) {
+        const x = xOf(t);
         ctx.fillRect(x, dims.height - 16, 1, 5);
         ctx.fillText(formatNs(t), x + 2, dims.height - 7);
       }
@@ -301,11 +305,12 @@
       report.frames++;
     }
 
+    const layoutOf = new Map(layout.map((entry) => [entry.track, entry]));
     function locate(global) {
       const track = globalIndex[global];
       if (!track) return null;
       const i = global - track.first;
-      const entry = layout[data.tracks.indexOf(track)];
+      const entry = layoutOf.get(track);
       return { track, i, y: entry.y - view.y + HEADER + track.depth[i] * ROW };
     }
 
@@ -364,7 +369,7 @@
       const { track, i } = h;
       const dur = track.open[i] ? 'did not end' : formatNs(track.end[i] - track.ts[i]);
       const cat = track.cat[i] ? `<br>${escapeHtml(data.strings[track.cat[i]])}` : '';
-      tip.innerHTML = `<b>${escapeHtml(data.strings[track.name[i]])}</b>${cat}<br>${dur} at ${formatNs(track.ts[i] - meta.start)}`;
+      tip.innerHTML = `<b>${escapeHtml(data.strings[track.name[i]])}</b>${cat}<br>${dur} at ${formatNs(track.ts[i])}`;
       tip.style.display = 'block';
       tip.style.left = Math.min(e.pageX + 12, window.innerWidth - 420) + 'px';
       tip.style.top = (e.pageY + 12) + 'px';
@@ -379,7 +384,7 @@
     });
     document.getElementById('zoom-in').onclick = () => zoom(0.5);
     document.getElementById('zoom-out').onclick = () => zoom(2);
-    document.getElementById('zoom-reset').onclick = () => { view.t0 = meta.start; view.t1 = Math.max(meta.end, meta.start + 1); view.y = 0; redraw(); };
+    document.getElementById('zoom-reset').onclick = () => { view.t0 = 0; view.t1 = span; view.y = 0; redraw(); };
     window.addEventListener('resize', () => { dims = size(); redraw(); });
 
     this.draw = draw;
@@ -392,7 +397,6 @@
     // Flame graph: stacks of names merged over every track; per node its
     // total and self time. Top slices: per name, count, total, self.
     const nodes = [{ parent: -1, name: -1, total: 0, self: 0, children: [] }];
-    const childIndex = new Map();
     const byName = new Map();
     for (const track of data.tracks) {
       if (track.kind !== 0) continue;
@@ -402,13 +406,14 @@
         while (stack.length && stack[stack.length - 1][0] <= ts) stack.pop();
         const parentNode = stack.length ? stack[stack.length - 1][1] : 0;
         const name = track.name[i];
-        const key = parentNode * 4194304 + name;
-        let node = childIndex.get(key);
+        const parent = nodes[parentNode];
+        if (!parent.byName) parent.byName = new Map();
+        let node = parent.byName.get(name);
         if (node === undefined) {
           node = nodes.length;
           nodes.push({ parent: parentNode, name, total: 0, self: 0, children: [] });
-          nodes[parentNode].children.push(node);
-          childIndex.set(key, node);
+          parent.children.push(node);
+          parent.byName.set(name, node);
         }
         const dur = Math.max(0, end - ts);
         nodes[node].total += dur;
