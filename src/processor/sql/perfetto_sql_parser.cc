@@ -374,17 +374,17 @@ constexpr int kMaxMacroDepth = 64;
 // A macro that uses an argument twice doubles its text at each level:
 // nested calls could grow without bound before the depth limit.
 constexpr size_t kMaxExpansionBytes = 16u << 20;
-// The text read while expanding, over every level: a call's arguments are
+// The text read while expanding, over every level (32 MiB): a call's arguments are
 // read at its level and again in the body they are put into, so nested
 // calls read the same bytes up to kMaxMacroDepth times. Bounding the output
 // alone let a 2 KB statement take seconds (found by perfetto_sql_parser_fuzzer).
-constexpr size_t kMaxExpansionWork = 64u << 20;
+constexpr size_t kMaxExpansionWork = 32u << 20;
 
 bool Expand(std::string_view text, MacroLookup lookup, const void* data, int depth,
             size_t* work, std::string* out, std::string* error) {
   *work += text.size();
   if (*work > kMaxExpansionWork) {
-    *error = "the macros expand past 64 MiB of text to read (do calls nest too deep?)";
+    *error = "the macros expand past 32 MiB of text to read (do calls nest too deep?)";
     return false;
   }
   if (text.find("!(") == std::string_view::npos) {

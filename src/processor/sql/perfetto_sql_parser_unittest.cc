@@ -167,7 +167,7 @@ TEST(PerfettoSqlParserTest, MacroErrorsNameTheMacro) {
     nested = "dup!(" + nested + ")";
   EXPECT_FALSE(ExpandMacros("SELECT " + nested, Lookup, &macros, &out, &error));
   EXPECT_TRUE(error.find("exceeds 16 MiB") != std::string::npos ||
-              error.find("past 64 MiB of text to read") != std::string::npos)
+              error.find("past 32 MiB of text to read") != std::string::npos)
       << error;
   // 60 nested calls around a 2 MB argument: a small output, but the
   // argument is read again at every level (120 MB). Before, only the output
@@ -176,7 +176,7 @@ TEST(PerfettoSqlParserTest, MacroErrorsNameTheMacro) {
   for (int i = 0; i < 60; i++)
     deep = "twice!(" + deep + ")";
   EXPECT_FALSE(ExpandMacros("SELECT " + deep, Lookup, &macros, &out, &error));
-  EXPECT_NE(error.find("past 64 MiB of text to read"), std::string::npos) << error;
+  EXPECT_NE(error.find("past 32 MiB of text to read"), std::string::npos) << error;
 }
 
 TEST(PerfettoSqlParserTest, ListArgumentsSplitAtTheirTopLevelCommas) {
