@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -774,6 +777,73 @@ TEST_F(TrackEventTest, SessionsStartAndStopWhileThreadsEmit) {
     thread.join();
   EXPECT_TRUE(misplaced.empty()) << misplaced.size() << " events of other categories, first: "
                                  << misplaced[0];
+}
+
+// A thread that found a category recording, then paused before writing
+// (here: in an argument's evaluation) while the session stopped and a new
+// one that does not record the category took the same instance slot, must
+// not write the event into the new session.
+class Gate {
+ public:
+  // Called by the paused thread: says it is in, then waits to be let go.
+  int64_t Pass() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    arrived_ = true;
+    changed_.notify_all();
+    if (!changed_.wait_for(lock, std::chrono::seconds(20), [this] { return open_; }))
+      ADD_FAILURE() << "the gate was never opened";
+    return 1;
+  }
+  bool WaitUntilArrived() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(20), [this] { return arrived_; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool arrived_ = false;
+  bool open_ = false;
+};
+
+TEST_F(TrackEventTest, EventOfACategoryTheSlotsNextSessionDoesNotRecordIsNotWritten) {
+  auto expect_not_written_into_the_next_session = [this](const char* what, auto emit) {
+    SCOPED_TRACE(what);
+    Gate gate;
+    std::thread writer;
+    Record(SerializeTrackEventConfig({"*"}), [&] {
+      TRACE_EVENT_INSTANT("test", "warm up");
+      writer = std::thread([&] {
+        TRACE_EVENT_INSTANT("test", "warm up");  // This thread's sequence is current.
+        emit(gate);
+      });
+      ASSERT_TRUE(gate.WaitUntilArrived()) << "the writer never reached its event";
+    });
+    // The same slot, taken by a session without "test".
+    ReadTrace next = Record(SerializeTrackEventConfig({"gfx"}, {"*"}), [&] {
+      gate.Open();
+      writer.join();
+      TRACE_EVENT_INSTANT("gfx", "after");
+    });
+    for (const Event& e : next.events)
+      EXPECT_EQ(e.category, "gfx") << e.name;
+    EXPECT_EQ(next.events.size(), 1u);
+  };
+  expect_not_written_into_the_next_session(
+      "int annotation", [](Gate& g) { TRACE_EVENT_INSTANT("test", "late", "n", g.Pass()); });
+  expect_not_written_into_the_next_session("explicit timestamp", [](Gate& g) {
+    TRACE_EVENT_INSTANT("test", "late", TraceTimestamp{static_cast<uint64_t>(g.Pass()) * 1000});
+  });
+  expect_not_written_into_the_next_session(
+      "counter", [](Gate& g) { TRACE_COUNTER("test", "late", g.Pass()); });
+  expect_not_written_into_the_next_session("dynamic category", [](Gate& g) {
+    TRACE_EVENT_INSTANT(DynamicCategory{"dyn"}, "late", "n", g.Pass());
+  });
 }
 
 }  // namespace

@@ -157,11 +157,32 @@ TrackEventSequence::~TrackEventSequence() {
 
 namespace {
 
+// The category of the event a sequence is acquired for. The caller read
+// the category's instances before the acquisition; if the slot moved on
+// since this thread last wrote to it, the session the caller saw may have
+// stopped and a new one, not recording the category, taken the slot: the
+// category is asked again then (a load; a filter match for a dynamic one).
+struct EventCategory {
+  static constexpr uint32_t kNone = ~uint32_t{0};  // Not an event's: no check.
+  uint32_t id = kNone;
+  const char* dynamic_name = nullptr;
+
+  bool RecordedBy(uint32_t instance) const {
+    if (id == kNone)
+      return true;
+    const uint8_t instances = id == kDynamicCategoryId
+                                  ? DynamicCategoryInstances(DynamicCategory{dynamic_name})
+                                  : LoadCategoryState(id);
+    return (instances >> instance) & 1;
+  }
+};
+
 // Makes instance |instance|'s sequence current for this thread through the
 // DataSource machinery (a new writer for a new session, new incremental
 // state after a clear or a drop, which it then writes). Null if the
-// instance is not recording.
-ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance) {
+// instance is not recording, or not |category| any more.
+ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance,
+                                                    EventCategory category) {
   const DataSourceInstanceState& slot = TrackEventDataSource::State().instances[instance];
   // Read first: a change after it is seen as a change at the next event.
   const uint64_t epoch = slot.epoch.load(std::memory_order_acquire);
@@ -174,6 +195,10 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance) {
           return;  // Nothing changes until that event ends.
         TrackEventSequence* seq = GetSequence(tc);
         if (seq->epoch != epoch) {
+          // The epoch was read (acquire) before this: a category state
+          // cleared by the stop of the slot's previous session is seen.
+          if (!category.RecordedBy(instance))
+            return;  // Left stale: asked again at the next event.
           // The session's settings, once per change of the slot (not at
           // every reacquire after a drop): taking the instance lock.
           auto data_source = tc.GetDataSourceLocked();
@@ -211,9 +236,9 @@ inline TrackEventSequence* CurrentSequence(uint32_t instance) {
 
 // The sequence of |instance|, made current if it is not; null if the
 // instance is not recording.
-inline TrackEventSequence* SequenceFor(uint32_t instance) {
+inline TrackEventSequence* SequenceFor(uint32_t instance, EventCategory category) {
   TrackEventSequence* seq = CurrentSequence(instance);
-  return ZT_LIKELY(seq != nullptr) ? seq : AcquireSequenceSlow(instance);
+  return ZT_LIKELY(seq != nullptr) ? seq : AcquireSequenceSlow(instance, category);
 }
 
 inline bool SawEveryDrop(const TrackEventSequence* seq) {
@@ -221,11 +246,11 @@ inline bool SawEveryDrop(const TrackEventSequence* seq) {
 }
 
 // The sequence, current and with every writer drop answered by a reset.
-inline TrackEventSequence* AcquireSequence(uint32_t instance) {
+inline TrackEventSequence* AcquireSequence(uint32_t instance, EventCategory category) {
   TrackEventSequence* seq = CurrentSequence(instance);
   if (ZT_LIKELY(seq != nullptr && SawEveryDrop(seq)))
     return seq;
-  return AcquireSequenceSlow(instance);
+  return AcquireSequenceSlow(instance, category);
 }
 
 // The timestamp to write for |now|: the delta since the sequence's last
@@ -361,8 +386,11 @@ ZT_NOINLINE void WriteSimpleEventSlow(uint32_t instance, TrackEventSequence* seq
   if (InsideAnEvent(seq))
     return;
   if (!SawEveryDrop(seq)) {
-    seq = AcquireSequenceSlow(instance);
-    if (!seq)
+    const bool is_end = event.type == EventType::kSliceEnd;
+    const uint8_t session_tag = seq->session_tag;
+    seq = AcquireSequenceSlow(instance, is_end ? EventCategory{} : EventCategory{event.category});
+    // An end goes only to the session its begin went to.
+    if (!seq || (is_end && seq->session_tag != session_tag))
       return;
   }
   const uint64_t delta = NextTimestamp(seq, TrackEventClock::NowNs());
@@ -414,7 +442,8 @@ inline void WriteSimpleEvent(uint32_t instance, TrackEventSequence* seq,
 }  // namespace
 
 bool BeginEvent(uint32_t instance, const EventSpec& spec, EventContext* ctx) {
-  TrackEventSequence* seq = AcquireSequence(instance);
+  TrackEventSequence* seq =
+      AcquireSequence(instance, EventCategory{spec.category, spec.dynamic_category});
   if (!seq || InsideAnEvent(seq))
     return false;
   const uint64_t now = TrackEventClock::NowNs();
@@ -483,7 +512,7 @@ SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    if (TrackEventSequence* seq = SequenceFor(i)) {
+    if (TrackEventSequence* seq = SequenceFor(i, EventCategory{category})) {
       WriteSimpleEvent(i, seq, event);
       sessions |= TagOf(seq, i);
     }
@@ -507,7 +536,7 @@ static ZT_NOINLINE SessionTags WriteEventWithIntSlow(uint32_t category, uint8_t 
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    if (TrackEventSequence* seq = SequenceFor(i)) {
+    if (TrackEventSequence* seq = SequenceFor(i, EventCategory{category})) {
       WriteSimpleEvent(i, seq, event);
       sessions |= TagOf(seq, i);
     }
@@ -529,7 +558,7 @@ static ZT_NOINLINE void WriteCounterSlow(uint32_t category, uint8_t instances,
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    TrackEventSequence* seq = AcquireSequence(i);
+    TrackEventSequence* seq = AcquireSequence(i, EventCategory{category});
     if (!seq || InsideAnEvent(seq))
       continue;
     event.track_uuid = CounterUuid(seq, track);
@@ -549,7 +578,7 @@ static ZT_NOINLINE void WriteSliceEndSlow(uint8_t instances, uint64_t track_uuid
   for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
     if (!(instances & 1))
       continue;
-    TrackEventSequence* seq = SequenceFor(i);
+    TrackEventSequence* seq = SequenceFor(i, EventCategory{});  // The tag is the check.
     if (seq && TagOf(seq, i) == (sessions & (SessionTags{0xFF} << (8 * i))))
       WriteSimpleEvent(i, seq, event);
   }
@@ -720,7 +749,7 @@ void SetTrackDescriptor(const Track& track, std::string serialized) {
     if (!(valid & (1u << i)))
       continue;
     const bool was_current = internal::CurrentSequence(i) != nullptr;
-    TrackEventSequence* seq = internal::AcquireSequence(i);
+    TrackEventSequence* seq = internal::AcquireSequence(i, internal::EventCategory{});
     if (!seq || internal::InsideAnEvent(seq))
       continue;  // The loss mark makes the sequence reset, and describe again.
     internal::RewriteDescriptor(seq, track, was_current);
