@@ -11,19 +11,29 @@ namespace zt {
 namespace ztrace {
 namespace {
 
+// Deeper than this is a loop (a bind mount of a parent) or a mistake; the
+// walk stops with an error rather than a stack overflow or no end.
+constexpr int kMaxDepth = 128;
+
 // Every file under `dir` (any depth) whose path below `dir` matches `rest`
 // (fnmatch with FNM_PATHNAME at some depth: "*.pbf" matches a/b/x.pbf,
-// "gen/*.pbf" matches a/gen/x.pbf). Symbolic links to directories are not
-// followed (no cycles).
-void Walk(const std::string& dir, const std::string& relative, const std::string& rest,
-          std::vector<std::string>* out) {
+// "gen/*.pbf" matches a/gen/x.pbf). As the shell's `**` does, entries
+// whose names begin with '.' are left out. Symbolic links to directories
+// are not followed (no cycles). False, with |error| set, past kMaxDepth.
+bool Walk(const std::string& dir, const std::string& relative, const std::string& rest,
+          int depth, std::vector<std::string>* out, std::string* error) {
+  if (depth > kMaxDepth) {
+    *error = "'" + dir + "' is more than " + std::to_string(kMaxDepth) +
+             " directories deep: is a directory mounted inside itself?";
+    return false;
+  }
   DIR* d = opendir(dir.c_str());
   if (!d)
-    return;
+    return true;
   std::vector<std::string> names;
   while (dirent* entry = readdir(d)) {
     const std::string name = entry->d_name;
-    if (name != "." && name != "..")
+    if (name[0] != '.')
       names.push_back(name);
   }
   closedir(d);
@@ -35,7 +45,8 @@ void Walk(const std::string& dir, const std::string& relative, const std::string
     if (lstat(path.c_str(), &st) != 0)
       continue;
     if (S_ISDIR(st.st_mode)) {
-      Walk(path, below, rest, out);
+      if (!Walk(path, below, rest, depth + 1, out, error))
+        return false;
       continue;
     }
     // Match `rest` against the last as many components of `below` as it has.
@@ -47,6 +58,7 @@ void Walk(const std::string& dir, const std::string& relative, const std::string
     if (fnmatch(rest.c_str(), tail.c_str(), FNM_PATHNAME) == 0)
       out->push_back(path);
   }
+  return true;
 }
 
 }  // namespace
@@ -78,8 +90,10 @@ bool ExpandTraceGlob(const std::string& pattern, std::vector<std::string>* paths
       }
       globfree(&matches);
     }
-    for (const std::string& root : roots)
-      Walk(root, "", rest, &found);
+    for (const std::string& root : roots) {
+      if (!Walk(root, "", rest, 0, &found, error))
+        return false;
+    }
   } else if (pattern.find_first_of("*?[") == std::string::npos) {
     found.push_back(pattern);
   } else {

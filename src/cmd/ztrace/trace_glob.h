@@ -8,7 +8,9 @@
 //   std::string error;
 //   if (!ExpandTraceGlob("build/**/*.trace.pbf", &paths, &error)) Fail(error);
 //
-// Paths come sorted. A `**` walk goes into directories; a directory that a
+// Paths come sorted. A `**` walk goes into directories, leaving out names
+// that begin with '.' (as the shell's does) and failing past 128 levels
+// (a loop through a bind mount); a directory that a
 // plain pattern matches is listed (reading it then fails, said). A
 // pattern without wildcards is the path itself (which need not exist: the
 // import then says what is wrong with it). Thread-compatible.

@@ -54,6 +54,29 @@ TEST_F(TraceGlobTest, PlainWildcardsAndPlainPaths) {
   EXPECT_EQ(Expand("missing.pbf"), (std::vector<std::string>{"missing.pbf"}));
 }
 
+TEST_F(TraceGlobTest, StarStarLeavesOutHiddenEntriesAsTheShellDoes) {
+  ASSERT_EQ(mkdir((root_ + "/.cache").c_str(), 0700), 0);
+  std::ofstream(root_ + "/.cache/old.trace.pbf") << "x";
+  std::ofstream(root_ + "/a/.partial.trace.pbf") << "x";
+  EXPECT_EQ(Expand("**/*.trace.pbf"),
+            (std::vector<std::string>{"a/b/c/z.trace.pbf", "a/b/y.trace.pbf", "a/x.trace.pbf",
+                                      "gen/g.trace.pbf", "top.trace.pbf"}));
+}
+
+TEST_F(TraceGlobTest, ATreeTooDeepIsAnErrorNotACrash) {
+  std::string dir = root_ + "/deep";
+  ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+  for (int i = 0; i < 140; i++) {
+    dir += "/d";
+    ASSERT_EQ(mkdir(dir.c_str(), 0700), 0) << dir;
+  }
+  std::ofstream(dir + "/bottom.trace.pbf") << "x";
+  std::vector<std::string> paths;
+  std::string error;
+  EXPECT_FALSE(ExpandTraceGlob(root_ + "/deep/**/*.trace.pbf", &paths, &error));
+  EXPECT_NE(error.find("directories deep"), std::string::npos) << error;
+}
+
 TEST_F(TraceGlobTest, NoMatchIsAnError) {
   std::vector<std::string> paths;
   std::string error;
