@@ -1,10 +1,11 @@
 // Makes a large Templight trace for the benchmark (issue 13): N template
 // instantiations with names built like a template-heavy C++ program's
 // (nested standard and project templates, shared arguments), nested up to
-// 8 deep, with locations in a few hundred headers, times and memory; written
+// 8 deep (or MAX_DEPTH; a MAX_DEPTH of at least N makes one chain, each
+// inside the one before), with locations in a few hundred headers, times and memory; written
 // with Templight's dictionary compression by WriteTemplight.
 //
-//   make_templight_trace OUT.trace.pbf [INSTANTIATIONS=1000000] [SEED=1]
+//   make_templight_trace OUT.trace.pbf [INSTANTIATIONS=1000000] [SEED=1] [MAX_DEPTH=8]
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,16 +27,18 @@ using zt::processor::TemplightUnit;
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 4 || argv[1][0] == '-') {  // "--help" is not a path to write.
-    fprintf(stderr, "usage: %s OUT [INSTANTIATIONS=1000000] [SEED=1]\n", argv[0]);
+  if (argc < 2 || argc > 5 || argv[1][0] == '-') {  // "--help" is not a path to write.
+    fprintf(stderr, "usage: %s OUT [INSTANTIATIONS=1000000] [SEED=1] [MAX_DEPTH=8]\n", argv[0]);
     return 2;
   }
   const long count = argc > 2 ? strtol(argv[2], nullptr, 10) : 1000000;
   const uint32_t seed = argc > 3 ? static_cast<uint32_t>(strtoul(argv[3], nullptr, 10)) : 1;
-  if (count <= 0) {
-    fprintf(stderr, "make_templight_trace: INSTANTIATIONS must be positive\n");
+  const long max_depth = argc > 4 ? strtol(argv[4], nullptr, 10) : 8;
+  if (count <= 0 || max_depth <= 0) {
+    fprintf(stderr, "make_templight_trace: INSTANTIATIONS and MAX_DEPTH must be positive\n");
     return 2;
   }
+  const bool chain = max_depth >= count;
   NameMaker maker(seed);
   std::mt19937& random = maker.random();
 
@@ -61,7 +64,8 @@ int main(int argc, char** argv) {
   uint64_t memory = 64 << 20;
   for (long i = 0; i < count; i++) {
     // Close a few, then open one at the resulting depth.
-    while (!open.empty() && (open.size() >= 8 || random() % 2 == 0)) {
+    while (!open.empty() &&
+           (open.size() >= static_cast<size_t>(max_depth) || (!chain && random() % 2 == 0))) {
       TemplightInstantiation& done = profile.instantiations[open.back()];
       now += random() % 2000;
       done.end_ns = now;

@@ -440,8 +440,15 @@
     function draw() {
       const ratio = window.devicePixelRatio || 1;
       const width = canvas.parentElement.clientWidth - 24;
+      // Both walks keep their own stack: a trace nested deeper than the
+      // JS engine's call stack (~10k frames) still draws.
       let depth = 0;
-      (function walk(n, d) { if (d > depth) depth = d; for (const c of nodes[n].children) if (nodes[c].total * width / Math.max(1, nodes[focus].total) >= 0.5) walk(c, d + 1); })(focus, 0);
+      const minTotal = 0.5 * Math.max(1, nodes[focus].total) / width;
+      for (const todo = [[focus, 0]]; todo.length;) {
+        const [n, d] = todo.pop();
+        if (d > depth) depth = d;
+        for (const c of nodes[n].children) if (nodes[c].total >= minTotal) todo.push([c, d + 1]);
+      }
       const height = Math.min(20000, (depth + 1) * ROW + 4);
       canvas.width = width * ratio; canvas.height = height * ratio;
       canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
@@ -451,9 +458,10 @@
       rects.length = 0;
       let drawn = 0;
       const scale = width / Math.max(1, nodes[focus].total);
-      (function place(n, x, d) {
+      for (const todo = [[focus, 0, 0]]; todo.length;) {
+        const [n, x, d] = todo.pop();
         const w = nodes[n].total * scale;
-        if (w < 0.5) return;
+        if (w < 0.5) continue;
         const label = n === 0 ? 'all' : data.strings[nodes[n].name];
         ctx.fillStyle = n === 0 ? '#ccc' : hashColor(nodes[n].name, 68);
         ctx.fillRect(x, d * ROW, Math.max(1, w - 1), ROW - 1);
@@ -464,8 +472,8 @@
           ctx.fillStyle = '#111'; ctx.fillText(label, x + 3, d * ROW + ROW / 2); ctx.restore();
         }
         let cx = x;
-        for (const c of nodes[n].children) { place(c, cx, d + 1); cx += nodes[c].total * scale; }
-      })(focus, 0, 0);
+        for (const c of nodes[n].children) { todo.push([c, cx, d + 1]); cx += nodes[c].total * scale; }
+      }
       report.flameDrawn = drawn;
     }
     canvas.addEventListener('click', (e) => {
