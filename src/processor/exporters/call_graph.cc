@@ -36,7 +36,7 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
     for (uint32_t row = 0; row < templight.size(); row++) {
       const uint64_t begin = templight.memory_begin[row];
       const uint64_t end = templight.memory_end[row];
-      if (begin != 0 && end > begin) {
+      if (begin != 0 && end > begin && templight.slice_id[row] < bytes.size()) {
         bytes[templight.slice_id[row]] = static_cast<int64_t>(end - begin);
         has_memory_ = true;
       }
@@ -107,7 +107,8 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
         f.self_bytes += std::max<int64_t>(0, self_bytes[id]);
 
       const uint32_t parent = slice.parent_id[id];
-      call.caller = parent != kNullId && function_of[parent] != kNullId ? function_of[parent] : root;
+      // A parent comes first (rows are in time order), as SliceProfile reads it.
+      call.caller = parent < id && function_of[parent] != kNullId ? function_of[parent] : root;
       call.callee = fn;
       const uint32_t call_hash = OpenIndex::Hash(uint64_t{call.caller} << 32 | call.callee,
                                                  uint64_t{call.file} << 32 | call.line);

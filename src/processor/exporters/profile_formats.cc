@@ -73,7 +73,7 @@ bool WriteFolded(const SliceProfile& profile, ProfileOutput* out, std::vector<st
     for (uint32_t id : profile.slices_of(t)) {
       const uint32_t parent = slice.parent_id[id];
       const uint32_t parent_node =
-          parent != kNullId && node_of[parent] != kNullId ? node_of[parent] : root;
+          parent < id && node_of[parent] != kNullId ? node_of[parent] : root;
       const StringId name = slice.name[id];
       const uint32_t hash = OpenIndex::Hash(uint64_t{parent_node} << 32 | name);
       uint32_t node = child.Find(hash, [&](uint32_t row) {
