@@ -102,7 +102,7 @@ ZT_ALWAYS_INLINE inline const uint8_t* ParseOneField(const uint8_t* pos,
 
 }  // namespace
 
-Field ProtoDecoder::ReadField() {
+Field ProtoDecoder::ReadFieldSlow() {
   Field field;
   if (read_ptr_ >= end_ || parse_error_)
     return field;

@@ -250,6 +250,59 @@ TEST(ProtoDecoderTest, MalformedInputSetsParseError) {
   }
 }
 
+// ReadField() takes the common shapes inline and the rest out of line; the
+// typed decoder parses every field out of line. On every prefix of a
+// message holding each shape at each boundary, the two agree on the fields
+// read and on the error.
+TEST(ProtoDecoderTest, InlineAndOutOfLinePathsAgreeOnEveryPrefix) {
+  Bytes fixed64 = {0x19, 1, 2, 3, 4, 5, 6, 7, 8};  // Field 3, fixed64.
+  Bytes fixed32 = {0x25, 1, 2, 3, 4};              // Field 4, fixed32.
+  const Bytes message =
+      Cat({VarIntField(1, 5), VarIntField(2, 300), VarIntField(1, 70000), fixed64, fixed32,
+           StrField(5, ""), StrField(6, "x"), BytesField(7, Bytes(127, 'a')),
+           BytesField(8, Bytes(200, 'b')), VarIntField(200, 1), VarIntField(9, 127),
+           VarIntField(10, 128), VarIntField(11, 16383), VarIntField(12, 16384)});
+  for (size_t size = 0; size <= message.size(); size++) {
+    const Bytes prefix(message.begin(), message.begin() + static_cast<ptrdiff_t>(size));
+    bool error = false;
+    const std::vector<Field> fields = ReadAll(prefix, &error);
+    TypedProtoDecoder<256, true> typed(prefix.data(), prefix.size());
+    EXPECT_EQ(error, typed.parse_error()) << "prefix " << size;
+    for (const Field& f : fields) {
+      const Field& other = typed.Get(f.id());
+      EXPECT_EQ(f.type(), other.type()) << "prefix " << size << " field " << f.id();
+      EXPECT_EQ(f.size(), other.size()) << "prefix " << size << " field " << f.id();
+      if (f.type() != ProtoWireType::kLengthDelimited && f.id() != 1) {
+        EXPECT_EQ(f.as_uint64(), other.as_uint64()) << "prefix " << size << " field " << f.id();
+      }
+    }
+  }
+  bool error = false;
+  const std::vector<Field> fields = ReadAll(message, &error);
+  ASSERT_FALSE(error);
+  ASSERT_EQ(fields.size(), 14u);
+  EXPECT_EQ(fields[1].as_uint32(), 300u);
+  EXPECT_EQ(fields[2].as_uint32(), 70000u);
+  EXPECT_EQ(fields[3].as_uint64(), 0x0807060504030201u);
+  EXPECT_EQ(fields[7].size(), 127u);
+  EXPECT_EQ(fields[8].size(), 200u);
+  EXPECT_EQ(fields[9].id(), 200u);
+  EXPECT_EQ(fields[11].as_uint32(), 128u);
+  EXPECT_EQ(fields[12].as_uint32(), 16383u);
+  EXPECT_EQ(fields[13].as_uint32(), 16384u);
+}
+
+TEST(ProtoDecoderTest, ResetAfterAParseErrorReadsNothing) {
+  const Bytes in = Cat({VarIntField(1, 5), Bytes{0x0a, 0x05, 'a'}});
+  ProtoDecoder dec(in.data(), in.size());
+  EXPECT_TRUE(dec.ReadField().valid());
+  EXPECT_FALSE(dec.ReadField().valid());
+  ASSERT_TRUE(dec.parse_error());
+  dec.Reset();
+  EXPECT_FALSE(dec.ReadField().valid());
+  EXPECT_TRUE(dec.parse_error());
+}
+
 TEST(ProtoDecoderTest, EmptyInput) {
   ProtoDecoder dec(static_cast<const uint8_t*>(nullptr), 0);
   EXPECT_FALSE(dec.ReadField().valid());

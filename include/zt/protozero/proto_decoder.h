@@ -41,15 +41,60 @@ class ProtoDecoder {
 
   // Returns the next field and moves past it. Returns an invalid Field at the
   // end of the input, or on malformed input (parse_error() then stays true and
-  // every later call returns an invalid Field). O(1).
-  Field ReadField();
+  // every later call returns an invalid Field). O(1): inline for the end
+  // and the common fields (a one-byte tag, then a varint of up to two bytes,
+  // a one-byte length, or a fixed64), a call for the others.
+  ZT_ALWAYS_INLINE Field ReadField() {
+    using proto_utils::ProtoWireType;
+    const uint8_t* const p = read_ptr_;
+    const ptrdiff_t left = end_ - p;
+    if (left <= 0)
+      return Field();  // The end, or a parse error (which moved read_ptr_ to end_).
+    const uint32_t tag = p[0];
+    if (ZT_LIKELY(left >= 2 && tag >= 8 && tag < 0x80)) {
+      const uint32_t value = p[1];
+      Field field;
+      switch (static_cast<ProtoWireType>(tag & 7)) {
+        case ProtoWireType::kVarInt:
+          if (value < 0x80) {
+            field.initialize_from_tag(tag, value, 0);
+            read_ptr_ = p + 2;
+            return field;
+          }
+          if (left >= 3 && p[2] < 0x80) {  // Two bytes: ids and lines past 127.
+            field.initialize_from_tag(tag, (value & 0x7f) | uint32_t{p[2]} << 7, 0);
+            read_ptr_ = p + 3;
+            return field;
+          }
+          break;
+        case ProtoWireType::kLengthDelimited:
+          if (value >= 0x80 || value > static_cast<size_t>(left - 2))
+            break;
+          field.initialize_from_tag(tag, reinterpret_cast<uintptr_t>(p + 2), value);
+          read_ptr_ = p + 2 + value;
+          return field;
+        case ProtoWireType::kFixed64: {
+          if (left < 9)
+            break;
+          uint64_t fixed;
+          memcpy(&fixed, p + 1, sizeof(fixed));
+          field.initialize_from_tag(tag, fixed, 0);
+          read_ptr_ = p + 9;
+          return field;
+        }
+        default:
+          break;
+      }
+    }
+    return ReadFieldSlow();
+  }
 
   // Returns the last occurrence of |field_id| in the whole message, or an
   // invalid Field. Does not move the read position. O(message size).
   Field FindField(uint32_t field_id) const;
 
-  // Rewinds to the first field (a parse error is kept).
-  void Reset() { read_ptr_ = begin_; }
+  // Rewinds to the first field (a parse error is kept: nothing more is read).
+  void Reset() { read_ptr_ = parse_error_ ? end_ : begin_; }
 
   bool parse_error() const { return parse_error_; }
   size_t read_offset() const { return static_cast<size_t>(read_ptr_ - begin_); }
@@ -58,9 +103,12 @@ class ProtoDecoder {
   // proto field, and common field names must not clash with base members.
 
  protected:
+  // Every field ReadField() does not take inline.
+  Field ReadFieldSlow();
+
   const uint8_t* const begin_;
   const uint8_t* const end_;
-  const uint8_t* read_ptr_;
+  const uint8_t* read_ptr_;  // end_ once parse_error_ is set.
   bool parse_error_ = false;
 };
 
