@@ -1,27 +1,16 @@
 #include "src/processor/exporters/call_graph.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <string_view>
 #include <unordered_map>
 
 #include "src/processor/exporters/open_index.h"
 #include "src/processor/summary/trace_summary.h"
 
-#include <charconv>
-#include <cstring>
-
 namespace zt {
 namespace processor {
-namespace {
-
-template <typename T>
-void AppendNumber(T value, std::string* out) {
-  char text[24];
-  const auto result = std::to_chars(text, text + sizeof(text), value);
-  out->append(text, static_cast<size_t>(result.ptr - text));
-}
-
-}  // namespace
 
 CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
   const TraceStorage& storage = profile.storage();
@@ -142,27 +131,63 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
 
 namespace {
 
+// Text of a known upper bound written through a pointer: one resize of the
+// buffer per record instead of a capacity check per piece (a million
+// records of a dozen pieces each). The buffer is cut to what was written
+// when the record ends.
+class Record {
+ public:
+  Record(std::string* out, size_t max_bytes) : out_(out) {
+    const size_t start = out->size();
+    out->resize(start + max_bytes);
+    p_ = out->data() + start;
+  }
+  ~Record() { out_->resize(static_cast<size_t>(p_ - out_->data())); }
+  Record(const Record&) = delete;
+  Record& operator=(const Record&) = delete;
+
+  static constexpr size_t kMaxNumber = 20;  // Digits of a uint64, or a sign and 19.
+  void Text(std::string_view text) {
+    memcpy(p_, text.data(), text.size());
+    p_ += text.size();
+  }
+  void Char(char c) { *p_++ = c; }
+  template <typename T>
+  void Number(T value) {
+    p_ = std::to_chars(p_, p_ + kMaxNumber, value).ptr;
+  }
+
+ private:
+  std::string* const out_;
+  char* p_;
+};
+
 // "(id) text" the first time, "(id)" after: callgrind's name compression.
 // Keys are dense (function ids, string ids), so the ids live in a vector.
 class CompressedNames {
  public:
-  void Append(size_t key, std::string_view text, std::string* out) {
+  // The most Write() can add for (key, text).
+  size_t MaxBytes(size_t key, std::string_view text) const {
+    const bool first = key >= ids_.size() || ids_[key] == 0;
+    return 3 + Record::kMaxNumber + (first ? text.size() : 0);
+  }
+  void Write(size_t key, std::string_view text, Record* out) {
     if (key >= ids_.size())
       ids_.resize(std::max(key + 1, ids_.size() * 2), 0);
     const bool first = ids_[key] == 0;
     if (first)
       ids_[key] = ++count_;
-    out->push_back('(');
-    AppendNumber(ids_[key], out);
-    out->push_back(')');
+    out->Char('(');
+    out->Number(ids_[key]);
+    out->Char(')');
     if (first) {
-      out->push_back(' ');
+      out->Char(' ');
       // Two vectorized scans (find_first_of calls memchr once per byte).
       if (!memchr(text.data(), '\n', text.size()) && !memchr(text.data(), '\r', text.size())) {
-        out->append(text.data(), text.size());  // Nearly always: copied whole.
+        out->Text(text);  // Nearly always: copied whole.
       } else {
         for (char c : text)
-          out->push_back(c == '\n' || c == '\r' ? ' ' : c);
+          out->Char(c == '\n' || c == '\r' ? ' ' : c);
       }
     }
   }
@@ -199,58 +224,64 @@ bool WriteCallgrind(const CallGraph& graph, ProfileOutput* out, std::vector<std:
   // functions by their id.
   CompressedNames files;
   CompressedNames names;
-  auto append_file = [&](uint32_t fn) {
+  auto file_of = [&](uint32_t fn, size_t* key) -> std::string_view {
     const CallGraph::Function& f = functions[fn];
-    if (f.is_root())
-      files.Append(strings.size() + fn, f.root_label, &buffer);
-    else if (f.file == kNullStringId)
-      files.Append(0, "(no file)", &buffer);
-    else
-      files.Append(f.file, strings.Get(f.file), &buffer);
+    if (f.is_root()) {
+      *key = strings.size() + fn;
+      return f.root_label;
+    }
+    if (f.file == kNullStringId) {
+      *key = 0;
+      return "(no file)";
+    }
+    *key = f.file;
+    return strings.Get(f.file);
   };
   // Functions of one name in several origins are different functions.
-  auto append_name = [&](uint32_t fn) {
+  auto name_of = [&](uint32_t fn) -> std::string_view {
     const CallGraph::Function& f = functions[fn];
-    names.Append(fn,
-                 f.is_root() ? std::string_view(f.root_label)
-                 : f.name == kNullStringId ? std::string_view("(unnamed)")
-                                           : strings.Get(f.name),
-                 &buffer);
+    return f.is_root() ? std::string_view(f.root_label)
+           : f.name == kNullStringId ? std::string_view("(unnamed)")
+                                     : strings.Get(f.name);
   };
-  auto costs = [&](int64_t ns, int64_t bytes) {
-    AppendNumber(ns, &buffer);
-    if (memory) {
-      buffer.push_back(' ');
-      AppendNumber(bytes, &buffer);
+  // A function's or a call's file and name lines, then its position and
+  // costs ("calls=" lines for a call).
+  constexpr size_t kFixedBytes = 32 + 6 * Record::kMaxNumber;
+  auto write = [&](const char* file_key, const char* name_key, uint32_t fn,
+                   const CallGraph::Call* call, uint32_t line, int64_t ns, int64_t bytes) {
+    size_t file_key_id = 0;
+    const std::string_view file = file_of(fn, &file_key_id);
+    const std::string_view name = name_of(fn);
+    Record r(&buffer, kFixedBytes + files.MaxBytes(file_key_id, file) + names.MaxBytes(fn, name));
+    r.Text(file_key);
+    files.Write(file_key_id, file, &r);
+    r.Text(name_key);
+    names.Write(fn, name, &r);
+    r.Char('\n');
+    if (call) {
+      r.Text("calls=");
+      r.Number(call->count);
+      r.Char(' ');
+      r.Number(functions[call->callee].line);
+      r.Char('\n');
     }
-    buffer.push_back('\n');
+    r.Number(line);
+    r.Char(' ');
+    r.Number(ns);
+    if (memory) {
+      r.Char(' ');
+      r.Number(bytes);
+    }
+    r.Char('\n');
   };
   size_t next_call = 0;
   const std::vector<CallGraph::Call>& calls = graph.calls();
   for (uint32_t fn = 0; fn < functions.size(); fn++) {
     const CallGraph::Function& f = functions[fn];
-    buffer += "\nfl=";
-    append_file(fn);
-    buffer += "\nfn=";
-    append_name(fn);
-    buffer.push_back('\n');
-    AppendNumber(f.line, &buffer);
-    buffer.push_back(' ');
-    costs(f.self_ns, f.self_bytes);
+    write("\nfl=", "\nfn=", fn, nullptr, f.line, f.self_ns, f.self_bytes);
     for (; next_call < calls.size() && calls[next_call].caller == fn; next_call++) {
       const CallGraph::Call& c = calls[next_call];
-      buffer += "cfi=";
-      append_file(c.callee);
-      buffer += "\ncfn=";
-      append_name(c.callee);
-      buffer += "\ncalls=";
-      AppendNumber(c.count, &buffer);
-      buffer.push_back(' ');
-      AppendNumber(functions[c.callee].line, &buffer);
-      buffer.push_back('\n');
-      AppendNumber(c.line, &buffer);
-      buffer.push_back(' ');
-      costs(c.inclusive_ns, c.inclusive_bytes);
+      write("cfi=", "\ncfn=", c.callee, &c, c.line, c.inclusive_ns, c.inclusive_bytes);
     }
     out->MaybeFlush();
   }

@@ -57,10 +57,15 @@ bool LooksLikeTemplight(const void* data, size_t size) {
   if (body == p)
     return false;
   bool has_header = false;
+  // A header and 64 fields of Templight's say it: the rest (often the whole
+  // file, and read again by the import) is not looked at.
+  size_t fields = 0;
   ProtoDecoder trace(body, std::min<uint64_t>(length, static_cast<uint64_t>(end - body)));
   for (Field f = trace.ReadField(); f.valid(); f = trace.ReadField()) {
     if (f.id() < 1 || f.id() > 3 || f.type() != WireType::kLengthDelimited)
       return false;
+    if (has_header && ++fields >= 64)
+      return true;
     if (f.id() != 1)
       continue;
     has_header = true;
