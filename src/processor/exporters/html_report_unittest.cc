@@ -75,7 +75,7 @@ TEST(HtmlReportTest, OneFileWithItsDataAndViewer) {
   EXPECT_NE(meta.find("\"title\":\"a \\u003ctitle> & \\u003c/script>\""), std::string::npos) << meta;
   EXPECT_EQ(meta.find('<'), std::string::npos);
   EXPECT_NE(meta.find("\"slices\":495"), std::string::npos);
-  // The data block: base64 of zlib data, version 1 first.
+  // The data block: base64 of zlib data, version 2 first.
   const std::string block = Base64Decode(Between(html, "id=\"zt-data\">", "</script>"));
   ASSERT_EQ(block.size(), result.data_bytes);
   std::string raw(1 << 20, '\0');
@@ -84,7 +84,7 @@ TEST(HtmlReportTest, OneFileWithItsDataAndViewer) {
                        reinterpret_cast<const Bytef*>(block.data()), block.size()),
             Z_OK);
   ASSERT_GT(size, 1000u);
-  EXPECT_EQ(raw[0], 1);
+  EXPECT_EQ(raw[0], 2);
   EXPECT_NE(raw.find("Outer"), std::string::npos);
   // The viewer and its style are in the file.
   EXPECT_NE(html.find("window.ztReport = report;"), std::string::npos);

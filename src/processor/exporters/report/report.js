@@ -49,14 +49,14 @@
   function decode(bytes, meta) {
     const r = new Reader(bytes);
     const span = Math.max(1, meta.end - meta.start);
-    if (r.varint() !== 1) throw new Error('unknown data block version');
-    const strings = new Array(r.varint());
-    for (let i = 0; i < strings.length; i++) strings[i] = r.text();
+    // Version 2: the strings come last (the block streams out as it is
+    // made); labels and marks name them by index until then.
+    if (r.varint() !== 2) throw new Error('unknown data block version');
     const tracks = [];
     let first = 0;
     const trackCount = r.varint();
     for (let t = 0; t < trackCount; t++) {
-      const track = { label: strings[r.varint()], kind: r.varint(), first };
+      const track = { label: r.varint(), kind: r.varint(), first };
       const n = r.varint();
       track.count = n;
       let ts = 0;  // Times from the trace's start: exact as doubles.
@@ -106,8 +106,12 @@
     const markCount = r.varint();
     for (let i = 0; i < markCount; i++) {
       const ts = r.zigzag();
-      marks.push({ ts, track: r.varint() - 1, what: strings[r.varint()] });
+      marks.push({ ts, track: r.varint() - 1, what: r.varint() });
     }
+    const strings = new Array(r.varint());
+    for (let i = 0; i < strings.length; i++) strings[i] = r.text();
+    for (const track of tracks) track.label = strings[track.label];
+    for (const mark of marks) mark.what = strings[mark.what];
     return { strings, tracks, flows, marks };
   }
 

@@ -271,6 +271,12 @@ bool NameExpander::ExpandFromMarkers(uint32_t id, std::string_view marked_name,
   return true;
 }
 
+void NameExpander::ReleaseDictionary() {
+  std::vector<Entry>().swap(entries_);
+  std::vector<uint32_t>().swap(markers_);
+  std::string().swap(scratch_);
+}
+
 bool NameExpander::Expand(uint32_t id, std::string_view* name, std::string* error) {
   if (id >= entries_.size()) {
     *error = Format("no dictionary entry %" PRIu64 " (%" PRIu64 " entries)", id, entries_.size());

@@ -78,6 +78,36 @@ TEST(NameDictionaryTest, TheSeedsExampleSharesItsPieces) {
   EXPECT_EQ(Expand(entries, NameExpander::Method::kBatch, id), name);
 }
 
+TEST(NameDictionaryTest, ReleasingTheDictionaryKeepsTheExpandedNames) {
+  Dictionary dictionary;
+  const std::vector<std::string> names = {"std::vector<int, std::allocator<int>>",
+                                          "std::map<long, std::vector<int, std::allocator<int>>>"};
+  std::vector<uint32_t> ids;
+  for (const std::string& name : names)
+    ids.push_back(dictionary.Compress(name));
+  for (NameExpander::Method method : {NameExpander::Method::kSequential, NameExpander::Method::kBatch}) {
+    NameExpander expander(method);
+    for (const StoredEntry& entry : dictionary.entries()) {
+      std::string error;
+      expander.Add(entry.marked_name, entry.marker_ids, &error);
+    }
+    std::vector<std::string_view> views;
+    for (uint32_t id : ids) {
+      std::string_view name;
+      std::string error;
+      ASSERT_TRUE(expander.Expand(id, &name, &error)) << error;
+      views.push_back(name);
+    }
+    const size_t before = expander.memory_bytes();
+    expander.ReleaseDictionary();
+    EXPECT_LT(expander.memory_bytes(), before);
+    EXPECT_EQ(expander.size(), 0u);
+    for (size_t i = 0; i < names.size(); i++)
+      EXPECT_EQ(views[i], names[i]);
+    EXPECT_EQ(ExpandOrError(&expander, ids[0]).rfind("error: no dictionary entry", 0), 0u);
+  }
+}
+
 // An entry's marked name with each placeholder shown as {its entry}, the
 // same way down: the dictionary's whole split of a name at a glance.
 std::string Shape(const std::vector<StoredEntry>& entries, uint32_t id) {

@@ -303,8 +303,10 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
   };
   ReadTemplight(data, size, read_options, &profile);
   sink.Finish();
-  for (std::unique_ptr<NameExpander>& expander : profile.expanders)
+  for (std::unique_ptr<NameExpander>& expander : profile.expanders) {
+    expander->ReleaseDictionary();  // The storage keeps the names only.
     storage->string_owners.emplace_back(std::move(expander));
+  }
   for (std::unique_ptr<std::string>& name : profile.name_storage)
     storage->string_owners.emplace_back(std::move(name));
   if (options.progress)
