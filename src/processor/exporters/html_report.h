@@ -10,12 +10,13 @@
 //   HtmlReportResult r = WriteHtmlReport(storage, options, &sink);
 //
 // The trace's data is one deflate-compressed block of varint columns
-// (names once, times as deltas), inflated by the browser's own
+// (times as deltas, names once at the end), inflated by the browser's own
 // DecompressionStream; the viewer (report/report.js) draws what is visible
 // only, so a million slices stay usable.
 //
-// Cost: O(slices) time; memory: the compressed block and the storage's
-// columns it is made from. Thread-compatible; the storage is only read.
+// Cost: O(slices) time; memory: a slice profile of the storage (20 bytes
+// a slice) and a 256 KiB piece of the block at a time, which streams out
+// compressed (deflate_base64.h). Thread-compatible; the storage is only read.
 
 #ifndef ZT_SRC_PROCESSOR_EXPORTERS_HTML_REPORT_H_
 #define ZT_SRC_PROCESSOR_EXPORTERS_HTML_REPORT_H_
