@@ -129,7 +129,7 @@ class NameExpander {
   // entry is expanded now, and on failure (a marker that is not an earlier
   // entry, or one that failed; fewer or more markers than placeholders; a
   // name over the limit) false is returned with the reason in *error: the
-  // id is taken and expanding it fails. Batch: true (false only past 4 G
+  // id is taken and expanding it fails. Batch: true (false only past 1 G
   // marker ids in one expander).
   bool Add(std::string_view marked_name, const std::vector<uint32_t>& marker_ids,
            std::string* error);
@@ -145,6 +145,9 @@ class NameExpander {
   // Whether it does (asked to, or past its work bound).
   bool memoizes_all_pieces() const { return memoize_pieces_; }
 
+  // Room for `entries` entries in all: a reader that counted them first
+  // holds no doubling slack (a third of the table on a large trace).
+  void Reserve(size_t entries) { entries_.reserve(entries); }
   // Frees what only further expansion needs (the entries' table and their
   // marker ids: a third of a large dictionary's memory); the names expanded
   // so far stay valid where they are. Afterwards size() is 0 and Expand()
@@ -158,15 +161,25 @@ class NameExpander {
   size_t memory_bytes() const;
 
  private:
-  // 24 bytes an entry: a large trace has hundreds of thousands.
+  // 16 bytes an entry: a large trace has hundreds of thousands.
+  static constexpr uint32_t kMaxMarkers = (1u << 30) - 1;
   struct Entry {
+    enum State : uint32_t { kPending, kExpanding, kExpanded, kFailed };
     // Pending (batch): the marked name; expanded: the name. In the arena.
     const char* text = nullptr;
     uint32_t size = 0;
-    uint32_t first_marker = 0;  // Batch: the entry's ids are markers_[first, first + count).
-    uint32_t marker_count = 0;
-    enum State : uint8_t { kPending, kExpanding, kExpanded, kFailed } state = kPending;
+    // Batch: the entry's ids are markers_[first_marker, the next entry's
+    // first_marker), in entry order; set for every entry, refused ones too.
+    uint32_t first_marker : 30;
+    uint32_t state : 2;
+    Entry() : first_marker(0), state(kPending) {}
   };
+  // Batch: how many marker ids entry `id` has.
+  uint32_t MarkerCount(uint32_t id) const {
+    const uint32_t end = id + 1 < entries_.size() ? entries_[id + 1].first_marker
+                                                  : static_cast<uint32_t>(markers_.size());
+    return end - entries_[id].first_marker;
+  }
 
   // Batch: expands `id` straight from the marked names, keeping only its
   // own result (the pieces of a name are not kept: most are asked for

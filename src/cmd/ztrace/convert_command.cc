@@ -240,6 +240,9 @@ struct Format {
   const char* description;
   Reads reads;
   WriteFn write;  // Null: not built yet.
+  // Reads a Templight trace's locations, memory and kind numbers, not only
+  // its slices (ImportOptions::templight_details).
+  bool templight_details = true;
 };
 
 // A format is a row here; the usage text lists them.
@@ -258,7 +261,7 @@ constexpr Format kFormats[] = {
      Reads::kTables, WriteTemplightTrace},
     {"folded",
      "folded stacks, self time in ns (flamegraph.pl, inferno, speedscope)", Reads::kTables,
-     WriteFolded},
+     WriteFolded, false},
     {"callgrind",
      "callgrind profile (kcachegrind): time, and for Templight memory, with file:line",
      Reads::kTables, WriteCallgrind},
@@ -267,7 +270,7 @@ constexpr Format kFormats[] = {
     {"graphviz", "call graph for dot (for Templight: the instantiation graph)", Reads::kTables,
      WriteGraphviz},
     {"html", "a report to open in a browser: timeline, flame graph, top slices, stats "
-     "(ztrace report)", Reads::kTables, WriteHtml},
+     "(ztrace report)", Reads::kTables, WriteHtml, false},
 };
 
 const Format* FindFormat(std::string_view name) {
@@ -393,6 +396,8 @@ int RunConvert(const std::vector<std::string>& args, const LoadTraceFn& load,
   if (format->reads == Reads::kTables) {
     processor::ImportOptions import_options;
     import_options.drop_events_after_loss = drop_after_loss;
+    // The Templight filters read the kinds and locations.
+    import_options.templight_details = format->templight_details || view.active();
     import_options.progress = [&progress](uint64_t done, uint64_t total) {
       progress.Show("reading", done, total, "bytes");
     };

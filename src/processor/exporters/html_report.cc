@@ -108,7 +108,8 @@ void WriteDataBlock(const TraceStorage& storage, const SliceProfile& profile, in
   ReportStrings strings(storage.strings);
   std::string& tracks = *data->input();
   AppendVarint(2, &tracks);  // Version.
-  std::vector<uint32_t> global_of(storage.slice.size(), kNullId);
+  // Only flows need a slice's index in the block.
+  std::vector<uint32_t> global_of(storage.flow.size() ? storage.slice.size() : 0, kNullId);
   uint32_t next_global = 0;
   // Counter tracks, their values in time order.
   std::unordered_map<uint32_t, std::vector<uint32_t>> counters;
@@ -136,7 +137,9 @@ void WriteDataBlock(const TraceStorage& storage, const SliceProfile& profile, in
       AppendVarint(slice.depth[id], &tracks);
       AppendVarint(strings.Of(slice.name[id]), &tracks);
       AppendVarint(strings.Of(slice.category[id]), &tracks);
-      global_of[id] = next_global++;
+      if (!global_of.empty())
+        global_of[id] = next_global;
+      next_global++;
       data->MaybeCompress();
     }
   }
@@ -237,7 +240,8 @@ std::string MetaJson(const TraceStorage& storage, const HtmlReportOptions& optio
 HtmlReportResult WriteHtmlReport(const TraceStorage& storage, const HtmlReportOptions& options,
                                  JsonSink* sink) {
   HtmlReportResult result;
-  const SliceProfile profile(storage);
+  // The viewer computes self times itself (the flame graph, the top slices).
+  const SliceProfile profile(storage, SliceProfile::SelfTimes::kSkipped);
   int64_t start = profile.start_ns(), end = profile.end_ns();
   for (size_t row = 0; row < storage.counter.size(); row++) {
     if (profile.tracks().empty() && row == 0)

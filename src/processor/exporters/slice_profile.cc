@@ -7,11 +7,12 @@
 namespace zt {
 namespace processor {
 
-SliceProfile::SliceProfile(const TraceStorage& storage) : storage_(storage) {
+SliceProfile::SliceProfile(const TraceStorage& storage, SelfTimes self) : storage_(storage) {
   const SliceTable& slice = storage.slice;
   const size_t n = slice.size();
   end_.resize(n);
-  self_.resize(n);
+  if (self == SelfTimes::kComputed)
+    self_.resize(n);
   if (n == 0)
     return;
 
@@ -31,15 +32,17 @@ SliceProfile::SliceProfile(const TraceStorage& storage) : storage_(storage) {
       end = std::min(end, end_[parent]);
     end_[i] = std::max(end, slice.ts[i]);
   }
-  for (size_t i = 0; i < n; i++)
-    self_[i] = end_[i] - slice.ts[i];
-  for (size_t i = 0; i < n; i++) {
-    const uint32_t parent = slice.parent_id[i];
-    if (parent != kNullId && parent < i)
-      self_[parent] -= end_[i] - slice.ts[i];
+  if (!self_.empty()) {
+    for (size_t i = 0; i < n; i++)
+      self_[i] = end_[i] - slice.ts[i];
+    for (size_t i = 0; i < n; i++) {
+      const uint32_t parent = slice.parent_id[i];
+      if (parent != kNullId && parent < i)
+        self_[parent] -= end_[i] - slice.ts[i];
+    }
+    for (size_t i = 0; i < n; i++)
+      self_[i] = std::max<int64_t>(0, self_[i]);
   }
-  for (size_t i = 0; i < n; i++)
-    self_[i] = std::max<int64_t>(0, self_[i]);
 
   std::unordered_map<uint32_t, uint32_t> index_of_track;
   for (size_t i = 0; i < n; i++) {

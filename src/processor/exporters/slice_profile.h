@@ -12,8 +12,9 @@
 // clamped to its parent's end, so stacks nest even on damaged input. Self
 // time is a slice's time less its children's, never negative.
 //
-// Cost: three passes over the slices; 20 bytes per slice. The storage must
-// outlive the profile and not change. Thread-compatible.
+// Cost: three passes over the slices; 20 bytes per slice (12 without self
+// times). The storage must outlive the profile and not change.
+// Thread-compatible.
 
 #ifndef ZT_SRC_PROCESSOR_EXPORTERS_SLICE_PROFILE_H_
 #define ZT_SRC_PROCESSOR_EXPORTERS_SLICE_PROFILE_H_
@@ -29,7 +30,8 @@ namespace processor {
 
 class SliceProfile {
  public:
-  explicit SliceProfile(const TraceStorage& storage);
+  enum class SelfTimes { kComputed, kSkipped };  // Skipped: self_ns() may not be called.
+  explicit SliceProfile(const TraceStorage& storage, SelfTimes self = SelfTimes::kComputed);
 
   const TraceStorage& storage() const { return storage_; }
   // Tracks holding slices, in the order of their first slice.

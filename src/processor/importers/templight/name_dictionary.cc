@@ -192,7 +192,8 @@ bool NameExpander::Add(std::string_view marked_name, const std::vector<uint32_t>
   entries_.emplace_back();
   if (method_ == Method::kBatch) {
     Entry& entry = entries_.back();
-    if (markers_.size() + marker_ids.size() > std::numeric_limits<uint32_t>::max() ||
+    entry.first_marker = static_cast<uint32_t>(markers_.size());  // <= kMaxMarkers.
+    if (markers_.size() + marker_ids.size() > kMaxMarkers ||
         marked_name.size() > std::numeric_limits<uint32_t>::max()) {
       entry.state = Entry::kFailed;  // Past what 32-bit positions hold: refused.
       *error = Format("dictionary entry %" PRIu64 " is past the expander's capacity", id);
@@ -201,8 +202,6 @@ bool NameExpander::Add(std::string_view marked_name, const std::vector<uint32_t>
     const std::string_view stored = Store(marked_name);
     entry.text = stored.data();
     entry.size = static_cast<uint32_t>(stored.size());
-    entry.first_marker = static_cast<uint32_t>(markers_.size());
-    entry.marker_count = static_cast<uint32_t>(marker_ids.size());
     markers_.insert(markers_.end(), marker_ids.begin(), marker_ids.end());
     marked_bytes_ += marked_name.size();
     return true;
@@ -300,7 +299,8 @@ bool NameExpander::Expand(uint32_t id, std::string_view* name, std::string* erro
       Frame& frame = stack.back();
       Entry& entry = entries_[frame.id];
       bool descended = false;
-      while (frame.next_marker < entry.marker_count) {
+      const uint32_t marker_count = MarkerCount(frame.id);
+      while (frame.next_marker < marker_count) {
         const uint32_t ref = markers_[entry.first_marker + frame.next_marker++];
         if (ref < entries_.size() && entries_[ref].state == Entry::kPending) {
           entries_[ref].state = Entry::kExpanding;
@@ -317,7 +317,7 @@ bool NameExpander::Expand(uint32_t id, std::string_view* name, std::string* erro
       const uint32_t done = frame.id;
       const Entry& expanding = entries_[done];
       if (!ExpandFromMarkers(done, std::string_view(expanding.text, expanding.size),
-                             markers_.data() + expanding.first_marker, expanding.marker_count,
+                             markers_.data() + expanding.first_marker, MarkerCount(done),
                              &why) &&
           first_why.empty())
         first_why = std::move(why);
@@ -351,6 +351,7 @@ bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
   while (ok && !stack.empty()) {
     Frame& frame = stack.back();
     const Entry& entry = entries_[frame.id];
+    const uint32_t marker_count = MarkerCount(frame.id);
     // Text up to the next placeholder.
     const char* const text = entry.text;
     uint32_t at = frame.next_char;
@@ -369,10 +370,10 @@ bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
       break;
     }
     if (at == entry.size) {
-      if (frame.next_marker != entry.marker_count) {
+      if (frame.next_marker != marker_count) {
         *why = Format("dictionary entry %" PRIu64 " has %" PRIu64
                       " marker ids but fewer placeholders (%" PRIu64 ")",
-                      frame.id, entry.marker_count, frame.next_marker);
+                      frame.id, marker_count, frame.next_marker);
         failed = frame.id;
         ok = false;
         break;
@@ -383,10 +384,10 @@ bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
       continue;
     }
     frame.next_char = at + 1;  // Past the placeholder.
-    if (frame.next_marker == entry.marker_count) {
+    if (frame.next_marker == marker_count) {
       *why = Format("dictionary entry %" PRIu64 " has more placeholders than its %" PRIu64
                     " marker ids",
-                    frame.id, entry.marker_count);
+                    frame.id, marker_count);
       failed = frame.id;
       ok = false;
       break;

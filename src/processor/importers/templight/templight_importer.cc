@@ -91,43 +91,49 @@ namespace {
 // Finish() sorts them by time, if they are not already.
 class ModelSink : public TemplightInstantiationSink {
  public:
-  ModelSink(TraceStorage* storage, TemplightProfile* profile)
+  ModelSink(TraceStorage* storage, TemplightProfile* profile, bool details)
       : storage_(storage),
         profile_(profile),
+        details_(details),
         strings_(storage->strings),
         first_slice_(static_cast<uint32_t>(storage->slice.size())),
         first_track_(static_cast<uint32_t>(storage->track.size())) {}
 
   void Reserve(size_t rows) {
     storage_->slice.reserve(storage_->slice.size() + rows);
-    storage_->templight.reserve(storage_->templight.size() + rows);
+    if (details_)
+      storage_->templight.reserve(storage_->templight.size() + rows);
   }
 
   void OnBegin(const TemplightInstantiation& i) override {
     SliceTable& slice = storage_->slice;
-    TemplightInstantiationTable& t = storage_->templight;
     const uint32_t row = static_cast<uint32_t>(slice.size());
     slice.ts.push_back(i.begin_ns);
     slice.dur.push_back(-1);
     slice.track_id.push_back(first_track_ + i.unit);
-    slice.category.push_back(kNullStringId);  // The kind's name, once the unit is read.
+    // The kind's number until the unit ends, then its name (the numbering
+    // is decided on the whole unit).
+    slice.category.push_back(i.kind);
     slice.name.push_back(i.name == TemplightInstantiation::kNoName ? kNullStringId
                                                                     : Name(i.name));
     slice.depth.push_back(i.depth);
     slice.parent_id.push_back(i.parent < 0 ? kNullId
                                            : first_slice_ + static_cast<uint32_t>(i.parent));
     slice.arg_set_id.push_back(kNullId);
-    t.slice_id.push_back(row);
-    t.kind.push_back(i.kind);
-    t.kind_name.push_back(kNullStringId);
-    t.file.push_back(File(i.location.file));
-    t.line.push_back(i.location.line);
-    t.column.push_back(i.location.column);
-    t.origin_file.push_back(File(i.origin.file));
-    t.origin_line.push_back(i.origin.line);
-    t.origin_column.push_back(i.origin.column);
-    t.memory_begin.push_back(i.memory_begin);
-    t.memory_end.push_back(0);
+    if (details_) {
+      TemplightInstantiationTable& t = storage_->templight;
+      t.slice_id.push_back(row);
+      t.kind.push_back(i.kind);
+      t.kind_name.push_back(kNullStringId);
+      t.file.push_back(File(i.location.file));
+      t.line.push_back(i.location.line);
+      t.column.push_back(i.location.column);
+      t.origin_file.push_back(File(i.origin.file));
+      t.origin_line.push_back(i.origin.line);
+      t.origin_column.push_back(i.origin.column);
+      t.memory_begin.push_back(i.memory_begin);
+      t.memory_end.push_back(0);
+    }
     if (i.unit >= evidence_.size())
       evidence_.resize(i.unit + 1);
     evidence_[i.unit].Add(i.kind);
@@ -139,7 +145,8 @@ class ModelSink : public TemplightInstantiationSink {
     const size_t row = first_slice_ + index;
     // An end before its begin (a damaged clock) is kept as an instant.
     storage_->slice.dur[row] = std::max<int64_t>(0, end_ns - storage_->slice.ts[row]);
-    storage_->templight.memory_end[row] = memory_end;
+    if (details_)
+      storage_->templight.memory_end[row] = memory_end;
   }
 
   void OnName(size_t index, uint32_t name) override {
@@ -171,7 +178,7 @@ class ModelSink : public TemplightInstantiationSink {
     StringId names[64] = {};  // Kinds below 64 by number; others looked up.
     const size_t end = first_slice_ + header.first_instantiation + header.instantiation_count;
     for (size_t r = first_slice_ + header.first_instantiation; r < end; r++) {
-      const uint32_t kind = t.kind[r];
+      const uint32_t kind = slice.category[r];
       StringId name;
       if (kind < 64 && names[kind] != kNullStringId) {
         name = names[kind];
@@ -181,7 +188,8 @@ class ModelSink : public TemplightInstantiationSink {
         if (kind < 64)
           names[kind] = name;
       }
-      t.kind_name[r] = name;
+      if (details_)
+        t.kind_name[r] = name;
       slice.category[r] = name;
       if (slice.name[r] == kNullStringId)
         slice.name[r] = strings_.Intern("(unreadable name)");
@@ -220,6 +228,8 @@ class ModelSink : public TemplightInstantiationSink {
       if (parent != kNullId)
         parent = first_slice_ + new_row[parent - first_slice_];
     }
+    if (!details_)
+      return;
     TemplightInstantiationTable& t = storage_->templight;
     permute(t.kind);
     permute(t.kind_name);
@@ -234,6 +244,7 @@ class ModelSink : public TemplightInstantiationSink {
   }
 
   int64_t unterminated() const { return unterminated_; }
+  size_t rows() const { return storage_->slice.size() - first_slice_; }
 
  private:
   // Names are viewed where the reader keeps them (the storage takes their
@@ -263,6 +274,7 @@ class ModelSink : public TemplightInstantiationSink {
 
   TraceStorage* const storage_;
   TemplightProfile* const profile_;
+  const bool details_;
   StringPool& strings_;
   const uint32_t first_slice_;
   const uint32_t first_track_;
@@ -285,7 +297,7 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
   TrackTracker placeholders(storage);  // Process and thread 0, as every import has.
 
   TemplightProfile profile;
-  ModelSink sink(storage, &profile);
+  ModelSink sink(storage, &profile, options.templight_details);
   // Room for every row at once: growing by doubling would hold the old and
   // new columns together at the peak.
   sink.Reserve(CountTemplightBegins(data, size));
@@ -314,7 +326,7 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
   if (options.release_input)
     options.release_input(0, size);
   const SliceTable& slice = storage->slice;
-  result.packets_parsed = storage->templight.size();
+  result.packets_parsed = sink.rows();
   result.sequences = profile.units.size();
   if (slice.size()) {
     result.first_ts = slice.ts.front();

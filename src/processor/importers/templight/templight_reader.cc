@@ -175,6 +175,18 @@ class UnitReader {
     profile_->expanders.emplace_back(new NameExpander(options_.method, options_.max_name_bytes));
     expander_ = profile_->expanders.back().get();
 
+    // Counted first, so that the unit's dictionary and pending names are
+    // allocated once, without doubling slack (a few percent of the time).
+    size_t entries = 0, begins = 0;
+    ProtoDecoder count(trace);
+    for (Field f = count.ReadField(); f.valid(); f = count.ReadField()) {
+      entries += f.id() == kTraceName;
+      begins += f.id() == kTraceEntry;  // Begins and ends: at most twice the begins.
+    }
+    expander_->Reserve(entries);
+    if (options_.method == NameExpander::Method::kBatch)
+      pending_names_.reserve(begins / 2 + 1);
+
     ProtoDecoder decoder(trace);
     size_t at = 0;  // Where the next field starts.
     for (Field f = decoder.ReadField(); f.valid(); f = decoder.ReadField()) {
@@ -203,8 +215,9 @@ class UnitReader {
                        unit_, times_went_back_));
     }
     // Batch: names are expanded once every entry of the unit is known.
+    const size_t first = profile_->units[unit_].first_instantiation;
     for (const PendingName& pending : pending_names_)
-      ResolveDictName(pending);
+      ResolveDictName(pending, first + pending.instantiation);
     TemplightUnit& unit = profile_->units[unit_];
     unit.instantiation_count = instantiations_->size() - unit.first_instantiation;
     unit.dictionary_entries = expander_->size();
@@ -212,10 +225,11 @@ class UnitReader {
   }
 
  private:
+  // 16 bytes: a large unit has a million.
   struct PendingName {
-    size_t instantiation;
+    uint64_t offset;         // Of the name in the file, for a problem's report.
+    uint32_t instantiation;  // Counted from the unit's first.
     uint32_t dict_id;
-    const uint8_t* where;
   };
 
   void Problem(const uint8_t* where, std::string what) {
@@ -351,9 +365,11 @@ class UnitReader {
     instantiations_->Add(instantiation);
     open_.push_back(Open{index, instantiation.begin_ns});
     if (name.kind == NameField::kDictId) {
-      const PendingName pending{index, name.dict_id, name.where};
-      if (options_.method == NameExpander::Method::kSequential)
-        ResolveDictName(pending);
+      const size_t in_unit = index - profile_->units[unit_].first_instantiation;
+      const PendingName pending{static_cast<uint64_t>(name.where - base_),
+                                static_cast<uint32_t>(in_unit), name.dict_id};
+      if (options_.method == NameExpander::Method::kSequential || in_unit > UINT32_MAX)
+        ResolveDictName(pending, index);
       else
         pending_names_.push_back(pending);  // Once the unit's entries are all read.
     }
@@ -413,17 +429,17 @@ class UnitReader {
     ReportIfCorrupt(decoder, bytes, "template name");
   }
 
-  void ResolveDictName(const PendingName& pending) {
+  void ResolveDictName(const PendingName& pending, size_t instantiation) {
     // A unit names most instantiations by a few entries (each begin, its
     // memoizations): an entry's name is looked up by its text once.
     if (pending.dict_id < name_of_entry_.size() && name_of_entry_[pending.dict_id] != kNoName) {
-      instantiations_->SetName(pending.instantiation, name_of_entry_[pending.dict_id]);
+      instantiations_->SetName(instantiation, name_of_entry_[pending.dict_id]);
       return;
     }
     std::string_view name;
     std::string error;
     if (!expander_->Expand(pending.dict_id, &name, &error)) {
-      Problem(pending.where, Describe("translation unit %" PRIu64 ": ", unit_) + error);
+      Problem(base_ + pending.offset, Describe("translation unit %" PRIu64 ": ", unit_) + error);
       return;
     }
     // Expanded names live in the expander: indexed, not copied.
@@ -443,7 +459,7 @@ class UnitReader {
         name_of_entry_.resize(expander_->size(), kNoName);
       name_of_entry_[pending.dict_id] = id;
     }
-    instantiations_->SetName(pending.instantiation, id);
+    instantiations_->SetName(instantiation, id);
   }
 
   uint32_t InternCopy(std::string_view name) {
