@@ -138,6 +138,37 @@ TEST(TemplightImporterTest, EveryFixtureBothMethods) {
   }
 }
 
+// Without details (the report's import) the slices, tracks and units are
+// the same, in the same order, and the templight table is left empty
+// (two_traces_concat's rows need sorting).
+TEST(TemplightImporterTest, SlicesOnlyImportHasTheSameSlices) {
+  std::vector<std::string> fixtures(std::begin(kFixtures), std::end(kFixtures));
+  fixtures.push_back("real_file1_data.trace.pbf");  // 5,206 rows of a real program.
+  for (const std::string& fixture : fixtures) {
+    SCOPED_TRACE(fixture);
+    const std::string bytes = ReadTemplightTestFile(fixture);
+    TraceStorage full, lean;
+    ImportTrace(bytes.data(), bytes.size(), &full);
+    ImportOptions options;
+    options.templight_details = false;
+    const ImportResult result = ImportTrace(bytes.data(), bytes.size(), &lean, options);
+    ASSERT_GT(full.slice.size(), 0u);
+    EXPECT_EQ(result.packets_parsed, full.slice.size());
+    EXPECT_EQ(lean.templight.size(), 0u);
+    ASSERT_EQ(lean.slice.size(), full.slice.size());
+    ASSERT_EQ(lean.templight_units.size(), full.templight_units.size());
+    for (uint32_t r = 0; r < full.slice.size(); r++) {
+      EXPECT_EQ(lean.slice.ts[r], full.slice.ts[r]) << r;
+      EXPECT_EQ(lean.slice.dur[r], full.slice.dur[r]) << r;
+      EXPECT_EQ(lean.slice.depth[r], full.slice.depth[r]) << r;
+      EXPECT_EQ(lean.slice.parent_id[r], full.slice.parent_id[r]) << r;
+      EXPECT_EQ(lean.slice.track_id[r], full.slice.track_id[r]) << r;
+      EXPECT_EQ(Str(lean, lean.slice.name[r]), Str(full, full.slice.name[r])) << r;
+      EXPECT_EQ(Str(lean, lean.slice.category[r]), Str(full, full.slice.category[r])) << r;
+    }
+  }
+}
+
 TEST(TemplightImporterTest, TinyFixtureTrack) {
   const std::string bytes = ReadTemplightTestFile("tiny.memory.trace.pbf");
   TraceStorage s;
