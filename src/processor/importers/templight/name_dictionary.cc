@@ -341,8 +341,9 @@ bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
     uint32_t id;
     uint32_t next_char;
     uint32_t next_marker;
+    uint32_t marker_count;
   };
-  std::vector<Frame> stack{{id, 0, 0}};
+  std::vector<Frame> stack{{id, 0, 0, MarkerCount(id)}};
   entries_[id].state = Entry::kExpanding;
   scratch_.clear();
   uint32_t failed = id;  // The entry a failure is pinned on.
@@ -351,7 +352,7 @@ bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
   while (ok && !stack.empty()) {
     Frame& frame = stack.back();
     const Entry& entry = entries_[frame.id];
-    const uint32_t marker_count = MarkerCount(frame.id);
+    const uint32_t marker_count = frame.marker_count;
     // Text up to the next placeholder.
     const char* const text = entry.text;
     uint32_t at = frame.next_char;
@@ -407,7 +408,7 @@ bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
       scratch_.append(entries_[ref].text, entries_[ref].size);
     } else if (entries_[ref].state == Entry::kPending) {
       entries_[ref].state = Entry::kExpanding;
-      stack.push_back(Frame{ref, 0, 0});  // `frame` and `entry` now stale.
+      stack.push_back(Frame{ref, 0, 0, MarkerCount(ref)});  // `frame` and `entry` now stale.
     } else {
       *why = Format(entries_[ref].state == Entry::kExpanding
                         ? "dictionary entry %" PRIu64 " refers to entry %" PRIu64
