@@ -56,7 +56,7 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
   for (size_t t = 0; t < profile.tracks().size(); t++) {
     const uint32_t root = static_cast<uint32_t>(functions_.size());
     functions_.emplace_back();
-    functions_.back().root_label = profile.TrackLabel(profile.tracks()[t]);
+    roots_.emplace_back(root, profile.TrackLabel(profile.tracks()[t]));
     for (uint32_t id : profile.slices_of(t)) {
       const uint32_t row = profile.templight_row(id);
       Function key;
@@ -74,9 +74,10 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
       if (fn == kNullId || functions_[fn].file != key.file || functions_[fn].line != key.line) {
         const uint32_t hash =
             OpenIndex::Hash(uint64_t{key.name} << 32 | key.file, key.line);
+        // Roots are not in the index.
         fn = function_index.Find(hash, [&](uint32_t candidate) {
           const Function& f = functions_[candidate];
-          return !f.is_root() && f.name == key.name && f.file == key.file && f.line == key.line;
+          return f.name == key.name && f.file == key.file && f.line == key.line;
         });
         if (fn == OpenIndex::kNoRow) {
           fn = static_cast<uint32_t>(functions_.size());
@@ -124,9 +125,31 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
       }
     }
   }
-  std::stable_sort(calls.begin(), calls.end(),
-                   [](const Call& a, const Call& b) { return a.caller < b.caller; });
-  calls_ = std::move(calls);
+  // Grouped by caller, each caller's calls in the order they were made: a
+  // counting sort (a stable comparison sort of a million calls took 4% of
+  // a callgrind export).
+  std::vector<uint32_t>().swap(function_of);
+  std::vector<uint32_t> first_of_caller(functions_.size() + 1, 0);
+  for (const Call& c : calls)
+    first_of_caller[c.caller + 1]++;
+  for (size_t fn = 1; fn < first_of_caller.size(); fn++)
+    first_of_caller[fn] += first_of_caller[fn - 1];
+  calls_.resize(calls.size());
+  for (const Call& c : calls)
+    calls_[first_of_caller[c.caller]++] = c;
+}
+
+bool CallGraph::is_root(uint32_t function) const {
+  auto it = std::lower_bound(roots_.begin(), roots_.end(), function,
+                             [](const auto& root, uint32_t fn) { return root.first < fn; });
+  return it != roots_.end() && it->first == function;
+}
+
+std::string_view CallGraph::root_label(uint32_t function) const {
+  auto it = std::lower_bound(roots_.begin(), roots_.end(), function,
+                             [](const auto& root, uint32_t fn) { return root.first < fn; });
+  return it != roots_.end() && it->first == function ? std::string_view(it->second)
+                                                     : std::string_view();
 }
 
 namespace {
@@ -226,9 +249,9 @@ bool WriteCallgrind(const CallGraph& graph, ProfileOutput* out, std::vector<std:
   CompressedNames names;
   auto file_of = [&](uint32_t fn, size_t* key) -> std::string_view {
     const CallGraph::Function& f = functions[fn];
-    if (f.is_root()) {
+    if (graph.is_root(fn)) {
       *key = strings.size() + fn;
-      return f.root_label;
+      return graph.root_label(fn);
     }
     if (f.file == kNullStringId) {
       *key = 0;
@@ -240,7 +263,7 @@ bool WriteCallgrind(const CallGraph& graph, ProfileOutput* out, std::vector<std:
   // Functions of one name in several origins are different functions.
   auto name_of = [&](uint32_t fn) -> std::string_view {
     const CallGraph::Function& f = functions[fn];
-    return f.is_root() ? std::string_view(f.root_label)
+    return graph.is_root(fn) ? graph.root_label(fn)
            : f.name == kNullStringId ? std::string_view("(unnamed)")
                                      : strings.Get(f.name);
   };
@@ -317,14 +340,15 @@ bool WriteGraphviz(const CallGraph& graph, ProfileOutput* out, std::vector<std::
   buffer += "  node [shape=box, fontname=\"monospace\"];\n";
   std::vector<int64_t> root_total(functions.size(), 0);
   for (const CallGraph::Call& c : graph.calls()) {
-    if (functions[c.caller].is_root())
+    if (graph.is_root(c.caller))
       root_total[c.caller] += c.inclusive_ns;
   }
   for (uint32_t fn = 0; fn < functions.size(); fn++) {
     const CallGraph::Function& f = functions[fn];
     buffer += "  f" + std::to_string(fn) + " [label=\"";
-    if (f.is_root()) {
-      AppendDotText(f.root_label, &buffer);
+    const bool root = graph.is_root(fn);
+    if (root) {
+      AppendDotText(graph.root_label(fn), &buffer);
       buffer += "\\ntotal: " + FormatDuration(root_total[fn]);
     } else {
       if (f.kind != kNullStringId) {
@@ -343,7 +367,7 @@ bool WriteGraphviz(const CallGraph& graph, ProfileOutput* out, std::vector<std::
         buffer += ", memory: " + FormatBytes(static_cast<uint64_t>(f.self_bytes));
     }
     buffer += "\"";
-    if (f.is_root())
+    if (root)
       buffer += ", shape=ellipse";
     buffer += "];\n";
     out->MaybeFlush();
