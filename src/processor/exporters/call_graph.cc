@@ -6,7 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "src/processor/exporters/open_index.h"
+#include "src/processor/storage/open_index.h"
 #include "src/processor/summary/trace_summary.h"
 
 namespace zt {

@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "src/processor/exporters/call_graph.h"
-#include "src/processor/exporters/open_index.h"
+#include "src/processor/storage/open_index.h"
 #include "src/processor/exporters/profile_output.h"
 #include "src/processor/exporters/slice_profile.h"
 

@@ -15,27 +15,30 @@ constexpr size_t kBlockBytes = 256 * 1024;
 
 StringPool::StringPool() : next_block_bytes_(kFirstBlockBytes) {
   strings_.emplace_back();  // kNullStringId.
-  ids_.reserve(1024);
 }
 
 StringId StringPool::Intern(std::string_view text) {
-  auto it = ids_.find(text);
-  if (it != ids_.end())
-    return it->second;
-  const std::string_view stored = CopyIntoArena(text);
+  const uint32_t hash = OpenIndex::HashText(text);
+  const StringId found = Find(text, hash);
+  if (found != OpenIndex::kNoRow)
+    return found;
   const StringId id = static_cast<StringId>(strings_.size());
-  strings_.push_back(stored);
-  ids_.emplace(stored, id);
+  strings_.push_back(CopyIntoArena(text));
+  index_.Add(hash, id);
   return id;
 }
 
 StringId StringPool::InternStable(std::string_view text) {
-  auto it = ids_.find(text);
-  if (it != ids_.end())
-    return it->second;
+  return InternStable(text, OpenIndex::HashText(text));
+}
+
+StringId StringPool::InternStable(std::string_view text, uint32_t hash) {
+  const StringId found = Find(text, hash);
+  if (found != OpenIndex::kNoRow)
+    return found;
   const StringId id = static_cast<StringId>(strings_.size());
   strings_.push_back(text);
-  ids_.emplace(text, id);
+  index_.Add(hash, id);
   viewed_bytes_ += text.size();
   return id;
 }
@@ -67,8 +70,7 @@ std::string_view StringPool::CopyIntoArena(std::string_view text) {
 }
 
 size_t StringPool::memory_bytes() const {
-  return arena_bytes_ + strings_.capacity() * sizeof(std::string_view) +
-         ids_.size() * (sizeof(std::string_view) + sizeof(StringId) + 2 * sizeof(void*));
+  return arena_bytes_ + strings_.capacity() * sizeof(std::string_view) + index_.memory_bytes();
 }
 
 }  // namespace processor

@@ -11,8 +11,9 @@
 // first 4 KiB, each next one twice the last up to 256 KiB, so that a small
 // import holds a few KiB), so a view returned by Get() stays valid as long
 // as the pool does. Intern()
-// costs one hash of the string and, for a new string, one copy; Get() is an
-// array index. Thread-compatible.
+// costs one hash of the string (OpenIndex::HashText) and, for a new string,
+// one copy; Get() is an array index. The index is open-addressed: 8 bytes
+// per string, no node each. Thread-compatible.
 
 #ifndef ZT_SRC_PROCESSOR_STORAGE_STRING_POOL_H_
 #define ZT_SRC_PROCESSOR_STORAGE_STRING_POOL_H_
@@ -21,8 +22,9 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "src/processor/storage/open_index.h"
 
 namespace zt {
 namespace processor {
@@ -42,6 +44,10 @@ class StringPool {
   // keeps such bytes' owners). For names already held elsewhere (a
   // Templight dictionary's expansions), to hold them once, not twice.
   StringId InternStable(std::string_view text);
+  // The same for a caller that has hashed `text` already (to index it
+  // itself): `hash` must be OpenIndex::HashText(text), or an equal string
+  // may get a second id.
+  StringId InternStable(std::string_view text, uint32_t hash);
   // Null for kNullStringId; any other id must come from this pool.
   std::string_view Get(StringId id) const { return strings_[id]; }
   bool IsNull(StringId id) const { return id == kNullStringId; }
@@ -54,9 +60,12 @@ class StringPool {
 
  private:
   std::string_view CopyIntoArena(std::string_view text);
+  StringId Find(std::string_view text, uint32_t hash) const {
+    return index_.Find(hash, [&](uint32_t id) { return strings_[id] == text; });
+  }
 
   std::vector<std::string_view> strings_;  // Index: StringId.
-  std::unordered_map<std::string_view, StringId> ids_;
+  OpenIndex index_;                         // Over strings_.
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* block_free_ = nullptr;
   size_t block_left_ = 0;

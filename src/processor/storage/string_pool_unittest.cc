@@ -43,6 +43,39 @@ TEST(StringPoolTest, ViewsStayValidAndDistinctAcrossGrowingBlocks) {
   EXPECT_EQ(pool.size(), texts.size() + 1);
 }
 
+TEST(StringPoolTest, AHashGivenWithTheTextFindsWhatInternMade) {
+  StringPool pool;
+  const std::string held = "std::vector<int, std::allocator<int> >";
+  const StringId copied = pool.Intern(held);
+  // A view of other bytes with the same text, hashed by its owner.
+  const std::string other = held;
+  EXPECT_EQ(pool.InternStable(other, OpenIndex::HashText(other)), copied);
+  const std::string fresh = "std::map<int, int>";
+  const StringId viewed = pool.InternStable(fresh, OpenIndex::HashText(fresh));
+  EXPECT_EQ(pool.Get(viewed).data(), fresh.data()) << "viewed, not copied";
+  EXPECT_EQ(pool.Intern("std::map<int, int>"), viewed);
+}
+
+TEST(OpenIndexTest, TextHashSeesEveryByteAndNoAddress) {
+  // Every length up to three 16-byte rounds and a tail: a change of any
+  // one byte changes the hash (no byte is left out of the mix), and the
+  // same bytes elsewhere hash the same.
+  for (size_t length = 0; length <= 56; length++) {
+    std::string text(length, 'x');
+    for (size_t i = 0; i < length; i++)
+      text[i] = static_cast<char>('a' + (i * 7) % 26);
+    const uint32_t hash = OpenIndex::HashText(text);
+    const std::string copy = " " + text;
+    EXPECT_EQ(OpenIndex::HashText(std::string_view(copy).substr(1)), hash) << length;
+    for (size_t i = 0; i < length; i++) {
+      std::string changed = text;
+      changed[i] ^= 1;
+      EXPECT_NE(OpenIndex::HashText(changed), hash) << "length " << length << ", byte " << i;
+    }
+    EXPECT_NE(OpenIndex::HashText(text + '\0'), hash) << "length " << length;
+  }
+}
+
 }  // namespace
 }  // namespace processor
 }  // namespace zt

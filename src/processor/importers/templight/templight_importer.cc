@@ -253,8 +253,12 @@ class ModelSink : public TemplightInstantiationSink {
     if (index >= name_ids_.size())
       name_ids_.resize(std::max<size_t>(index + 1, name_ids_.size() * 2), kNullStringId);
     StringId& id = name_ids_[index];
-    if (id == kNullStringId)
-      id = strings_.InternStable(profile_->names[index]);
+    if (id == kNullStringId) {
+      // Hashed once, by the reader, when it has the hash.
+      id = index < profile_->name_hashes.size()
+               ? strings_.InternStable(profile_->names[index], profile_->name_hashes[index])
+               : strings_.InternStable(profile_->names[index]);
+    }
     return id;
   }
   StringId File(uint32_t index) {

@@ -9,6 +9,7 @@
 
 #include <zlib.h>
 
+#include "src/processor/storage/open_index.h"
 #include "zt/protozero/proto_decoder.h"
 
 namespace zt {
@@ -159,7 +160,7 @@ class UnitReader {
              TemplightProfile* profile, InstantiationList* instantiations,
              InputReleaser* releaser,
              std::unordered_map<std::string, uint32_t>* file_index,
-             std::unordered_map<std::string_view, uint32_t>* name_index)
+             OpenIndex* name_index)
       : base_(file_base),
         options_(options),
         profile_(profile),
@@ -184,6 +185,8 @@ class UnitReader {
       begins += f.id() == kTraceEntry;  // Begins and ends: at most twice the begins.
     }
     expander_->Reserve(entries);
+    // (An optimization only: capped, so that a hostile count costs no more.)
+    name_index_->Reserve(name_index_->size() + std::min({entries, begins / 2 + 1, size_t{1} << 22}));
     if (options_.method == NameExpander::Method::kBatch)
       pending_names_.reserve(begins / 2 + 1);
 
@@ -443,15 +446,7 @@ class UnitReader {
       return;
     }
     // Expanded names live in the expander: indexed, not copied.
-    uint32_t id;
-    auto found = name_index_->find(name);
-    if (found != name_index_->end()) {
-      id = found->second;
-    } else {
-      id = static_cast<uint32_t>(profile_->names.size());
-      profile_->names.push_back(name);
-      name_index_->emplace(name, id);
-    }
+    const uint32_t id = IndexName(name, [] {});
     // Entries are ids below the dictionary's size: the cache is as big as
     // the dictionary read so far, not as a hostile id.
     if (pending.dict_id < expander_->size()) {
@@ -463,14 +458,26 @@ class UnitReader {
   }
 
   uint32_t InternCopy(std::string_view name) {
-    auto found = name_index_->find(name);
-    if (found != name_index_->end())
-      return found->second;
-    profile_->name_storage.emplace_back(new std::string(name));
-    const std::string_view stored = *profile_->name_storage.back();
-    const uint32_t id = static_cast<uint32_t>(profile_->names.size());
-    profile_->names.push_back(stored);
-    name_index_->emplace(stored, id);
+    return IndexName(name, [&] {
+      profile_->name_storage.emplace_back(new std::string(name));
+      profile_->names.back() = *profile_->name_storage.back();
+    });
+  }
+
+  // The id of `name` in profile_->names, added if new (then `store` may
+  // replace the view with one of a copy).
+  template <typename Store>
+  uint32_t IndexName(std::string_view name, Store store) {
+    const uint32_t hash = OpenIndex::HashText(name);
+    const std::vector<std::string_view>& names = profile_->names;
+    uint32_t id = name_index_->Find(hash, [&](uint32_t row) { return names[row] == name; });
+    if (id == OpenIndex::kNoRow) {
+      id = static_cast<uint32_t>(profile_->names.size());
+      profile_->names.push_back(name);
+      profile_->name_hashes.push_back(hash);
+      store();
+      name_index_->Add(hash, id);
+    }
     return id;
   }
 
@@ -530,7 +537,7 @@ class UnitReader {
   InstantiationList* const instantiations_;
   InputReleaser* const releaser_;
   std::unordered_map<std::string, uint32_t>* const file_index_;  // Path -> files index.
-  std::unordered_map<std::string_view, uint32_t>* const name_index_;
+  OpenIndex* const name_index_;  // Over profile_->names.
   uint32_t unit_ = 0;
   NameExpander* expander_ = nullptr;
   struct Open {
@@ -646,11 +653,16 @@ bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& op
                    TemplightProfile* profile) {
   const uint8_t* const base = static_cast<const uint8_t*>(data);
   std::unordered_map<std::string, uint32_t> file_index;
-  std::unordered_map<std::string_view, uint32_t> name_index;
   for (size_t i = 0; i < profile->files.size(); i++)
     file_index.emplace(profile->files[i], static_cast<uint32_t>(i));
-  for (size_t i = 0; i < profile->names.size(); i++)
-    name_index.emplace(profile->names[i], static_cast<uint32_t>(i));
+  // Names already in the profile (a second file read into it) are found
+  // again; their hashes are made if the profile came without them.
+  OpenIndex name_index;
+  profile->name_hashes.resize(profile->names.size());
+  for (size_t i = 0; i < profile->names.size(); i++) {
+    profile->name_hashes[i] = OpenIndex::HashText(profile->names[i]);
+    name_index.Add(profile->name_hashes[i], static_cast<uint32_t>(i));
+  }
   bool any_trace = false;
   InstantiationList instantiations(profile, options.sink);
   InputReleaser releaser(base, options);

@@ -80,6 +80,10 @@ struct TemplightProfile {
   std::vector<TemplightInstantiation> instantiations;  // In begin order.
   std::vector<std::string> files;                      // Each distinct path once.
   std::vector<std::string_view> names;  // Into name_storage or an expander.
+  // OpenIndex::HashText of each name (the reader's; a profile built
+  // otherwise may leave it empty): the model's string pool takes it, so
+  // that a name is hashed once.
+  std::vector<uint32_t> name_hashes;
   std::vector<TemplightProblem> problems;
   uint64_t unknown_fields = 0;  // Well-formed fields this reader does not know.
 
