@@ -292,6 +292,40 @@ TEST(ProtoDecoderTest, InlineAndOutOfLinePathsAgreeOnEveryPrefix) {
   EXPECT_EQ(fields[13].as_uint32(), 16384u);
 }
 
+// Lengths at the two-byte boundary (16383 inline, 16384 out of line): the
+// two paths agree on the prefixes around each field's header and end.
+TEST(ProtoDecoderTest, InlineAndOutOfLinePathsAgreeAroundTwoByteLengths) {
+  const Bytes message = Cat({BytesField(1, Bytes(16383, 'a')), BytesField(2, Bytes(16384, 'b')),
+                             BytesField(3, Bytes(128, 'c')), VarIntField(4, 1)});
+  std::vector<size_t> sizes;
+  for (size_t boundary : {size_t{0}, size_t{16386}, size_t{16386 + 16388},
+                          size_t{16386 + 16388 + 131}, message.size()}) {
+    for (size_t size = boundary >= 4 ? boundary - 4 : 0;
+         size <= std::min(message.size(), boundary + 4); size++)
+      sizes.push_back(size);
+  }
+  for (size_t size : sizes) {
+    const Bytes prefix(message.begin(), message.begin() + static_cast<ptrdiff_t>(size));
+    bool error = false;
+    const std::vector<Field> fields = ReadAll(prefix, &error);
+    TypedProtoDecoder<8, true> typed(prefix.data(), prefix.size());
+    EXPECT_EQ(error, typed.parse_error()) << "prefix " << size;
+    for (const Field& f : fields) {
+      const Field& other = typed.Get(f.id());
+      EXPECT_EQ(f.size(), other.size()) << "prefix " << size << " field " << f.id();
+      EXPECT_EQ(f.data(), other.data()) << "prefix " << size << " field " << f.id();
+    }
+  }
+  bool error = false;
+  const std::vector<Field> fields = ReadAll(message, &error);
+  ASSERT_FALSE(error);
+  ASSERT_EQ(fields.size(), 4u);
+  EXPECT_EQ(fields[0].size(), 16383u);
+  EXPECT_EQ(fields[1].size(), 16384u);
+  EXPECT_EQ(fields[2].size(), 128u);
+  EXPECT_EQ(fields[3].as_uint32(), 1u);
+}
+
 TEST(ProtoDecoderTest, ResetAfterAParseErrorReadsNothing) {
   const Bytes in = Cat({VarIntField(1, 5), Bytes{0x0a, 0x05, 'a'}});
   ProtoDecoder dec(in.data(), in.size());

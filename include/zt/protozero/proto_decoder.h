@@ -43,7 +43,7 @@ class ProtoDecoder {
   // end of the input, or on malformed input (parse_error() then stays true and
   // every later call returns an invalid Field). O(1): inline for the end
   // and the common fields (a one-byte tag, then a varint of up to two bytes,
-  // a one-byte length, or a fixed64), a call for the others.
+  // a length of up to two bytes, or a fixed64), a call for the others.
   ZT_ALWAYS_INLINE Field ReadField() {
     using proto_utils::ProtoWireType;
     const uint8_t* const p = read_ptr_;
@@ -68,11 +68,22 @@ class ProtoDecoder {
           }
           break;
         case ProtoWireType::kLengthDelimited:
-          if (value >= 0x80 || value > static_cast<size_t>(left - 2))
-            break;
-          field.initialize_from_tag(tag, reinterpret_cast<uintptr_t>(p + 2), value);
-          read_ptr_ = p + 2 + value;
-          return field;
+          if (value < 0x80) {
+            if (value > static_cast<size_t>(left - 2))
+              break;
+            field.initialize_from_tag(tag, reinterpret_cast<uintptr_t>(p + 2), value);
+            read_ptr_ = p + 2 + value;
+            return field;
+          }
+          if (left >= 3 && p[2] < 0x80) {  // Two bytes: up to 16 KiB (names, nested messages).
+            const uint32_t length = (value & 0x7f) | uint32_t{p[2]} << 7;
+            if (length > static_cast<size_t>(left - 3))
+              break;
+            field.initialize_from_tag(tag, reinterpret_cast<uintptr_t>(p + 3), length);
+            read_ptr_ = p + 3 + length;
+            return field;
+          }
+          break;
         case ProtoWireType::kFixed64: {
           if (left < 9)
             break;

@@ -137,12 +137,9 @@ CallGraph::CallGraph(const SliceProfile& profile) : profile_(profile) {
   calls_.resize(calls.size());
   for (const Call& c : calls)
     calls_[first_of_caller[c.caller]++] = c;
-}
-
-bool CallGraph::is_root(uint32_t function) const {
-  auto it = std::lower_bound(roots_.begin(), roots_.end(), function,
-                             [](const auto& root, uint32_t fn) { return root.first < fn; });
-  return it != roots_.end() && it->first == function;
+  is_root_.resize(functions_.size());
+  for (const auto& root : roots_)
+    is_root_[root.first] = true;
 }
 
 std::string_view CallGraph::root_label(uint32_t function) const {
@@ -154,18 +151,18 @@ std::string_view CallGraph::root_label(uint32_t function) const {
 
 namespace {
 
-// Text of a known upper bound written through a pointer: one resize of the
-// buffer per record instead of a capacity check per piece (a million
-// records of a dozen pieces each). The buffer is cut to what was written
-// when the record ends.
+// Text of a known upper bound written through a pointer into a scratch
+// buffer, then appended to the output at once: no capacity check per piece
+// (a million records of a dozen pieces each), and no zero-filling resize
+// per record (the scratch is resized only when a record may outgrow it).
 class Record {
  public:
-  Record(std::string* out, size_t max_bytes) : out_(out) {
-    const size_t start = out->size();
-    out->resize(start + max_bytes);
-    p_ = out->data() + start;
+  Record(std::string* out, std::string* scratch, size_t max_bytes) : out_(out) {
+    if (scratch->size() < max_bytes)
+      scratch->resize(std::max(max_bytes, 2 * scratch->size()));
+    begin_ = p_ = scratch->data();
   }
-  ~Record() { out_->resize(static_cast<size_t>(p_ - out_->data())); }
+  ~Record() { out_->append(begin_, static_cast<size_t>(p_ - begin_)); }
   Record(const Record&) = delete;
   Record& operator=(const Record&) = delete;
 
@@ -182,6 +179,7 @@ class Record {
 
  private:
   std::string* const out_;
+  char* begin_;
   char* p_;
 };
 
@@ -270,12 +268,14 @@ bool WriteCallgrind(const CallGraph& graph, ProfileOutput* out, std::vector<std:
   // A function's or a call's file and name lines, then its position and
   // costs ("calls=" lines for a call).
   constexpr size_t kFixedBytes = 32 + 6 * Record::kMaxNumber;
+  std::string scratch;
   auto write = [&](const char* file_key, const char* name_key, uint32_t fn,
                    const CallGraph::Call* call, uint32_t line, int64_t ns, int64_t bytes) {
     size_t file_key_id = 0;
     const std::string_view file = file_of(fn, &file_key_id);
     const std::string_view name = name_of(fn);
-    Record r(&buffer, kFixedBytes + files.MaxBytes(file_key_id, file) + names.MaxBytes(fn, name));
+    Record r(&buffer, &scratch,
+             kFixedBytes + files.MaxBytes(file_key_id, file) + names.MaxBytes(fn, name));
     r.Text(file_key);
     files.Write(file_key_id, file, &r);
     r.Text(name_key);

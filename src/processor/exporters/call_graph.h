@@ -58,7 +58,9 @@ class CallGraph {
   const std::vector<Function>& functions() const { return functions_; }
   // A track's root function (calling the track's top slices) has the
   // track's label; the others have none.
-  bool is_root(uint32_t function) const;
+  bool is_root(uint32_t function) const {
+    return function < is_root_.size() && is_root_[function];
+  }
   std::string_view root_label(uint32_t function) const;
   // Grouped by caller, in the order of the callers' ids.
   const std::vector<Call>& calls() const { return calls_; }
@@ -74,6 +76,7 @@ class CallGraph {
   std::vector<Call> calls_;
   // (root function, its track's label), in function order.
   std::vector<std::pair<uint32_t, std::string>> roots_;
+  std::vector<bool> is_root_;  // Per function.
   bool has_memory_ = false;
   int64_t total_ns_ = 0;
   int64_t total_bytes_ = 0;
