@@ -124,6 +124,19 @@ struct SliceTable {
     parent_id.reserve(rows);
     arg_set_id.reserve(rows);
   }
+  // The columns reserve() sizes, to `rows` (new rows zero; thread_ts and
+  // thread_dur stay as they are): for an importer that writes rows by
+  // index, and sets every column of each row it writes.
+  void resize(size_t rows) {
+    ts.resize(rows);
+    dur.resize(rows);
+    track_id.resize(rows);
+    category.resize(rows);
+    name.resize(rows);
+    depth.resize(rows);
+    parent_id.resize(rows);
+    arg_set_id.resize(rows);
+  }
 };
 
 // counter: one value of a counter track; rows in ts order.
@@ -229,6 +242,15 @@ struct TemplightInstantiationTable {
       c->reserve(rows);
     memory_begin.reserve(rows);
     memory_end.reserve(rows);
+  }
+  // Every column to `rows` (new rows zero): for an importer that writes
+  // rows by index.
+  void resize(size_t rows) {
+    for (std::vector<uint32_t>* c : {&slice_id, &kind, &kind_name, &file, &line, &column,
+                                     &origin_file, &origin_line, &origin_column})
+      c->resize(rows);
+    memory_begin.resize(rows);
+    memory_end.resize(rows);
   }
 };
 
