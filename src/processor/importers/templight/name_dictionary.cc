@@ -274,6 +274,7 @@ void NameExpander::ReleaseDictionary() {
   std::vector<Entry>().swap(entries_);
   std::vector<uint32_t>().swap(markers_);
   std::string().swap(scratch_);
+  std::vector<UnmemoizedFrame>().swap(unmemoized_stack_);
 }
 
 bool NameExpander::Expand(uint32_t id, std::string_view* name, std::string* error) {
@@ -337,20 +338,16 @@ bool NameExpander::Expand(uint32_t id, std::string_view* name, std::string* erro
 
 bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
   const uint64_t work_bound = 8 * (uint64_t{entries_.size()} + marked_bytes_) + (1u << 20);
-  struct Frame {
-    uint32_t id;
-    uint32_t next_char;
-    uint32_t next_marker;
-    uint32_t marker_count;
-  };
-  std::vector<Frame> stack{{id, 0, 0, MarkerCount(id)}};
+  std::vector<UnmemoizedFrame>& stack = unmemoized_stack_;
+  stack.clear();
+  stack.push_back(UnmemoizedFrame{id, 0, 0, MarkerCount(id)});
   entries_[id].state = Entry::kExpanding;
   scratch_.clear();
   uint32_t failed = id;  // The entry a failure is pinned on.
   bool ok = true;
   bool out_of_work = false;
   while (ok && !stack.empty()) {
-    Frame& frame = stack.back();
+    UnmemoizedFrame& frame = stack.back();
     const Entry& entry = entries_[frame.id];
     const uint32_t marker_count = frame.marker_count;
     // Text up to the next placeholder.
@@ -408,7 +405,7 @@ bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
       scratch_.append(entries_[ref].text, entries_[ref].size);
     } else if (entries_[ref].state == Entry::kPending) {
       entries_[ref].state = Entry::kExpanding;
-      stack.push_back(Frame{ref, 0, 0, MarkerCount(ref)});  // `frame` and `entry` now stale.
+      stack.push_back(UnmemoizedFrame{ref, 0, 0, MarkerCount(ref)});  // `frame` and `entry` now stale.
     } else {
       *why = Format(entries_[ref].state == Entry::kExpanding
                         ? "dictionary entry %" PRIu64 " refers to entry %" PRIu64
@@ -422,7 +419,7 @@ bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
     }
   }
   // What is left on the stack goes back to pending, unless it is decided.
-  for (const Frame& frame : stack) {
+  for (const UnmemoizedFrame& frame : stack) {
     if (entries_[frame.id].state == Entry::kExpanding)
       entries_[frame.id].state = Entry::kPending;
   }

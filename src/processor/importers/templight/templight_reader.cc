@@ -518,11 +518,11 @@ class UnitReader {
         file_index_->emplace(std::string(file_name), location->file);
       }
       if (has_id)
-        unit_files_[file_id] = location->file;
+        SetUnitFile(file_id, location->file);
     } else if (has_id) {
-      auto found = unit_files_.find(file_id);
-      if (found != unit_files_.end()) {
-        location->file = found->second;
+      const uint32_t file = UnitFile(file_id);
+      if (file != TemplightLocation::kNoFile) {
+        location->file = file;
       } else {
         Problem(bytes.data, Describe("translation unit %" PRIu64
                                      ": file id %" PRIu64 " used before it was named",
@@ -545,7 +545,27 @@ class UnitReader {
     int64_t begin_ns;
   };
   std::vector<Open> open_;  // Begins not yet ended, innermost last.
-  std::unordered_map<uint32_t, uint32_t> unit_files_;  // file_id -> files index.
+  // file_id -> files index. Templight numbers a unit's files from 0, so
+  // ids are dense: a vector, with a map for ids past a bound (a hostile
+  // file's) so that one large id costs no large vector.
+  static constexpr uint32_t kDenseFileIds = 1u << 16;
+  std::vector<uint32_t> dense_unit_files_;
+  std::unordered_map<uint32_t, uint32_t> sparse_unit_files_;
+  void SetUnitFile(uint32_t file_id, uint32_t file) {
+    if (file_id >= kDenseFileIds) {
+      sparse_unit_files_[file_id] = file;
+      return;
+    }
+    if (file_id >= dense_unit_files_.size())
+      dense_unit_files_.resize(file_id + 1, TemplightLocation::kNoFile);
+    dense_unit_files_[file_id] = file;
+  }
+  uint32_t UnitFile(uint32_t file_id) const {
+    if (file_id < dense_unit_files_.size())
+      return dense_unit_files_[file_id];
+    auto found = sparse_unit_files_.find(file_id);
+    return found != sparse_unit_files_.end() ? found->second : TemplightLocation::kNoFile;
+  }
   std::vector<PendingName> pending_names_;
   static constexpr uint32_t kNoName = UINT32_MAX;
   std::vector<uint32_t> name_of_entry_;  // Dictionary id -> profile name, once resolved.
