@@ -11,7 +11,6 @@
 
 #include "src/cmd/ztrace/same_file.h"
 #include "src/cmd/ztrace/templight_view.h"
-#include "src/processor/exporters/background_sink.h"
 #include "src/processor/exporters/export_json.h"
 #include "src/processor/exporters/export_pftrace.h"
 #include "src/processor/exporters/html_report.h"
@@ -84,8 +83,7 @@ struct Input {
 using WriteFn = bool (*)(const Input& in, const Output& out, std::string* error);
 
 bool WriteJson(const Input& in, const Output& out, std::string* error) {
-  processor::FileJsonSink file(out.file);
-  processor::BackgroundSink sink(&file);  // The kernel's copies on another core.
+  processor::FileJsonSink sink(out.file);
   processor::JsonExportOptions options;
   options.progress = [&out](uint64_t done, uint64_t total) {
     out.progress->Show("writing", done, total, "rows");
@@ -103,8 +101,7 @@ bool WriteJson(const Input& in, const Output& out, std::string* error) {
 }
 
 bool WritePftrace(const Input& in, const Output& out, std::string* error) {
-  processor::FileJsonSink file(out.file);
-  processor::BackgroundSink sink(&file);  // The kernel's copies on another core.
+  processor::FileJsonSink sink(out.file);
   processor::PftraceExportOptions options;
   options.progress = [&out](uint64_t done, uint64_t total) {
     out.progress->Show("writing", done, total, "rows");
@@ -201,8 +198,7 @@ bool WriteTemplightTrace(const Input& in, const Output& out, std::string* error)
 
 bool WriteProfile(processor::ProfileFormat format, const Input& in, const Output& out,
                   std::string* error) {
-  processor::FileJsonSink file(out.file);
-  processor::BackgroundSink sink(&file);  // The kernel's copies on another core.
+  processor::FileJsonSink sink(out.file);
   const processor::ProfileExportResult result = processor::ExportProfile(*in.tables, format, &sink);
   if (!result.ok) {
     *error = result.error;
@@ -227,8 +223,7 @@ bool WriteGraphviz(const Input& in, const Output& out, std::string* error) {
 }
 
 bool WriteHtml(const Input& in, const Output& out, std::string* error) {
-  processor::FileJsonSink file(out.file);
-  processor::BackgroundSink sink(&file);  // The kernel's copies on another core.
+  processor::FileJsonSink sink(out.file);
   processor::HtmlReportOptions options;
   const size_t slash = in.path.rfind('/');
   options.title = slash == std::string::npos ? in.path : in.path.substr(slash + 1);
