@@ -261,7 +261,8 @@ TEST(ProtoDecoderTest, InlineAndOutOfLinePathsAgreeOnEveryPrefix) {
       Cat({VarIntField(1, 5), VarIntField(2, 300), VarIntField(1, 70000), fixed64, fixed32,
            StrField(5, ""), StrField(6, "x"), BytesField(7, Bytes(127, 'a')),
            BytesField(8, Bytes(200, 'b')), VarIntField(200, 1), VarIntField(9, 127),
-           VarIntField(10, 128), VarIntField(11, 16383), VarIntField(12, 16384)});
+           VarIntField(10, 128), VarIntField(11, 16383), VarIntField(12, 16384),
+           VarIntField(13, uint64_t{1} << 35), VarIntField(14, UINT64_MAX)});
   for (size_t size = 0; size <= message.size(); size++) {
     const Bytes prefix(message.begin(), message.begin() + static_cast<ptrdiff_t>(size));
     bool error = false;
@@ -280,7 +281,7 @@ TEST(ProtoDecoderTest, InlineAndOutOfLinePathsAgreeOnEveryPrefix) {
   bool error = false;
   const std::vector<Field> fields = ReadAll(message, &error);
   ASSERT_FALSE(error);
-  ASSERT_EQ(fields.size(), 14u);
+  ASSERT_EQ(fields.size(), 16u);
   EXPECT_EQ(fields[1].as_uint32(), 300u);
   EXPECT_EQ(fields[2].as_uint32(), 70000u);
   EXPECT_EQ(fields[3].as_uint64(), 0x0807060504030201u);
@@ -290,6 +291,8 @@ TEST(ProtoDecoderTest, InlineAndOutOfLinePathsAgreeOnEveryPrefix) {
   EXPECT_EQ(fields[11].as_uint32(), 128u);
   EXPECT_EQ(fields[12].as_uint32(), 16383u);
   EXPECT_EQ(fields[13].as_uint32(), 16384u);
+  EXPECT_EQ(fields[14].as_uint64(), uint64_t{1} << 35);
+  EXPECT_EQ(fields[15].as_uint64(), UINT64_MAX);
 }
 
 // Lengths at the two-byte boundary (16383 inline, 16384 out of line): the
