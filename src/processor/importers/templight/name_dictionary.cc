@@ -263,7 +263,7 @@ bool NameExpander::ExpandFromMarkers(uint32_t id, std::string_view marked_name,
     entry.state = Entry::kFailed;
     return false;
   }
-  const std::string_view stored = Store(scratch_);
+  const std::string_view stored = Store(scratch_.view());
   entry.text = stored.data();
   entry.size = static_cast<uint32_t>(stored.size());
   entry.state = Entry::kExpanded;
@@ -273,7 +273,7 @@ bool NameExpander::ExpandFromMarkers(uint32_t id, std::string_view marked_name,
 void NameExpander::ReleaseDictionary() {
   std::vector<Entry>().swap(entries_);
   std::vector<uint32_t>().swap(markers_);
-  std::string().swap(scratch_);
+  scratch_.Release();
   std::vector<UnmemoizedFrame>().swap(unmemoized_stack_);
 }
 
@@ -431,12 +431,21 @@ bool NameExpander::ExpandUnmemoized(uint32_t id, std::string* why) {
     entries_[id].state = Entry::kFailed;
     return true;
   }
-  const std::string_view stored = Store(scratch_);
+  const std::string_view stored = Store(scratch_.view());
   Entry& entry = entries_[id];
   entry.text = stored.data();
   entry.size = static_cast<uint32_t>(stored.size());
   entry.state = Entry::kExpanded;
   return true;
+}
+
+void NameExpander::Scratch::Grow(size_t more) {
+  const size_t capacity = std::max({size_ + more, 2 * capacity_, size_t{256}});
+  std::unique_ptr<char[]> bigger(new char[capacity]);
+  if (size_ > 0)
+    memcpy(bigger.get(), data_.get(), size_);
+  data_ = std::move(bigger);
+  capacity_ = capacity;
 }
 
 size_t NameExpander::memory_bytes() const {
