@@ -99,10 +99,13 @@ class ModelSink : public TemplightInstantiationSink {
         first_slice_(static_cast<uint32_t>(storage->slice.size())),
         first_track_(static_cast<uint32_t>(storage->track.size())) {}
 
-  // The columns are sized ahead (the begins counted, then doubling) and
-  // written by index: a push_back per column and row was 4% of an import.
-  // Finish() cuts them to the rows written.
-  void Reserve(size_t rows) { Resize(first_slice_ + rows); }
+  // The columns are sized ahead (each unit's begins counted by the reader,
+  // then doubling) and written by index: a push_back per column and row
+  // was 4% of an import. Finish() cuts them to the rows written.
+  void OnRowsExpected(size_t rows) override {
+    if (next_row_ + rows > storage_->slice.size())
+      Resize(next_row_ + rows);
+  }
 
   void OnBegin(const TemplightInstantiation& i) override {
     if (ZT_UNLIKELY(next_row_ == storage_->slice.size()))
@@ -311,7 +314,6 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
   ModelSink sink(storage, &profile, options.templight_details);
   // Room for every row at once: growing by doubling would hold the old and
   // new columns together at the peak.
-  sink.Reserve(CountTemplightBegins(data, size));
   TemplightReadOptions read_options;
   read_options.method = options.templight_method;
   read_options.sink = &sink;

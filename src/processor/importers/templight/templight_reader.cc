@@ -146,6 +146,12 @@ class InstantiationList {
     if (sink_)
       sink_->OnUnitEnd(unit);
   }
+  void ExpectMore(size_t rows) {
+    if (sink_)
+      sink_->OnRowsExpected(rows);
+    else
+      profile_->instantiations.reserve(profile_->instantiations.size() + rows);
+  }
 
  private:
   TemplightProfile* const profile_;
@@ -182,13 +188,15 @@ class UnitReader {
     ProtoDecoder count(trace);
     for (Field f = count.ReadField(); f.valid(); f = count.ReadField()) {
       entries += f.id() == kTraceName;
-      begins += f.id() == kTraceEntry;  // Begins and ends: at most twice the begins.
+      // An entry whose first byte is the tag of `begin` (field 1, bytes).
+      begins += f.id() == kTraceEntry && f.size() > 0 && f.data()[0] == ((kEntryBegin << 3) | 2);
     }
     expander_->Reserve(entries);
     // (An optimization only: capped, so that a hostile count costs no more.)
-    name_index_->Reserve(name_index_->size() + std::min({entries, begins / 2 + 1, size_t{1} << 22}));
+    name_index_->Reserve(name_index_->size() + std::min({entries, begins, size_t{1} << 22}));
     if (options_.method == NameExpander::Method::kBatch)
-      pending_names_.reserve(begins / 2 + 1);
+      pending_names_.reserve(begins);
+    instantiations_->ExpectMore(begins);
 
     ProtoDecoder decoder(trace);
     size_t at = 0;  // Where the next field starts.
@@ -625,21 +633,7 @@ bool SplitDriverMergedBytes(const uint8_t* data, size_t size, std::vector<ConstB
 }  // namespace
 
 TemplightInstantiationSink::~TemplightInstantiationSink() = default;
-
-namespace {
-
-size_t CountBeginsOfTrace(ConstBytes bytes) {
-  size_t begins = 0;
-  ProtoDecoder trace(bytes);
-  for (Field e = trace.ReadField(); e.valid(); e = trace.ReadField()) {
-    // An entry whose first byte is the tag of `begin` (field 1, bytes).
-    if (e.id() == kTraceEntry && e.size() > 0 && e.data()[0] == ((kEntryBegin << 3) | 2))
-      begins++;
-  }
-  return begins;
-}
-
-}  // namespace
+void TemplightInstantiationSink::OnRowsExpected(size_t) {}
 
 bool SplitTemplightDriverOutput(const void* data, size_t size,
                                 std::vector<std::string_view>* traces) {
@@ -650,23 +644,6 @@ bool SplitTemplightDriverOutput(const void* data, size_t size,
   for (const ConstBytes& trace : found)
     traces->emplace_back(reinterpret_cast<const char*>(trace.data), trace.size);
   return true;
-}
-
-size_t CountTemplightBegins(const void* data, size_t size) {
-  const uint8_t* const bytes = static_cast<const uint8_t*>(data);
-  size_t begins = 0;
-  std::vector<ConstBytes> merged;
-  if (SplitDriverMergedBytes(bytes, size, &merged)) {
-    for (const ConstBytes& trace : merged)
-      begins += CountBeginsOfTrace(trace);
-    return begins;
-  }
-  ProtoDecoder collection(bytes, size);
-  for (Field f = collection.ReadField(); f.valid(); f = collection.ReadField()) {
-    if (f.id() == kCollectionTrace && f.type() == WireType::kLengthDelimited)
-      begins += CountBeginsOfTrace(f.as_bytes());
-  }
-  return begins;
 }
 
 bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& options,

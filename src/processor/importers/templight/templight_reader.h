@@ -106,6 +106,10 @@ class TemplightInstantiationSink {
   // After a unit's last instantiation and name; profile->units[unit] is
   // complete.
   virtual void OnUnitEnd(uint32_t unit) = 0;
+  // Before a unit is read: about `rows` begins follow (half its begin and
+  // end entries, counted on a first pass over its fields), for a sink that
+  // sizes its storage ahead. An estimate: more or fewer may come.
+  virtual void OnRowsExpected(size_t rows);
 };
 
 struct TemplightReadOptions {
@@ -131,10 +135,6 @@ bool InflateTemplightName(const void* data, size_t size, size_t max_bytes, std::
 // false for Templight's own layout (records back to back) or anything else.
 bool SplitTemplightDriverOutput(const void* data, size_t size,
                                 std::vector<std::string_view>* traces);
-
-// The number of begins in `data` (a first look at each entry's first
-// byte, no more): what a caller reserves room for.
-size_t CountTemplightBegins(const void* data, size_t size);
 
 // Appends what `data` holds to *profile. False when nothing could be read
 // (not a Templight file: no trace in it); problems are recorded either way.
