@@ -254,6 +254,28 @@ TEST(ProtoDecoderTest, MalformedInputSetsParseError) {
 // typed decoder parses every field out of line. On every prefix of a
 // message holding each shape at each boundary, the two agree on the fields
 // read and on the error.
+// ReadField() (inline and out of line) against the typed decoder (out of
+// line only) on message[0, size): the same error, and for each field read
+// the same type, size and payload (a length-delimited field's bytes, a
+// number's value; field 1, repeated, is compared by type and size).
+void ExpectPathsAgreeOnPrefix(const Bytes& message, size_t size) {
+  const Bytes prefix(message.begin(), message.begin() + static_cast<ptrdiff_t>(size));
+  bool error = false;
+  const std::vector<Field> fields = ReadAll(prefix, &error);
+  TypedProtoDecoder<256, true> typed(prefix.data(), prefix.size());
+  EXPECT_EQ(error, typed.parse_error()) << "prefix " << size;
+  for (const Field& f : fields) {
+    const Field& other = typed.Get(f.id());
+    EXPECT_EQ(f.type(), other.type()) << "prefix " << size << " field " << f.id();
+    EXPECT_EQ(f.size(), other.size()) << "prefix " << size << " field " << f.id();
+    if (f.type() == ProtoWireType::kLengthDelimited) {
+      EXPECT_EQ(f.data(), other.data()) << "prefix " << size << " field " << f.id();
+    } else if (f.id() != 1) {
+      EXPECT_EQ(f.as_uint64(), other.as_uint64()) << "prefix " << size << " field " << f.id();
+    }
+  }
+}
+
 TEST(ProtoDecoderTest, InlineAndOutOfLinePathsAgreeOnEveryPrefix) {
   Bytes fixed64 = {0x19, 1, 2, 3, 4, 5, 6, 7, 8};  // Field 3, fixed64.
   Bytes fixed32 = {0x25, 1, 2, 3, 4};              // Field 4, fixed32.
@@ -263,21 +285,8 @@ TEST(ProtoDecoderTest, InlineAndOutOfLinePathsAgreeOnEveryPrefix) {
            BytesField(8, Bytes(200, 'b')), VarIntField(200, 1), VarIntField(9, 127),
            VarIntField(10, 128), VarIntField(11, 16383), VarIntField(12, 16384),
            VarIntField(13, uint64_t{1} << 35), VarIntField(14, UINT64_MAX)});
-  for (size_t size = 0; size <= message.size(); size++) {
-    const Bytes prefix(message.begin(), message.begin() + static_cast<ptrdiff_t>(size));
-    bool error = false;
-    const std::vector<Field> fields = ReadAll(prefix, &error);
-    TypedProtoDecoder<256, true> typed(prefix.data(), prefix.size());
-    EXPECT_EQ(error, typed.parse_error()) << "prefix " << size;
-    for (const Field& f : fields) {
-      const Field& other = typed.Get(f.id());
-      EXPECT_EQ(f.type(), other.type()) << "prefix " << size << " field " << f.id();
-      EXPECT_EQ(f.size(), other.size()) << "prefix " << size << " field " << f.id();
-      if (f.type() != ProtoWireType::kLengthDelimited && f.id() != 1) {
-        EXPECT_EQ(f.as_uint64(), other.as_uint64()) << "prefix " << size << " field " << f.id();
-      }
-    }
-  }
+  for (size_t size = 0; size <= message.size(); size++)
+    ExpectPathsAgreeOnPrefix(message, size);
   bool error = false;
   const std::vector<Field> fields = ReadAll(message, &error);
   ASSERT_FALSE(error);
@@ -300,24 +309,11 @@ TEST(ProtoDecoderTest, InlineAndOutOfLinePathsAgreeOnEveryPrefix) {
 TEST(ProtoDecoderTest, InlineAndOutOfLinePathsAgreeAroundTwoByteLengths) {
   const Bytes message = Cat({BytesField(1, Bytes(16383, 'a')), BytesField(2, Bytes(16384, 'b')),
                              BytesField(3, Bytes(128, 'c')), VarIntField(4, 1)});
-  std::vector<size_t> sizes;
   for (size_t boundary : {size_t{0}, size_t{16386}, size_t{16386 + 16388},
                           size_t{16386 + 16388 + 131}, message.size()}) {
     for (size_t size = boundary >= 4 ? boundary - 4 : 0;
          size <= std::min(message.size(), boundary + 4); size++)
-      sizes.push_back(size);
-  }
-  for (size_t size : sizes) {
-    const Bytes prefix(message.begin(), message.begin() + static_cast<ptrdiff_t>(size));
-    bool error = false;
-    const std::vector<Field> fields = ReadAll(prefix, &error);
-    TypedProtoDecoder<8, true> typed(prefix.data(), prefix.size());
-    EXPECT_EQ(error, typed.parse_error()) << "prefix " << size;
-    for (const Field& f : fields) {
-      const Field& other = typed.Get(f.id());
-      EXPECT_EQ(f.size(), other.size()) << "prefix " << size << " field " << f.id();
-      EXPECT_EQ(f.data(), other.data()) << "prefix " << size << " field " << f.id();
-    }
+      ExpectPathsAgreeOnPrefix(message, size);
   }
   bool error = false;
   const std::vector<Field> fields = ReadAll(message, &error);
