@@ -163,6 +163,16 @@ TEST(ProfileFormatsTest, GraphvizCallGraph) {
   EXPECT_EQ(dot.substr(dot.size() - 2), "}\n");
 }
 
+// Quotes and backslashes are escaped in a label, a line break becomes \n
+// and a carriage return goes, wherever they stand in the name.
+TEST(ProfileFormatsTest, GraphvizEscapesNames) {
+  TwoThreads trace;
+  trace.s.slice.name[2] = trace.s.strings.Intern("\"q\"\\x\ny\r<\"\\>");
+  const std::string dot = trace.Export(ProfileFormat::kGraphviz);
+  EXPECT_NE(dot.find("[label=\"\\\"q\\\"\\\\x\\ny<\\\"\\\\>\\nself: "), std::string::npos)
+      << dot;
+}
+
 // Templight: the template's origin as the function's file and line, the
 // point of instantiation as the call's line, memory as a second event.
 TEST(ProfileFormatsTest, TemplightTimeAndMemoryWithFileAndLine) {
