@@ -59,12 +59,16 @@ class OpenIndex {
     if (n > 0) {
       // The last n (< 8) bytes: the 8 ending at the text's end when it has
       // them (the overlap is harmless), else one by one.
-      uint64_t tail = 0;
+      uint64_t tail;
       if (text.size() >= 8) {
         tail = Load8(p + n - 8) >> (8 * (8 - n));
+      } else if (n >= 4) {
+        tail = Load4(p) | uint64_t{Load4(p + n - 4)} << 32;  // Overlapping: every byte.
       } else {
-        for (size_t i = 0; i < n; i++)
-          tail |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+        // One to three bytes: the first, the middle and the last are all.
+        tail = uint64_t{static_cast<unsigned char>(p[0])} |
+               uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 |
+               uint64_t{static_cast<unsigned char>(p[n - 1])} << 16;
       }
       b = Lane(b, tail, 0x94d049bb133111ebu);
     }
@@ -109,6 +113,11 @@ class OpenIndex {
 
   static uint64_t Load8(const char* p) {
     uint64_t word;
+    memcpy(&word, p, sizeof(word));
+    return word;
+  }
+  static uint32_t Load4(const char* p) {
+    uint32_t word;
     memcpy(&word, p, sizeof(word));
     return word;
   }
