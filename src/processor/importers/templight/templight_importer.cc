@@ -99,17 +99,26 @@ class ModelSink : public TemplightInstantiationSink {
         first_slice_(static_cast<uint32_t>(storage->slice.size())),
         first_track_(static_cast<uint32_t>(storage->track.size())) {}
 
-  // The columns are sized ahead (each unit's begins counted by the reader,
-  // then doubling) and written by index: a push_back per column and row
-  // was 4% of an import. Finish() cuts them to the rows written.
+  // The columns are written by index (a push_back per column and row was
+  // 4% of an import): room is reserved for each unit's counted begins
+  // (doubling, so that many units cost no quadratic copying), and rows are
+  // sized a few thousand at a time as they come, so that begins counted
+  // but never read (a damaged or hostile unit) commit no memory. Finish()
+  // cuts the columns to the rows written.
   void OnRowsExpected(size_t rows) override {
-    if (next_row_ + rows > storage_->slice.size())
-      Resize(next_row_ + rows);
+    const size_t needed = next_row_ + rows;
+    const size_t capacity = storage_->slice.ts.capacity();
+    if (needed > capacity) {
+      const size_t target = std::max(needed, 2 * capacity);
+      storage_->slice.reserve(target);
+      if (details_)
+        storage_->templight.reserve(target);
+    }
   }
 
   void OnBegin(const TemplightInstantiation& i) override {
     if (ZT_UNLIKELY(next_row_ == storage_->slice.size()))
-      Resize(std::max<size_t>(next_row_ + 1024, next_row_ * 2));
+      SizeMoreRows();
     SliceTable& slice = storage_->slice;
     const uint32_t row = static_cast<uint32_t>(next_row_++);
     slice.ts[row] = i.begin_ns;
@@ -264,6 +273,13 @@ class ModelSink : public TemplightInstantiationSink {
                : strings_.InternStable(profile_->names[index]);
     }
     return id;
+  }
+  // The next rows, within the reserved room when there is some left.
+  void SizeMoreRows() {
+    constexpr size_t kRowsAtATime = 4096;
+    const size_t capacity = storage_->slice.ts.capacity();
+    Resize(capacity > next_row_ ? std::min(capacity, next_row_ + kRowsAtATime)
+                                : std::max(next_row_ + kRowsAtATime, 2 * next_row_));
   }
   void Resize(size_t rows) {
     storage_->slice.resize(rows);

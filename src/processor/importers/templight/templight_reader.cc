@@ -147,10 +147,13 @@ class InstantiationList {
       sink_->OnUnitEnd(unit);
   }
   void ExpectMore(size_t rows) {
-    if (sink_)
+    std::vector<TemplightInstantiation>& list = profile_->instantiations;
+    if (sink_) {
       sink_->OnRowsExpected(rows);
-    else
-      profile_->instantiations.reserve(profile_->instantiations.size() + rows);
+    } else if (list.size() + rows > list.capacity()) {
+      // Doubling: an exact reserve per unit would copy the list once per unit.
+      list.reserve(std::max(list.size() + rows, 2 * list.capacity()));
+    }
   }
 
  private:
