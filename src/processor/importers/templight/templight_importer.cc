@@ -364,7 +364,7 @@ ImportResult ImportTemplight(const void* data, size_t size, const ImportOptions&
 
   StatsTable& stats = storage->stats;
   stats.Increment(stats::slices_unterminated, sink.unterminated());
-  stats.Increment(stats::templight_problems, static_cast<int64_t>(profile.problems.size()));
+  stats.Increment(stats::templight_problems, static_cast<int64_t>(profile.problem_count));
   stats.Increment(stats::templight_unknown_fields, static_cast<int64_t>(profile.unknown_fields));
   for (TemplightProblem& problem : profile.problems) {
     if (storage->import_problems.size() >= kMaxImportProblems)

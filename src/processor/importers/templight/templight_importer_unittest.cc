@@ -280,6 +280,37 @@ TEST(TemplightImporterTest, DamageIsCountedAndTheRestLoaded) {
     EXPECT_LE(problem.offset, cut.size());
 }
 
+// A unit of 5,000 damaged entries (a begin whose length runs past it): each
+// is a problem and all are counted, in the profile and in the stats, but
+// only the first kMaxKeptProblems are kept (each is a string: 8 M of them
+// took 0.95 GB for a 32 MB file).
+TEST(TemplightImporterTest, ProblemsAreAllCountedButBoundedInMemory) {
+  auto length = [](size_t n) {
+    std::string out;
+    for (; n >= 0x80; n >>= 7)
+      out.push_back(static_cast<char>((n & 0x7f) | 0x80));
+    out.push_back(static_cast<char>(n));
+    return out;
+  };
+  const std::string header("\x08\x01\x12\x05" "a.cpp", 9);
+  std::string trace = "\x0a" + length(header.size()) + header;
+  constexpr size_t kDamaged = 5000;
+  for (size_t i = 0; i < kDamaged; i++)
+    trace += std::string("\x12\x02\x0a\xff", 4);
+  const std::string bytes = "\x0a" + length(trace.size()) + trace;
+
+  TemplightProfile profile;
+  ASSERT_TRUE(ReadTemplight(bytes.data(), bytes.size(), TemplightReadOptions(), &profile));
+  EXPECT_EQ(profile.problem_count, kDamaged);
+  EXPECT_EQ(profile.problems.size(), TemplightProfile::kMaxKeptProblems);
+
+  TraceStorage s;
+  ImportTrace(bytes.data(), bytes.size(), &s);
+  EXPECT_EQ(s.stats.Get(stats::templight_problems), static_cast<int64_t>(kDamaged));
+  EXPECT_LE(s.import_problems.size(), kMaxImportProblems);
+  EXPECT_EQ(s.slice.size(), 0u);
+}
+
 }  // namespace
 }  // namespace processor
 }  // namespace zt

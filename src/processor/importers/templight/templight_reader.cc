@@ -247,8 +247,7 @@ class UnitReader {
   };
 
   void Problem(const uint8_t* where, std::string what) {
-    profile_->problems.push_back(
-        TemplightProblem{static_cast<uint64_t>(where - base_), std::move(what)});
+    profile_->AddProblem(static_cast<uint64_t>(where - base_), std::move(what));
   }
 
   // A nested message that did not decode to its end: what came before
@@ -701,14 +700,13 @@ bool ReadTemplight(const void* data, size_t size, const TemplightReadOptions& op
       any_trace = true;
       UnitReader(base, options, profile, &instantiations, &releaser, &file_index, &name_index)
           .Read(ConstBytes{content, static_cast<size_t>(end - content)});
-      profile->problems.push_back(TemplightProblem{
-          at, Describe("the file ends %" PRIu64 " bytes into a trace of %" PRIu64
-                       " bytes: it is cut, its last entries are lost",
-                       static_cast<uint64_t>(end - content), length)});
+      profile->AddProblem(at, Describe("the file ends %" PRIu64 " bytes into a trace of %" PRIu64
+                                       " bytes: it is cut, its last entries are lost",
+                                       static_cast<uint64_t>(end - content), length));
     } else {
-      profile->problems.push_back(TemplightProblem{
-          at, Describe("the file is truncated or corrupt here (%" PRIu64 " bytes not read)",
-                       static_cast<uint64_t>(size - at))});
+      profile->AddProblem(at, Describe("the file is truncated or corrupt here (%" PRIu64
+                                       " bytes not read)",
+                                       static_cast<uint64_t>(size - at)));
     }
   }
   return any_trace;

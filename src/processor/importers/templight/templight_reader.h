@@ -30,6 +30,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "zt/processor/name_dictionary.h"
@@ -84,7 +85,16 @@ struct TemplightProfile {
   // otherwise may leave it empty): the model's string pool takes it, so
   // that a name is hashed once.
   std::vector<uint32_t> name_hashes;
+  // The first kMaxKeptProblems problems; problem_count counts them all (a
+  // damaged file can hold millions: a corrupt entry is one each).
+  static constexpr size_t kMaxKeptProblems = 1000;
   std::vector<TemplightProblem> problems;
+  uint64_t problem_count = 0;
+  void AddProblem(uint64_t offset, std::string what) {
+    problem_count++;
+    if (problems.size() < kMaxKeptProblems)
+      problems.push_back(TemplightProblem{offset, std::move(what)});
+  }
   uint64_t unknown_fields = 0;  // Well-formed fields this reader does not know.
 
   // Owners of the names' bytes.
