@@ -11,6 +11,7 @@
 
 #include "src/cmd/ztrace/same_file.h"
 #include "src/cmd/ztrace/templight_view.h"
+#include "src/processor/exporters/background_file_sink.h"
 #include "src/processor/exporters/export_json.h"
 #include "src/processor/exporters/export_pftrace.h"
 #include "src/processor/exporters/html_report.h"
@@ -83,7 +84,7 @@ struct Input {
 using WriteFn = bool (*)(const Input& in, const Output& out, std::string* error);
 
 bool WriteJson(const Input& in, const Output& out, std::string* error) {
-  processor::FileJsonSink sink(out.file);
+  processor::BackgroundFileSink sink(out.file);
   processor::JsonExportOptions options;
   options.progress = [&out](uint64_t done, uint64_t total) {
     out.progress->Show("writing", done, total, "rows");
@@ -101,7 +102,7 @@ bool WriteJson(const Input& in, const Output& out, std::string* error) {
 }
 
 bool WritePftrace(const Input& in, const Output& out, std::string* error) {
-  processor::FileJsonSink sink(out.file);
+  processor::BackgroundFileSink sink(out.file);
   processor::PftraceExportOptions options;
   options.progress = [&out](uint64_t done, uint64_t total) {
     out.progress->Show("writing", done, total, "rows");
@@ -198,7 +199,7 @@ bool WriteTemplightTrace(const Input& in, const Output& out, std::string* error)
 
 bool WriteProfile(processor::ProfileFormat format, const Input& in, const Output& out,
                   std::string* error) {
-  processor::FileJsonSink sink(out.file);
+  processor::BackgroundFileSink sink(out.file);
   const processor::ProfileExportResult result = processor::ExportProfile(*in.tables, format, &sink);
   if (!result.ok) {
     *error = result.error;
@@ -223,7 +224,7 @@ bool WriteGraphviz(const Input& in, const Output& out, std::string* error) {
 }
 
 bool WriteHtml(const Input& in, const Output& out, std::string* error) {
-  processor::FileJsonSink sink(out.file);
+  processor::BackgroundFileSink sink(out.file);
   processor::HtmlReportOptions options;
   const size_t slash = in.path.rfind('/');
   options.title = slash == std::string::npos ? in.path : in.path.substr(slash + 1);

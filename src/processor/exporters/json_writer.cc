@@ -12,6 +12,12 @@ JsonSink::~JsonSink() = default;
 
 bool JsonSink::Finish(std::string*) { return true; }
 
+bool JsonSink::Take(std::string* buffer, std::string* error) {
+  const bool written = Write(buffer->data(), buffer->size(), error);
+  buffer->clear();
+  return written;
+}
+
 bool FileJsonSink::Write(const char* data, size_t size, std::string* error) {
   if (size == 0) return true;
   if (fwrite(data, 1, size, file_) != size) {
@@ -142,8 +148,9 @@ void AppendMicros(int64_t ns, std::string* out) {
 void FlushToSink(JsonSink* sink, std::string* buffer, bool* failed, std::string* error,
                  uint64_t* bytes) {
   if (!*failed && !buffer->empty()) {
-    if (sink->Write(buffer->data(), buffer->size(), error))
-      *bytes += buffer->size();
+    const size_t size = buffer->size();
+    if (sink->Take(buffer, error))
+      *bytes += size;
     else
       *failed = true;
   }

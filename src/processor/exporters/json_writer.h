@@ -20,6 +20,10 @@ class JsonSink {
  public:
   virtual ~JsonSink();
   virtual bool Write(const char* data, size_t size, std::string* error) = 0;
+  // Takes *buffer's bytes and leaves it empty (its capacity may change):
+  // Write() then clear(), unless the sink can keep the string itself
+  // instead of copying it (BackgroundFileSink).
+  virtual bool Take(std::string* buffer, std::string* error);
   // Called once after the last Write(); pushes out buffered bytes.
   virtual bool Finish(std::string* error);
 };
