@@ -10,6 +10,8 @@ namespace protozero {
 
 ScatteredStreamWriter::Delegate::~Delegate() = default;
 
+uint8_t* ScatteredStreamWriter::Delegate::AnnotatePatch(uint8_t* patch_addr) { return patch_addr; }
+
 void ScatteredStreamWriter::Extend(size_t min_size) {
   // A delegate that runs out of memory must hand out scratch space instead
   // (see StaticBufferDelegate). Returning nothing, or only ranges too small

@@ -37,6 +37,15 @@ class ScatteredStreamWriter {
     // row, aborts the process: a delegate out of memory must hand out
     // scratch space instead (see StaticBufferDelegate).
     virtual ContiguousMemoryRange GetNewBuffer() = 0;
+
+    // For writers of the C ABI (PerfettoStreamWriterAnnotatePatch), whose
+    // messages the delegate cannot see: the 4-byte size field at
+    // |patch_addr|, in the current range, belongs to a message still open
+    // when the writer leaves that range. Returns where the size is to be
+    // written instead once known, or null (then nothing is written). This
+    // default suits delegates whose ranges stay valid (heap slices): the
+    // field itself. C++ messages never call it (see GetNewBuffer()).
+    virtual uint8_t* AnnotatePatch(uint8_t* patch_addr);
   };
 
   // Largest contiguous reservation: a delegate must eventually hand out a
@@ -110,6 +119,11 @@ class ScatteredStreamWriter {
   // Moves the write pointer within the current range, after the caller wrote
   // directly into [write_ptr(), end()).
   void set_write_ptr(uint8_t* ptr) { write_ptr_ = ptr; }
+
+  // Leaves the current range, written up to write_ptr(), for the
+  // delegate's next one (even if this one has room). For writers of the C
+  // ABI (PerfettoStreamWriterNewChunk).
+  void MoveToNextRange() { Extend(1); }
 
  private:
   // Moves to a new range of at least |min_size| bytes.

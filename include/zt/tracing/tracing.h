@@ -168,8 +168,10 @@ class Tracing {
  public:
   // Starts the backends named in |args.backends|. True once tracing is
   // initialized with at least one backend; false, with a message on stderr,
-  // if none of the requested backends is available. Calls after a
-  // successful one do nothing and return true. Thread-safe.
+  // if none of the requested backends is available. A call after a
+  // successful one starts the backends it names that are not running yet
+  // (its other arguments apply to those only; data sources registered
+  // before reach them too) and returns true. Thread-safe.
   // After fork(), the child has none of the SDK's threads: until it calls
   // Initialize() itself (which then starts tracing afresh in the child;
   // data sources are registered again), NewTrace() returns null and

@@ -222,5 +222,48 @@ TEST_F(SystemBackendTest, DataSourcesRegisteredBeforeStartRecordFromTheStart) {
   EXPECT_EQ(not_recording, 0) << "in " << runs << " runs";
 }
 
+// A second Initialize() adds the backend it names (the C ABI initializes
+// one backend per call: PerfettoProducerInit with both bits calls
+// InProcessInit, then SystemInit). A data source registered before the
+// system backend existed records on both.
+TEST_F(SystemBackendTest, ASecondInitializeAddsTheSystemBackend) {
+  Daemon daemon(producer_, consumer_);
+  ASSERT_TRUE(daemon.ok());
+  TracingInitArgs in_process;
+  in_process.backends = kInProcessBackend;
+  ASSERT_TRUE(Tracing::Initialize(in_process));
+  protos::gen::DataSourceDescriptor descriptor;
+  descriptor.set_name("zt.test.system_backend");
+  ASSERT_TRUE(SystemSource::Register(descriptor));
+  EXPECT_EQ(Tracing::NewTrace(kSystemBackend), nullptr) << "no system backend yet";
+
+  TracingInitArgs system;
+  system.backends = kSystemBackend;
+  ASSERT_TRUE(Tracing::Initialize(system));
+  uint64_t recorded = 0;
+  // The producer connects in the background: bounded retries.
+  for (int attempt = 0; attempt < 50 && recorded == 0; attempt++)
+    recorded = RecordOnce(10);
+  EXPECT_EQ(recorded, 10u) << "the data source records through the added system backend";
+
+  // The in-process backend still records.
+  std::unique_ptr<TracingSession> session = Tracing::NewTrace(kInProcessBackend);
+  ASSERT_NE(session, nullptr);
+  session->Setup(Config());
+  session->StartBlocking();
+  SystemSource::Trace([](SystemSource::TraceContext ctx) {
+    ctx.NewTracePacket()->set_for_testing()->set_counter(1);
+    ctx.Flush();
+  });
+  session->StopBlocking();
+  EXPECT_EQ(CountTestPackets(session->ReadTraceBlocking()), 1u);
+  session.reset();
+  // A third call naming both adds nothing and succeeds.
+  TracingInitArgs both;
+  both.backends = kInProcessBackend | kSystemBackend;
+  EXPECT_TRUE(Tracing::Initialize(both));
+  Tracing::Shutdown();
+}
+
 }  // namespace
 }  // namespace zt

@@ -73,8 +73,23 @@ std::mutex& TracingMuxerImpl::init_mutex() {
 bool TracingMuxerImpl::InitializeInstance(const TracingInitArgs& args) {
   std::lock_guard<std::mutex> guard(g_init_mutex);
   if (TracingMuxerImpl* existing = instance()) {
-    if (!existing->forked_)
+    if (!existing->forked_) {
+      // A later call adds the backends it names that are not running yet
+      // (the C ABI initializes one backend per call); its other arguments
+      // apply to those only.
+      TracingInitArgs more = args;
+      more.backends &= kInProcessBackend | kSystemBackendBit;
+      if ((more.backends & kSystemBackendBit) && !zt_create_system_tracing_backend) {
+        ZT_ELOG("Tracing::Initialize: kSystemBackend needs the system backend library, which "
+                "this program does not link (zerotrace::tracing_system); ignored");
+        more.backends &= ~uint32_t{kSystemBackendBit};
+      }
+      if (((more.backends & kInProcessBackend) && !existing->HasBackend(kInProcessBackend)) ||
+          ((more.backends & kSystemBackendBit) && !existing->HasBackend(kSystemBackendBit))) {
+        existing->AddBackends(more);
+      }
       return true;
+    }
     // A forked child: the parent's muxer is left as it is (leaked) and the
     // child gets its own.
     SetInstance(nullptr);
@@ -156,7 +171,8 @@ void TracingMuxerImpl::ActivateTriggers(const std::vector<std::string>& triggers
   // This code is in every program (it is the muxer's), so it is kept to
   // one posted closure.
   PostUnlessRetired([this, triggers, in_process] {
-    for (BackendConnection& b : backends_) {
+    for (uint32_t id = 0; id < backend_count(); id++) {
+    BackendConnection& b = backends_[id];
       ProducerEndpoint* endpoint = b.backend && b.producer ? b.producer->endpoint() : nullptr;
       if (!endpoint)
         continue;
@@ -177,22 +193,30 @@ void TracingMuxerImpl::ActivateTriggers(const std::vector<std::string>& triggers
 
 TracingMuxerImpl::TracingMuxerImpl(const TracingInitArgs& args)
     : task_runner_(new base::ThreadTaskRunner("zt.tracing")) {
-  for (BackendType type : {kInProcessBackend, kSystemBackendBit}) {
-    if (!(args.backends & type))
-      continue;
-    BackendConnection connection;
-    connection.type = type;
-    connection.takes_sessions = type != kSystemBackendBit || args.enable_system_consumer;
-    backends_.push_back(std::move(connection));
-  }
-  for (uint32_t id = 0; id < backends_.size(); id++)
-    backends_[id].producer.reset(new ProducerImpl(this, id, args));
-  task_runner_->PostTaskAndWait([this] {
-    for (BackendConnection& b : backends_) {
-      if (b.type == kInProcessBackend)
+  AddBackends(args);
+}
+
+void TracingMuxerImpl::AddBackends(const TracingInitArgs& args) {
+  // On the muxer thread, as registrations are: a data source registered
+  // meanwhile reaches the new backend either directly (it is counted
+  // before it connects) or when it connects (RegisterAllWith).
+  task_runner_->PostTaskAndWait([this, args] {
+    for (BackendType type : {kInProcessBackend, kSystemBackendBit}) {
+      if (!(args.backends & type) || HasBackend(type))
+        continue;
+      const uint32_t id = backend_count();
+      ZT_CHECK(id < kMaxBackends);
+      BackendConnection& b = backends_[id];
+      b.type = type;
+      b.takes_sessions = type != kSystemBackendBit || args.enable_system_consumer;
+      b.producer.reset(new ProducerImpl(this, id, args));
+      if (type == kInProcessBackend)
         b.backend.reset(new InProcessTracingBackend(task_runner_.get()));
       else
         b.backend.reset(zt_create_system_tracing_backend());
+      // Published (release) with every field above set: other threads read
+      // type and takes_sessions of the backends they count.
+      backend_count_.store(id + 1, std::memory_order_release);
       b.producer->Connect(b.backend.get());
     }
   });
@@ -262,7 +286,8 @@ void TracingMuxerImpl::Retire() {
     // data any more, so they end here.
     for (const auto& entry : left)
       ReleaseSlot(entry.second.state, entry.second.index);
-    for (BackendConnection& b : backends_) {
+    for (uint32_t id = 0; id < backend_count(); id++) {
+    BackendConnection& b = backends_[id];
       b.producer->Disconnect();
       b.backend.reset();
     }
@@ -271,7 +296,8 @@ void TracingMuxerImpl::Retire() {
 }
 
 bool TracingMuxerImpl::HasBackend(BackendType backend) const {
-  for (const BackendConnection& b : backends_) {
+  for (uint32_t id = 0; id < backend_count(); id++) {
+    const BackendConnection& b = backends_[id];
     if (backend == kUnspecifiedBackend || b.type == backend)
       return true;
   }
@@ -279,7 +305,8 @@ bool TracingMuxerImpl::HasBackend(BackendType backend) const {
 }
 
 bool TracingMuxerImpl::TakesSessions(BackendType backend) const {
-  for (const BackendConnection& b : backends_) {
+  for (uint32_t id = 0; id < backend_count(); id++) {
+    const BackendConnection& b = backends_[id];
     if (b.takes_sessions && (backend == kUnspecifiedBackend || b.type == backend))
       return true;
   }
@@ -288,7 +315,8 @@ bool TracingMuxerImpl::TakesSessions(BackendType backend) const {
 
 void TracingMuxerImpl::WhenRegistrationsDelivered(BackendType backend,
                                                   std::function<void()> then) {
-  for (BackendConnection& b : backends_) {
+  for (uint32_t id = 0; id < backend_count(); id++) {
+    BackendConnection& b = backends_[id];
     if (b.backend && b.takes_sessions &&
         (backend == kUnspecifiedBackend || b.type == backend)) {
       // In process, registrations are calls on this thread: delivered.
@@ -304,7 +332,8 @@ void TracingMuxerImpl::WhenRegistrationsDelivered(BackendType backend,
 
 std::unique_ptr<ConsumerEndpoint> TracingMuxerImpl::ConnectConsumer(
     BackendType backend, Consumer* consumer) {
-  for (BackendConnection& b : backends_) {
+  for (uint32_t id = 0; id < backend_count(); id++) {
+    BackendConnection& b = backends_[id];
     if (b.backend && b.takes_sessions &&
         (backend == kUnspecifiedBackend || b.type == backend)) {
       TracingBackend::ConnectConsumerArgs args;
@@ -360,7 +389,8 @@ bool TracingMuxerImpl::RegisterDataSource(
       registry_.push_back(Registered{desc, std::move(factory), state});
     }
     added = true;
-    for (BackendConnection& b : backends_) {
+    for (uint32_t id = 0; id < backend_count(); id++) {
+    BackendConnection& b = backends_[id];
       if (b.producer->endpoint())
         b.producer->endpoint()->RegisterDataSource(desc);
     }

@@ -167,7 +167,16 @@ class TracingMuxerImpl : public TracingMuxer {
   bool FindInstance(const InstanceKey& key, InstanceRef* ref);
 
   std::unique_ptr<base::ThreadTaskRunner> task_runner_;  // Null once retired.
-  std::vector<BackendConnection> backends_;  // Fixed after construction.
+  // Backends are added (never removed) on the muxer thread; other threads
+  // read the first backend_count() of them, whose type and takes_sessions
+  // were set before the count was published.
+  static constexpr uint32_t kMaxBackends = 2;
+  BackendConnection backends_[kMaxBackends];
+  std::atomic<uint32_t> backend_count_{0};
+  uint32_t backend_count() const { return backend_count_.load(std::memory_order_acquire); }
+  // Starts the backends |args| names that are not running. Not on the
+  // muxer thread.
+  void AddBackends(const TracingInitArgs& args);
   std::mutex retire_mutex_;  // Guards retired_ and posts that check it.
   bool retired_ = false;
   // The list of retired muxers (see ShutdownInstance()).
