@@ -163,6 +163,24 @@ ContiguousMemoryRange TraceWriter::GetNewBuffer() {
   return range;
 }
 
+uint8_t* TraceWriter::AnnotatePatch(uint8_t* patch_addr) {
+  if (!in_packet_ || dropping_ || !cur_chunk_.is_valid() ||
+      patch_addr < cur_chunk_.payload_begin() ||
+      patch_addr + kMessageLengthFieldSize > cur_chunk_.end()) {
+    return nullptr;
+  }
+  PendingPatch patch;
+  patch.chunk_id = next_chunk_id_ - 1;  // The current chunk's.
+  patch.offset = static_cast<uint16_t>(patch_addr - cur_chunk_.payload_begin());
+  if (!patch_list_)
+    patch_list_.reset(new PatchList());
+  patch_list_->push_back(patch);
+  has_pending_patches_ = true;
+  c_abi_patch_in_chunk_ = true;
+  raw_start_ = NoRawStart();
+  return patch_list_->back().data;
+}
+
 ContiguousMemoryRange TraceWriter::AcquireNextRange() {
   raw_start_ = NoRawStart();
   ABI::ChunkHeaderValues header;
@@ -200,6 +218,7 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
     }
     cur_fragment_size_field_ = nullptr;
     cur_count_ = 0;
+    c_abi_patch_in_chunk_ = false;  // Its chunk went back with the packet dropped.
     if (!dropping_)
       stats_.drop_episodes++;
     dropping_ = true;
@@ -214,6 +233,8 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
         static_cast<uint32_t>(stream_writer_.write_ptr() - fragment_start_);
     WriteRedundantVarInt4(fragment_size, cur_fragment_size_field_);
     uint8_t flags = ABI::kLastPacketContinuesOnNextChunk;
+    if (c_abi_patch_in_chunk_)
+      flags |= ABI::kChunkNeedsPatching;
     // Open nested messages whose size field is in this chunk will know their
     // size only later: give them a patch slot instead.
     for (protozero::Message* m = packet_.nested_message(); m;
@@ -248,6 +269,7 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
     loss_reasons_ |= TracePacket::DATA_LOSS_PRESENT | TracePacket::DATA_LOSS_SMB_FULL;
   }
   UpdateCountLimit();
+  c_abi_patch_in_chunk_ = false;
   next_chunk_id_++;
   cur_packets_word_ = header.packed_packets();
   cur_chunk_ = std::move(next);

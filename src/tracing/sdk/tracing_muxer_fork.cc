@@ -31,6 +31,8 @@ void TracingMuxerImpl::AtForkChild() {
       // sequence is stale (epoch). The parent's data source objects are
       // left alone; the slots are free for a new muxer's sessions.
       state->valid_instances.store(0, std::memory_order_relaxed);
+      if (state->any_valid_mirror)
+        state->any_valid_mirror->store(false, std::memory_order_relaxed);
       for (DataSourceInstanceState& slot : state->instances) {
         // A parent thread may have held it at the fork: made anew.
         new (&slot.lock) std::recursive_mutex();

@@ -467,6 +467,8 @@ void TracingMuxerImpl::StartDataSource(uint32_t backend_id,
   // Writers of other threads wait on the slot's lock until OnStart returns.
   std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
   ref.state->valid_instances.fetch_or(1u << ref.index, std::memory_order_release);
+  if (ref.state->any_valid_mirror)
+    ref.state->any_valid_mirror->store(true, std::memory_order_release);
   slot.epoch.fetch_add(1, std::memory_order_release);
   DataSourceBase::StartArgs args;
   args.internal_instance_index = ref.index;
@@ -503,7 +505,11 @@ void TracingMuxerImpl::NotifyStopped(DataSourceStaticState* state,
 
 void TracingMuxerImpl::ReleaseSlot(DataSourceStaticState* state,
                                    uint32_t index) {
-  state->valid_instances.fetch_and(~(1u << index), std::memory_order_release);
+  const uint32_t left =
+      state->valid_instances.fetch_and(~(1u << index), std::memory_order_release) &
+      ~(1u << index);
+  if (state->any_valid_mirror)
+    state->any_valid_mirror->store(left != 0, std::memory_order_release);
   DataSourceInstanceState& slot = state->instances[index];
   slot.epoch.fetch_add(1, std::memory_order_release);
   {

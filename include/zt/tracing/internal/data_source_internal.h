@@ -67,6 +67,9 @@ struct DataSourceStaticState {
   // when a deferred stop's closure runs), so that OnStop can still write.
   std::atomic<uint32_t> valid_instances{0};
   DataSourceInstanceState instances[kMaxDataSourceInstances];
+  // Mirrors valid_instances != 0 when set (before registration): the flag
+  // a C ABI data source type hands to C code, which reads a bool.
+  std::atomic<bool>* any_valid_mirror = nullptr;
 };
 
 // What one thread keeps for one slot.

@@ -56,6 +56,14 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     TracePacket* operator->() const { return get(); }
     TracePacket& operator*() const { return *get(); }
     explicit operator bool() const { return writer_ != nullptr; }
+    // Gives the open packet up without finishing it: for the C ABI, whose
+    // packets live across calls (PacketBegin .. PacketEnd), where the
+    // caller finishes it later with TraceWriter::FinishPacketOfCAbi().
+    TraceWriter* Detach() {
+      TraceWriter* w = writer_;
+      writer_ = nullptr;
+      return w;
+    }
     // Finalizes now (idempotent).
     void Finish() {
       if (writer_) {
@@ -192,6 +200,13 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // state until it is cleared. O(1).
   void MarkPacketLost();
 
+  // For the C ABI (src/c_abi): the stream the open packet's bytes go to,
+  // written directly by C code between NewTracePacket() (its handle
+  // detached) and FinishPacketOfCAbi(), which closes the packet once the
+  // stream's write pointer is where the C side left it.
+  protozero::ScatteredStreamWriter* stream_writer_of_c_abi() { return &stream_writer_; }
+  void FinishPacketOfCAbi() { TracePacketHandle(this).Finish(); }
+
   uint16_t writer_id() const { return writer_id_; }
   uint32_t target_buffer() const { return target_buffer_; }
   const Stats& stats() const { return stats_; }
@@ -318,6 +333,10 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   protozero::ContiguousMemoryRange GarbageRange();
   // ScatteredStreamWriter::Delegate: the chunk-switch slow path.
   protozero::ContiguousMemoryRange GetNewBuffer() override;
+  // The C ABI's size fields (PerfettoStreamWriterAnnotatePatch): a slot of
+  // the patch list for a field in the current chunk, or null (not in a
+  // packet, dropping, or outside the chunk).
+  uint8_t* AnnotatePatch(uint8_t* patch_addr) override;
 
   SharedMemoryArbiter* const arbiter_;
   std::atomic<uint64_t>* const published_drops_;  // The arbiter's record.
@@ -350,6 +369,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // the first one (most writers never fragment a nested message).
   std::unique_ptr<PatchList> patch_list_;
   bool has_pending_patches_ = false;  // patch_list_ is not empty.
+  // AnnotatePatch() gave a slot for a field in the current chunk: the
+  // chunk needs patching when it is returned.
+  bool c_abi_patch_in_chunk_ = false;
   std::unique_ptr<uint8_t[]> garbage_;
   Stats stats_;
 };
