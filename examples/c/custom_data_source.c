@@ -9,6 +9,7 @@
  *                                     N packets, then waits for the stop
  *
  * Then: ztrace stats c_custom_data_source.pftrace, or open it in Perfetto UI. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep() under -std=c99 */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
