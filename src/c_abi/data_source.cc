@@ -255,10 +255,22 @@ bool PerfettoDsSetBufferExhaustedPolicyConfigurable(PerfettoDsImpl* ds, bool con
   return true;
 }
 
+namespace {
+
+// As the ABI says, a type whose registration failed is invalid afterwards:
+// it is freed here (a caller makes a new one to try again).
+bool Refuse(DsType* type) {
+  delete type;
+  return false;
+}
+
+}  // namespace
+
 bool PerfettoDsImplRegister(PerfettoDsImpl* ds, ZT_C_ATOMIC(bool) * *enabled_ptr,
                             const void* descriptor, size_t descriptor_size) {
   DsType* type = FromC(ds, "PerfettoDsImplRegister");
   if (type->registered.load(std::memory_order_acquire)) {
+    // Not freed: it is registered, and the service may be using it.
     ZT_ELOG("PerfettoDsImplRegister: \"%s\" is registered already", type->name.c_str());
     return false;
   }
@@ -268,20 +280,20 @@ bool PerfettoDsImplRegister(PerfettoDsImpl* ds, ZT_C_ATOMIC(bool) * *enabled_ptr
     ZT_ELOG("PerfettoDsImplRegister: the %zu bytes given are not a DataSourceDescriptor with a "
             "name",
             descriptor_size);
-    return false;
+    return Refuse(type);
   }
   zt::internal::TracingMuxer* muxer = zt::internal::TracingMuxer::Get();
   if (!muxer) {
     ZT_ELOG("PerfettoDsImplRegister(\"%s\"): no backend is initialized (call "
             "PerfettoProducerInit first)",
             desc.name().c_str());
-    return false;
+    return Refuse(type);
   }
   const uint32_t id = zt::c_abi::g_next_type_id.fetch_add(1);
   if (id >= zt::c_abi::kMaxTypes) {
     ZT_ELOG("PerfettoDsImplRegister(\"%s\"): this process has %u data source types already",
             desc.name().c_str(), zt::c_abi::kMaxTypes);
-    return false;
+    return Refuse(type);
   }
   type->id = id;
   type->name = desc.name();
@@ -290,7 +302,7 @@ bool PerfettoDsImplRegister(PerfettoDsImpl* ds, ZT_C_ATOMIC(bool) * *enabled_ptr
           desc, [type] { return std::unique_ptr<zt::DataSourceBase>(new CDataSource(type)); },
           &type->state)) {
     ZT_ELOG("PerfettoDsImplRegister(\"%s\"): the name is taken", desc.name().c_str());
-    return false;
+    return Refuse(type);
   }
   type->registered.store(true, std::memory_order_release);
   if (enabled_ptr)

@@ -105,6 +105,8 @@ TEST(CDataSourceTest, RecordsPacketsWithNestedMessagesAcrossChunks) {
   EXPECT_FALSE(PerfettoDsImplRegister(ds, &enabled, descriptor.data(), descriptor.size()))
       << "no backend yet";
   EXPECT_EQ(enabled, &perfetto_atomic_false);
+  // The refused type was freed (the ABI: it is invalid): a new one.
+  ds = PerfettoDsImplCreate();
 
   PerfettoProducerInProcessInit(nullptr);
   PerfettoDsSetOnSetupCallback(ds, OnSetup);

@@ -147,7 +147,8 @@ ZT_C_EXPORT bool PerfettoDsSetBufferExhaustedPolicyConfigurable(struct PerfettoD
  * `descriptor_size` bytes, read during the call) and sets `*enabled_ptr`
  * to the type's flag. False, with the reason on stderr, if the backend is
  * not initialized, the descriptor does not parse or has no name, the name
- * is taken, or the process has 128 types already. */
+ * is taken, or the process has 128 types already: the type is then freed
+ * (`ds_impl` is invalid; make a new one to try again). */
 ZT_C_EXPORT bool PerfettoDsImplRegister(struct PerfettoDsImpl* ds_impl,
                                         ZT_C_ATOMIC(bool) * *enabled_ptr, const void* descriptor,
                                         size_t descriptor_size);
