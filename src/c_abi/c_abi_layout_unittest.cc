@@ -10,6 +10,7 @@
 
 #include "zt/c/abi/atomic.h"
 #include "zt/c/abi/backend_type.h"
+#include "zt/c/abi/data_source.h"
 #include "zt/c/abi/heap_buffer.h"
 #include "zt/c/abi/pb_decoder.h"
 #include "zt/c/abi/producer.h"
@@ -45,6 +46,20 @@ static_assert(PERFETTO_PB_DECODER_OK == 0 && PERFETTO_PB_DECODER_DONE == 1 &&
 static_assert(PERFETTO_BACKEND_IN_PROCESS == 1 && PERFETTO_BACKEND_SYSTEM == 2, "");
 static_assert(std::is_same<PerfettoBackendTypes, uint32_t>::value, "");
 static_assert(std::is_same<PerfettoThreadId, pid_t>::value, "");
+
+static_assert(sizeof(PerfettoDsImplTracerIterator) == 24, "");
+static_assert(offsetof(PerfettoDsImplTracerIterator, inst_id) == 0, "");
+static_assert(offsetof(PerfettoDsImplTracerIterator, tls) == 8, "");
+static_assert(offsetof(PerfettoDsImplTracerIterator, tracer) == 16, "");
+static_assert(sizeof(PerfettoDsTimestamp) == 16, "");
+static_assert(offsetof(PerfettoDsTimestamp, clock_id) == 0, "");
+static_assert(offsetof(PerfettoDsTimestamp, value) == 8, "");
+static_assert(std::is_same<PerfettoDsInstanceIndex, uint32_t>::value, "");
+static_assert(PERFETTO_DS_BUFFER_EXHAUSTED_POLICY_DROP == 0 &&
+                  PERFETTO_DS_BUFFER_EXHAUSTED_POLICY_STALL_AND_ABORT == 1 &&
+                  PERFETTO_DS_BUFFER_EXHAUSTED_POLICY_STALL_AND_DROP == 2,
+              "");
+static_assert(PERFETTO_DS_CLOCK_MONOTONIC == 3 && PERFETTO_DS_CLOCK_BOOTTIME == 6, "");
 
 // The flags C code reads with plain loads (C99) or _Atomic ones (C11).
 static_assert(sizeof(ZT_C_ATOMIC(bool)) == sizeof(bool) &&

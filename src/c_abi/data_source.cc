@@ -43,6 +43,11 @@ std::atomic<uint32_t> g_next_type_id{0};
 // Each thread's state per type, as DataSource<T>'s thread_local pointer
 // (trivially destructible; freed when the thread ends).
 thread_local DataSourceThreadLocalState* t_states[kMaxTypes];
+// Whether this thread is inside an iteration over a type's instances: a
+// trace point of the same type reached from inside (a nested
+// PERFETTO_DS_TRACE, an OnCreateTls/Incr callback that traces) is ignored,
+// as the ABI says, instead of opening a second packet on the writer.
+thread_local bool t_in_trace_point[kMaxTypes];
 
 // Behind the opaque PerfettoDsImpl.
 struct DsType {
@@ -143,6 +148,8 @@ DataSourceInstanceThreadLocalState* Tls(PerfettoDsTracerImpl* tracer, const char
 // write into (making its writer if needed), or tracer NULL.
 void Advance(DsType* type, uint32_t from, PerfettoDsImplTracerIterator* it) {
   it->tracer = nullptr;
+  // Cleared unless an instance is found below: the iteration ends.
+  t_in_trace_point[type->id] = false;
   const uint32_t valid = type->state.valid_instances.load(std::memory_order_acquire);
   if (valid == 0 || from >= kMaxDataSourceInstances)
     return;
@@ -170,6 +177,7 @@ void Advance(DsType* type, uint32_t from, PerfettoDsImplTracerIterator* it) {
     }
     it->inst_id = i;
     it->tracer = reinterpret_cast<PerfettoDsTracerImpl*>(&tls);
+    t_in_trace_point[type->id] = true;
     return;
   }
 }
@@ -249,8 +257,10 @@ bool PerfettoDsSetBufferExhaustedPolicy(PerfettoDsImpl* ds, uint32_t policy) {
 bool PerfettoDsSetBufferExhaustedPolicyConfigurable(PerfettoDsImpl* ds, bool configurable) {
   Unregistered(ds, "PerfettoDsSetBufferExhaustedPolicyConfigurable");
   if (configurable) {
+    // Refused, not pretended: the caller learns that sessions cannot.
     ZT_WLOG("PerfettoDsSetBufferExhaustedPolicyConfigurable: sessions cannot choose a data "
-            "source's policy here; the one set stays");
+            "source's policy here (not supported yet); the one set stays");
+    return false;
   }
   return true;
 }
@@ -350,7 +360,11 @@ void* PerfettoDsImplGetInstanceLocked(PerfettoDsImpl* ds, PerfettoDsInstanceInde
   zt::internal::DataSourceInstanceState& slot = type->state.instances[inst_id];
   slot.lock.lock();
   auto* source = static_cast<CDataSource*>(slot.data_source);
-  if (source == nullptr || source->inst_ctx() == nullptr) {
+  // Only a started instance: the slot may hold one set up but not started
+  // (or another session's since the caller's iteration).
+  const bool started =
+      type->state.valid_instances.load(std::memory_order_acquire) & (1u << inst_id);
+  if (source == nullptr || !started || source->inst_ctx() == nullptr) {
     slot.lock.unlock();
     return nullptr;
   }
@@ -398,8 +412,10 @@ void* PerfettoDsImplGetIncrementalState(PerfettoDsImpl* ds, PerfettoDsTracerImpl
 PerfettoDsImplTracerIterator PerfettoDsImplTraceIterateBegin(PerfettoDsImpl* ds) {
   PerfettoDsImplTracerIterator it = {0, nullptr, nullptr};
   DsType* type = FromC(ds, "PerfettoDsImplTraceIterateBegin");
-  if (type->registered.load(std::memory_order_acquire))
+  if (type->registered.load(std::memory_order_acquire) &&
+      !zt::c_abi::t_in_trace_point[type->id]) {
     zt::c_abi::Advance(type, 0, &it);
+  }
   return it;
 }
 
@@ -408,8 +424,10 @@ void PerfettoDsImplTraceIterateNext(PerfettoDsImpl* ds, PerfettoDsImplTracerIter
   zt::c_abi::Advance(FromC(ds, "PerfettoDsImplTraceIterateNext"), it->inst_id + 1, it);
 }
 
-void PerfettoDsImplTraceIterateBreak(PerfettoDsImpl*, PerfettoDsImplTracerIterator* it) {
-  // An iteration holds nothing between calls.
+void PerfettoDsImplTraceIterateBreak(PerfettoDsImpl* ds, PerfettoDsImplTracerIterator* it) {
+  DsType* type = FromC(ds, "PerfettoDsImplTraceIterateBreak");
+  if (type->registered.load(std::memory_order_acquire))
+    zt::c_abi::t_in_trace_point[type->id] = false;
   if (it)
     it->tracer = nullptr;
 }
@@ -438,9 +456,12 @@ void PerfettoDsTracerImplFlush(PerfettoDsTracerImpl* tracer, PerfettoDsTracerOnF
   zt::TraceWriter* writer = zt::c_abi::Tls(tracer, "PerfettoDsTracerImplFlush")->trace_writer.get();
   ZT_CHECK(writer != nullptr);
   writer->Flush();
-  // The chunk and the commits are with the service's transport now.
-  if (cb)
-    cb(user_arg);
+  // As the ABI says, on an internal thread: after the commit Flush() sent,
+  // which the SDK's thread delivers in order. Never if tracing shut down.
+  if (cb) {
+    if (zt::internal::TracingMuxer* muxer = zt::internal::TracingMuxer::Get())
+      muxer->PostToTracingThread([cb, user_arg] { cb(user_arg); });
+  }
 }
 
 uint32_t PerfettoDsGetDefaultClockId(void) { return PERFETTO_DS_CLOCK_BOOTTIME; }

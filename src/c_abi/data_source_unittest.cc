@@ -147,8 +147,19 @@ TEST(CDataSourceTest, RecordsPacketsWithNestedMessagesAcrossChunks) {
       EXPECT_NE(PerfettoDsImplGetIncrementalState(ds, it.tracer, it.inst_id), nullptr);
       // Every fourth packet holds 1,000 strings (8 KB): over two 4 KiB chunks.
       WritePacket(it.tracer, n, n % 4 == 0 ? 1000 : 3, &patches);
+      // A trace point of the same type from inside is ignored (it used to
+      // open a packet inside the packet and abort).
+      EXPECT_EQ(PerfettoDsImplTraceIterateBegin(ds).tracer, nullptr);
     }
   }
+  // Left early with Break: the next trace point is not ignored.
+  PerfettoDsImplTracerIterator early = PerfettoDsImplTraceIterateBegin(ds);
+  ASSERT_NE(early.tracer, nullptr);
+  PerfettoDsImplTraceIterateBreak(ds, &early);
+  PerfettoDsImplTracerIterator again = PerfettoDsImplTraceIterateBegin(ds);
+  ASSERT_NE(again.tracer, nullptr);
+  PerfettoDsImplTraceIterateNext(ds, &again);
+  EXPECT_EQ(again.tracer, nullptr);
   EXPECT_EQ(instances, 1);
   EXPECT_GT(patches, 0u) << "the big packets' size fields were patched";
   EXPECT_EQ(g_counts.tls_made.load(), 1);

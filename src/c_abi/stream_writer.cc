@@ -61,10 +61,14 @@ uint8_t* PerfettoStreamWriterAnnotatePatch(PerfettoStreamWriter* w, uint8_t* pat
 
 void PerfettoStreamWriterReserveBytesSlowpath(PerfettoStreamWriter* w, size_t size) {
   SyncWritePtr(w);
-  if (size > zt::protozero::ScatteredStreamWriter::kMaxReserveSize) {
+  // Every range the library hands out holds 1 KiB at least (trace chunks
+  // are 4 KiB and up, the drop mode's scratch range 1 KiB, heap slices
+  // 4 KiB): a larger reservation might fit no range.
+  constexpr size_t kMaxCReserve = 1024;
+  if (size > kMaxCReserve) {
     ZT_FATAL("PerfettoStreamWriterReserveBytesSlowpath: %zu bytes asked, at most %zu can be "
              "reserved at once",
-             size, zt::protozero::ScatteredStreamWriter::kMaxReserveSize);
+             size, kMaxCReserve);
   }
   CppWriter(w)->ReserveBytes(size);
   MirrorWriter(CppWriter(w), w);

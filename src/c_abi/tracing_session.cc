@@ -39,6 +39,8 @@ PerfettoTracingSessionImpl* Create(zt::BackendType backend, const char* what) {
     void* arg;
     {
       std::lock_guard<std::mutex> lock(impl->mutex);
+      if (impl->stop_told)
+        return;  // Once per session (a session that never started was told).
       impl->stop_told = true;
       cb = impl->stop_cb;
       arg = impl->stop_arg;

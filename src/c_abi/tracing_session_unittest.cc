@@ -93,6 +93,7 @@ TEST(CTracingSessionTest, InProcessLifecycle) {
   EXPECT_EQ(empty.calls, 1);
   EXPECT_TRUE(empty.bytes.empty());
   PerfettoTracingSessionDestroy(session);
+  EXPECT_EQ(bad_stops.load(), 1) << "told once, not again when destroyed";
 
   // Destroyed while tracing: stopped first, the stop told before it returns.
   session = PerfettoTracingSessionInProcessCreate();

@@ -115,10 +115,17 @@ static inline struct PerfettoDsImplTracerIterator ZtCDataSourceTraceBegin(struct
   return PerfettoDsImplTraceIterateBegin(ds->impl);
 }
 
-/* Runs the statement that follows once per instance, `IT` the iterator. */
+/* Runs the statement that follows once per instance, `IT` the iterator.
+ * Leave it early only with ZT_C_DATA_SOURCE_TRACE_BREAK: a plain `break`
+ * leaves the iteration open, and this thread's later trace points of the
+ * data source are then ignored. */
 #define ZT_C_DATA_SOURCE_TRACE(DS, IT)                                                   \
   for (struct PerfettoDsImplTracerIterator IT = ZtCDataSourceTraceBegin(&(DS)); (IT).tracer; \
        PerfettoDsImplTraceIterateNext((DS).impl, &(IT)))
+
+#define ZT_C_DATA_SOURCE_TRACE_BREAK(DS, IT)          \
+  PerfettoDsImplTraceIterateBreak((DS).impl, &(IT)); \
+  break
 
 /* A packet being written: its fields through `msg`. */
 struct ZtCPacket {

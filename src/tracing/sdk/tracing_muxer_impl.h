@@ -109,6 +109,9 @@ class TracingMuxerImpl : public TracingMuxer {
   // drops it, and returns false). Any thread, Retire() included: the check
   // and the post are one step, so no thread posts to a runner being freed
   // (a deferred stop's closure, a thread exiting during Shutdown()).
+  bool PostToTracingThread(std::function<void()> task) override {
+    return PostUnlessRetired(std::move(task));
+  }
   bool PostUnlessRetired(std::function<void()> task);
   bool retired_for_posts();
 

@@ -139,7 +139,8 @@ enum PerfettoDsBufferExhaustedPolicy {
 /* `policy`: an enum PerfettoDsBufferExhaustedPolicy. Before registration;
  * false for an unknown policy. */
 ZT_C_EXPORT bool PerfettoDsSetBufferExhaustedPolicy(struct PerfettoDsImpl*, uint32_t policy);
-/* Whether a session's DataSourceConfig may choose the policy. */
+/* Whether a session's DataSourceConfig may choose the policy: not
+ * supported yet, so `true` is refused (false, a warning on stderr). */
 ZT_C_EXPORT bool PerfettoDsSetBufferExhaustedPolicyConfigurable(struct PerfettoDsImpl*,
                                                                 bool configurable);
 
@@ -188,7 +189,11 @@ struct PerfettoDsImplTracerIterator {
 ZT_C_EXPORT struct PerfettoDsImplTracerIterator PerfettoDsImplTraceIterateBegin(struct PerfettoDsImpl* ds_impl);
 ZT_C_EXPORT void PerfettoDsImplTraceIterateNext(struct PerfettoDsImpl* ds_impl,
                                                 struct PerfettoDsImplTracerIterator* iterator);
-/* Ends an iteration before its end. */
+/* Ends an iteration before its end. Required when leaving the loop early:
+ * while an iteration is open, trace points of the same type on this
+ * thread are ignored (so that a trace point reached from inside one, or
+ * from an OnCreateTls/OnCreateIncr callback, writes nothing rather than a
+ * packet inside a packet). */
 ZT_C_EXPORT void PerfettoDsImplTraceIterateBreak(struct PerfettoDsImpl* ds_impl,
                                                  struct PerfettoDsImplTracerIterator* iterator);
 
@@ -219,8 +224,9 @@ struct PerfettoDsTimestamp {
 ZT_C_EXPORT struct PerfettoDsTimestamp PerfettoDsGetTimestamp(void);
 
 /* Hands this thread's written packets for the tracer's instance to the
- * service now; then calls `cb(user_arg)` (if not NULL), on the calling
- * thread, before returning. Not between PacketBegin and PacketEnd. */
+ * service now; `cb(user_arg)` (if not NULL) runs later on the library's
+ * thread, after the commit was sent (never if tracing shuts down first).
+ * Not between PacketBegin and PacketEnd. */
 ZT_C_EXPORT void PerfettoDsTracerImplFlush(struct PerfettoDsTracerImpl* tracer,
                                            PerfettoDsTracerOnFlushCb cb, void* user_arg);
 

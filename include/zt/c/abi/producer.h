@@ -31,8 +31,9 @@ ZT_C_EXPORT struct PerfettoProducerBackendInitArgs* PerfettoProducerBackendInitA
 ZT_C_EXPORT void PerfettoProducerBackendInitArgsSetShmemSizeHintKb(
     struct PerfettoProducerBackendInitArgs*, uint32_t size_kb);
 
-/* The machine this process's data is attributed to (0: this host). Read by
- * the in-process backend only. */
+/* The machine this process's data is attributed to (0: this host).
+ * Upstream's in-process backend reads it; here a non-zero id is ignored
+ * with a warning on stderr (not supported yet). */
 ZT_C_EXPORT void PerfettoProducerBackendInitArgsSetMachineId(
     struct PerfettoProducerBackendInitArgs*, uint32_t machine_id);
 
@@ -47,8 +48,9 @@ ZT_C_EXPORT void PerfettoProducerSystemInit(const struct PerfettoProducerBackend
 ZT_C_EXPORT void PerfettoProducerInProcessInit(const struct PerfettoProducerBackendInitArgs* args);
 
 /* Fires the named triggers (`trigger_names`: NULL-terminated array of C
- * strings) on every backend connected now or within `ttl_ms`. Returns at
- * once. */
+ * strings) on every backend connected now. Returns at once. Upstream also
+ * sends them to backends that connect within `ttl_ms`; here `ttl_ms` is
+ * not supported yet (a backend not connected now does not get them). */
 ZT_C_EXPORT void PerfettoProducerActivateTriggers(const char* trigger_names[], uint32_t ttl_ms);
 
 #ifdef __cplusplus

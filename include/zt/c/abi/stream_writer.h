@@ -66,8 +66,8 @@ ZT_C_EXPORT uint8_t* PerfettoStreamWriterAnnotatePatch(struct PerfettoStreamWrit
                                                        uint8_t* patch_addr);
 
 /* Moves to a range with room for `size` contiguous bytes and takes them:
- * afterwards they are [write_ptr - size, write_ptr). `size` is at most a
- * few bytes (a size field); larger reservations may not fit any range. */
+ * afterwards they are [write_ptr - size, write_ptr). `size` is at most
+ * 1024 (a larger one aborts with a message: it might fit no range). */
 ZT_C_EXPORT void PerfettoStreamWriterReserveBytesSlowpath(struct PerfettoStreamWriter*,
                                                           size_t size);
 

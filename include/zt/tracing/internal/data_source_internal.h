@@ -123,6 +123,10 @@ class TracingMuxer {
   // (deferred stops). Thread-safe, idempotent per instance.
   virtual void NotifyStopped(DataSourceStaticState* state, uint32_t index,
                              uint64_t instance_id) = 0;
+  // Runs |task| on the SDK's thread after what is queued there (the C ABI's
+  // flush callbacks); false, with |task| dropped, once tracing is shut
+  // down. Thread-safe.
+  virtual bool PostToTracingThread(std::function<void()> task) = 0;
 
  protected:
   static void SetInstance(TracingMuxer* muxer);
