@@ -94,6 +94,13 @@ struct CStopArgs {
 struct AsyncStopper {
   std::function<void()> done;
 };
+// Behind PerfettoDsOnFlushArgs / PerfettoDsAsyncFlusher.
+struct CFlushArgs {
+  const DataSourceBase::FlushArgs* args;
+};
+struct AsyncFlusher {
+  std::function<void()> done;
+};
 
 // An instance: forwards the SDK's callbacks to the type's C callbacks.
 class CDataSource : public DataSourceBase {
@@ -127,9 +134,11 @@ class CDataSource : public DataSourceBase {
                    reinterpret_cast<PerfettoDsOnStopArgs*>(&c_args));
   }
   void OnFlush(const FlushArgs& args) override {
-    if (type_->on_flush)
-      type_->on_flush(type_->c(), args.internal_instance_index, type_->user_arg, inst_ctx_,
-                      nullptr);
+    if (!type_->on_flush)
+      return;
+    CFlushArgs c_args{&args};
+    type_->on_flush(type_->c(), args.internal_instance_index, type_->user_arg, inst_ctx_,
+                    reinterpret_cast<PerfettoDsOnFlushArgs*>(&c_args));
   }
 
  private:
@@ -343,15 +352,21 @@ void PerfettoDsStopDone(PerfettoDsAsyncStopper* c_stopper) {
   delete stopper;
 }
 
-PerfettoDsAsyncFlusher* PerfettoDsOnFlushArgsPostpone(PerfettoDsOnFlushArgs*) {
-  // The flush callback receives NULL arguments here (see OnFlush above):
-  // the SDK acknowledges a flush once its callbacks returned.
-  ZT_WLOG("PerfettoDsOnFlushArgsPostpone: postponed flushes are not supported yet; the flush "
-          "is acknowledged when the callback returns");
-  return nullptr;
+PerfettoDsAsyncFlusher* PerfettoDsOnFlushArgsPostpone(PerfettoDsOnFlushArgs* c_args) {
+  if (c_args == nullptr)
+    ZT_FATAL("PerfettoDsOnFlushArgsPostpone: the flush arguments are NULL");
+  const auto* args = reinterpret_cast<zt::c_abi::CFlushArgs*>(c_args);
+  auto* flusher = new zt::c_abi::AsyncFlusher{args->args->HandleFlushAsynchronously()};
+  return reinterpret_cast<PerfettoDsAsyncFlusher*>(flusher);
 }
 
-void PerfettoDsFlushDone(PerfettoDsAsyncFlusher*) {}
+void PerfettoDsFlushDone(PerfettoDsAsyncFlusher* c_flusher) {
+  if (c_flusher == nullptr)
+    ZT_FATAL("PerfettoDsFlushDone: the flusher is NULL");
+  auto* flusher = reinterpret_cast<zt::c_abi::AsyncFlusher*>(c_flusher);
+  flusher->done();
+  delete flusher;
+}
 
 void* PerfettoDsImplGetInstanceLocked(PerfettoDsImpl* ds, PerfettoDsInstanceIndex inst_id) {
   DsType* type = FromC(ds, "PerfettoDsImplGetInstanceLocked");

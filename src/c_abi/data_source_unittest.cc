@@ -1,6 +1,10 @@
 #include "zt/c/abi/data_source.h"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -51,6 +55,26 @@ void OnDestroy(PerfettoDsImpl*, void* user_arg, void* ctx) {
   EXPECT_EQ(ctx, &g_ctx_object);
   static_cast<Counts*>(user_arg)->destroys++;
 }
+// Postponed flushes: the flusher handed out, for the test to answer.
+std::mutex g_flush_mutex;
+std::condition_variable g_flush_cv;
+PerfettoDsAsyncFlusher* g_flusher = nullptr;
+void OnFlush(PerfettoDsImpl*, PerfettoDsInstanceIndex, void*, void* ctx,
+             PerfettoDsOnFlushArgs* args) {
+  EXPECT_EQ(ctx, &g_ctx_object);
+  std::lock_guard<std::mutex> lock(g_flush_mutex);
+  g_flusher = PerfettoDsOnFlushArgsPostpone(args);
+  g_flush_cv.notify_all();
+}
+PerfettoDsAsyncFlusher* TakeFlusher(bool wait) {
+  std::unique_lock<std::mutex> lock(g_flush_mutex);
+  if (wait)
+    g_flush_cv.wait_for(lock, std::chrono::seconds(30), [] { return g_flusher != nullptr; });
+  PerfettoDsAsyncFlusher* flusher = g_flusher;
+  g_flusher = nullptr;
+  return flusher;
+}
+
 void* MakeTls(PerfettoDsImpl*, PerfettoDsInstanceIndex, PerfettoDsTracerImpl*, void* user_arg) {
   static_cast<Counts*>(user_arg)->tls_made++;
   return new int(7);
@@ -113,6 +137,7 @@ TEST(CDataSourceTest, RecordsPacketsWithNestedMessagesAcrossChunks) {
   PerfettoDsSetOnStartCallback(ds, OnStart);
   PerfettoDsSetOnStopCallback(ds, OnStop);
   PerfettoDsSetOnDestroyCallback(ds, OnDestroy);
+  PerfettoDsSetOnFlushCallback(ds, OnFlush);
   PerfettoDsSetOnCreateTls(ds, MakeTls);
   PerfettoDsSetOnDeleteTls(ds, FreeTls);
   PerfettoDsSetOnCreateIncr(ds, MakeIncr);
@@ -166,6 +191,19 @@ TEST(CDataSourceTest, RecordsPacketsWithNestedMessagesAcrossChunks) {
   EXPECT_EQ(g_counts.incr_made.load(), 1);
   EXPECT_EQ(PerfettoDsImplGetInstanceLocked(ds, 0), &g_ctx_object);
   PerfettoDsImplReleaseInstanceLocked(ds, 0);
+
+  // A postponed flush: unanswered, it fails at its timeout; answered from
+  // another thread, it succeeds.
+  EXPECT_FALSE(PerfettoTracingSessionFlushBlocking(session, 300));
+  PerfettoDsAsyncFlusher* late = TakeFlusher(false);
+  ASSERT_NE(late, nullptr) << "the flush callback was not called";
+  PerfettoDsFlushDone(late);
+  std::thread answerer([] {
+    if (PerfettoDsAsyncFlusher* flusher = TakeFlusher(true))
+      PerfettoDsFlushDone(flusher);
+  });
+  EXPECT_TRUE(PerfettoTracingSessionFlushBlocking(session, 30000));
+  answerer.join();
 
   PerfettoTracingSessionStopBlocking(session);
   EXPECT_FALSE(enabled->load());

@@ -75,7 +75,14 @@ class DataSourceBase {
     virtual std::function<void()> HandleStopAsynchronously() const = 0;
     uint32_t internal_instance_index = 0;
   };
-  struct FlushArgs {
+  class FlushArgs {
+   public:
+    virtual ~FlushArgs();
+    // Defers the flush's answer: the session's flush completes only once
+    // the returned closure runs (or fails at its timeout). Call it once,
+    // from any thread, when what the flush asks for is written (Trace()
+    // and TraceContext::Flush() from that thread first).
+    virtual std::function<void()> HandleFlushAsynchronously() const = 0;
     uint32_t internal_instance_index = 0;
   };
 

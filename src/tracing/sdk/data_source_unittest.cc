@@ -94,6 +94,23 @@ std::mutex SlowStopSource::mutex;
 std::condition_variable SlowStopSource::cv;
 std::function<void()> SlowStopSource::finish;
 
+// Defers its flush answer until the test's thread has written and
+// released it.
+class SlowFlushSource : public DataSource<SlowFlushSource> {
+ public:
+  void OnFlush(const FlushArgs& args) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    finish = args.HandleFlushAsynchronously();
+    cv.notify_all();
+  }
+  static std::mutex mutex;
+  static std::condition_variable cv;
+  static std::function<void()> finish;
+};
+std::mutex SlowFlushSource::mutex;
+std::condition_variable SlowFlushSource::cv;
+std::function<void()> SlowFlushSource::finish;
+
 // Writes its final state from OnFlush and OnStop (on the service thread,
 // under the instance lock).
 class FinalStateSource : public DataSource<FinalStateSource> {
@@ -152,6 +169,8 @@ class DataSourceTest : public testing::Test {
     ASSERT_TRUE(FinalStateSource::Register(d));
     d.set_name("test.tls");
     ASSERT_TRUE(TlsSource::Register(d));
+    d.set_name("test.slow_flush");
+    ASSERT_TRUE(SlowFlushSource::Register(d));
   }
 };
 
@@ -292,6 +311,47 @@ TEST_F(DataSourceTest, DeferredStopHoldsTheSessionUntilReleased) {
   std::thread([finish] { finish(); }).join();
   session->StopBlocking();
   EXPECT_TRUE(stopped.load());
+}
+
+// A flush a data source answers later completes only then: with the
+// answer never given, the flush fails at its timeout; given from another
+// thread after it wrote, the flush succeeds and the packet is in the trace.
+TEST_F(DataSourceTest, DeferredFlushIsAnsweredWhenTheDataSourceSaysSo) {
+  auto session = Tracing::NewTrace();
+  session->Setup(ConfigFor("test.slow_flush"));
+  session->StartBlocking();
+  EXPECT_FALSE(session->FlushBlocking(300)) << "answered before the data source did";
+  std::function<void()> first;
+  {
+    std::lock_guard<std::mutex> lock(SlowFlushSource::mutex);
+    first = SlowFlushSource::finish;
+    SlowFlushSource::finish = nullptr;
+  }
+  ASSERT_TRUE(first) << "the data source was never asked to flush";
+  first();  // Late: the timed-out request's answer goes nowhere.
+
+  std::thread answerer([] {
+    std::function<void()> finish;
+    {
+      std::unique_lock<std::mutex> lock(SlowFlushSource::mutex);
+      if (!SlowFlushSource::cv.wait_for(lock, std::chrono::milliseconds(base::kTestTimeoutMs),
+                                        [] { return bool(SlowFlushSource::finish); })) {
+        return;  // The test fails below: the flush was never asked for.
+      }
+      finish = SlowFlushSource::finish;
+    }
+    SlowFlushSource::Trace([](SlowFlushSource::TraceContext ctx) {
+      ctx.NewTracePacket()->set_timestamp(4242);
+      ctx.Flush();
+    });
+    finish();
+    finish();  // A second call is ignored.
+  });
+  EXPECT_TRUE(session->FlushBlocking(base::kTestTimeoutMs));
+  answerer.join();
+  session->StopBlocking();
+  std::vector<uint64_t> ts = Timestamps(session->ReadTraceBlocking());
+  EXPECT_EQ(ts, (std::vector<uint64_t>{4242}));
 }
 
 TEST_F(DataSourceTest, CallbacksCanWriteTheirFinalState) {

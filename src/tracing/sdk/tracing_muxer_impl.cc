@@ -17,8 +17,18 @@ namespace zt {
 
 DataSourceBase::~DataSourceBase() = default;
 DataSourceBase::StopArgs::~StopArgs() = default;
+DataSourceBase::FlushArgs::~FlushArgs() = default;
 
 namespace internal {
+
+// One flush request of one backend: answered (the commit carrying its id)
+// once the muxer's pass over the instances and every deferred flush are
+// done. Shared by the closures handed out; touched on the muxer thread only.
+struct PendingFlush {
+  uint32_t backend_id = 0;
+  FlushRequestId request = 0;
+  int left = 1;  // The pass itself, then one per deferred flush.
+};
 
 namespace {
 
@@ -52,6 +62,29 @@ class StopArgsImpl : public DataSourceBase::StopArgs {
   DataSourceStaticState* state_;
   uint64_t instance_id_;
   mutable bool deferred_ = false;
+};
+
+class FlushArgsImpl : public DataSourceBase::FlushArgs {
+ public:
+  FlushArgsImpl(TracingMuxerImpl* muxer, std::shared_ptr<PendingFlush> pending, uint32_t index)
+      : muxer_(muxer), pending_(std::move(pending)) {
+    internal_instance_index = index;
+  }
+  std::function<void()> HandleFlushAsynchronously() const override {
+    pending_->left++;
+    TracingMuxerImpl* muxer = muxer_;
+    std::shared_ptr<PendingFlush> pending = pending_;
+    auto once = std::make_shared<std::atomic<bool>>(false);
+    return [muxer, pending, once] {
+      if (once->exchange(true))
+        return;  // Called twice: the answer went with the first.
+      muxer->PostToTracingThread([muxer, pending] { muxer->FinishFlushPart(pending.get()); });
+    };
+  }
+
+ private:
+  TracingMuxerImpl* muxer_;
+  std::shared_ptr<PendingFlush> pending_;
 };
 
 }  // namespace
@@ -546,6 +579,9 @@ void TracingMuxerImpl::FinishStop(DataSourceStaticState* state, uint32_t index,
 void TracingMuxerImpl::FlushDataSources(uint32_t backend_id,
                                         FlushRequestId request,
                                         const std::vector<DataSourceInstanceId>& ids) {
+  auto pending = std::make_shared<PendingFlush>();
+  pending->backend_id = backend_id;
+  pending->request = request;
   for (DataSourceInstanceId id : ids) {
     InstanceRef ref;
     if (!FindInstance({backend_id, id}, &ref))
@@ -553,14 +589,19 @@ void TracingMuxerImpl::FlushDataSources(uint32_t backend_id,
     DataSourceInstanceState& slot = ref.state->instances[ref.index];
     std::lock_guard<std::recursive_mutex> slot_guard(slot.lock);
     if (slot.data_source) {
-      DataSourceBase::FlushArgs args;
-      args.internal_instance_index = ref.index;
+      FlushArgsImpl args(this, pending, ref.index);
       slot.data_source->OnFlush(args);
     }
   }
+  FinishFlushPart(pending.get());
+}
+
+void TracingMuxerImpl::FinishFlushPart(PendingFlush* pending) {
+  if (--pending->left > 0)
+    return;  // Deferred flushes still to come.
   // Chunks still held by writer threads are scraped by the service; the
-  // commit carrying |request| answers the flush.
-  backends_[backend_id].producer->arbiter()->FlushPendingCommitData(request);
+  // commit carrying the request's id answers the flush.
+  backends_[pending->backend_id].producer->arbiter()->FlushPendingCommitData(pending->request);
 }
 
 void TracingMuxerImpl::ClearIncrementalState(

@@ -47,6 +47,8 @@ class MuxedSession {
   ~MuxedSession() = default;
 };
 
+struct PendingFlush;  // A flush request being answered (tracing_muxer_impl.cc).
+
 class TracingMuxerImpl : public TracingMuxer {
  public:
   // How long a kStallThenDrop writer waits for a free chunk.
@@ -109,6 +111,9 @@ class TracingMuxerImpl : public TracingMuxer {
   // drops it, and returns false). Any thread, Retire() included: the check
   // and the post are one step, so no thread posts to a runner being freed
   // (a deferred stop's closure, a thread exiting during Shutdown()).
+  // One part of a flush request done (the muxer's pass, or a deferred
+  // flush): the last answers it. Muxer thread.
+  void FinishFlushPart(PendingFlush* pending);
   bool PostToTracingThread(std::function<void()> task) override {
     return PostUnlessRetired(std::move(task));
   }

@@ -86,12 +86,14 @@ typedef void (*PerfettoDsOnStopCb)(struct PerfettoDsImpl*, PerfettoDsInstanceInd
 /* The instance is gone: `inst_ctx` may be freed. */
 typedef void (*PerfettoDsOnDestroyCb)(struct PerfettoDsImpl*, void* user_arg, void* inst_ctx);
 
-/* Lets a flush callback acknowledge the flush later. Not supported yet:
- * the flush callback gets NULL arguments, Postpone returns NULL (a warning
- * on stderr) and the flush is acknowledged when the callback returns. */
+/* Lets a flush callback answer the flush later. */
 struct PerfettoDsOnFlushArgs;
 struct PerfettoDsAsyncFlusher;
+/* From within the flush callback: the session's flush completes only when
+ * PerfettoDsFlushDone() is called with the returned handle (or fails at
+ * its timeout). */
 ZT_C_EXPORT struct PerfettoDsAsyncFlusher* PerfettoDsOnFlushArgsPostpone(struct PerfettoDsOnFlushArgs*);
+/* Answers a postponed flush; from any thread, once. */
 ZT_C_EXPORT void PerfettoDsFlushDone(struct PerfettoDsAsyncFlusher*);
 
 /* The session asks for what was written so far. */
