@@ -21,6 +21,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "src/base/test/benchmark_cases.h"
 #include "zt/c/abi/producer.h"
 #include "zt/c/data_source.h"
 #include "zt/common/data_source_descriptor.gen.h"
@@ -110,20 +111,13 @@ int main(int argc, char** argv) {
   if (!CppSource::Register(descriptor))
     return 1;
 
-  std::string case_name;
-  int64_t iterations = 0;
-  for (int i = 1; i < argc; i++) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--zt_case=", 0) == 0) {
-      case_name = arg.substr(strlen("--zt_case="));
-    } else if (arg.rfind("--zt_iterations=", 0) == 0) {
-      iterations = strtoll(arg.c_str() + strlen("--zt_iterations="), nullptr, 10);
-    } else if (arg == "--zt_list_cases") {
-      for (const auto& kv : Cases())
-        printf("%s\n", kv.first.c_str());
-      return 0;
-    }
+  const zt::base::BenchmarkCaseArgs args = zt::base::ParseBenchmarkCaseArgs(argc, argv);
+  if (args.list_cases) {
+    zt::base::PrintBenchmarkCases(Cases());
+    return 0;
   }
+  const std::string& case_name = args.case_name;
+  const int64_t iterations = args.iterations;
   if (!case_name.empty()) {
     auto it = Cases().find(case_name);
     if (it == Cases().end()) {

@@ -3,23 +3,16 @@
 // private ztraced, and `ztrace record` records the packets it writes once
 // the session starts: every one, whole, in the file.
 
-#include <signal.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <memory>
 #include <set>
 #include <sstream>
 #include <string>
-#include <vector>
 
 #include <gtest/gtest.h>
 
-#include "src/base/test/wait.h"
 #include "test/system/subprocess.h"
+#include "test/system/system_mode_fixture.h"
 #include "zt/trace/test_event.pbzero.h"
 #include "zt/trace/trace.pbzero.h"
 #include "zt/trace/trace_packet.pbzero.h"
@@ -28,34 +21,23 @@ namespace zt {
 namespace test {
 namespace {
 
-constexpr uint32_t kProcessTimeoutMs = 60000;  // A loaded 2-core machine.
 constexpr int kPackets = 500;
-constexpr char kConfig[] = R"(
+
+// The system-mode fixture (a private ztraced, ztrace record), recording the
+// C example's data source instead of the test producer's.
+class CAbiSystemTest : public SystemModeTest {
+ protected:
+  void SetUp() override {
+    SystemModeTest::SetUp();
+    std::ofstream(config_) << R"(
 buffers { size_kb: 4096 fill_policy: DISCARD }
 data_sources { config { name: "com.example.c_counter" } }
 duration_ms: 300000
 )";
-
-class CAbiSystemTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char dir[] = "/tmp/zt_c_abi_system_XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr) << strerror(errno);
-    dir_ = dir;
-    config_ = dir_ + "/config.pbtxt";
-    std::ofstream(config_) << kConfig;
   }
   void TearDown() override {
-    app_.reset();  // Subprocess destructors kill whatever still runs.
-    recorder_.reset();
-    daemon_.reset();
-    const std::string cmd = "rm -rf '" + dir_ + "'";
-    if (system(cmd.c_str()) != 0)
-      fprintf(stderr, "could not remove %s\n", dir_.c_str());
-  }
-  std::vector<std::string> Env() const {
-    return {"PERFETTO_PRODUCER_SOCK_NAME=" + dir_ + "/producer.sock",
-            "PERFETTO_CONSUMER_SOCK_NAME=" + dir_ + "/consumer.sock"};
+    app_.reset();  // Its destructor kills it if it still runs.
+    SystemModeTest::TearDown();
   }
   std::string Stderrs() const {
     std::string all;
@@ -67,30 +49,19 @@ class CAbiSystemTest : public ::testing::Test {
       all += "\nztraced's stderr:\n" + daemon_->ReadAllStderr();
     return all;
   }
-  std::string dir_, config_;
-  std::unique_ptr<Subprocess> daemon_, recorder_, app_;
+  std::unique_ptr<Subprocess> app_;
 };
 
 TEST_F(CAbiSystemTest, CDataSourceIsRecordedByZtrace) {
-  daemon_ = Subprocess::Start({ZT_ZTRACED_BIN}, Env());
-  ASSERT_TRUE(daemon_);
-  ASSERT_TRUE(base::WaitFor([&] { return CanConnect(dir_ + "/consumer.sock") &&
-                                         CanConnect(dir_ + "/producer.sock"); },
-                            kProcessTimeoutMs))
-      << "ztraced never served its sockets" << Stderrs();
+  StartDaemon();
   app_ = Subprocess::Start({ZT_C_EXAMPLE_BIN, "--system", std::to_string(kPackets)}, Env());
   ASSERT_TRUE(app_);
   ASSERT_TRUE(app_->WaitForLine("registered", kProcessTimeoutMs)) << Stderrs();
   const std::string out = dir_ + "/trace.pftrace";
-  recorder_ = Subprocess::Start({ZT_ZTRACE_BIN, "record", "-c", config_, "--txt", "-o", out},
-                                Env());
-  ASSERT_TRUE(recorder_);
+  StartRecording(out);
   ASSERT_TRUE(app_->WaitForLine("done", kProcessTimeoutMs)) << Stderrs();
-  // Ctrl-C: ztrace flushes, stops the session and writes the file.
-  ASSERT_TRUE(recorder_->Signal(SIGINT));
+  StopRecording();
   int status = -1;
-  ASSERT_TRUE(recorder_->WaitExit(kProcessTimeoutMs, &status)) << Stderrs();
-  EXPECT_EQ(status, 0) << Stderrs();
   ASSERT_TRUE(app_->WaitExit(kProcessTimeoutMs, &status))
       << "the C program did not see its data source stop" << Stderrs();
   EXPECT_EQ(status, 0) << Stderrs();

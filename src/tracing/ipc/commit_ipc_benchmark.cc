@@ -35,6 +35,7 @@
 #include <memory>
 #include <string>
 
+#include "src/base/test/benchmark_cases.h"
 #include <benchmark/benchmark.h>
 
 #include "src/base/memfd_shared_memory.h"
@@ -360,22 +361,13 @@ int RunOneCase(const std::string& name, int64_t iterations) {
 }  // namespace zt
 
 int main(int argc, char** argv) {
-  std::string case_name;
-  int64_t iterations = 0;
-  for (int i = 1; i < argc; i++) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--zt_case=", 0) == 0) {
-      case_name = arg.substr(strlen("--zt_case="));
-    } else if (arg.rfind("--zt_iterations=", 0) == 0) {
-      iterations = strtoll(arg.c_str() + strlen("--zt_iterations="), nullptr, 10);
-    } else if (arg == "--zt_list_cases") {
-      for (const auto& kv : zt::Cases())
-        printf("%s\n", kv.first.c_str());
-      return 0;
-    }
+  const zt::base::BenchmarkCaseArgs args = zt::base::ParseBenchmarkCaseArgs(argc, argv);
+  if (args.list_cases) {
+    zt::base::PrintBenchmarkCases(zt::Cases());
+    return 0;
   }
-  if (!case_name.empty())
-    return zt::RunOneCase(case_name, iterations);
+  if (!args.case_name.empty())
+    return zt::RunOneCase(args.case_name, args.iterations);
   for (const auto& kv : zt::Cases()) {
     benchmark::RegisterBenchmark(kv.first.c_str(), [&make = kv.second](benchmark::State& s) {
       zt::RunBenchmark(s, make);

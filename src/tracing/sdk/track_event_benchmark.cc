@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "src/base/test/benchmark_cases.h"
 #include <benchmark/benchmark.h>
 
 #include "zt/config/data_source_config.gen.h"
@@ -191,22 +192,13 @@ int main(int argc, char** argv) {
   if (const char* smb = getenv("ZT_BENCH_SMB_KB"))
     init_args.shmem_size_hint_kb = static_cast<uint32_t>(atoi(smb));
   zt::Tracing::Initialize(init_args);
-  std::string case_name;
-  int64_t iterations = 0;
-  for (int i = 1; i < argc; i++) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--zt_case=", 0) == 0) {
-      case_name = arg.substr(strlen("--zt_case="));
-    } else if (arg.rfind("--zt_iterations=", 0) == 0) {
-      iterations = strtoll(arg.c_str() + strlen("--zt_iterations="), nullptr, 10);
-    } else if (arg == "--zt_list_cases") {
-      for (const auto& kv : Cases())
-        printf("%s\n", kv.first.c_str());
-      return 0;
-    }
+  const zt::base::BenchmarkCaseArgs args = zt::base::ParseBenchmarkCaseArgs(argc, argv);
+  if (args.list_cases) {
+    zt::base::PrintBenchmarkCases(Cases());
+    return 0;
   }
-  if (!case_name.empty())
-    return RunOneCase(case_name, iterations);
+  if (!args.case_name.empty())
+    return RunOneCase(args.case_name, args.iterations);
 
   for (const auto& kv : Cases()) {
     auto* b = benchmark::RegisterBenchmark(
