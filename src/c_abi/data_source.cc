@@ -329,11 +329,21 @@ bool PerfettoDsImplRegister(PerfettoDsImpl* ds, ZT_C_ATOMIC(bool) * *enabled_ptr
   return true;
 }
 
-void PerfettoDsImplUpdateDescriptor(PerfettoDsImpl* ds, const void*, size_t) {
+void PerfettoDsImplUpdateDescriptor(PerfettoDsImpl* ds, const void* descriptor,
+                                    size_t descriptor_size) {
   DsType* type = FromC(ds, "PerfettoDsImplUpdateDescriptor");
-  ZT_WLOG("PerfettoDsImplUpdateDescriptor(\"%s\"): updating a registered descriptor is not "
-          "supported yet; the first one stays",
-          type->name.c_str());
+  zt::protos::gen::DataSourceDescriptor desc;
+  if (!type->registered.load(std::memory_order_acquire) ||
+      (descriptor == nullptr && descriptor_size != 0) ||
+      !desc.ParseFromArray(descriptor, descriptor_size) || desc.name() != type->name) {
+    ZT_ELOG("PerfettoDsImplUpdateDescriptor(\"%s\"): not a registered type, or the %zu bytes "
+            "given are not a DataSourceDescriptor of that name; the descriptor stays",
+            type->name.c_str(), descriptor_size);
+    return;
+  }
+  zt::internal::TracingMuxer* muxer = zt::internal::TracingMuxer::Get();
+  if (!muxer || !muxer->UpdateDataSource(desc))
+    ZT_ELOG("PerfettoDsImplUpdateDescriptor(\"%s\"): tracing was shut down", type->name.c_str());
 }
 
 PerfettoDsAsyncStopper* PerfettoDsOnStopArgsPostpone(PerfettoDsOnStopArgs* c_args) {

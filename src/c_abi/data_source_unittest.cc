@@ -151,6 +151,12 @@ TEST(CDataSourceTest, RecordsPacketsWithNestedMessagesAcrossChunks) {
                                       descriptor.size()))
       << "the name is taken";
   EXPECT_EQ(PerfettoDsImplTraceIterateBegin(ds).tracer, nullptr) << "no session";
+  // A new descriptor of the same name goes to the service (another name,
+  // or junk, is refused with a message and changes nothing).
+  PerfettoDsImplUpdateDescriptor(ds, descriptor.data(), descriptor.size());
+  const std::string other = Descriptor("zt.test.other_name");
+  PerfettoDsImplUpdateDescriptor(ds, other.data(), other.size());
+  PerfettoDsImplUpdateDescriptor(ds, junk, sizeof junk);
 
   PerfettoTracingSessionImpl* session = PerfettoTracingSessionInProcessCreate();
   ASSERT_NE(session, nullptr);

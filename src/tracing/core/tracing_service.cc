@@ -18,6 +18,9 @@ Consumer::~Consumer() = default;
 void Consumer::OnObservedEvents(const ObservedEvents&) {}
 ProducerEndpoint::~ProducerEndpoint() = default;
 
+void ProducerEndpoint::UpdateDataSource(const protos::gen::DataSourceDescriptor& descriptor) {
+  RegisterDataSource(descriptor);
+}
 void ProducerEndpoint::ActivateTriggers(const std::vector<std::string>&,
                                         std::function<void(bool)> done) {
   done(false);

@@ -52,6 +52,7 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
 
   // ProducerEndpoint.
   void RegisterDataSource(const protos::gen::DataSourceDescriptor& descriptor) override;
+  void UpdateDataSource(const protos::gen::DataSourceDescriptor& descriptor) override;
   void UnregisterDataSource(const std::string& name) override;
   void CommitData(const zt::CommitData& data) override;
   void NotifyDataSourceStarted(DataSourceInstanceId id) override;
@@ -472,6 +473,22 @@ void ProducerIpcClientImpl::RegisterDataSource(
                     !resp.error().empty()) {
            ZT_ELOG("the tracing service refused data source \"%s\": %s", name.c_str(),
                    resp.error().c_str());
+         }
+       });
+}
+
+void ProducerIpcClientImpl::UpdateDataSource(
+    const protos::gen::DataSourceDescriptor& descriptor) {
+  protos::gen::UpdateDataSourceRequest req;
+  *req.mutable_data_source_descriptor() = descriptor;
+  Send("UpdateDataSource", req.SerializeAsString(), /*drop_reply=*/false,
+       [this, name = descriptor.name()](ipc::Client::Response response) {
+         KeepFd(std::move(response.fd));
+         if (!response.success) {
+           // A service without the method (upstream before it), or one that
+           // refused: the first descriptor stays.
+           ZT_WLOG("the tracing service did not update data source \"%s\"%s%s", name.c_str(),
+                   response.error.empty() ? "" : ": ", response.error.c_str());
          }
        });
 }

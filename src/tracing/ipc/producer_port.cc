@@ -619,8 +619,29 @@ std::unique_ptr<ipc::Service> CreateProducerPort(TracingService* service,
   // Requests are handled in the order they arrive, each completely: when
   // Sync is handled, everything sent before it has been.
   add("Sync", [](ipc::Request&, ipc::Reply reply) { reply.Resolve(""); });
-  // Updating a registered descriptor is not supported yet: a clean failure.
-  add("UpdateDataSource", [](ipc::Request&, ipc::Reply) {});
+  // A registered data source's new descriptor (same name), under the
+  // registration's limits; unknown names and refusals are rejected.
+  add("UpdateDataSource", [state](ipc::Request& request, ipc::Reply reply) {
+    protos::gen::UpdateDataSourceRequest req;
+    RemoteProducer* p = state->Connected(request);
+    if (!p || !ParseProducerRequest(request, "UpdateDataSource", &req))
+      return;
+    const protos::gen::DataSourceDescriptor& descriptor = req.data_source_descriptor();
+    if (p->registered().count(descriptor.name()) == 0)
+      return reply.Reject();  // Not registered (or no name): nothing to update.
+    const size_t descriptor_bytes = request.args.size();
+    const std::string over = OverProducerLimits(state->limits, *p, descriptor, descriptor_bytes);
+    if (!over.empty()) {
+      state->stats->data_sources_refused++;
+      ZT_ELOG("producer pid %d (uid %d): UpdateDataSource refused: %s",
+              static_cast<int>(request.client.pid), static_cast<int>(request.client.uid),
+              over.c_str());
+      return reply.Reject();
+    }
+    p->registered()[descriptor.name()] = descriptor_bytes;
+    p->endpoint()->RegisterDataSource(descriptor);  // A known name: an update.
+    reply.Resolve(protos::gen::UpdateDataSourceResponse().SerializeAsString());
+  });
   // zerotrace's own, listed last (docs/design/commit_queue.md): a sealed
   // memfd of exactly the size asked for (so the producer cannot make us
   // fault by shrinking it), answered with the doorbell's eventfd.

@@ -138,6 +138,40 @@ TEST(ServiceLimitsTest, ADescriptorOverItsLimitIsRefused) {
   EXPECT_NE(resp.error().find("over the limit of 4096"), std::string::npos) << resp.error();
 }
 
+// UpdateDataSource, as upstream producers send it (and our C ABI's
+// PerfettoDsImplUpdateDescriptor): a registered name's descriptor is
+// replaced, under the registration's limits; an unknown name is rejected.
+// It used to be dropped unanswered.
+TEST(ServiceLimitsTest, UpdateDataSourceReplacesADescriptorWithinTheLimits) {
+  ServiceLimits limits;
+  limits.max_data_source_descriptor_bytes = 4096;
+  Wire wire(limits);
+  bool accepted = false;
+  RawClient* producer = ConnectProducer(&wire, &accepted);
+  ASSERT_TRUE(accepted);
+  ASSERT_EQ(Register(&wire, producer, "ds"), "");
+  auto update = [&](const std::string& name, const std::string& raw) {
+    protos::gen::UpdateDataSourceRequest req;
+    req.mutable_data_source_descriptor()->set_name(name);
+    req.mutable_data_source_descriptor()->set_track_event_descriptor_raw(raw);
+    const uint64_t id = producer->Call("UpdateDataSource", req.SerializeAsString());
+    wire.Pump();
+    bool success = false;
+    return producer->Answered(id, &success) && success;
+  };
+  EXPECT_TRUE(update("ds", "categories"));
+  EXPECT_FALSE(update("unknown", "x")) << "only a registered name is updated";
+  EXPECT_FALSE(update("ds", std::string(8192, 'd'))) << "over the descriptor limit";
+  EXPECT_FALSE(producer->closed());
+
+  protos::gen::TracingServiceState state;
+  size_t frame_size = 0;
+  ASSERT_TRUE(QueryState(&wire, &state, &frame_size));
+  ASSERT_EQ(state.data_sources_size(), 1);
+  EXPECT_EQ(state.data_sources()[0].ds_descriptor().name(), "ds");
+  EXPECT_EQ(state.data_sources()[0].ds_descriptor().track_event_descriptor_raw(), "categories");
+}
+
 TEST(ServiceLimitsTest, ProducersOverAUidsLimitAreRefused) {
   ServiceLimits limits;
   limits.max_producers_per_uid = 3;

@@ -435,6 +435,33 @@ bool TracingMuxerImpl::RegisterDataSource(
   return added;
 }
 
+bool TracingMuxerImpl::UpdateDataSource(const protos::gen::DataSourceDescriptor& desc) {
+  bool found = false;
+  auto do_update = [this, &desc, &found] {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      for (Registered& r : registry_) {
+        if (r.descriptor.name() == desc.name()) {
+          r.descriptor = desc;  // A producer (re)connecting registers this one.
+          found = true;
+        }
+      }
+    }
+    if (!found)
+      return;
+    for (uint32_t id = 0; id < backend_count(); id++) {
+      BackendConnection& b = backends_[id];
+      if (b.producer->endpoint())
+        b.producer->endpoint()->UpdateDataSource(desc);
+    }
+  };
+  if (task_runner_->RunsTasksOnCurrentThread())
+    do_update();
+  else
+    task_runner_->PostTaskAndWait(do_update);
+  return found;
+}
+
 bool TracingMuxerImpl::FindInstance(const InstanceKey& key, InstanceRef* ref) {
   std::lock_guard<std::mutex> guard(mutex_);
   auto it = instances_.find(key);

@@ -114,6 +114,7 @@ class TracingMuxerImpl : public TracingMuxer {
   // One part of a flush request done (the muxer's pass, or a deferred
   // flush): the last answers it. Muxer thread.
   void FinishFlushPart(PendingFlush* pending);
+  bool UpdateDataSource(const protos::gen::DataSourceDescriptor& descriptor) override;
   bool PostToTracingThread(std::function<void()> task) override {
     return PostUnlessRetired(std::move(task));
   }

@@ -156,8 +156,10 @@ ZT_C_EXPORT bool PerfettoDsImplRegister(struct PerfettoDsImpl* ds_impl,
                                         ZT_C_ATOMIC(bool) * *enabled_ptr, const void* descriptor,
                                         size_t descriptor_size);
 
-/* Replaces the registered descriptor (same name). Not supported yet: the
- * first descriptor stays (a warning on stderr). */
+/* Replaces the registered descriptor (an encoded DataSourceDescriptor of
+ * the same name, read during the call) in every connected service: what
+ * their QueryServiceState lists. Another name, or bytes that do not parse,
+ * change nothing (an error on stderr). */
 ZT_C_EXPORT void PerfettoDsImplUpdateDescriptor(struct PerfettoDsImpl* ds_impl,
                                                 const void* descriptor, size_t descriptor_size);
 

@@ -113,6 +113,10 @@ class TracingMuxer {
       const protos::gen::DataSourceDescriptor& descriptor,
       DataSourceFactory factory, DataSourceStaticState* state) = 0;
 
+  // Replaces the descriptor registered under |descriptor|'s name, here and
+  // in every connected service. False if no data source has that name.
+  // Thread-safe.
+  virtual bool UpdateDataSource(const protos::gen::DataSourceDescriptor& descriptor) = 0;
   // A writer for slot |index| of |state| as of |generation|, or null if the
   // slot moved on (stopped, reused). Called on the writing thread.
   virtual std::unique_ptr<TraceWriter> CreateTraceWriter(

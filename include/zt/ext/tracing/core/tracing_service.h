@@ -137,6 +137,11 @@ class ProducerEndpoint {
   virtual void RegisterDataSource(
       const protos::gen::DataSourceDescriptor& descriptor) = 0;
   virtual void UnregisterDataSource(const std::string& name) = 0;
+  // Replaces the descriptor of a registered data source (same name): what
+  // QueryServiceState lists. The default registers it again, which the
+  // in-process service takes as an update; the socket client sends
+  // UpdateDataSource (a service without it logs a refusal).
+  virtual void UpdateDataSource(const protos::gen::DataSourceDescriptor& descriptor);
   // Moves the named chunks out of the SMB into their target buffers and
   // applies the patches. Untrusted: every index and id is validated.
   virtual void CommitData(const CommitData& data) = 0;
