@@ -70,7 +70,16 @@ int Connect(uint16_t port) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  Check(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0, "connect");
+  // Interrupted by libFuzzer's timer, a connect goes on in the background:
+  // retried, it reports EISCONN (or EALREADY while still going).
+  int rc;
+  while ((rc = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr))) != 0 &&
+         (errno == EINTR || errno == EALREADY)) {
+  }
+  if (rc != 0 && errno != EISCONN) {
+    fprintf(stderr, "http_listener_fuzzer: connect: %s\n", strerror(errno));
+    abort();
+  }
   return fd;
 }
 
