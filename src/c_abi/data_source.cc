@@ -170,20 +170,9 @@ void Advance(DsType* type, uint32_t from, PerfettoDsImplTracerIterator* it) {
   for (uint32_t i = from; i < kMaxDataSourceInstances; i++) {
     if (!(valid & (1u << i)))
       continue;
-    DataSourceInstanceState& instance = type->state.instances[i];
     DataSourceInstanceThreadLocalState& tls = tls_state->instances[i];
-    const uint64_t generation = instance.generation.load(std::memory_order_acquire);
-    if (!tls.trace_writer || tls.generation != generation) {
-      // A new instance in this slot: the old state and writer go first.
-      tls.custom_state.reset();
-      tls.incremental_state.reset();
-      tls.trace_writer.reset();
-      tls.generation = generation;
-      if (internal::TracingMuxer* muxer = internal::TracingMuxer::Get())
-        tls.trace_writer = muxer->CreateTraceWriter(&type->state, i, generation, type->policy);
-      if (!tls.trace_writer)
-        continue;
-    }
+    if (!internal::EnsureInstanceWriter(&type->state, i, &tls, type->policy))
+      continue;
     it->inst_id = i;
     it->tracer = reinterpret_cast<PerfettoDsTracerImpl*>(&tls);
     t_in_trace_point[type->id] = true;

@@ -263,26 +263,11 @@ class DataSource : public DataSourceBase {
     for (uint32_t i = 0; i < internal::kMaxDataSourceInstances; i++) {
       if (!(valid & (1u << i)))
         continue;
-      internal::DataSourceInstanceState& instance = static_state_.instances[i];
       internal::DataSourceInstanceThreadLocalState& tls = tls_state->instances[i];
-      const uint64_t generation =
-          instance.generation.load(std::memory_order_acquire);
-      if (!tls.trace_writer || tls.generation != generation) {
-        // A new instance in this slot: the old writer returns its chunk.
-        // State first: it may hold a packet of the old writer open.
-        tls.custom_state.reset();
-        tls.incremental_state.reset();
-        tls.trace_writer.reset();
-        tls.generation = generation;
-        internal::TracingMuxer* muxer = internal::TracingMuxer::Get();
-        if (muxer) {
-          tls.trace_writer = muxer->CreateTraceWriter(
-              &static_state_, i, generation, DataSourceType::kBufferExhaustedPolicy);
-        }
-        if (!tls.trace_writer)
-          continue;
-      }
-      fn(TraceContext(&instance, &tls, i));
+      if (!internal::EnsureInstanceWriter(&static_state_, i, &tls,
+                                          DataSourceType::kBufferExhaustedPolicy))
+        continue;
+      fn(TraceContext(&static_state_.instances[i], &tls, i));
     }
   }
 

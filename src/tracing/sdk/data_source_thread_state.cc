@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "zt/base/logging.h"
+#include "zt/ext/tracing/core/trace_writer.h"
 #include "zt/tracing/internal/data_source_internal.h"
 
 namespace zt {
@@ -57,6 +58,17 @@ DataSourceThreadLocalState* CreateThreadLocalState(DataSourceThreadLocalState** 
   states->emplace_back(slot, state);
   *slot = state;
   return state;
+}
+
+bool RenewInstanceWriter(DataSourceStaticState* state, uint32_t index, uint64_t generation,
+                         DataSourceInstanceThreadLocalState* tls, BufferExhaustedPolicy policy) {
+  tls->custom_state.reset();
+  tls->incremental_state.reset();
+  tls->trace_writer.reset();
+  tls->generation = generation;
+  if (TracingMuxer* muxer = TracingMuxer::Get())
+    tls->trace_writer = muxer->CreateTraceWriter(state, index, generation, policy);
+  return tls->trace_writer != nullptr;
 }
 
 }  // namespace internal

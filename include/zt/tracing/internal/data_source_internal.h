@@ -98,6 +98,27 @@ struct DataSourceThreadLocalState {
 // allocation per thread and data source type.
 DataSourceThreadLocalState* CreateThreadLocalState(DataSourceThreadLocalState** slot);
 
+// Gives |tls| a writer for slot |index| of |state| as set up at
+// |generation| (the slot's, read with acquire), after dropping what it kept
+// for an earlier setup of the slot: custom and incremental state first (they
+// may hold a packet of the old writer open), then the old writer, which
+// returns its chunk. False if no writer can be made (the slot moved on,
+// tracing is shut down). The out-of-line half of EnsureInstanceWriter().
+bool RenewInstanceWriter(DataSourceStaticState* state, uint32_t index, uint64_t generation,
+                         DataSourceInstanceThreadLocalState* tls, BufferExhaustedPolicy policy);
+
+// True with |tls| holding a writer for the current setup of slot |index|:
+// two loads and a compare when it already does. Called on the writing
+// thread, for a slot whose bit in valid_instances it saw set.
+inline bool EnsureInstanceWriter(DataSourceStaticState* state, uint32_t index,
+                                 DataSourceInstanceThreadLocalState* tls,
+                                 BufferExhaustedPolicy policy) {
+  const uint64_t generation = state->instances[index].generation.load(std::memory_order_acquire);
+  if (tls->trace_writer && tls->generation == generation)
+    return true;
+  return RenewInstanceWriter(state, index, generation, tls, policy);
+}
+
 using DataSourceFactory = std::function<std::unique_ptr<DataSourceBase>()>;
 
 // The process-wide backend glue the template talks to (src/tracing/sdk).
