@@ -4,7 +4,6 @@
 #include "src/tracing/sdk/track_event_descriptors.h"
 
 #include <pthread.h>
-#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -32,54 +31,6 @@
 
 namespace zt {
 namespace internal {
-namespace {
-
-// The process name and command line, from /proc/self/cmdline.
-struct ProcessInfo {
-  std::string name;
-  std::vector<std::string> cmdline;
-};
-
-const ProcessInfo& GetProcessInfo() {
-  static const ProcessInfo* info = [] {
-    auto* result = new ProcessInfo();
-    FILE* f = fopen("/proc/self/cmdline", "rb");
-    if (f) {
-      std::string all;
-      char buf[4096];
-      for (size_t n; (n = fread(buf, 1, sizeof(buf), f)) > 0;)
-        all.append(buf, n);
-      fclose(f);
-      for (size_t pos = 0; pos < all.size();) {
-        size_t end = all.find('\0', pos);
-        if (end == std::string::npos)
-          end = all.size();
-        result->cmdline.push_back(all.substr(pos, end - pos));
-        pos = end + 1;
-      }
-    }
-    if (!result->cmdline.empty())
-      result->name = result->cmdline[0];
-    return result;
-  }();
-  return *info;
-}
-
-}  // namespace
-
-uint64_t CurrentTid() { return static_cast<uint64_t>(syscall(SYS_gettid)); }
-
-uint64_t ProcessUuid() {
-  static const uint64_t uuid = [] {
-    uint64_t value = 0;
-    if (getrandom(&value, sizeof(value), 0) != sizeof(value) || value == 0) {
-      value = MixUuid(static_cast<uint64_t>(getpid()), BootTimeNs());
-    }
-    return value;
-  }();
-  return uuid;
-}
-
 namespace {
 
 // Descriptors set by SetTrackDescriptor(), sorted by track uuid (a
@@ -141,16 +92,6 @@ void FillThreadDescriptor(protos::pbzero::TrackDescriptor* track, uint64_t tid) 
     thread->set_thread_name(name);
 }
 
-void FillProcessDescriptor(protos::pbzero::TrackDescriptor* track) {
-  track->set_uuid(ProcessUuid());
-  auto* process = track->set_process();
-  process->set_pid(static_cast<int32_t>(getpid()));
-  const ProcessInfo& info = GetProcessInfo();
-  for (const std::string& arg : info.cmdline)
-    process->add_cmdline(arg);
-  if (!info.name.empty())
-    process->set_process_name(info.name);
-}
 
 void FillTrackDescriptor(protos::pbzero::TrackDescriptor* desc, const Track& track,
                          uint64_t uuid) {

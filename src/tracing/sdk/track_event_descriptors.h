@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "src/tracing/sdk/process_identity.h"
 #include "src/tracing/sdk/track_event_sequence.h"
 #include "zt/trace/trace_packet.pbzero.h"
 #include "zt/tracing/internal/track_event_internal.h"
@@ -24,7 +25,6 @@ constexpr uint32_t kClearedFlag =
 constexpr uint32_t kNeedsStateFlag =
     protos::pbzero::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE;
 
-uint64_t CurrentTid();
 
 // The packets that start (or restart) a sequence's incremental state: the
 // defaults (timestamps on clock 64 as deltas, events on the thread's
