@@ -528,3 +528,33 @@ TEST(ImporterStateTrackTest, StatesBecomeSlicesUntilTheNextChange) {
 }  // namespace
 }  // namespace processor
 }  // namespace zt
+
+namespace zt {
+namespace processor {
+namespace {
+
+// A track's name may come as static_name (10) or atrace_name (13), the
+// other members of TrackDescriptor's name oneof: upstream's C ABI writes
+// static_name for the names it knows are literals.
+TEST(ImporterTrackNameTest, StaticAndAtraceNamesNameTheTrack) {
+  const std::string tracks = BytesField(60, IntField(1, 7) + BytesField(10, "static")) +
+                             BytesField(60, IntField(1, 8) + BytesField(13, "atrace")) +
+                             BytesField(60, IntField(1, 9) + BytesField(2, "plain"));
+  auto instant = [](uint64_t ts, uint64_t track) {
+    return BytesField(1, IntField(10, 3) + IntField(8, ts) +
+                             BytesField(11, IntField(9, 3) + IntField(11, track) +
+                                                BytesField(23, "tick")));
+  };
+  const std::string trace = BytesField(1, IntField(10, 3) + IntField(13, 1) + tracks) +
+                            instant(100, 7) + instant(200, 8) + instant(300, 9);
+  TraceStorage storage;
+  ImportTrace(trace.data(), trace.size(), &storage);
+  ASSERT_EQ(storage.slice.size(), 3u);
+  EXPECT_EQ(storage.strings.Get(storage.track.name[storage.slice.track_id[0]]), "static");
+  EXPECT_EQ(storage.strings.Get(storage.track.name[storage.slice.track_id[1]]), "atrace");
+  EXPECT_EQ(storage.strings.Get(storage.track.name[storage.slice.track_id[2]]), "plain");
+}
+
+}  // namespace
+}  // namespace processor
+}  // namespace zt

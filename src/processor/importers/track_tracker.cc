@@ -15,6 +15,8 @@ constexpr uint32_t kDescProcess = 3;
 constexpr uint32_t kDescThread = 4;
 constexpr uint32_t kDescParentUuid = 5;
 constexpr uint32_t kDescCounter = 8;
+constexpr uint32_t kDescStaticName = 10;  // The name oneof: name, static_name,
+constexpr uint32_t kDescAtraceName = 13;  // atrace_name; a reader takes any.
 constexpr uint32_t kDescState = 18;
 // ProcessDescriptor.
 constexpr uint32_t kDescProcessPid = 1;
@@ -74,6 +76,8 @@ bool TrackTracker::OnTrackDescriptor(protozero::ConstBytes bytes) {
         uuid = f.as_uint64();
         break;
       case kDescName:
+      case kDescStaticName:
+      case kDescAtraceName:
         name = f.as_string();
         has_name = true;
         break;
