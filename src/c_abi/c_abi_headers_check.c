@@ -17,6 +17,12 @@
 #include "zt/c/abi/stream_writer.h"
 #include "zt/c/abi/thread_utils.h"
 #include "zt/c/abi/tracing_session.h"
+#include "zt/c/abi/track_event.h"
+#include "zt/c/abi/track_event_hl.h"
+#include "zt/c/abi/track_event_ll.h"
+#include "zt/c/data_source.h"
+#include "zt/c/pb_msg.h"
+#include "zt/c/track_event.h"
 
 static void Append(struct PerfettoStreamWriter* w, const uint8_t* bytes, size_t size) {
   if ((size_t)(w->end - w->write_ptr) >= size) {
@@ -25,6 +31,27 @@ static void Append(struct PerfettoStreamWriter* w, const uint8_t* bytes, size_t 
   } else {
     PerfettoStreamWriterAppendBytesSlowpath(w, bytes, size);
   }
+}
+
+/* Every track event macro, expanded as this C dialect sees it. The
+ * category is never registered: each is its inline check only, and
+ * nothing is called. */
+static const char* check_tags[] = {"debug"};
+static struct ZtCCategory check_category = ZT_C_CATEGORY_INIT("check", "headers check");
+static struct ZtCCategory check_tagged = ZT_C_CATEGORY_INIT_TAGS("tagged", "headers check", check_tags);
+
+static void UseTrackEventMacros(int n) {
+  ZT_C_SLICE_BEGIN(check_category, "slice", ZT_C_ARG_INT("i", n), ZT_C_ARG_UINT("u", 1u),
+                   ZT_C_ARG_BOOL("b", true), ZT_C_ARG_DOUBLE("d", 0.5), ZT_C_ARG_STR("s", "x"),
+                   ZT_C_ARG_PTR("p", &n), ZT_C_FLOW(n), ZT_C_TRACK("track", 1));
+  ZT_C_SLICE_END(check_category);
+  ZT_C_INSTANT(check_tagged, "instant");
+  ZT_C_INSTANT(check_tagged, "instant", ZT_C_TERMINATING_FLOW(n), ZT_C_GLOBAL_FLOW(2),
+               ZT_C_GLOBAL_TERMINATING_FLOW(3), ZT_C_TIMESTAMP(PerfettoTeGetTimestamp()),
+               ZT_C_FLUSH());
+  ZT_C_COUNTER(check_category, "counter", ZT_C_INT_VALUE(n));
+  ZT_C_COUNTER(check_category, "ratio", ZT_C_DOUBLE_VALUE(0.5));
+  ZT_C_INSTANT(ZT_C_ANY_CATEGORY, "dynamic", ZT_C_DYNAMIC_CATEGORY("dyn"));
 }
 
 int main(void) {
@@ -37,6 +64,7 @@ int main(void) {
   uint8_t* bytes;
   struct PerfettoPbDecoder decoder;
   uint64_t seen = 0;
+  UseTrackEventMacros(1);
   for (i = 0; i < 3000; i++) {
     size_t n = 0;
     uint64_t v = i;

@@ -17,6 +17,9 @@
 #include "zt/c/abi/stream_writer.h"
 #include "zt/c/abi/thread_utils.h"
 #include "zt/c/abi/tracing_session.h"
+#include "zt/c/abi/track_event.h"
+#include "zt/c/abi/track_event_hl.h"
+#include "zt/c/abi/track_event_ll.h"
 
 namespace {
 
@@ -60,6 +63,103 @@ static_assert(PERFETTO_DS_BUFFER_EXHAUSTED_POLICY_DROP == 0 &&
                   PERFETTO_DS_BUFFER_EXHAUSTED_POLICY_STALL_AND_DROP == 2,
               "");
 static_assert(PERFETTO_DS_CLOCK_MONOTONIC == 3 && PERFETTO_DS_CLOCK_BOOTTIME == 6, "");
+
+// Track events: categories, timestamps, registered tracks, the low-level
+// iterator, and the high-level ABI's extras and raw fields.
+static_assert(sizeof(PerfettoTeCategoryDescriptor) == 32, "");
+static_assert(offsetof(PerfettoTeCategoryDescriptor, name) == 0, "");
+static_assert(offsetof(PerfettoTeCategoryDescriptor, desc) == 8, "");
+static_assert(offsetof(PerfettoTeCategoryDescriptor, tags) == 16, "");
+static_assert(offsetof(PerfettoTeCategoryDescriptor, num_tags) == 24, "");
+static_assert(sizeof(PerfettoTeTimestamp) == 16, "");
+static_assert(offsetof(PerfettoTeTimestamp, value) == 8, "");
+static_assert(sizeof(PerfettoTeRegisteredTrackImpl) == 24, "");
+static_assert(offsetof(PerfettoTeRegisteredTrackImpl, descriptor_size) == 8, "");
+static_assert(offsetof(PerfettoTeRegisteredTrackImpl, uuid) == 16, "");
+static_assert(PERFETTO_TE_TIMESTAMP_TYPE_MONOTONIC == 3 && PERFETTO_TE_TIMESTAMP_TYPE_BOOT == 6 &&
+                  PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL == 64 &&
+                  PERFETTO_TE_TIMESTAMP_TYPE_ABSOLUTE == 65,
+              "");
+static_assert(PERFETTO_TE_TYPE_SLICE_BEGIN == 1 && PERFETTO_TE_TYPE_SLICE_END == 2 &&
+                  PERFETTO_TE_TYPE_INSTANT == 3 && PERFETTO_TE_TYPE_COUNTER == 4 &&
+                  PERFETTO_TE_TYPE_STATE == 5,
+              "");
+static_assert(sizeof(PerfettoTeLlImplIterator) == 40, "");
+static_assert(offsetof(PerfettoTeLlImplIterator, incr) == 24, "");
+static_assert(offsetof(PerfettoTeLlImplIterator, tls) == 32, "");
+static_assert(sizeof(PerfettoTeHlProtoField) == 8, "");
+static_assert(offsetof(PerfettoTeHlProtoField, id) == 4, "");
+static_assert(sizeof(PerfettoTeHlProtoFieldCstr) == 16, "");
+static_assert(sizeof(PerfettoTeHlProtoFieldCstrInterned) == 24, "");
+static_assert(offsetof(PerfettoTeHlProtoFieldCstrInterned, interned_type_id) == 16, "");
+static_assert(sizeof(PerfettoTeHlProtoFieldBytes) == 24, "");
+static_assert(offsetof(PerfettoTeHlProtoFieldBytes, len) == 16, "");
+static_assert(sizeof(PerfettoTeHlProtoFieldNested) == 16, "");
+static_assert(sizeof(PerfettoTeHlProtoFieldVarInt) == 16, "");
+static_assert(sizeof(PerfettoTeHlProtoFieldFixed64) == 16, "");
+static_assert(sizeof(PerfettoTeHlProtoFieldFixed32) == 12, "");
+static_assert(sizeof(PerfettoTeHlProtoFieldDouble) == 16, "");
+static_assert(sizeof(PerfettoTeHlProtoFieldFloat) == 12, "");
+static_assert(sizeof(PerfettoTeHlProtoFieldUnion) == 24, "");
+static_assert(PERFETTO_TE_HL_PROTO_TYPE_CSTR == 0 && PERFETTO_TE_HL_PROTO_TYPE_FLOAT == 7 &&
+                  PERFETTO_TE_HL_PROTO_TYPE_CSTR_INTERNED == 8,
+              "");
+static_assert(sizeof(PerfettoTeHlExtra) == 4, "");
+static_assert(sizeof(PerfettoTeHlExtraRegisteredTrack) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraNamedTrack) == 40, "");
+static_assert(offsetof(PerfettoTeHlExtraNamedTrack, name) == 8, "");
+static_assert(offsetof(PerfettoTeHlExtraNamedTrack, id) == 16, "");
+static_assert(offsetof(PerfettoTeHlExtraNamedTrack, parent_uuid) == 24, "");
+static_assert(offsetof(PerfettoTeHlExtraNamedTrack, is_name_static) == 32, "");
+static_assert(sizeof(PerfettoTeHlExtraTimestamp) == 24, "");
+static_assert(offsetof(PerfettoTeHlExtraTimestamp, timestamp) == 8, "");
+static_assert(sizeof(PerfettoTeHlExtraDynamicCategory) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraCounterInt64) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraCounterDouble) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraCounterUnion) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraDebugArgBool) == 24, "");
+static_assert(offsetof(PerfettoTeHlExtraDebugArgBool, value) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraDebugArgUint64) == 24, "");
+static_assert(sizeof(PerfettoTeHlExtraDebugArgInt64) == 24, "");
+static_assert(sizeof(PerfettoTeHlExtraDebugArgDouble) == 24, "");
+static_assert(sizeof(PerfettoTeHlExtraDebugArgString) == 24, "");
+static_assert(sizeof(PerfettoTeHlExtraDebugArgPointer) == 24, "");
+static_assert(offsetof(PerfettoTeHlExtraDebugArgPointer, value) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraDebugArgUnion) == 24, "");
+static_assert(sizeof(PerfettoTeHlExtraFlow) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraCorrelationId) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraCorrelationIdStr) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraCorrelationIdUnion) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraProtoFields) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraProtoTrack) == 24, "");
+static_assert(offsetof(PerfettoTeHlExtraProtoTrack, uuid) == 8, "");
+static_assert(offsetof(PerfettoTeHlExtraProtoTrack, fields) == 16, "");
+static_assert(sizeof(PerfettoTeHlNestedTrack) == 4, "");
+static_assert(sizeof(PerfettoTeHlNestedTrackNamed) == 56, "");
+static_assert(offsetof(PerfettoTeHlNestedTrackNamed, name) == 8, "");
+static_assert(offsetof(PerfettoTeHlNestedTrackNamed, id) == 16, "");
+static_assert(offsetof(PerfettoTeHlNestedTrackNamed, is_name_static) == 24, "");
+static_assert(offsetof(PerfettoTeHlNestedTrackNamed, sibling_order_rank) == 28, "");
+static_assert(offsetof(PerfettoTeHlNestedTrackNamed, child_ordering) == 32, "");
+static_assert(offsetof(PerfettoTeHlNestedTrackNamed, sibling_merge_behavior) == 36, "");
+static_assert(offsetof(PerfettoTeHlNestedTrackNamed, sibling_merge_key_str) == 40, "");
+static_assert(offsetof(PerfettoTeHlNestedTrackNamed, sibling_merge_key_int) == 48, "");
+static_assert(sizeof(PerfettoTeHlNestedTrackProto) == 24, "");
+static_assert(sizeof(PerfettoTeHlNestedTrackRegistered) == 16, "");
+static_assert(sizeof(PerfettoTeHlExtraNestedTracks) == 16, "");
+static_assert(PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK == 1 &&
+                  PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_BOOL == 7 &&
+                  PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_POINTER == 12 &&
+                  PERFETTO_TE_HL_EXTRA_TYPE_FLUSH == 15 &&
+                  PERFETTO_TE_HL_EXTRA_TYPE_PROTO_FIELDS == 17 &&
+                  PERFETTO_TE_HL_EXTRA_TYPE_CORRELATION_ID_STR == 21,
+              "");
+static_assert(PERFETTO_TE_HL_NESTED_TRACK_TYPE_NAMED == 1 &&
+                  PERFETTO_TE_HL_NESTED_TRACK_TYPE_PROCESS == 5,
+              "");
+static_assert(PERFETTO_TE_HL_CHILD_ORDERING_EXPLICIT == 3 &&
+                  PERFETTO_TE_HL_SIBLING_MERGE_BEHAVIOR_BY_SIBLING_MERGE_KEY == 3,
+              "");
 
 // The flags C code reads with plain loads (C99) or _Atomic ones (C11).
 static_assert(sizeof(ZT_C_ATOMIC(bool)) == sizeof(bool) &&

@@ -1,0 +1,342 @@
+// Track events through the C ABI, in-process: categories turned on and off
+// by session configs, and what the high- and low-level paths write, read
+// back with the processor (the tables Perfetto's tools show). The macros
+// of zt/c/track_event.h are used from C++ here (the C side: the examples
+// and c_abi_headers_check.c).
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "zt/c/abi/producer.h"
+#include "zt/c/abi/tracing_session.h"
+#include "zt/c/abi/track_event_ll.h"
+#include "zt/c/data_source.h"
+#include "zt/c/track_event.h"
+#include "zt/config/trace_config.gen.h"
+#include "zt/config/track_event/track_event_config.gen.h"
+#include "zt/processor/trace_processor.h"
+
+namespace {
+
+const char* kSlowTags[] = {"slow"};
+ZtCCategory g_gfx = ZT_C_CATEGORY_INIT("gfx", "Frames");
+ZtCCategory g_net = ZT_C_CATEGORY_INIT_TAGS("net", "Requests", kSlowTags);
+ZtCCategory g_xy = ZT_C_CATEGORY_INIT("xy", "Matched by name before patterns");
+ZtCCategory g_xz = ZT_C_CATEGORY_INIT("xz", "Matched by a pattern");
+ZtCCategory g_off = ZT_C_CATEGORY_INIT("off", "Named by nothing");
+ZtCCategory* const g_categories[] = {&g_gfx, &g_net, &g_xy, &g_xz, &g_off};
+
+struct TrackEventConfigSpec {
+  std::vector<std::string> enabled_categories, disabled_categories, enabled_tags, disabled_tags;
+  uint32_t clear_period_ms = 0;
+  uint32_t buffer_kb = 4096;
+};
+
+std::string ConfigBytes(const TrackEventConfigSpec& spec) {
+  zt::protos::gen::TraceConfig config;
+  config.add_buffers()->set_size_kb(spec.buffer_kb);
+  auto* ds = config.add_data_sources()->mutable_config();
+  ds->set_name("track_event");
+  zt::protos::gen::TrackEventConfig te;
+  for (const auto& c : spec.enabled_categories)
+    te.add_enabled_categories(c);
+  for (const auto& c : spec.disabled_categories)
+    te.add_disabled_categories(c);
+  for (const auto& t : spec.enabled_tags)
+    te.add_enabled_tags(t);
+  for (const auto& t : spec.disabled_tags)
+    te.add_disabled_tags(t);
+  ds->set_track_event_config_raw(te.SerializeAsString());
+  if (spec.clear_period_ms)
+    config.mutable_incremental_state_config()->set_clear_period_ms(spec.clear_period_ms);
+  return config.SerializeAsString();
+}
+
+void Append(PerfettoTracingSessionImpl*, const void* data, size_t size, bool, void* arg) {
+  static_cast<std::string*>(arg)->append(static_cast<const char*>(data), size);
+}
+
+class Session {
+ public:
+  explicit Session(const TrackEventConfigSpec& spec) {
+    impl_ = PerfettoTracingSessionInProcessCreate();
+    std::string config = ConfigBytes(spec);
+    PerfettoTracingSessionSetup(impl_, &config[0], config.size());
+    PerfettoTracingSessionStartBlocking(impl_);
+  }
+  ~Session() {
+    if (impl_)
+      PerfettoTracingSessionDestroy(impl_);
+  }
+  // Stops, reads the trace and loads it into a processor.
+  std::unique_ptr<zt::processor::TraceProcessor> StopAndLoad() {
+    PerfettoTracingSessionStopBlocking(impl_);
+    std::string trace;
+    PerfettoTracingSessionReadTraceBlocking(impl_, Append, &trace);
+    PerfettoTracingSessionDestroy(impl_);
+    impl_ = nullptr;
+    char path[] = "/tmp/zt_c_track_event_XXXXXX";
+    const int fd = mkstemp(path);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(write(fd, trace.data(), trace.size()), static_cast<ssize_t>(trace.size()));
+    close(fd);
+    std::string error;
+    auto tp = zt::processor::TraceProcessor::Open(path, {}, &error);
+    if (getenv("ZT_KEEP_TRACE"))  // To look at a failure's trace with ztrace.
+      fprintf(stderr, "trace kept in %s\n", path);
+    else
+      unlink(path);
+    EXPECT_TRUE(tp) << error;
+    return tp;
+  }
+
+ private:
+  PerfettoTracingSessionImpl* impl_;
+};
+
+// One query's rows, each as its cells joined by '|', rows by ' '.
+std::string Rows(zt::processor::TraceProcessor* tp, const std::string& sql) {
+  zt::processor::QueryResult result = tp->Query(sql);
+  if (!result.ok())
+    return "error: " + result.error;
+  std::string out;
+  for (const auto& row : result.rows) {
+    if (!out.empty())
+      out += ' ';
+    for (size_t i = 0; i < row.size(); i++)
+      out += (i ? "|" : "") + row[i].ToString();
+  }
+  return out;
+}
+
+bool On(const ZtCCategory& cat) { return ZT_C_ATOMIC_LOAD_RELAXED(cat.enabled); }
+
+struct CallbackLog {
+  std::atomic<int> created{0}, destroyed{0}, global_changes{0};
+};
+CallbackLog g_gfx_log;
+void GfxCallback(PerfettoTeCategoryImpl*, PerfettoDsInstanceIndex, bool created,
+                 bool global_state_changed, void* arg) {
+  auto* log = static_cast<CallbackLog*>(arg);
+  (created ? log->created : log->destroyed)++;
+  if (global_state_changed)
+    log->global_changes++;
+  // Traced from the callback (the SDK's thread), as upstream's example does.
+  if (created)
+    ZT_C_INSTANT(g_gfx, "from the callback");
+}
+
+class CTrackEventTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    PerfettoProducerBackendInitArgs* args = PerfettoProducerBackendInitArgsCreate();
+    PerfettoProducerInProcessInit(args);
+    PerfettoProducerBackendInitArgsDestroy(args);
+    ZtCTrackEventInit(g_categories, sizeof(g_categories) / sizeof(g_categories[0]));
+  }
+};
+
+TEST_F(CTrackEventTest, CategoriesFollowEachSessionsConfig) {
+  EXPECT_NE(g_gfx.iid, 0u);
+  EXPECT_NE(g_gfx.iid, g_net.iid);
+  EXPECT_FALSE(On(g_gfx));
+  PerfettoTeCategoryImplSetCallback(g_gfx.impl, GfxCallback, &g_gfx_log);
+  {
+    TrackEventConfigSpec spec;
+    spec.enabled_categories = {"gfx", "x*"};
+    spec.disabled_categories = {"xy"};
+    spec.enabled_tags = {"slow"};
+    Session session(spec);
+    EXPECT_TRUE(On(g_gfx));
+    EXPECT_TRUE(On(g_net)) << "by its tag";
+    EXPECT_FALSE(On(g_xy)) << "a name decides before a pattern";
+    EXPECT_TRUE(On(g_xz));
+    EXPECT_FALSE(On(g_off)) << "named by nothing: off, the C ABI's rule";
+    EXPECT_EQ(g_gfx_log.created.load(), 1);
+    EXPECT_EQ(g_gfx_log.global_changes.load(), 1);
+
+    // A category registered while the session runs is on at once if the
+    // config names it.
+    static ZtCCategory late = ZT_C_CATEGORY_INIT("xlate", "Registered late");
+    static ZtCCategory* const late_list[] = {&late};
+    ZtCCategoriesRegister(late_list, 1);
+    EXPECT_TRUE(On(late));
+    ZtCCategoriesUnregister(late_list, 1);
+    EXPECT_FALSE(On(late));
+    ZT_C_INSTANT(late, "never written");  // Off: the check only.
+
+    auto tp = session.StopAndLoad();
+    ASSERT_TRUE(tp);
+    EXPECT_EQ(Rows(tp.get(), "SELECT name, category FROM slice"), "from the callback|gfx");
+  }
+  EXPECT_FALSE(On(g_gfx));
+  EXPECT_FALSE(On(g_net));
+  EXPECT_EQ(g_gfx_log.destroyed.load(), 1);
+  EXPECT_EQ(g_gfx_log.global_changes.load(), 2) << "the first on, the last off";
+  PerfettoTeCategoryImplSetCallback(g_gfx.impl, nullptr, nullptr);
+}
+
+TEST_F(CTrackEventTest, TwoSessionsGetTheirOwnCategories) {
+  TrackEventConfigSpec gfx_only, net_only;
+  gfx_only.enabled_categories = {"gfx"};
+  net_only.enabled_categories = {"net"};
+  Session a(gfx_only), b(net_only);
+  ZT_C_INSTANT(g_gfx, "for a");
+  ZT_C_INSTANT(g_net, "for b");
+  ZT_C_INSTANT(ZT_C_ANY_CATEGORY, "dyn for a", ZT_C_DYNAMIC_CATEGORY("gfx"));
+  auto tpa = a.StopAndLoad();
+  auto tpb = b.StopAndLoad();
+  ASSERT_TRUE(tpa && tpb);
+  EXPECT_EQ(Rows(tpa.get(), "SELECT name FROM slice ORDER BY ts"),
+            "for a dyn for a");
+  EXPECT_EQ(Rows(tpb.get(), "SELECT name FROM slice ORDER BY ts"), "for b");
+}
+
+TEST_F(CTrackEventTest, HighLevelEventsReadBack) {
+  TrackEventConfigSpec spec;
+  spec.enabled_categories = {"gfx", "dyn.on"};
+  Session session(spec);
+  std::string dynamic_name = "rewritten";  // Names are copied, not kept.
+  for (int i = 0; i < 3; i++) {
+    ZT_C_SLICE_BEGIN(g_gfx, "Frame", ZT_C_ARG_INT("i", i), ZT_C_ARG_UINT("u", 7u),
+                     ZT_C_ARG_BOOL("b", true), ZT_C_ARG_DOUBLE("d", 1.5),
+                     ZT_C_ARG_STR("s", "text"), ZT_C_ARG_PTR("p", 0x1234));
+    dynamic_name[0] = static_cast<char>('a' + i);
+    ZT_C_INSTANT(g_gfx, dynamic_name.c_str(), ZT_C_FLOW(i));
+    ZT_C_SLICE_END(g_gfx);
+    ZT_C_INSTANT(g_gfx, "Later", ZT_C_TERMINATING_FLOW(i));
+    ZT_C_COUNTER(g_gfx, "depth", ZT_C_INT_VALUE(10 * i));
+    ZT_C_SLICE_BEGIN(g_gfx, "Async", ZT_C_TRACK("jobs", 5));
+    ZT_C_SLICE_END(g_gfx, ZT_C_TRACK("jobs", 5));
+    ZT_C_INSTANT(ZT_C_ANY_CATEGORY, "Dyn on", ZT_C_DYNAMIC_CATEGORY("dyn.on"));
+    ZT_C_INSTANT(ZT_C_ANY_CATEGORY, "Dyn off", ZT_C_DYNAMIC_CATEGORY("dyn.off"));
+  }
+  // Extras the macros do not cover, through the ABI itself.
+  PerfettoTeHlExtraCorrelationId correlation = {{PERFETTO_TE_HL_EXTRA_TYPE_CORRELATION_ID}, 99};
+  PerfettoTeHlExtra no_intern = {PERFETTO_TE_HL_EXTRA_TYPE_NO_INTERN};
+  PerfettoTeHlExtraTimestamp explicit_ts = {{PERFETTO_TE_HL_EXTRA_TYPE_TIMESTAMP},
+                                            PerfettoTeGetTimestamp()};
+  PerfettoTeHlExtra* extras[] = {reinterpret_cast<PerfettoTeHlExtra*>(&correlation), &no_intern,
+                                 reinterpret_cast<PerfettoTeHlExtra*>(&explicit_ts), nullptr};
+  PerfettoTeHlEmitImpl(g_gfx.impl, PERFETTO_TE_TYPE_INSTANT, "Raw", extras);
+
+  auto tp = session.StopAndLoad();
+  ASSERT_TRUE(tp);
+  EXPECT_EQ(Rows(tp.get(), "SELECT name, COUNT(*), MIN(dur) >= 0 FROM slice GROUP BY name "
+                           "ORDER BY name"),
+            "Async|3|1 Dyn on|3|1 Frame|3|1 Later|3|1 Raw|1|1 aewritten|1|1 bewritten|1|1 "
+            "cewritten|1|1");
+  EXPECT_EQ(Rows(tp.get(), "SELECT category FROM slice WHERE name = 'Dyn on' LIMIT 1"), "dyn.on");
+  EXPECT_EQ(Rows(tp.get(),
+                 "SELECT EXTRACT_ARG(arg_set_id, 'debug.i'), EXTRACT_ARG(arg_set_id, 'debug.u'), "
+                 "EXTRACT_ARG(arg_set_id, 'debug.b'), EXTRACT_ARG(arg_set_id, 'debug.d'), "
+                 "EXTRACT_ARG(arg_set_id, 'debug.s'), EXTRACT_ARG(arg_set_id, 'debug.p') "
+                 "FROM slice WHERE name = 'Frame' ORDER BY ts"),
+            "0|7|1|1.5|text|4660 1|7|1|1.5|text|4660 2|7|1|1.5|text|4660");
+  EXPECT_EQ(Rows(tp.get(), "SELECT a.name, b.name FROM flow f JOIN slice a ON f.slice_out = a.id "
+                           "JOIN slice b ON f.slice_in = b.id ORDER BY a.ts"),
+            "aewritten|Later bewritten|Later cewritten|Later");
+  EXPECT_EQ(Rows(tp.get(), "SELECT t.name, GROUP_CONCAT(CAST(c.value AS INT)) FROM counter c "
+                           "JOIN counter_track t ON c.track_id = t.id GROUP BY t.name"),
+            "depth|0,10,20");
+  EXPECT_EQ(Rows(tp.get(), "SELECT DISTINCT t.name FROM slice s JOIN track t ON s.track_id = t.id "
+                           "WHERE s.name = 'Async'"),
+            "jobs");
+  EXPECT_EQ(Rows(tp.get(), "SELECT COUNT(*) FROM slice s JOIN thread_track t ON s.track_id = t.id "
+                           "WHERE s.name = 'Frame' AND s.depth = 0"),
+            "3");
+  EXPECT_EQ(Rows(tp.get(), "SELECT value FROM stats WHERE severity IN ('error', 'data_loss') "
+                           "AND value > 0"),
+            "");
+}
+
+TEST_F(CTrackEventTest, LowLevelIterationAndInterning) {
+  TrackEventConfigSpec spec;
+  spec.enabled_categories = {"gfx"};
+  Session session(spec);
+  PerfettoTeTimestamp ts = PerfettoTeGetTimestamp();
+  int instances = 0;
+  for (PerfettoTeLlImplIterator it = PerfettoTeLlImplBegin(g_gfx.impl, ts); it.ds.tracer;
+       PerfettoTeLlImplNext(g_gfx.impl, ts, &it)) {
+    instances++;
+    bool seen = true;
+    const uint64_t a = PerfettoTeLlImplIntern(it.incr, 2, "name", 4, &seen);
+    EXPECT_FALSE(seen);
+    EXPECT_EQ(PerfettoTeLlImplIntern(it.incr, 2, "name", 4, &seen), a);
+    EXPECT_TRUE(seen);
+    const uint64_t b = PerfettoTeLlImplIntern(it.incr, 2, "other", 5, &seen);
+    EXPECT_FALSE(seen);
+    EXPECT_NE(a, b);
+    EXPECT_EQ(PerfettoTeLlImplIntern(it.incr, 3, "name", 4, &seen), 1u) << "ids are per type";
+    EXPECT_FALSE(PerfettoTeLlImplTrackSeen(it.incr, 1234));
+    EXPECT_TRUE(PerfettoTeLlImplTrackSeen(it.incr, 1234));
+    PerfettoTeCategoryDescriptor on = {"gfx", nullptr, nullptr, 0};
+    PerfettoTeCategoryDescriptor off = {"net", nullptr, nullptr, 0};
+    EXPECT_TRUE(PerfettoTeLlImplDynCatEnabled(it.ds.tracer, it.ds.inst_id, &on));
+    EXPECT_FALSE(PerfettoTeLlImplDynCatEnabled(it.ds.tracer, it.ds.inst_id, &off));
+    // Nested: a trace point inside an iteration is ignored.
+    EXPECT_EQ(PerfettoTeLlImplBegin(g_gfx.impl, ts).ds.tracer, nullptr);
+  }
+  EXPECT_EQ(instances, 1);
+  // The iteration ended: trace points work again; Break ends one early.
+  PerfettoTeLlImplIterator it = PerfettoTeLlImplBegin(g_gfx.impl, ts);
+  ASSERT_NE(it.ds.tracer, nullptr);
+  PerfettoTeLlImplBreak(g_gfx.impl, &it);
+  EXPECT_EQ(it.ds.tracer, nullptr);
+  ZT_C_INSTANT(g_gfx, "after");
+  auto tp = session.StopAndLoad();
+  ASSERT_TRUE(tp);
+  EXPECT_EQ(Rows(tp.get(), "SELECT name FROM slice"), "after");
+}
+
+// Incremental state cleared every 5 ms while two threads write into a
+// ring buffer that wraps many times (the ring holds about 20 ms of their
+// events, so it holds several clears): every event that survives still has
+// its name, category and thread track (each sequence writes its defaults,
+// descriptors and interned entries again after a clear, so what the ring
+// overwrote is not needed).
+TEST_F(CTrackEventTest, EventsSurviveARingThatWraps) {
+  TrackEventConfigSpec spec;
+  spec.enabled_categories = {"gfx"};
+  spec.clear_period_ms = 5;
+  spec.buffer_kb = 64;
+  Session session(spec);
+  auto work = [] {
+    char name[16];
+    for (int i = 0; i < 10000; i++) {
+      snprintf(name, sizeof name, "event %d", i % 7);
+      ZT_C_SLICE_BEGIN(g_gfx, name, ZT_C_ARG_INT("i", i));
+      ZT_C_SLICE_END(g_gfx);
+      if (i % 50 == 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  std::thread t1(work), t2(work);
+  t1.join();
+  t2.join();
+  auto tp = session.StopAndLoad();
+  ASSERT_TRUE(tp);
+  zt::processor::QueryResult result = tp->Query(
+      "SELECT COUNT(*), COUNT(s.name), COUNT(s.category), COUNT(t.id), "
+      "COUNT(EXTRACT_ARG(s.arg_set_id, 'debug.i')) FROM slice s "
+      "LEFT JOIN thread_track t ON s.track_id = t.id");
+  ASSERT_TRUE(result.ok()) << result.error;
+  const auto& row = result.rows.at(0);
+  const int64_t slices = row[0].int_value;
+  EXPECT_GT(slices, 100) << "the ring keeps its last 64 KiB, from its first clear on";
+  EXPECT_LT(slices, 20000) << "the ring wrapped";
+  EXPECT_EQ(row[1].int_value, slices) << "named";
+  EXPECT_EQ(row[2].int_value, slices) << "with a category";
+  EXPECT_EQ(row[3].int_value, slices) << "on a thread's track";
+  EXPECT_EQ(row[4].int_value, slices) << "with its argument's name";
+}
+
+}  // namespace
