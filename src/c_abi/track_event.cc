@@ -68,6 +68,9 @@ void PerfettoTeCategoryImpl::DisableInstance(uint32_t index) {
 
 namespace zt {
 namespace c_abi {
+
+internal::DataSourceStaticState g_te_state;
+
 namespace {
 
 using internal::DataSourceInstanceThreadLocalState;
@@ -85,7 +88,6 @@ struct TeRegistry {
   bool started[kMaxDataSourceInstances] = {};
   std::string configs[kMaxDataSourceInstances];
   uint64_t last_iid = 0;  // Under mu.
-  internal::DataSourceStaticState state;
   std::atomic<bool> initialized{false};
 
   static TeRegistry& Get() {
@@ -164,23 +166,7 @@ class TeDataSource : public DataSourceBase {
   TeSequenceSettings settings_;
 };
 
-// This thread's slot states for "track_event" (see CreateThreadLocalState).
-thread_local DataSourceThreadLocalState* t_te_state;
-thread_local bool t_te_in_trace_point;
 
-// A full buffer makes the thread wait briefly, then drop (counted and
-// marked), as for the C++ track events.
-constexpr BufferExhaustedPolicy kPolicy = BufferExhaustedPolicy::kStallThenDrop;
-
-// The settings of slot |index|'s current instance, read under its lock.
-std::shared_ptr<void> MakeSettings(uint32_t index) {
-  auto settings = std::make_shared<TeSequenceSettings>();
-  internal::DataSourceInstanceState& instance = TeRegistry::Get().state.instances[index];
-  std::lock_guard<std::recursive_mutex> lock(instance.lock);
-  if (const auto* source = static_cast<const TeDataSource*>(instance.data_source))
-    *settings = source->settings();
-  return settings;
-}
 
 // FNV-free glob: a pattern is a name, or a prefix followed by one '*'.
 bool NameMatches(const std::string& pattern, const char* name, bool allow_pattern) {
@@ -229,7 +215,6 @@ bool CategoryEnabledByConfig(const PerfettoTeCategoryDescriptor& desc,
   return false;  // Off unless named: the C ABI's rule, unlike C++'s.
 }
 
-bool& TeInTracePoint() { return t_te_in_trace_point; }
 
 uint64_t BootTimeNs() {
   timespec ts;
@@ -241,47 +226,54 @@ uint64_t TeThreadTrackUuid() {
   return perfetto_te_process_track_uuid ^ internal::CurrentTid();
 }
 
-bool TeNextSlot(uint32_t mask, uint32_t from, TeSlot* slot) {
-  TeRegistry& registry = TeRegistry::Get();
-  DataSourceThreadLocalState* tls_state = t_te_state;
-  for (uint32_t i = from; i < kMaxDataSourceInstances; i++) {
-    if (!(mask & (1u << i)))
-      continue;
-    if (!tls_state)
-      tls_state = internal::CreateThreadLocalState(&t_te_state);
-    DataSourceInstanceThreadLocalState& tls = tls_state->instances[i];
-    if (!internal::EnsureInstanceWriter(&registry.state, i, &tls, kPolicy))
-      continue;
-    if (!tls.custom_state)
-      tls.custom_state = MakeSettings(i);
-    const uint32_t generation =
-        registry.state.instances[i].incremental_generation.load(std::memory_order_acquire);
-    if (!tls.incremental_state) {
-      tls.incremental_state = std::make_shared<TeIncrementalState>();
-      tls.incremental_generation = generation;
-    } else if (tls.incremental_generation != generation) {
-      static_cast<TeIncrementalState*>(tls.incremental_state.get())->Clear();
-      tls.incremental_generation = generation;
-    }
-    slot->index = i;
-    slot->tls = &tls;
-    slot->settings = static_cast<TeSequenceSettings*>(tls.custom_state.get());
-    slot->incr = static_cast<TeIncrementalState*>(tls.incremental_state.get());
-    return true;
-  }
-  return false;
+// A sequence for slot |index|'s current instance, with the settings of
+// its config (read under the slot's lock).
+void TeMakeSequence(internal::DataSourceInstanceThreadLocalState* tls, uint32_t index) {
+  auto seq = std::make_shared<TeSequence>();
+  tls->custom_state = seq;
+  internal::DataSourceInstanceState& instance = g_te_state.instances[index];
+  std::lock_guard<std::recursive_mutex> lock(instance.lock);
+  if (const auto* source = static_cast<const TeDataSource*>(instance.data_source))
+    seq->settings = source->settings();
+}
+
+void TeMakeIncrementalState(internal::DataSourceInstanceThreadLocalState* tls,
+                            uint32_t generation) {
+  if (tls->incremental_state)
+    static_cast<TeIncrementalState*>(tls->incremental_state.get())->Clear();
+  else
+    tls->incremental_state = std::make_shared<TeIncrementalState>();
+  tls->incremental_generation = generation;
+}
+
+// The sequence's state after its writer dropped packets (a full buffer):
+// what it interned may be in them, so it starts again, as readers will at
+// the clear that follows the loss mark.
+void TeRestartAfterDrops(const TeSlot& slot, uint64_t dropped) {
+  slot.seq->packets_dropped_seen = dropped;
+  slot.incr->Clear();
+  // An open packet begun while dropping is in the garbage range: the
+  // restart's packets would be lost with it.
+  if (slot.seq->next_packet && slot.writer()->is_dropping())
+    slot.seq->next_packet.Finish();
+}
+
+void TeCloseOpenPacket(const TeSlot& slot) {
+  if (slot.seq->next_packet)
+    slot.seq->next_packet.Finish();
 }
 
 TraceWriter::TracePacketHandle TeNewPacket(const TeSlot& slot, PerfettoTeTimestamp ts,
                                            uint32_t sequence_flags) {
-  const TeSequenceSettings& settings = *slot.settings;
+  const TeSequenceSettings& settings = slot.seq->settings;
   TeIncrementalState& incr = *slot.incr;
   // Events take the incremental clock unless they name another; a config
   // that turned deltas off turns that into its own default clock.
   if (ZT_UNLIKELY(ts.clock_id == PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL &&
                   settings.default_clock_id != PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL))
     ts.clock_id = settings.default_clock_id;
-  auto packet = slot.tls->trace_writer->NewTracePacket();
+  auto packet = slot.seq->next_packet ? std::move(slot.seq->next_packet)
+                                      : slot.writer()->NewTracePacket();
   const uint64_t unit = settings.unit_multiplier;
   if (ZT_LIKELY(ts.clock_id == PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL)) {
     if (ZT_LIKELY(incr.last_timestamp_ns <= ts.value)) {
@@ -309,7 +301,7 @@ void TeResetIfCleared(const TeSlot& slot, PerfettoTeTimestamp ts) {
   if (ZT_LIKELY(!incr.was_cleared))
     return;
   incr.was_cleared = false;
-  const TeSequenceSettings& settings = *slot.settings;
+  const TeSequenceSettings& settings = slot.seq->settings;
   // The sequence's clocks start at this event's time, if it is on the
   // boot or incremental clock (both count boot time); else at now.
   uint64_t start = ts.value;
@@ -415,7 +407,7 @@ void PerfettoTeInit(void) {
   if (!muxer->RegisterDataSource(
           zt::c_abi::CurrentDescriptor(),
           [] { return std::unique_ptr<zt::DataSourceBase>(new zt::c_abi::TeDataSource()); },
-          &registry.state)) {
+          &zt::c_abi::g_te_state)) {
     ZT_ELOG("PerfettoTeInit: a data source named \"track_event\" is registered already in "
             "this process (the C++ SDK's?); C track events stay off");
   }

@@ -1,438 +1,349 @@
 // PerfettoTeHlEmitImpl: one call per trace point. The extras are read
-// once, then the event is written into each instance the category is on
-// in: descriptors of tracks the sequence has not described, the
-// TrackEvent, and the interned entries it made new, in one packet.
+// once; then, for each instance the category is on in, the event is
+// written as raw bytes into the packet the sequence keeps open when it
+// can (the fast path below: what it needs is interned and described
+// already, its extras are simple ones), else through the general path
+// (track_event_hl_slow.cc).
+
+#include "zt/c/abi/track_event_hl.h"
 
 #include <cstring>
 
 #include "src/c_abi/track_event_internal.h"
 #include "zt/base/logging.h"
-#include "zt/c/abi/track_event_hl.h"
-#include "zt/trace/interned_data/interned_data.pbzero.h"
-#include "zt/trace/trace_packet.pbzero.h"
-#include "zt/trace/track_event/debug_annotation.pbzero.h"
-#include "zt/trace/track_event/track_descriptor.pbzero.h"
-#include "zt/trace/track_event/track_event.pbzero.h"
+#include "zt/protozero/proto_utils.h"
 
 namespace zt {
 namespace c_abi {
 namespace {
 
-using protos::pbzero::InternedData;
-using protos::pbzero::TrackEvent;
+// This thread's slot states for "track_event" (see CreateThreadLocalState)
+// and trace point flag. Trivially destructible; here, beside the hot path
+// that reads it.
+thread_local TeThread t_te_thread;
 
-// InternedData's string entries (EventName, EventCategory,
-// DebugAnnotationName, and what CSTR_INTERNED fields name) share this
-// shape: iid = 1, name = 2.
-constexpr uint32_t kEntryIidField = 1;
-constexpr uint32_t kEntryNameField = 2;
+// Tags of the fields the fast path writes: (field number << 3) | wire type.
+constexpr uint8_t kTimestampTag = 8 << 3;            // TracePacket.timestamp
+constexpr uint8_t kSequenceFlagsTag = 13 << 3;       // TracePacket.sequence_flags
+constexpr uint8_t kTrackEventTag = (11 << 3) | 2;    // TracePacket.track_event
+constexpr uint8_t kTypeTag = 9 << 3;                 // TrackEvent.type
+constexpr uint8_t kCategoryIidsTag = 3 << 3;         // TrackEvent.category_iids
+constexpr uint8_t kNameIidTag = 10 << 3;             // TrackEvent.name_iid
+constexpr uint8_t kTrackUuidTag = 11 << 3;           // TrackEvent.track_uuid
+constexpr uint8_t kDebugAnnotationTag = (4 << 3) | 2;  // TrackEvent.debug_annotations
+// Two-byte tags (field numbers of 16 and more), as varints.
+constexpr uint16_t TwoByteTag(uint32_t field, uint32_t wire_type) {
+  return static_cast<uint16_t>((((field << 3) | wire_type) & 0x7f) | 0x80 |
+                               (((field << 3) | wire_type) >> 7) << 8);
+}
+constexpr uint16_t kCounterValueTag = TwoByteTag(30, 0);        // counter_value
+constexpr uint16_t kDoubleCounterValueTag = TwoByteTag(44, 1);  // double_counter_value
+constexpr uint16_t kFlowIdsTag = TwoByteTag(47, 1);             // flow_ids (fixed64)
+constexpr uint16_t kTerminatingFlowIdsTag = TwoByteTag(48, 1);  // terminating_flow_ids
+// DebugAnnotation.
+constexpr uint8_t kArgNameIidTag = 1 << 3;
+constexpr uint8_t kArgBoolTag = 2 << 3;
+constexpr uint8_t kArgUintTag = 3 << 3;
+constexpr uint8_t kArgIntTag = 4 << 3;
+constexpr uint8_t kArgDoubleTag = (5 << 3) | 1;
+constexpr uint8_t kArgStringTag = (6 << 3) | 2;
+constexpr uint8_t kArgPointerTag = 7 << 3;
+// InternedData fields.
+constexpr uint32_t kInternedEventNames = 2;
+constexpr uint32_t kInternedDebugAnnotationNames = 3;
 
-// What one event's extras say, read in one pass.
-struct Extras {
-  const PerfettoTeHlExtra* track = nullptr;  // The last track extra wins.
-  const PerfettoTeHlExtraTimestamp* timestamp = nullptr;
-  const PerfettoTeCategoryDescriptor* dynamic_category = nullptr;
-  bool intern = true;
-  bool flush = false;
-};
+// The most an extra adds in the fast path: a debug annotation with a
+// string value of up to kMaxFastString bytes.
+constexpr size_t kMaxFastString = 32;
+constexpr size_t kMaxExtraBytes = 2 + 11 + 2 + kMaxFastString;
 
-void ReadExtras(PerfettoTeHlExtra* const* extras, Extras* out) {
+void ReadExtras(PerfettoTeHlExtra* const* extras, TeExtras* out) {
   for (PerfettoTeHlExtra* const* it = extras; *it; it++) {
     switch ((*it)->type) {
       case PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK:
       case PERFETTO_TE_HL_EXTRA_TYPE_NAMED_TRACK:
       case PERFETTO_TE_HL_EXTRA_TYPE_PROTO_TRACK:
+        out->track = *it;
+        break;
       case PERFETTO_TE_HL_EXTRA_TYPE_NESTED_TRACKS:
         out->track = *it;
+        out->fast = false;
         break;
       case PERFETTO_TE_HL_EXTRA_TYPE_TIMESTAMP:
         out->timestamp = reinterpret_cast<const PerfettoTeHlExtraTimestamp*>(*it);
+        out->fast = false;
         break;
       case PERFETTO_TE_HL_EXTRA_TYPE_DYNAMIC_CATEGORY:
         out->dynamic_category = reinterpret_cast<const PerfettoTeHlExtraDynamicCategory*>(*it)->desc;
+        out->fast = false;
         break;
       case PERFETTO_TE_HL_EXTRA_TYPE_NO_INTERN:
         out->intern = false;
+        out->fast = false;
         break;
       case PERFETTO_TE_HL_EXTRA_TYPE_FLUSH:
         out->flush = true;
+        out->fast = false;
         break;
-      default:
+      case PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_INT64:
+      case PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_DOUBLE:
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_BOOL:
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_UINT64:
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_INT64:
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_DOUBLE:
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_STRING:
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_POINTER:
+      case PERFETTO_TE_HL_EXTRA_TYPE_FLOW:
+      case PERFETTO_TE_HL_EXTRA_TYPE_TERMINATING_FLOW:
         break;
-    }
-  }
-}
-
-// Interned entries a packet made new, written after its TrackEvent.
-class NewEntries {
- public:
-  void Add(uint32_t field, uint64_t iid, const char* str, size_t size) {
-    if (count_ < kInline) {
-      inline_[count_++] = Entry{field, iid, str, size};
-      return;
-    }
-    more_.push_back(Entry{field, iid, str, size});
-  }
-  void WriteInto(protos::pbzero::TracePacket* packet) const {
-    if (count_ == 0)
-      return;
-    InternedData* interned = packet->set_interned_data();
-    for (size_t i = 0; i < count_; i++)
-      Write(interned, inline_[i]);
-    for (const Entry& entry : more_)
-      Write(interned, entry);
-  }
-
- private:
-  struct Entry {
-    uint32_t field;
-    uint64_t iid;
-    const char* str;
-    size_t size;
-  };
-  static void Write(InternedData* interned, const Entry& entry) {
-    auto* message = interned->BeginNestedMessage<protozero::Message>(entry.field);
-    message->AppendVarInt(kEntryIidField, entry.iid);
-    message->AppendBytes(kEntryNameField, entry.str, entry.size);
-  }
-  static constexpr size_t kInline = 8;
-  Entry inline_[kInline];
-  size_t count_ = 0;
-  std::vector<Entry> more_;
-};
-
-uint64_t InternString(TeIncrementalState* incr, uint32_t field, const char* str,
-                      NewEntries* entries) {
-  const size_t size = strlen(str);
-  bool is_new;
-  const uint64_t iid = incr->iids.FindOrAssign(static_cast<int32_t>(field), str, size, &is_new);
-  if (is_new)
-    entries->Add(field, iid, str, size);
-  return iid;
-}
-
-void AppendProtoFields(TeIncrementalState* incr, protozero::Message* msg,
-                       PerfettoTeHlProtoField* const* fields, NewEntries* entries) {
-  if (!fields)
-    return;
-  for (PerfettoTeHlProtoField* const* it = fields; *it; it++) {
-    const PerfettoTeHlProtoField* field = *it;
-    switch (field->type) {
-      case PERFETTO_TE_HL_PROTO_TYPE_CSTR:
-        msg->AppendString(field->id, reinterpret_cast<const PerfettoTeHlProtoFieldCstr*>(field)->str);
-        break;
-      case PERFETTO_TE_HL_PROTO_TYPE_CSTR_INTERNED: {
-        const auto* f = reinterpret_cast<const PerfettoTeHlProtoFieldCstrInterned*>(field);
-        // Without the InternedData field, the string has nowhere to go:
-        // the field is left out, as the ABI says.
-        if (f->interned_type_id != 0 && entries)
-          msg->AppendVarInt(field->id, InternString(incr, f->interned_type_id, f->str, entries));
-        break;
-      }
-      case PERFETTO_TE_HL_PROTO_TYPE_BYTES: {
-        const auto* f = reinterpret_cast<const PerfettoTeHlProtoFieldBytes*>(field);
-        msg->AppendBytes(field->id, f->buf, f->len);
-        break;
-      }
-      case PERFETTO_TE_HL_PROTO_TYPE_NESTED: {
-        const auto* f = reinterpret_cast<const PerfettoTeHlProtoFieldNested*>(field);
-        AppendProtoFields(incr, msg->BeginNestedMessage<protozero::Message>(field->id), f->fields,
-                          entries);
-        break;
-      }
-      case PERFETTO_TE_HL_PROTO_TYPE_VARINT:
-        msg->AppendVarInt(field->id, reinterpret_cast<const PerfettoTeHlProtoFieldVarInt*>(field)->value);
-        break;
-      case PERFETTO_TE_HL_PROTO_TYPE_FIXED64:
-        msg->AppendFixed(field->id, reinterpret_cast<const PerfettoTeHlProtoFieldFixed64*>(field)->value);
-        break;
-      case PERFETTO_TE_HL_PROTO_TYPE_FIXED32:
-        msg->AppendFixed(field->id, reinterpret_cast<const PerfettoTeHlProtoFieldFixed32*>(field)->value);
-        break;
-      case PERFETTO_TE_HL_PROTO_TYPE_DOUBLE:
-        msg->AppendFixed(field->id, reinterpret_cast<const PerfettoTeHlProtoFieldDouble*>(field)->value);
-        break;
-      case PERFETTO_TE_HL_PROTO_TYPE_FLOAT:
-        msg->AppendFixed(field->id, reinterpret_cast<const PerfettoTeHlProtoFieldFloat*>(field)->value);
+      default:  // Raw fields, correlation ids, and types this library does not know.
+        out->fast = false;
         break;
     }
   }
 }
 
-// Track descriptors go in packets of their own, before the event's.
-uint64_t NamedTrack(const TeSlot& slot, PerfettoTeTimestamp ts, uint64_t parent_uuid,
-                    const PerfettoTeHlNestedTrackNamed& track) {
-  const char* name = track.name ? track.name : "";
-  const uint64_t uuid = parent_uuid ^ Fnv1a(name, strlen(name)) ^ track.id;
-  if (slot.incr->TrackSeen(uuid))
-    return uuid;
-  auto packet = TeNewPacket(slot, ts, kNeedsStateFlag);
-  auto* desc = packet->set_track_descriptor();
-  desc->set_uuid(uuid);
-  if (parent_uuid)
-    desc->set_parent_uuid(parent_uuid);
-  if (track.is_name_static)
-    desc->set_static_name(name);
-  else
-    desc->set_name(name);
-  if (track.sibling_order_rank != 0)
-    desc->set_sibling_order_rank(track.sibling_order_rank);
-  if (track.child_ordering != PERFETTO_TE_HL_CHILD_ORDERING_UNKNOWN)
-    desc->AppendVarInt(protos::pbzero::TrackDescriptor::kChildOrderingFieldNumber,
-                       track.child_ordering);
-  if (track.sibling_merge_behavior != PERFETTO_TE_HL_SIBLING_MERGE_BEHAVIOR_UNSPECIFIED)
-    desc->AppendVarInt(protos::pbzero::TrackDescriptor::kSiblingMergeBehaviorFieldNumber,
-                       track.sibling_merge_behavior);
-  if (track.sibling_merge_behavior == PERFETTO_TE_HL_SIBLING_MERGE_BEHAVIOR_BY_SIBLING_MERGE_KEY) {
-    if (track.sibling_merge_key_str)
-      desc->set_sibling_merge_key(track.sibling_merge_key_str);
-    else
-      desc->set_sibling_merge_key_int(track.sibling_merge_key_int);
-  }
-  return uuid;
+inline uint8_t* PutTag2(uint8_t* p, uint16_t tag) {
+  p[0] = static_cast<uint8_t>(tag);
+  p[1] = static_cast<uint8_t>(tag >> 8);
+  return p + 2;
 }
 
-uint64_t RegisteredTrack(const TeSlot& slot, PerfettoTeTimestamp ts,
-                         const PerfettoTeRegisteredTrackImpl* track) {
-  if (!track)
-    return 0;
-  if (!slot.incr->TrackSeen(track->uuid) && track->descriptor) {
-    auto packet = TeNewPacket(slot, ts, kNeedsStateFlag);
-    packet->AppendBytes(protos::pbzero::TracePacket::kTrackDescriptorFieldNumber,
-                        track->descriptor, track->descriptor_size);
-  }
-  return track->uuid;
+inline uint8_t* PutFixed64(uint8_t* p, uint64_t value) {
+  memcpy(p, &value, sizeof(value));
+  return p + sizeof(value);
 }
 
-uint64_t ProtoTrack(const TeSlot& slot, PerfettoTeTimestamp ts, uint64_t uuid,
-                    const uint64_t* parent_uuid, PerfettoTeHlProtoField* const* fields) {
-  if (slot.incr->TrackSeen(uuid))
-    return uuid;
-  auto packet = TeNewPacket(slot, ts, kNeedsStateFlag);
-  auto* desc = packet->set_track_descriptor();
-  desc->set_uuid(uuid);
-  if (parent_uuid)
-    desc->set_parent_uuid(*parent_uuid);
-  // No interning in a descriptor's packet: CSTR_INTERNED fields are left
-  // out there.
-  AppendProtoFields(slot.incr, desc, fields, nullptr);
-  return uuid;
-}
-
-uint64_t NestedTracks(const TeSlot& slot, PerfettoTeTimestamp ts,
-                      const PerfettoTeHlExtraNestedTracks& nested) {
-  uint64_t uuid = 0;
-  if (!nested.tracks)
-    return uuid;
-  for (PerfettoTeHlNestedTrack* const* it = nested.tracks; *it; it++) {
-    switch ((*it)->type) {
-      case PERFETTO_TE_HL_NESTED_TRACK_TYPE_NAMED:
-        uuid = NamedTrack(slot, ts, uuid, *reinterpret_cast<const PerfettoTeHlNestedTrackNamed*>(*it));
-        break;
-      case PERFETTO_TE_HL_NESTED_TRACK_TYPE_PROCESS:
-        uuid = perfetto_te_process_track_uuid;
-        break;
-      case PERFETTO_TE_HL_NESTED_TRACK_TYPE_THREAD:
-        uuid = TeThreadTrackUuid();
-        break;
-      case PERFETTO_TE_HL_NESTED_TRACK_TYPE_PROTO: {
-        const auto* track = reinterpret_cast<const PerfettoTeHlNestedTrackProto*>(*it);
-        const uint64_t parent = uuid;
-        uuid = ProtoTrack(slot, ts, track->id ^ parent, &parent, track->fields);
-        break;
-      }
-      case PERFETTO_TE_HL_NESTED_TRACK_TYPE_REGISTERED:
-        uuid = RegisteredTrack(slot, ts,
-                               reinterpret_cast<const PerfettoTeHlNestedTrackRegistered*>(*it)->track);
-        break;
-      default:
-        break;
-    }
-  }
-  return uuid;
-}
-
-// The event's track uuid (writing descriptors the sequence lacks), or
-// false for the thread's track (the sequence's default).
-bool ResolveTrack(const TeSlot& slot, PerfettoTeTimestamp ts, const PerfettoTeHlExtra* extra,
-                  uint64_t* uuid) {
-  if (!extra)
-    return false;
+// The uuid of a track extra the sequence described already; false if it
+// did not (the general path describes it).
+bool DescribedTrackUuid(TeIncrementalState& incr, const PerfettoTeHlExtra* extra, uint64_t* uuid) {
   switch (extra->type) {
-    case PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK:
-      *uuid = RegisteredTrack(slot, ts,
-                              reinterpret_cast<const PerfettoTeHlExtraRegisteredTrack*>(extra)->track);
-      return true;
+    case PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK: {
+      const auto* track = reinterpret_cast<const PerfettoTeHlExtraRegisteredTrack*>(extra)->track;
+      if (!track)
+        return false;
+      *uuid = track->uuid;
+      break;
+    }
     case PERFETTO_TE_HL_EXTRA_TYPE_NAMED_TRACK: {
       const auto* named = reinterpret_cast<const PerfettoTeHlExtraNamedTrack*>(extra);
-      PerfettoTeHlNestedTrackNamed track = {};
-      track.name = named->name;
-      track.id = named->id;
-      track.is_name_static = named->is_name_static;
-      *uuid = NamedTrack(slot, ts, named->parent_uuid, track);
-      return true;
+      const char* name = named->name ? named->name : "";
+      *uuid = named->parent_uuid ^ Fnv1a(name, strlen(name)) ^ named->id;
+      break;
     }
-    case PERFETTO_TE_HL_EXTRA_TYPE_PROTO_TRACK: {
-      const auto* proto = reinterpret_cast<const PerfettoTeHlExtraProtoTrack*>(extra);
-      *uuid = ProtoTrack(slot, ts, proto->uuid, nullptr, proto->fields);
-      return true;
-    }
-    case PERFETTO_TE_HL_EXTRA_TYPE_NESTED_TRACKS:
-      *uuid = NestedTracks(slot, ts, *reinterpret_cast<const PerfettoTeHlExtraNestedTracks*>(extra));
-      return true;
+    case PERFETTO_TE_HL_EXTRA_TYPE_PROTO_TRACK:
+      *uuid = reinterpret_cast<const PerfettoTeHlExtraProtoTrack*>(extra)->uuid;
+      break;
     default:
       return false;
   }
+  return *uuid == 0 || incr.seen_tracks.Contains(*uuid);
 }
 
-void WriteDebugArg(TeIncrementalState* incr, TrackEvent* event, const PerfettoTeHlExtra* extra,
-                   NewEntries* entries) {
-  auto* annotation = event->add_debug_annotations();
-  const char* name = nullptr;
-  switch (extra->type) {
-    case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_BOOL: {
-      const auto* arg = reinterpret_cast<const PerfettoTeHlExtraDebugArgBool*>(extra);
-      annotation->set_bool_value(arg->value);
-      name = arg->name;
-      break;
-    }
-    case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_UINT64: {
-      const auto* arg = reinterpret_cast<const PerfettoTeHlExtraDebugArgUint64*>(extra);
-      annotation->set_uint_value(arg->value);
-      name = arg->name;
-      break;
-    }
-    case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_INT64: {
-      const auto* arg = reinterpret_cast<const PerfettoTeHlExtraDebugArgInt64*>(extra);
-      annotation->set_int_value(arg->value);
-      name = arg->name;
-      break;
-    }
-    case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_DOUBLE: {
-      const auto* arg = reinterpret_cast<const PerfettoTeHlExtraDebugArgDouble*>(extra);
-      annotation->set_double_value(arg->value);
-      name = arg->name;
-      break;
-    }
-    case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_STRING: {
-      const auto* arg = reinterpret_cast<const PerfettoTeHlExtraDebugArgString*>(extra);
-      annotation->set_string_value(arg->value ? arg->value : "");
-      name = arg->name;
-      break;
-    }
-    case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_POINTER: {
-      const auto* arg = reinterpret_cast<const PerfettoTeHlExtraDebugArgPointer*>(extra);
-      annotation->set_pointer_value(arg->value);
-      name = arg->name;
-      break;
-    }
-    default:
-      break;
-  }
-  if (name)
-    annotation->set_name_iid(
-        InternString(incr, InternedData::kDebugAnnotationNamesFieldNumber, name, entries));
-}
-
-bool IsDebugArg(uint32_t type) {
-  return type >= PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_BOOL &&
-         type <= PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_POINTER;
-}
-
-void WriteEvent(const TeSlot& slot, PerfettoTeTimestamp ts, PerfettoTeCategoryImpl* cat,
-                int32_t type, const char* name, PerfettoTeHlExtra* const* extras,
-                const Extras& x, bool has_track, uint64_t track_uuid) {
-  TeIncrementalState* incr = slot.incr;
-  NewEntries entries;
-  auto packet = TeNewPacket(slot, ts, kNeedsStateFlag);
-  TrackEvent* event = packet->set_track_event();
-  if (type >= PERFETTO_TE_TYPE_SLICE_BEGIN && type <= PERFETTO_TE_TYPE_STATE)
-    event->AppendVarInt(TrackEvent::kTypeFieldNumber, type);
-  const bool has_category = type != PERFETTO_TE_TYPE_SLICE_END && type != PERFETTO_TE_TYPE_COUNTER;
-  if (has_category && !x.dynamic_category && cat->desc) {
-    bool is_new;
-    incr->seen_categories.Intern(cat->cat_iid, &is_new);
-    if (is_new)
-      entries.Add(InternedData::kEventCategoriesFieldNumber, cat->cat_iid, cat->desc->name,
-                  strlen(cat->desc->name));
-    event->add_category_iids(cat->cat_iid);
-  }
-  if (type != PERFETTO_TE_TYPE_SLICE_END && name) {
-    if (x.intern)
-      event->set_name_iid(InternString(incr, InternedData::kEventNamesFieldNumber, name, &entries));
-    else
-      event->set_name(name);
-  }
-  if (has_category && x.dynamic_category)
-    event->add_categories(x.dynamic_category->name);
-  if (has_track)
-    event->set_track_uuid(track_uuid);
-  // The rest in the ABI's order: counters, debug annotations, flows,
-  // terminating flows, correlation ids, raw fields.
+// Writes the fast path's extras from |p|; null if one needs the general
+// path (an argument name not interned yet, a long string) or the bytes
+// would pass |limit|.
+uint8_t* WriteFastExtras(TeIncrementalState& incr, int32_t type,
+                         PerfettoTeHlExtra* const* extras, uint8_t* p, const uint8_t* limit) {
   for (PerfettoTeHlExtra* const* it = extras; *it; it++) {
-    if ((*it)->type == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_INT64 && type == PERFETTO_TE_TYPE_COUNTER)
-      event->set_counter_value(reinterpret_cast<const PerfettoTeHlExtraCounterInt64*>(*it)->value);
-    else if ((*it)->type == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_DOUBLE)
-      event->set_double_counter_value(
-          reinterpret_cast<const PerfettoTeHlExtraCounterDouble*>(*it)->value);
-  }
-  bool has_flows = false, has_terminating = false, has_correlation = false, has_fields = false;
-  for (PerfettoTeHlExtra* const* it = extras; *it; it++) {
-    const uint32_t t = (*it)->type;
-    if (IsDebugArg(t))
-      WriteDebugArg(incr, event, *it, &entries);
-    has_flows |= t == PERFETTO_TE_HL_EXTRA_TYPE_FLOW;
-    has_terminating |= t == PERFETTO_TE_HL_EXTRA_TYPE_TERMINATING_FLOW;
-    has_correlation |= t == PERFETTO_TE_HL_EXTRA_TYPE_CORRELATION_ID ||
-                       t == PERFETTO_TE_HL_EXTRA_TYPE_CORRELATION_ID_STR;
-    has_fields |= t == PERFETTO_TE_HL_EXTRA_TYPE_PROTO_FIELDS;
-  }
-  if (has_flows || has_terminating || has_correlation || has_fields) {
-    for (PerfettoTeHlExtra* const* it = extras; *it; it++) {
-      if ((*it)->type == PERFETTO_TE_HL_EXTRA_TYPE_FLOW)
-        event->add_flow_ids(reinterpret_cast<const PerfettoTeHlExtraFlow*>(*it)->id);
-    }
-    for (PerfettoTeHlExtra* const* it = extras; *it; it++) {
-      if ((*it)->type == PERFETTO_TE_HL_EXTRA_TYPE_TERMINATING_FLOW)
-        event->add_terminating_flow_ids(reinterpret_cast<const PerfettoTeHlExtraFlow*>(*it)->id);
-    }
-    for (PerfettoTeHlExtra* const* it = extras; *it; it++) {
-      if ((*it)->type == PERFETTO_TE_HL_EXTRA_TYPE_CORRELATION_ID) {
-        event->set_correlation_id(reinterpret_cast<const PerfettoTeHlExtraCorrelationId*>(*it)->id);
-      } else if ((*it)->type == PERFETTO_TE_HL_EXTRA_TYPE_CORRELATION_ID_STR) {
-        const char* str = reinterpret_cast<const PerfettoTeHlExtraCorrelationIdStr*>(*it)->str;
-        event->set_correlation_id_str(str ? str : "");
+    if (p + kMaxExtraBytes > limit)
+      return nullptr;
+    const PerfettoTeHlExtra* extra = *it;
+    const uint32_t t = extra->type;
+    if (t == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_INT64) {
+      if (type == PERFETTO_TE_TYPE_COUNTER) {
+        p = PutTag2(p, kCounterValueTag);
+        p = protozero::proto_utils::WriteVarInt(
+            reinterpret_cast<const PerfettoTeHlExtraCounterInt64*>(extra)->value, p);
       }
+      continue;
     }
-    for (PerfettoTeHlExtra* const* it = extras; *it; it++) {
-      if ((*it)->type == PERFETTO_TE_HL_EXTRA_TYPE_PROTO_FIELDS)
-        AppendProtoFields(incr, event,
-                          reinterpret_cast<const PerfettoTeHlExtraProtoFields*>(*it)->fields,
-                          &entries);
+    if (t == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_DOUBLE) {
+      double value = reinterpret_cast<const PerfettoTeHlExtraCounterDouble*>(extra)->value;
+      uint64_t bits;
+      memcpy(&bits, &value, sizeof(bits));
+      p = PutFixed64(PutTag2(p, kDoubleCounterValueTag), bits);
+      continue;
     }
+    if (t == PERFETTO_TE_HL_EXTRA_TYPE_FLOW || t == PERFETTO_TE_HL_EXTRA_TYPE_TERMINATING_FLOW) {
+      p = PutTag2(p, t == PERFETTO_TE_HL_EXTRA_TYPE_FLOW ? kFlowIdsTag : kTerminatingFlowIdsTag);
+      p = PutFixed64(p, reinterpret_cast<const PerfettoTeHlExtraFlow*>(extra)->id);
+      continue;
+    }
+    if (t < PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_BOOL || t > PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_POINTER)
+      continue;  // A track (written by the caller).
+    // Every debug argument struct has its name right after the header.
+    const char* name = reinterpret_cast<const PerfettoTeHlExtraDebugArgBool*>(extra)->name;
+    uint64_t name_iid = 0;
+    if (name) {
+      name_iid = incr.name_cache.Find(name, kInternedDebugAnnotationNames);
+      if (!name_iid)
+        return nullptr;
+    }
+    *p++ = kDebugAnnotationTag;
+    uint8_t* const length = p++;
+    if (name_iid) {
+      *p++ = kArgNameIidTag;
+      p = protozero::proto_utils::WriteVarInt(name_iid, p);
+    }
+    switch (t) {
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_BOOL:
+        *p++ = kArgBoolTag;
+        *p++ = reinterpret_cast<const PerfettoTeHlExtraDebugArgBool*>(extra)->value ? 1 : 0;
+        break;
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_UINT64:
+        *p++ = kArgUintTag;
+        p = protozero::proto_utils::WriteVarInt(
+            reinterpret_cast<const PerfettoTeHlExtraDebugArgUint64*>(extra)->value, p);
+        break;
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_INT64:
+        *p++ = kArgIntTag;
+        p = protozero::proto_utils::WriteVarInt(
+            reinterpret_cast<const PerfettoTeHlExtraDebugArgInt64*>(extra)->value, p);
+        break;
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_DOUBLE: {
+        const double value = reinterpret_cast<const PerfettoTeHlExtraDebugArgDouble*>(extra)->value;
+        uint64_t bits;
+        memcpy(&bits, &value, sizeof(bits));
+        *p++ = kArgDoubleTag;
+        p = PutFixed64(p, bits);
+        break;
+      }
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_STRING: {
+        const char* value = reinterpret_cast<const PerfettoTeHlExtraDebugArgString*>(extra)->value;
+        const size_t size = value ? strnlen(value, kMaxFastString + 1) : 0;
+        if (size > kMaxFastString)
+          return nullptr;
+        *p++ = kArgStringTag;
+        *p++ = static_cast<uint8_t>(size);
+        memcpy(p, value ? value : "", size);
+        p += size;
+        break;
+      }
+      case PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_POINTER:
+        *p++ = kArgPointerTag;
+        p = protozero::proto_utils::WriteVarInt(
+            reinterpret_cast<const PerfettoTeHlExtraDebugArgPointer*>(extra)->value, p);
+        break;
+    }
+    *length = static_cast<uint8_t>(p - (length + 1));
   }
-  event->Finalize();
-  entries.WriteInto(&*packet);
+  return p;
+}
+
+// The event as raw bytes into the packet |slot|'s sequence keeps open, on
+// the incremental clock at |now| (when the chunk has no room for a raw
+// packet, the bytes go through the packet's handle instead). False, with
+// nothing written, when the event needs the general path: a sequence to
+// (re)start, a config with other clocks, a name, category or track the
+// sequence has not interned or described yet.
+ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
+                                          PerfettoTeCategoryImpl* cat, int32_t type,
+                                          const char* name, PerfettoTeHlExtra* const* extras,
+                                          const TeExtras& x) {
+  TeIncrementalState& incr = *slot.incr;
+  TeSequence& seq = *slot.seq;
+  if (incr.was_cleared || !seq.next_packet || now < incr.last_timestamp_ns ||
+      !seq.settings.ns_deltas())
+    return false;
+  uint64_t name_iid = 0;
+  if (type != PERFETTO_TE_TYPE_SLICE_END && name) {
+    name_iid = incr.name_cache.Find(name, kInternedEventNames);
+    if (!name_iid)
+      return false;
+  }
+  const bool with_category =
+      type != PERFETTO_TE_TYPE_SLICE_END && type != PERFETTO_TE_TYPE_COUNTER && cat->desc;
+  if (with_category && !incr.CategorySeen(cat->cat_iid))
+    return false;
+  uint64_t track_uuid = 0;
+  if (x.track && !DescribedTrackUuid(incr, x.track, &track_uuid))
+    return false;
+  TraceWriter* writer = slot.writer();
+  uint8_t buffer[TraceWriter::kMaxRawPacketSize];
+  uint8_t* start = writer->BeginRawPacket();
+  const bool raw = start != nullptr;
+  if (ZT_UNLIKELY(!raw))
+    start = buffer;
+  const uint8_t* const limit = start + TraceWriter::kMaxRawPacketSize;
+  uint8_t* p = start;
+  *p++ = kTimestampTag;
+  p = protozero::proto_utils::WriteVarInt(now - incr.last_timestamp_ns, p);
+  *p++ = kSequenceFlagsTag;
+  *p++ = kNeedsStateFlag;
+  *p++ = kTrackEventTag;
+  uint8_t* const length = p++;
+  if (type >= PERFETTO_TE_TYPE_SLICE_BEGIN && type <= PERFETTO_TE_TYPE_STATE) {
+    *p++ = kTypeTag;
+    *p++ = static_cast<uint8_t>(type);
+  }
+  if (with_category) {
+    *p++ = kCategoryIidsTag;
+    p = protozero::proto_utils::WriteVarInt(cat->cat_iid, p);
+  }
+  if (name_iid) {
+    *p++ = kNameIidTag;
+    p = protozero::proto_utils::WriteVarInt(name_iid, p);
+  }
+  if (x.track) {
+    *p++ = kTrackUuidTag;
+    p = protozero::proto_utils::WriteVarInt(track_uuid, p);
+  }
+  if (*extras) {
+    p = WriteFastExtras(incr, type, extras, p, limit);
+    if (!p)
+      return false;
+  }
+  // At most 127 bytes in all, so the TrackEvent's length fits one byte.
+  *length = static_cast<uint8_t>(p - (length + 1));
+  incr.last_timestamp_ns = now;
+  if (ZT_LIKELY(raw)) {
+    writer->EndRawPacketAndBeginNext(p);
+    return true;
+  }
+  // The chunk's end: the same bytes through the open packet, which moves
+  // to the next chunk as needed.
+  seq.next_packet->AppendRawProtoBytes(start, static_cast<size_t>(p - start));
+  seq.next_packet.Finish();
+  seq.next_packet = writer->NewTracePacket();
+  return true;
+}
+
+// The event into one instance: fast if it can, else the general path.
+ZT_ALWAYS_INLINE inline void EmitInto(const TeSlot& slot, PerfettoTeTimestamp ts, PerfettoTeCategoryImpl* cat,
+                     int32_t type, const char* name, PerfettoTeHlExtra* const* extras,
+                     const TeExtras& x) {
+  if (x.fast && TryFastEvent(slot, ts.value, cat, type, name, extras, x))
+    return;
+  if (x.dynamic_category && !TeDynamicCategoryEnabled(slot, *x.dynamic_category))
+    return;
+  TeWriteEventSlow(slot, ts, cat, type, name, extras, x);
 }
 
 }  // namespace
+
+TeThread* CurrentTeThread() { return &t_te_thread; }
+
 }  // namespace c_abi
 }  // namespace zt
 
 void PerfettoTeHlEmitImpl(PerfettoTeCategoryImpl* cat, int32_t type, const char* name,
                           PerfettoTeHlExtra* const* extra_data) {
   using namespace zt::c_abi;
-  if (cat == nullptr || extra_data == nullptr)
+  if (ZT_UNLIKELY(cat == nullptr || extra_data == nullptr))
     ZT_FATAL("PerfettoTeHlEmitImpl: the category or the extras array is NULL");
   const uint32_t mask = TeInstances(cat);
   if (mask == 0)
     return;
-  bool& in_trace_point = TeInTracePoint();
-  if (in_trace_point)
+  TeThread* thread = &t_te_thread;
+  if (thread->in_trace_point)
     return;
-  in_trace_point = true;
-  Extras x;
-  ReadExtras(extra_data, &x);
+  thread->in_trace_point = true;
+  TeExtras x(TeExtras::kNone);
+  if (*extra_data) {
+    x = TeExtras();
+    ReadExtras(extra_data, &x);
+  }
   PerfettoTeTimestamp ts;
   if (x.timestamp) {
     ts = x.timestamp->timestamp;
@@ -441,15 +352,29 @@ void PerfettoTeHlEmitImpl(PerfettoTeCategoryImpl* cat, int32_t type, const char*
     ts.value = BootTimeNs();
   }
   TeSlot slot;
-  for (uint32_t from = 0; TeNextSlot(mask, from, &slot); from = slot.index + 1) {
-    if (x.dynamic_category && !TeDynamicCategoryEnabled(slot, *x.dynamic_category))
-      continue;
-    TeResetIfCleared(slot, ts);
-    uint64_t track_uuid = 0;
-    const bool has_track = ResolveTrack(slot, ts, x.track, &track_uuid);
-    WriteEvent(slot, ts, cat, type, name, extra_data, x, has_track, track_uuid);
-    if (x.flush)
-      slot.tls->trace_writer->Flush();
+  if (mask == thread->cached_mask && thread->slots &&
+      g_te_state.instances[thread->cached_slot.index].epoch.load(std::memory_order_acquire) ==
+          thread->cached_epoch) {
+    // The one instance this thread wrote into last, unchanged since.
+    slot = thread->cached_slot;
+    const uint64_t dropped = slot.writer()->stats().packets_dropped;
+    if (ZT_UNLIKELY(dropped != slot.seq->packets_dropped_seen))
+      TeRestartAfterDrops(slot, dropped);
+    EmitInto(slot, ts, cat, type, name, extra_data, x);
+  } else {
+    for (uint32_t m = mask; m != 0; m &= m - 1) {
+      const uint32_t index = static_cast<uint32_t>(__builtin_ctz(m));
+      // Read before the slot is prepared: a change in between is a change.
+      const uint64_t epoch = g_te_state.instances[index].epoch.load(std::memory_order_acquire);
+      if (!TePrepareSlot(thread, index, &slot))
+        continue;
+      if (mask == (1u << index)) {
+        thread->cached_mask = mask;
+        thread->cached_epoch = epoch;
+        thread->cached_slot = slot;
+      }
+      EmitInto(slot, ts, cat, type, name, extra_data, x);
+    }
   }
-  in_trace_point = false;
+  thread->in_trace_point = false;
 }

@@ -16,6 +16,7 @@
 #define ZT_SRC_C_ABI_TRACK_EVENT_INTERNAL_H_
 
 #include <atomic>
+#include <cstring>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -24,6 +25,8 @@
 #include "src/c_abi/content_intern_map.h"
 #include "src/tracing/sdk/intern_table.h"
 #include "zt/c/abi/track_event.h"
+#include "zt/c/abi/track_event_hl.h"
+#include "zt/base/compiler.h"
 #include "zt/ext/tracing/core/trace_writer.h"
 #include "zt/tracing/internal/data_source_internal.h"
 
@@ -54,18 +57,106 @@ struct TeSequenceSettings {
   // the boot clock.
   uint32_t default_clock_id = PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL;
   uint64_t unit_multiplier = 1;
+  // The default: ns deltas on the incremental clock (the fast path's).
+  bool ns_deltas() const {
+    return default_clock_id == PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL && unit_multiplier == 1;
+  }
 };
 
-// Per thread and instance; cleared when the service asks.
+// A thread's sequence for one instance (the slot's custom state): its
+// settings, and the packet it keeps open for its next event.
+struct TeSequence {
+  TeSequenceSettings settings;
+  // Begun as soon as the previous event's packet ended, so that the
+  // service, which leaves a chunk's last packet out when it scrapes it (it
+  // may be in progress), takes every finished event; and so that the next
+  // event can write its bytes raw (TraceWriter::BeginRawPacket).
+  TraceWriter::TracePacketHandle next_packet;
+  // The writer's packets_dropped when the sequence last looked.
+  uint64_t packets_dropped_seen = 0;
+};
+
+// Names a sequence interned recently, by address, for the fast path: a hit
+// still compares the bytes (a C caller may rewrite a buffer between
+// events), which is cheaper than hashing them. Direct-mapped.
+struct TeNameCache {
+  static constexpr size_t kEntries = 64;
+  static constexpr size_t kMaxName = 23;  // Longer names are not cached.
+  struct Entry {
+    const char* ptr = nullptr;
+    uint64_t iid = 0;
+    uint32_t type = 0;
+    bool short_name = false;  // The name and its NUL fit |words|.
+    // The name's bytes with its NUL, zero-padded, and which bytes count.
+    uint64_t words[2] = {};
+    uint64_t masks[2] = {};
+    char bytes[kMaxName + 1] = {};
+  };
+  static size_t Index(const char* ptr, uint32_t type) {
+    const uint64_t x = (reinterpret_cast<uintptr_t>(ptr) + type) * 0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(x >> 58);
+  }
+  // The id of the string at |name| if the entry for it holds the same
+  // bytes; 0 otherwise.
+  uint64_t Find(const char* name, uint32_t type) const {
+    const Entry& e = entries[Index(name, type)];
+    if (e.ptr != name || e.type != type)
+      return 0;
+    // A short name is compared as two words when they do not cross into
+    // the next page (reading past its NUL is then harmless: the page is
+    // mapped); else byte by byte, up to the NUL or the first difference.
+    if (e.short_name && (reinterpret_cast<uintptr_t>(name) & 4095) <= 4096 - 16)
+      return SameWords(name, e) ? e.iid : 0;
+    for (size_t i = 0;; i++) {
+      if (name[i] != e.bytes[i])
+        return 0;
+      if (name[i] == '\0')
+        return e.iid;
+    }
+  }
+  void Put(const char* name, size_t size, uint32_t type, uint64_t iid) {
+    if (size > kMaxName)
+      return;
+    Entry& e = entries[Index(name, type)];
+    e = Entry();
+    e.ptr = name;
+    e.iid = iid;
+    e.type = type;
+    memcpy(e.bytes, name, size);
+    e.bytes[size] = '\0';
+    e.short_name = size + 1 <= sizeof(e.words);
+    if (e.short_name) {
+      memcpy(e.words, e.bytes, size + 1);
+      uint8_t mask_bytes[sizeof(e.masks)] = {};
+      memset(mask_bytes, 0xff, size + 1);
+      memcpy(e.masks, mask_bytes, sizeof(e.masks));
+    }
+  }
+  // Reads 16 bytes at |name|, past its end when it is shorter (within its
+  // page: see Find), which AddressSanitizer would report.
+  __attribute__((no_sanitize_address)) static bool SameWords(const char* name, const Entry& e) {
+    uint64_t w0, w1;
+    __builtin_memcpy(&w0, name, 8);
+    __builtin_memcpy(&w1, name + 8, 8);
+    return (((w0 ^ e.words[0]) & e.masks[0]) | ((w1 ^ e.words[1]) & e.masks[1])) == 0;
+  }
+  Entry entries[kEntries];
+};
+
+// Per thread and instance; cleared when the service asks, or after the
+// writer dropped packets (what was interned may be in them).
 struct TeIncrementalState {
   bool was_cleared = true;
   uint64_t last_timestamp_ns = 0;
   // Tracks whose descriptor this sequence wrote (uuid 0 is the root and
   // has none).
   internal::InternTable seen_tracks;
-  // Registered categories whose name this sequence interned (by cat_iid).
+  // Registered categories whose name this sequence interned: a bit per
+  // cat_iid below 256, the table for the rest.
+  uint64_t seen_category_bits[4] = {};
   internal::InternTable seen_categories;
   ContentInternMap iids;
+  TeNameCache name_cache;
   // Dynamic categories' answers for this instance, by encoded descriptor
   // (at most kMaxDynamicCategories kept).
   std::vector<std::pair<std::string, bool>> dynamic_categories;
@@ -74,8 +165,11 @@ struct TeIncrementalState {
     was_cleared = true;
     last_timestamp_ns = 0;
     seen_tracks = internal::InternTable();
+    for (uint64_t& word : seen_category_bits)
+      word = 0;
     seen_categories = internal::InternTable();
     iids.Clear();
+    name_cache = TeNameCache();
     dynamic_categories.clear();
   }
   // True if |uuid|'s descriptor was written; records it as written.
@@ -86,6 +180,27 @@ struct TeIncrementalState {
     seen_tracks.Intern(uuid, &is_new);
     return !is_new;
   }
+  bool CategorySeen(uint64_t cat_iid) const {
+    if (cat_iid < 256)
+      return seen_category_bits[cat_iid / 64] & (uint64_t{1} << (cat_iid % 64));
+    return seen_categories.Contains(cat_iid);
+  }
+  void SetCategorySeen(uint64_t cat_iid) {
+    if (cat_iid < 256) {
+      seen_category_bits[cat_iid / 64] |= uint64_t{1} << (cat_iid % 64);
+      return;
+    }
+    bool is_new;
+    seen_categories.Intern(cat_iid, &is_new);
+  }
+  // The id of a NUL-terminated string among entries of |type|, made if
+  // new (|*is_new|); remembered in the name cache.
+  uint64_t InternString(uint32_t type, const char* str, bool* is_new) {
+    const size_t size = strlen(str);
+    const uint64_t iid = iids.FindOrAssign(static_cast<int32_t>(type), str, size, is_new);
+    name_cache.Put(str, size, type, iid);
+    return iid;
+  }
 };
 constexpr size_t kMaxDynamicCategories = 20;
 
@@ -93,14 +208,31 @@ constexpr size_t kMaxDynamicCategories = 20;
 constexpr uint32_t kClearedFlag = 1;     // SEQ_INCREMENTAL_STATE_CLEARED
 constexpr uint32_t kNeedsStateFlag = 2;  // SEQ_NEEDS_INCREMENTAL_STATE
 
-// One instance this thread writes into, ready: its writer, settings and
+// One instance this thread writes into, ready: its writer, sequence and
 // incremental state.
 struct TeSlot {
   uint32_t index = internal::kMaxDataSourceInstances;
   internal::DataSourceInstanceThreadLocalState* tls = nullptr;
-  TeSequenceSettings* settings = nullptr;
+  TeSequence* seq = nullptr;
   TeIncrementalState* incr = nullptr;
+  TraceWriter* writer() const { return tls->trace_writer.get(); }
 };
+
+// This thread's track event state: its slots, and whether it is inside a
+// trace point (a nested one, from a callback or a signal handler, is
+// ignored). One thread_local, so that a trace point looks it up once.
+struct TeThread {
+  internal::DataSourceThreadLocalState* slots = nullptr;
+  bool in_trace_point = false;
+  // The slot last prepared for a category on in one instance, kept while
+  // that instance's epoch (bumped at its setup, start, stop and clears)
+  // stays what it was before the slot was prepared: a trace point then
+  // skips preparing it. 0: none (reset when |slots| is made anew).
+  uint32_t cached_mask = 0;
+  uint64_t cached_epoch = 0;
+  TeSlot cached_slot;
+};
+TeThread* CurrentTeThread();
 
 // The mask of instances |cat| is on in (acquire: the slots' setup is
 // visible after it).
@@ -108,24 +240,100 @@ inline uint32_t TeInstances(PerfettoTeCategoryImpl* cat) {
   return cat->instances.load(std::memory_order_acquire);
 }
 
-// Fills |slot| with the first instance of |mask| at or after |from| this
-// thread can write into; false if none. Makes the thread's writer and
-// state for it on first use (and after a clear, clears the state).
-bool TeNextSlot(uint32_t mask, uint32_t from, TeSlot* slot);
+// The "track_event" data source's instance slots. Trivially destructible.
+extern internal::DataSourceStaticState g_te_state;
 
-// Whether this thread is inside a trace point: a nested one (a callback
-// that traces, a trace point in a signal handler) is ignored.
-bool& TeInTracePoint();
+// A full buffer makes the thread wait briefly, then drop (counted and
+// marked), as for the C++ track events.
+constexpr BufferExhaustedPolicy kTePolicy = BufferExhaustedPolicy::kStallThenDrop;
+
+// The out-of-line parts of TePrepareSlot: a slot's first use on a thread
+// (or first since the slot's instance changed), a clear, drops.
+void TeMakeSequence(internal::DataSourceInstanceThreadLocalState* tls, uint32_t index);
+void TeMakeIncrementalState(internal::DataSourceInstanceThreadLocalState* tls,
+                            uint32_t generation);
+void TeRestartAfterDrops(const TeSlot& slot, uint64_t dropped);
+
+// Fills |slot| with instance |index| for this thread: its writer, sequence
+// and incremental state, made on first use (and the state cleared after a
+// clear request or drops). False if the instance cannot be written into
+// (stopped since the mask was read, tracing shut down).
+inline bool TePrepareSlot(TeThread* thread, uint32_t index, TeSlot* slot) {
+  if (ZT_UNLIKELY(!thread->slots)) {
+    // New (first use, or the old state was freed as the thread ends): what
+    // the cache points into is gone.
+    thread->cached_mask = 0;
+    internal::CreateThreadLocalState(&thread->slots);
+  }
+  internal::DataSourceInstanceThreadLocalState& tls = thread->slots->instances[index];
+  if (!internal::EnsureInstanceWriter(&g_te_state, index, &tls, kTePolicy))
+    return false;
+  if (ZT_UNLIKELY(!tls.custom_state))
+    TeMakeSequence(&tls, index);
+  const uint32_t generation =
+      g_te_state.instances[index].incremental_generation.load(std::memory_order_acquire);
+  if (ZT_UNLIKELY(!tls.incremental_state || tls.incremental_generation != generation))
+    TeMakeIncrementalState(&tls, generation);
+  slot->index = index;
+  slot->tls = &tls;
+  slot->seq = static_cast<TeSequence*>(tls.custom_state.get());
+  slot->incr = static_cast<TeIncrementalState*>(tls.incremental_state.get());
+  const uint64_t dropped = tls.trace_writer->stats().packets_dropped;
+  if (ZT_UNLIKELY(dropped != slot->seq->packets_dropped_seen))
+    TeRestartAfterDrops(*slot, dropped);
+  return true;
+}
+
+// Fills |slot| with the first instance of |mask| at or after |from| this
+// thread can write into; false if none.
+inline bool TeNextSlot(TeThread* thread, uint32_t mask, uint32_t from, TeSlot* slot) {
+  mask &= ~((1u << from) - 1);  // |from| <= kMaxDataSourceInstances < 32.
+  for (; mask != 0; mask &= mask - 1) {
+    if (TePrepareSlot(thread, static_cast<uint32_t>(__builtin_ctz(mask)), slot))
+      return true;
+  }
+  return false;
+}
+
+// Closes the packet |slot|'s sequence keeps open (it stays empty): before
+// code that writes packets on the writer itself, or flushes it.
+void TeCloseOpenPacket(const TeSlot& slot);
 
 // Writes the packets that start (or restart) the sequence's incremental
 // state, if it was cleared: defaults, clocks, the thread's and process's
 // track descriptors. |ts| is the first event's timestamp.
 void TeResetIfCleared(const TeSlot& slot, PerfettoTeTimestamp ts);
 
-// A new packet on |slot|'s sequence at |ts|, its timestamp written as the
-// sequence's settings ask (a delta on the incremental clock when it can).
+// A packet on |slot|'s sequence at |ts| (the one kept open, or a new one),
+// its timestamp written as the sequence's settings ask (a delta on the
+// incremental clock when it can).
 TraceWriter::TracePacketHandle TeNewPacket(const TeSlot& slot, PerfettoTeTimestamp ts,
                                            uint32_t sequence_flags);
+
+// What one event's extras say, read in one pass.
+struct TeExtras {
+  TeExtras() = default;
+  // Left uninitialized but for what an event without extras reads (set
+  // whole before ReadExtras).
+  enum NoExtras { kNone };
+  explicit TeExtras(NoExtras) : track(nullptr), timestamp(nullptr), dynamic_category(nullptr),
+                                intern(true), flush(false), fast(true) {}
+  const struct PerfettoTeHlExtra* track = nullptr;  // The last track extra wins.
+  const struct PerfettoTeHlExtraTimestamp* timestamp = nullptr;
+  const PerfettoTeCategoryDescriptor* dynamic_category = nullptr;
+  bool intern = true;
+  bool flush = false;
+  // Only extras the fast path writes (track_event_hl.cc).
+  bool fast = true;
+};
+
+// Writes an event through the general path (track_event_hl_slow.cc):
+// the sequence's reset if due, descriptors of new tracks, the event with
+// every extra, its new interned entries; flushes if asked; opens the
+// sequence's next packet.
+void TeWriteEventSlow(const TeSlot& slot, PerfettoTeTimestamp ts, PerfettoTeCategoryImpl* cat,
+                      int32_t type, const char* name, struct PerfettoTeHlExtra* const* extras,
+                      const TeExtras& x);
 
 // Whether instance |index|'s config enables |desc| (cached per sequence).
 bool TeDynamicCategoryEnabled(const TeSlot& slot, const PerfettoTeCategoryDescriptor& desc);

@@ -13,16 +13,18 @@ using zt::c_abi::TeSlot;
 
 void Fill(const TeSlot& slot, PerfettoTeTimestamp ts, PerfettoTeLlImplIterator* it) {
   zt::c_abi::TeResetIfCleared(slot, ts);
+  // The caller writes packets on the writer itself.
+  zt::c_abi::TeCloseOpenPacket(slot);
   it->ds.inst_id = slot.index;
   it->ds.tracer = reinterpret_cast<PerfettoDsTracerImpl*>(slot.tls);
   it->ds.tls = nullptr;  // Not used by this library's functions.
   it->incr = reinterpret_cast<PerfettoTeLlImplIncr*>(slot.incr);
-  it->tls = reinterpret_cast<PerfettoTeLlImplTls*>(slot.settings);
+  it->tls = reinterpret_cast<PerfettoTeLlImplTls*>(slot.seq);
 }
 
 void End(PerfettoTeLlImplIterator* it) {
   *it = PerfettoTeLlImplIterator();
-  zt::c_abi::TeInTracePoint() = false;
+  zt::c_abi::CurrentTeThread()->in_trace_point = false;
 }
 
 PerfettoTeCategoryImpl* Category(PerfettoTeCategoryImpl* cat, const char* what) {
@@ -37,12 +39,13 @@ PerfettoTeLlImplIterator PerfettoTeLlImplBegin(PerfettoTeCategoryImpl* cat,
                                                PerfettoTeTimestamp ts) {
   PerfettoTeLlImplIterator it = PerfettoTeLlImplIterator();
   const uint32_t mask = zt::c_abi::TeInstances(Category(cat, "PerfettoTeLlImplBegin"));
-  if (mask == 0 || zt::c_abi::TeInTracePoint())
+  zt::c_abi::TeThread* thread = zt::c_abi::CurrentTeThread();
+  if (mask == 0 || thread->in_trace_point)
     return it;
   TeSlot slot;
-  if (!zt::c_abi::TeNextSlot(mask, 0, &slot))
+  if (!zt::c_abi::TeNextSlot(thread, mask, 0, &slot))
     return it;
-  zt::c_abi::TeInTracePoint() = true;
+  thread->in_trace_point = true;
   Fill(slot, ts, &it);
   return it;
 }
@@ -52,7 +55,8 @@ void PerfettoTeLlImplNext(PerfettoTeCategoryImpl* cat, PerfettoTeTimestamp ts,
   ZT_CHECK(it != nullptr);
   const uint32_t mask = zt::c_abi::TeInstances(Category(cat, "PerfettoTeLlImplNext"));
   TeSlot slot;
-  if (it->ds.tracer == nullptr || !zt::c_abi::TeNextSlot(mask, it->ds.inst_id + 1, &slot)) {
+  if (it->ds.tracer == nullptr ||
+      !zt::c_abi::TeNextSlot(zt::c_abi::CurrentTeThread(), mask, it->ds.inst_id + 1, &slot)) {
     End(it);
     return;
   }
@@ -63,7 +67,7 @@ void PerfettoTeLlImplBreak(PerfettoTeCategoryImpl*, PerfettoTeLlImplIterator* it
   if (it)
     End(it);
   else
-    zt::c_abi::TeInTracePoint() = false;
+    zt::c_abi::CurrentTeThread()->in_trace_point = false;
 }
 
 bool PerfettoTeLlImplDynCatEnabled(PerfettoDsTracerImpl* tracer, PerfettoDsInstanceIndex inst_id,
@@ -74,7 +78,7 @@ bool PerfettoTeLlImplDynCatEnabled(PerfettoDsTracerImpl* tracer, PerfettoDsInsta
   TeSlot slot;
   slot.index = inst_id;
   slot.tls = tls;
-  slot.settings = static_cast<zt::c_abi::TeSequenceSettings*>(tls->custom_state.get());
+  slot.seq = static_cast<zt::c_abi::TeSequence*>(tls->custom_state.get());
   slot.incr = static_cast<zt::c_abi::TeIncrementalState*>(tls->incremental_state.get());
   if (slot.incr == nullptr)
     return false;  // Not a track event tracer.

@@ -1,7 +1,8 @@
-// The C ABI through ztraced: examples/c/custom_data_source.c, a plain C
-// program linked to libzerotrace_c.so, registers its data source with a
-// private ztraced, and `ztrace record` records the packets it writes once
-// the session starts: every one, whole, in the file.
+// The C ABI through ztraced: examples/c/custom_data_source.c and
+// examples/c/track_events.c, plain C programs linked to libzerotrace_c.so,
+// register their data sources with a private ztraced, and `ztrace record`
+// records what they write once the session starts: every packet, whole,
+// and every track event, as the processor reads them.
 
 #include <fstream>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "test/system/subprocess.h"
 #include "test/system/system_mode_fixture.h"
+#include "zt/processor/trace_processor.h"
 #include "zt/trace/test_event.pbzero.h"
 #include "zt/trace/trace.pbzero.h"
 #include "zt/trace/trace_packet.pbzero.h"
@@ -85,6 +87,52 @@ TEST_F(CAbiSystemTest, CDataSourceIsRecordedByZtrace) {
   }
   EXPECT_EQ(packets, kPackets) << Stderrs();
   EXPECT_EQ(counters.size(), static_cast<size_t>(kPackets));
+}
+
+// Track events from C: the categories the config names are on in the C
+// program once the session starts; every frame's events are in the trace.
+TEST_F(CAbiSystemTest, CTrackEventsAreRecordedByZtrace) {
+  constexpr int kFrames = 50;
+  std::ofstream(config_) << R"(
+buffers { size_kb: 4096 fill_policy: DISCARD }
+data_sources { config { name: "track_event" track_event_config { enabled_categories: "*" } } }
+duration_ms: 300000
+)";
+  StartDaemon();
+  app_ = Subprocess::Start({ZT_C_TRACK_EVENTS_BIN, "--system", std::to_string(kFrames)}, Env());
+  ASSERT_TRUE(app_);
+  ASSERT_TRUE(app_->WaitForLine("registered", kProcessTimeoutMs)) << Stderrs();
+  const std::string out = dir_ + "/trace.pftrace";
+  StartRecording(out);
+  ASSERT_TRUE(app_->WaitForLine("done", kProcessTimeoutMs)) << Stderrs();
+  StopRecording();
+  int status = -1;
+  ASSERT_TRUE(app_->WaitExit(kProcessTimeoutMs, &status))
+      << "the C program did not see its category turned off" << Stderrs();
+  EXPECT_EQ(status, 0) << Stderrs();
+
+  std::string error;
+  auto tp = processor::TraceProcessor::Open(out, {}, &error);
+  ASSERT_TRUE(tp) << error;
+  processor::QueryResult result = tp->Query(
+      "SELECT category || ':' || name || '=' || n FROM (SELECT category, name, COUNT(*) AS n "
+      "FROM slice GROUP BY category, name) ORDER BY 1");
+  ASSERT_TRUE(result.ok()) << result.error;
+  std::string rows;
+  for (const auto& row : result.rows)
+    rows += row[0].text + " ";
+  EXPECT_EQ(rows,
+            "app:Done (low-level ABI)=2 app:Flushed=2 app:Frame=100 app:Request=100 "
+            "app:Result=100 io:Read=100 plugin.audio:Plugin loaded=100 ")
+      << Stderrs();
+  result = tp->Query(
+      "SELECT COUNT(*) FROM flow f JOIN slice a ON f.slice_out = a.id "
+      "JOIN slice b ON f.slice_in = b.id WHERE a.name = 'Request' AND b.name = 'Result'");
+  ASSERT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.rows.at(0).at(0).int_value, 2 * kFrames);
+  result = tp->Query("SELECT COUNT(*) FROM counter");
+  ASSERT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.rows.at(0).at(0).int_value, 4 * kFrames);
 }
 
 }  // namespace

@@ -44,6 +44,17 @@ class InternTable {
     }
   }
 
+  // Whether |key| has an id, without giving it one.
+  bool Contains(uint64_t key) const {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = Hash(key) & mask;; i = (i + 1) & mask) {
+      if (slots_[i].key == key)
+        return true;
+      if (slots_[i].key == 0)
+        return false;
+    }
+  }
+
   uint32_t size() const { return size_; }
 
  private:
