@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Records a trace from Python through libzerotrace_c, the C ABI, with ctypes.
 
-A data source "com.example.python" is registered, an in-process session
-records it while Python writes packets (a TracePacket with a timestamp and
-a TestEvent { str, counter }), and the trace is written to a file that
+A data source "com.example.python" and a track event category "python" are
+registered; an in-process session records both while Python writes packets
+(a TracePacket with a timestamp and a TestEvent { str, counter }) and
+slices with an argument, and the trace is written to a file that
 `ztrace stats`, `ztrace report` and Perfetto UI open.
 
   python3 examples/python/c_abi_record.py --lib out/.../libzerotrace_c.so \\
-      --out python.pftrace [--packets 1000]
+      --out python.pftrace [--packets 1000] [--slices 500]
 
 Any language with a C FFI does the same: the functions and structs are
 those of include/zt/c/abi/ (Perfetto's public C ABI, v58.2).
@@ -17,6 +18,7 @@ import ctypes
 import sys
 
 DATA_SOURCE = b"com.example.python"
+CATEGORY = b"python"
 
 
 # Protobuf encoding, enough for a descriptor, a config and a packet.
@@ -52,6 +54,18 @@ class Timestamp(ctypes.Structure):
     _fields_ = [("clock_id", ctypes.c_uint32), ("value", ctypes.c_uint64)]
 
 
+class CategoryDescriptor(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("desc", ctypes.c_char_p),
+                ("tags", ctypes.c_void_p), ("num_tags", ctypes.c_size_t)]
+
+
+class ExtraIntArg(ctypes.Structure):  # PerfettoTeHlExtraDebugArgInt64
+    _fields_ = [("type", ctypes.c_uint32), ("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
+
+
+EXTRA_TYPE_DEBUG_ARG_INT64 = 9
+TE_TYPE_SLICE_BEGIN, TE_TYPE_SLICE_END = 1, 2
+
 READ_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
                            ctypes.c_bool, ctypes.c_void_p)
 
@@ -80,6 +94,11 @@ def load(path):
         "PerfettoTracingSessionReadTraceBlocking": (None, [ctypes.c_void_p, READ_CB,
                                                            ctypes.c_void_p]),
         "PerfettoTracingSessionDestroy": (None, [ctypes.c_void_p]),
+        "PerfettoTeInit": (None, []),
+        "PerfettoTeCategoryImplCreate": (ctypes.c_void_p, [ctypes.POINTER(CategoryDescriptor)]),
+        "PerfettoTeCategoryImplGetEnabled": (ctypes.POINTER(ctypes.c_bool), [ctypes.c_void_p]),
+        "PerfettoTeHlEmitImpl": (None, [ctypes.c_void_p, ctypes.c_int32, ctypes.c_char_p,
+                                        ctypes.POINTER(ctypes.c_void_p)]),
     }
     for name, (restype, argtypes) in sigs.items():
         function = getattr(lib, name)
@@ -127,6 +146,7 @@ def main():
     parser.add_argument("--lib", required=True, help="path to libzerotrace_c.so")
     parser.add_argument("--out", required=True, help="the trace file to write")
     parser.add_argument("--packets", type=int, default=1000)
+    parser.add_argument("--slices", type=int, default=500)
     args = parser.parse_args()
     try:
         lib = load(args.lib)
@@ -140,9 +160,21 @@ def main():
     if not lib.PerfettoDsImplRegister(ds, ctypes.byref(enabled), descriptor, len(descriptor)):
         sys.exit("could not register %s" % DATA_SOURCE.decode())
 
-    # TraceConfig { buffers { size_kb: 4096 } data_sources { config { name } } }
+    # Track events: the category (its descriptor must outlive it), then the
+    # track event data source, which lists it.
+    category_desc = CategoryDescriptor(CATEGORY, b"Slices from Python", None, 0)
+    category = lib.PerfettoTeCategoryImplCreate(ctypes.byref(category_desc))
+    category_on = lib.PerfettoTeCategoryImplGetEnabled(category)
+    lib.PerfettoTeInit()
+
+    # TraceConfig { buffers { size_kb: 4096 }
+    #   data_sources { config { name: DATA_SOURCE } }
+    #   data_sources { config { name: "track_event"
+    #                           track_event_config { enabled_categories: CATEGORY } } } }
     config = (bytes_field(1, varint_field(1, 4096)) +
-              bytes_field(2, bytes_field(1, bytes_field(1, DATA_SOURCE))))
+              bytes_field(2, bytes_field(1, bytes_field(1, DATA_SOURCE))) +
+              bytes_field(2, bytes_field(1, bytes_field(1, b"track_event") +
+                                         bytes_field(113, bytes_field(2, CATEGORY)))))
     session = lib.PerfettoTracingSessionInProcessCreate()
     lib.PerfettoTracingSessionSetup(session, config, len(config))
     lib.PerfettoTracingSessionStartBlocking(session)
@@ -161,6 +193,17 @@ def main():
             lib.PerfettoDsTracerImplPacketEnd(it.tracer, ctypes.byref(writer))
             lib.PerfettoDsImplTraceIterateNext(ds, ctypes.byref(it))
 
+    # Slices: the extras are a NULL-terminated array of pointers to structs
+    # that begin with their type.
+    no_extras = (ctypes.c_void_p * 1)(None)
+    for i in range(args.slices):
+        if not category_on.contents.value:
+            continue
+        arg = ExtraIntArg(EXTRA_TYPE_DEBUG_ARG_INT64, b"i", i)
+        extras = (ctypes.c_void_p * 2)(ctypes.cast(ctypes.pointer(arg), ctypes.c_void_p), None)
+        lib.PerfettoTeHlEmitImpl(category, TE_TYPE_SLICE_BEGIN, b"python slice", extras)
+        lib.PerfettoTeHlEmitImpl(category, TE_TYPE_SLICE_END, None, no_extras)
+
     lib.PerfettoTracingSessionStopBlocking(session)
     pieces = []
 
@@ -173,8 +216,9 @@ def main():
     trace = b"".join(pieces)
     with open(args.out, "wb") as f:
         f.write(trace)
-    print("wrote %s (%d bytes): %d packets of %s" %
-          (args.out, len(trace), count_packets(trace, 900), DATA_SOURCE.decode()))
+    print("wrote %s (%d bytes): %d packets of %s, %d track events of category %s" %
+          (args.out, len(trace), count_packets(trace, 900), DATA_SOURCE.decode(),
+           count_packets(trace, 11), CATEGORY.decode()))
 
 
 if __name__ == "__main__":
