@@ -137,7 +137,14 @@ bool DescribedTrackUuid(TeIncrementalState& incr, const PerfettoTeHlExtra* extra
     default:
       return false;
   }
-  return *uuid == 0 || incr.seen_tracks.Contains(*uuid);
+  // The track of the sequence's previous event on a track is the common
+  // case (a counter updated again): one compare instead of a lookup.
+  if (*uuid == incr.last_described_track || *uuid == 0)
+    return true;
+  if (!incr.seen_tracks.Contains(*uuid))
+    return false;
+  incr.last_described_track = *uuid;
+  return true;
 }
 
 // Writes the fast path's extras from |p|; null if one needs the general
@@ -237,6 +244,9 @@ uint8_t* WriteFastExtras(TeIncrementalState& incr, int32_t type,
 // nothing written, when the event needs the general path: a sequence to
 // (re)start, a config with other clocks, a name, category or track the
 // sequence has not interned or described yet.
+// With kChunkEnd false (the hot path), an event that does not fit the
+// chunk's room for a raw packet is left to the general path.
+template <bool kChunkEnd>
 ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
                                           PerfettoTeCategoryImpl* cat, int32_t type,
                                           const char* name, PerfettoTeHlExtra* const* extras,
@@ -260,11 +270,14 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
   if (x.track && !DescribedTrackUuid(incr, x.track, &track_uuid))
     return false;
   TraceWriter* writer = slot.writer();
-  uint8_t buffer[TraceWriter::kMaxRawPacketSize];
+  uint8_t buffer[kChunkEnd ? TraceWriter::kMaxRawPacketSize : 1];
   uint8_t* start = writer->BeginRawPacket();
   const bool raw = start != nullptr;
-  if (ZT_UNLIKELY(!raw))
+  if (ZT_UNLIKELY(!raw)) {
+    if (!kChunkEnd)
+      return false;
     start = buffer;
+  }
   const uint8_t* const limit = start + TraceWriter::kMaxRawPacketSize;
   uint8_t* p = start;
   *p++ = kTimestampTag;
@@ -313,11 +326,77 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
 ZT_ALWAYS_INLINE inline void EmitInto(const TeSlot& slot, PerfettoTeTimestamp ts, PerfettoTeCategoryImpl* cat,
                      int32_t type, const char* name, PerfettoTeHlExtra* const* extras,
                      const TeExtras& x) {
-  if (x.fast && TryFastEvent(slot, ts.value, cat, type, name, extras, x))
+  if (x.fast && TryFastEvent<true>(slot, ts.value, cat, type, name, extras, x))
     return;
   if (x.dynamic_category && !TeDynamicCategoryEnabled(slot, *x.dynamic_category))
     return;
   TeWriteEventSlow(slot, ts, cat, type, name, extras, x);
+}
+
+// Every event the hot path below does not take: several instances, a
+// slot to prepare, any extra.
+ZT_NOINLINE void EmitGeneral(TeThread* thread, uint32_t mask, PerfettoTeCategoryImpl* cat,
+                             int32_t type, const char* name, PerfettoTeHlExtra* const* extras) {
+  TeExtras x;
+  ReadExtras(extras, &x);
+  PerfettoTeTimestamp ts;
+  if (x.timestamp) {
+    ts = x.timestamp->timestamp;
+  } else {
+    ts.clock_id = PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL;
+    ts.value = BootTimeNs();
+  }
+  TeSlot slot;
+  for (uint32_t m = mask; m != 0; m &= m - 1) {
+    const uint32_t index = static_cast<uint32_t>(__builtin_ctz(m));
+    // Read before the slot is prepared: a change in between is a change.
+    const uint64_t epoch = g_te_state.instances[index].epoch.load(std::memory_order_acquire);
+    if (!TePrepareSlot(thread, index, &slot))
+      continue;
+    if (mask == (1u << index)) {
+      thread->cached_mask = mask;
+      thread->cached_epoch = epoch;
+      thread->cached_slot = slot;
+    }
+    EmitInto(slot, ts, cat, type, name, extras, x);
+  }
+}
+
+// The extras of |extras| if all are ones the fast path writes (arguments,
+// counter values, flows, one track); false otherwise.
+ZT_ALWAYS_INLINE inline bool ReadSimpleExtras(PerfettoTeHlExtra* const* extras, TeExtras* x) {
+  for (PerfettoTeHlExtra* const* it = extras; *it; it++) {
+    const uint32_t t = (*it)->type;
+    if (t >= PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_INT64 &&
+        t <= PERFETTO_TE_HL_EXTRA_TYPE_TERMINATING_FLOW)
+      continue;  // Counters, arguments, flows.
+    if (t == PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK ||
+        t == PERFETTO_TE_HL_EXTRA_TYPE_NAMED_TRACK || t == PERFETTO_TE_HL_EXTRA_TYPE_PROTO_TRACK) {
+      x->track = *it;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+// The common event: the category on in one instance, the slot this thread
+// wrote into last (unchanged since), simple extras, the sequence ready for
+// the fast path. False, with nothing written, otherwise.
+ZT_ALWAYS_INLINE inline bool EmitHot(TeThread* thread, uint32_t mask, PerfettoTeCategoryImpl* cat,
+                                     int32_t type, const char* name,
+                                     PerfettoTeHlExtra* const* extras) {
+  if (mask != thread->cached_mask || !thread->slots ||
+      g_te_state.instances[thread->cached_slot.index].epoch.load(std::memory_order_acquire) !=
+          thread->cached_epoch)
+    return false;
+  const TeSlot& slot = thread->cached_slot;
+  if (slot.writer()->stats().packets_dropped != slot.seq->packets_dropped_seen)
+    return false;
+  TeExtras x(TeExtras::kNone);
+  if (*extras && !ReadSimpleExtras(extras, &x))
+    return false;
+  return TryFastEvent<false>(slot, BootTimeNs(), cat, type, name, extras, x);
 }
 
 }  // namespace
@@ -339,42 +418,8 @@ void PerfettoTeHlEmitImpl(PerfettoTeCategoryImpl* cat, int32_t type, const char*
   if (thread->in_trace_point)
     return;
   thread->in_trace_point = true;
-  TeExtras x(TeExtras::kNone);
-  if (*extra_data) {
-    x = TeExtras();
-    ReadExtras(extra_data, &x);
-  }
-  PerfettoTeTimestamp ts;
-  if (x.timestamp) {
-    ts = x.timestamp->timestamp;
-  } else {
-    ts.clock_id = PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL;
-    ts.value = BootTimeNs();
-  }
-  TeSlot slot;
-  if (mask == thread->cached_mask && thread->slots &&
-      g_te_state.instances[thread->cached_slot.index].epoch.load(std::memory_order_acquire) ==
-          thread->cached_epoch) {
-    // The one instance this thread wrote into last, unchanged since.
-    slot = thread->cached_slot;
-    const uint64_t dropped = slot.writer()->stats().packets_dropped;
-    if (ZT_UNLIKELY(dropped != slot.seq->packets_dropped_seen))
-      TeRestartAfterDrops(slot, dropped);
-    EmitInto(slot, ts, cat, type, name, extra_data, x);
-  } else {
-    for (uint32_t m = mask; m != 0; m &= m - 1) {
-      const uint32_t index = static_cast<uint32_t>(__builtin_ctz(m));
-      // Read before the slot is prepared: a change in between is a change.
-      const uint64_t epoch = g_te_state.instances[index].epoch.load(std::memory_order_acquire);
-      if (!TePrepareSlot(thread, index, &slot))
-        continue;
-      if (mask == (1u << index)) {
-        thread->cached_mask = mask;
-        thread->cached_epoch = epoch;
-        thread->cached_slot = slot;
-      }
-      EmitInto(slot, ts, cat, type, name, extra_data, x);
-    }
-  }
+  if (!EmitHot(thread, mask, cat, type, name, extra_data))
+    EmitGeneral(thread, mask, cat, type, name, extra_data);
   thread->in_trace_point = false;
 }
+

@@ -151,6 +151,7 @@ struct TeIncrementalState {
   // Tracks whose descriptor this sequence wrote (uuid 0 is the root and
   // has none).
   internal::InternTable seen_tracks;
+  uint64_t last_described_track = 0;  // One of seen_tracks (0: none).
   // Registered categories whose name this sequence interned: a bit per
   // cat_iid below 256, the table for the rest.
   uint64_t seen_category_bits[4] = {};
@@ -165,6 +166,7 @@ struct TeIncrementalState {
     was_cleared = true;
     last_timestamp_ns = 0;
     seen_tracks = internal::InternTable();
+    last_described_track = 0;
     for (uint64_t& word : seen_category_bits)
       word = 0;
     seen_categories = internal::InternTable();
