@@ -116,22 +116,10 @@ int main(int argc, char** argv) {
     zt::base::PrintBenchmarkCases(Cases());
     return 0;
   }
-  const std::string& case_name = args.case_name;
-  const int64_t iterations = args.iterations;
-  if (!case_name.empty()) {
-    auto it = Cases().find(case_name);
-    if (it == Cases().end()) {
-      fprintf(stderr, "unknown case '%s' (--zt_list_cases lists them)\n", case_name.c_str());
-      return 2;
-    }
-    std::unique_ptr<zt::TracingSession> session;
-    if (it->second.needs_session)
-      session = StartSession(static_cast<uint64_t>(iterations));
-    for (int64_t i = 0; i < iterations; i++)
-      it->second.run(static_cast<uint64_t>(i));
-    if (session)
-      session->StopBlocking();
-    return 0;
+  if (!args.case_name.empty()) {
+    return zt::base::RunBenchmarkCase(Cases(), args.case_name, args.iterations, [](int64_t n) {
+      return StartSession(static_cast<uint64_t>(n));
+    });
   }
   for (const auto& kv : Cases()) {
     benchmark::RegisterBenchmark(kv.first.c_str(), [&c = kv.second](benchmark::State& s) {

@@ -51,22 +51,28 @@ duration_ms: 300000
       all += "\nztraced's stderr:\n" + daemon_->ReadAllStderr();
     return all;
   }
+  // Runs |bin| --system |count| against the daemon, records from its
+  // "registered" line to its "done" line into |out|, and checks that it
+  // then ends on its own (it waits for its data source to stop), status 0.
+  void RecordApp(const char* bin, int count, const std::string& out) {
+    StartDaemon();
+    app_ = Subprocess::Start({bin, "--system", std::to_string(count)}, Env());
+    ASSERT_TRUE(app_);
+    ASSERT_TRUE(app_->WaitForLine("registered", kProcessTimeoutMs)) << Stderrs();
+    StartRecording(out);
+    ASSERT_TRUE(app_->WaitForLine("done", kProcessTimeoutMs)) << Stderrs();
+    StopRecording();
+    int status = -1;
+    ASSERT_TRUE(app_->WaitExit(kProcessTimeoutMs, &status))
+        << "the C program did not see its data source stop" << Stderrs();
+    EXPECT_EQ(status, 0) << Stderrs();
+  }
   std::unique_ptr<Subprocess> app_;
 };
 
 TEST_F(CAbiSystemTest, CDataSourceIsRecordedByZtrace) {
-  StartDaemon();
-  app_ = Subprocess::Start({ZT_C_EXAMPLE_BIN, "--system", std::to_string(kPackets)}, Env());
-  ASSERT_TRUE(app_);
-  ASSERT_TRUE(app_->WaitForLine("registered", kProcessTimeoutMs)) << Stderrs();
   const std::string out = dir_ + "/trace.pftrace";
-  StartRecording(out);
-  ASSERT_TRUE(app_->WaitForLine("done", kProcessTimeoutMs)) << Stderrs();
-  StopRecording();
-  int status = -1;
-  ASSERT_TRUE(app_->WaitExit(kProcessTimeoutMs, &status))
-      << "the C program did not see its data source stop" << Stderrs();
-  EXPECT_EQ(status, 0) << Stderrs();
+  ASSERT_NO_FATAL_FAILURE(RecordApp(ZT_C_EXAMPLE_BIN, kPackets, out));
 
   std::ifstream in(out, std::ios::binary);
   std::stringstream bytes;
@@ -98,18 +104,8 @@ buffers { size_kb: 4096 fill_policy: DISCARD }
 data_sources { config { name: "track_event" track_event_config { enabled_categories: "*" } } }
 duration_ms: 300000
 )";
-  StartDaemon();
-  app_ = Subprocess::Start({ZT_C_TRACK_EVENTS_BIN, "--system", std::to_string(kFrames)}, Env());
-  ASSERT_TRUE(app_);
-  ASSERT_TRUE(app_->WaitForLine("registered", kProcessTimeoutMs)) << Stderrs();
   const std::string out = dir_ + "/trace.pftrace";
-  StartRecording(out);
-  ASSERT_TRUE(app_->WaitForLine("done", kProcessTimeoutMs)) << Stderrs();
-  StopRecording();
-  int status = -1;
-  ASSERT_TRUE(app_->WaitExit(kProcessTimeoutMs, &status))
-      << "the C program did not see its category turned off" << Stderrs();
-  EXPECT_EQ(status, 0) << Stderrs();
+  ASSERT_NO_FATAL_FAILURE(RecordApp(ZT_C_TRACK_EVENTS_BIN, kFrames, out));
 
   std::string error;
   auto tp = processor::TraceProcessor::Open(out, {}, &error);

@@ -62,9 +62,7 @@ struct ZtCCategory {
 #define ZT_C_CATEGORY_INIT_TAGS(NAME, DESCRIPTION, TAGS) \
   {&perfetto_atomic_false, NULL, {NAME, DESCRIPTION, TAGS, sizeof(TAGS) / sizeof((TAGS)[0])}, 0}
 
-/* Registers `count` categories and tells the service about them. Call after
- * ZtCTrackEventInit() for categories added later. */
-static inline void ZtCCategoriesRegister(struct ZtCCategory* const categories[], size_t count) {
+static inline void ZtCICategoriesCreate(struct ZtCCategory* const categories[], size_t count) {
   size_t i;
   for (i = 0; i < count; i++) {
     struct ZtCCategory* cat = categories[i];
@@ -72,6 +70,12 @@ static inline void ZtCCategoriesRegister(struct ZtCCategory* const categories[],
     cat->iid = PerfettoTeCategoryImplGetIid(cat->impl);
     cat->enabled = PerfettoTeCategoryImplGetEnabled(cat->impl);
   }
+}
+
+/* Registers `count` categories and tells the service about them. Call after
+ * ZtCTrackEventInit() for categories added later. */
+static inline void ZtCCategoriesRegister(struct ZtCCategory* const categories[], size_t count) {
+  ZtCICategoriesCreate(categories, count);
   PerfettoTePublishCategories();
 }
 
@@ -91,13 +95,7 @@ static inline void ZtCCategoriesUnregister(struct ZtCCategory* const categories[
 /* Registers the track event data source with `categories` (may be NULL
  * with `count` 0). Once per process, after PerfettoProducerInit(). */
 static inline void ZtCTrackEventInit(struct ZtCCategory* const categories[], size_t count) {
-  size_t i;
-  for (i = 0; i < count; i++) {
-    struct ZtCCategory* cat = categories[i];
-    cat->impl = PerfettoTeCategoryImplCreate(&cat->desc);
-    cat->iid = PerfettoTeCategoryImplGetIid(cat->impl);
-    cat->enabled = PerfettoTeCategoryImplGetEnabled(cat->impl);
-  }
+  ZtCICategoriesCreate(categories, count);
   PerfettoTeInit();
 }
 

@@ -46,6 +46,28 @@ void PrintBenchmarkCases(const Cases& cases) {
     printf("%s\n", kv.first.c_str());
 }
 
+// Runs case |name| of |cases| (a map of names to structs with
+// `run(int64_t)` and `needs_session`) |iterations| times, inside a session
+// from |start_session(iterations)| (a unique_ptr whose StopBlocking() ends
+// it) when the case needs one. 2 if there is no such case.
+template <typename Cases, typename StartSession>
+int RunBenchmarkCase(const Cases& cases, const std::string& name, int64_t iterations,
+                     StartSession start_session) {
+  auto it = cases.find(name);
+  if (it == cases.end()) {
+    fprintf(stderr, "unknown case '%s' (--zt_list_cases lists them)\n", name.c_str());
+    return 2;
+  }
+  decltype(start_session(iterations)) session;
+  if (it->second.needs_session)
+    session = start_session(iterations);
+  for (int64_t i = 0; i < iterations; i++)
+    it->second.run(i);
+  if (session)
+    session->StopBlocking();
+  return 0;
+}
+
 }  // namespace base
 }  // namespace zt
 
