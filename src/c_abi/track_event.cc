@@ -91,10 +91,38 @@ struct TeRegistry {
   std::atomic<bool> initialized{false};
 
   static TeRegistry& Get() {
-    static TeRegistry* registry = new TeRegistry();
+    static TeRegistry* registry = [] {
+      auto* r = new TeRegistry();
+      pthread_atfork(&AtForkPrepare, &AtForkParent, &AtForkChild);
+      return r;
+    }();
     return *registry;
   }
+
+  // Across fork(): the lock is held, so that the child finds the registry
+  // whole; the child has none of the sessions (the SDK stops them there),
+  // so every category is off in it, its trace points back to their inline
+  // check. Without this a child would write into writers it inherited,
+  // over shared memory its parent still uses. No callback is told (the
+  // child may not run arbitrary code here).
+  static void AtForkPrepare() { Get().mu.lock(); }
+  static void AtForkParent() { Get().mu.unlock(); }
+  static void AtForkChild();
 };
+
+void TeRegistry::AtForkChild() {
+  TeRegistry& registry = Get();
+  auto turn_off = [](PerfettoTeCategoryImpl* cat) {
+    cat->instances.store(0, std::memory_order_relaxed);
+    cat->flag.store(false, std::memory_order_relaxed);
+  };
+  turn_off(&g_any_category);
+  for (PerfettoTeCategoryImpl* cat : registry.categories)
+    turn_off(cat);
+  for (uint32_t i = 0; i < kMaxDataSourceInstances; i++)
+    registry.started[i] = false;
+  registry.mu.unlock();
+}
 
 std::string EncodeTrackEventDescriptor(const std::vector<PerfettoTeCategoryImpl*>& categories) {
   protozero::HeapBuffered<protos::pbzero::TrackEventDescriptor> descriptor;

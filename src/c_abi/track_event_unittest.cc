@@ -4,6 +4,7 @@
 // of zt/c/track_event.h are used from C++ here (the C side: the examples
 // and c_abi_headers_check.c).
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -295,6 +296,39 @@ TEST_F(CTrackEventTest, LowLevelIterationAndInterning) {
   auto tp = session.StopAndLoad();
   ASSERT_TRUE(tp);
   EXPECT_EQ(Rows(tp.get(), "SELECT name FROM slice"), "after");
+}
+
+// fork() while a session records: the child has no session, so every
+// category is off in it (it must not write into the writers it inherited,
+// over memory its parent still uses); the parent goes on recording.
+TEST_F(CTrackEventTest, AForkedChildHasEveryCategoryOff) {
+  TrackEventConfigSpec spec;
+  spec.enabled_categories = {"gfx"};
+  Session session(spec);
+  ASSERT_TRUE(On(g_gfx));
+  ZT_C_INSTANT(g_gfx, "before the fork");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const bool off = !On(g_gfx) && !ZT_C_ATOMIC_LOAD_RELAXED(perfetto_te_any_categories_enabled);
+    ZT_C_INSTANT(g_gfx, "in the child");  // Off: the check only.
+    _exit(off ? 0 : 1);
+  }
+  int status = -1;
+  pid_t waited = 0;
+  for (int i = 0; i < 3000 && waited == 0; i++) {  // Up to 30 s.
+    waited = waitpid(pid, &status, WNOHANG);
+    if (waited == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(waited, pid) << "the child did not exit within 30 s";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "a category was still on in the child";
+  EXPECT_TRUE(On(g_gfx)) << "the parent's session goes on";
+  ZT_C_INSTANT(g_gfx, "after the fork");
+  auto tp = session.StopAndLoad();
+  ASSERT_TRUE(tp);
+  EXPECT_EQ(Rows(tp.get(), "SELECT name FROM slice ORDER BY ts"), "before the fork after the fork");
 }
 
 // Incremental state cleared every 5 ms while two threads write into a
