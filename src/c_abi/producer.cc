@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "src/tracing/sdk/track_event_hook.h"
 #include "zt/base/logging.h"
 #include "zt/tracing/tracing.h"
 
@@ -43,6 +44,11 @@ void InitBackend(const PerfettoProducerBackendInitArgs* c_args, uint32_t backend
               args->machine_id);
     }
   }
+  // The C ABI's track events are its own data source (PerfettoTeInit). The
+  // static library holds the C++ SDK's track event code as well (it is
+  // linked whole), whose hook would register a "track_event" of its own
+  // first: never from here.
+  zt::internal::g_track_event_initializer = nullptr;
   zt::Tracing::Initialize(init);
 }
 
