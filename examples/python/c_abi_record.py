@@ -9,6 +9,8 @@ slices with an argument, and the trace is written to a file that
 
   python3 examples/python/c_abi_record.py --lib out/.../libzerotrace_c.so \\
       --out python.pftrace [--packets 1000] [--slices 500]
+  python3 examples/python/c_abi_record.py --lib ... --system   (through ztraced:
+      writes once `ztrace record` records both, then waits for the stop)
 
 Any language with a C FFI does the same: the functions and structs are
 those of include/zt/c/abi/ (Perfetto's public C ABI, v58.2).
@@ -16,6 +18,7 @@ those of include/zt/c/abi/ (Perfetto's public C ABI, v58.2).
 import argparse
 import ctypes
 import sys
+import time
 
 DATA_SOURCE = b"com.example.python"
 CATEGORY = b"python"
@@ -74,6 +77,7 @@ def load(path):
     lib = ctypes.CDLL(path)
     sigs = {
         "PerfettoProducerInProcessInit": (None, [ctypes.c_void_p]),
+        "PerfettoProducerSystemInit": (None, [ctypes.c_void_p]),
         "PerfettoDsImplCreate": (ctypes.c_void_p, []),
         "PerfettoDsImplRegister": (ctypes.c_bool, [ctypes.c_void_p,
                                                    ctypes.POINTER(ctypes.POINTER(ctypes.c_bool)),
@@ -141,45 +145,8 @@ def count_packets(trace, field_id):
                and any(f == field_id for f, _ in fields(packet)))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--lib", required=True, help="path to libzerotrace_c.so")
-    parser.add_argument("--out", required=True, help="the trace file to write")
-    parser.add_argument("--packets", type=int, default=1000)
-    parser.add_argument("--slices", type=int, default=500)
-    args = parser.parse_args()
-    try:
-        lib = load(args.lib)
-    except OSError as e:
-        sys.exit("cannot load %s: %s" % (args.lib, e))
-
-    lib.PerfettoProducerInProcessInit(None)
-    ds = lib.PerfettoDsImplCreate()
-    enabled = ctypes.POINTER(ctypes.c_bool)()
-    descriptor = bytes_field(1, DATA_SOURCE)  # DataSourceDescriptor.name
-    if not lib.PerfettoDsImplRegister(ds, ctypes.byref(enabled), descriptor, len(descriptor)):
-        sys.exit("could not register %s" % DATA_SOURCE.decode())
-
-    # Track events: the category (its descriptor must outlive it), then the
-    # track event data source, which lists it.
-    category_desc = CategoryDescriptor(CATEGORY, b"Slices from Python", None, 0)
-    category = lib.PerfettoTeCategoryImplCreate(ctypes.byref(category_desc))
-    category_on = lib.PerfettoTeCategoryImplGetEnabled(category)
-    lib.PerfettoTeInit()
-
-    # TraceConfig { buffers { size_kb: 4096 }
-    #   data_sources { config { name: DATA_SOURCE } }
-    #   data_sources { config { name: "track_event"
-    #                           track_event_config { enabled_categories: CATEGORY } } } }
-    config = (bytes_field(1, varint_field(1, 4096)) +
-              bytes_field(2, bytes_field(1, bytes_field(1, DATA_SOURCE))) +
-              bytes_field(2, bytes_field(1, bytes_field(1, b"track_event") +
-                                         bytes_field(113, bytes_field(2, CATEGORY)))))
-    session = lib.PerfettoTracingSessionInProcessCreate()
-    lib.PerfettoTracingSessionSetup(session, config, len(config))
-    lib.PerfettoTracingSessionStartBlocking(session)
-
-    for counter in range(args.packets):
+def write_packets(lib, ds, enabled, count):
+    for counter in range(count):
         if not enabled.contents.value:  # The fast check C code makes inline.
             continue
         it = lib.PerfettoDsImplTraceIterateBegin(ds)
@@ -193,10 +160,12 @@ def main():
             lib.PerfettoDsTracerImplPacketEnd(it.tracer, ctypes.byref(writer))
             lib.PerfettoDsImplTraceIterateNext(ds, ctypes.byref(it))
 
-    # Slices: the extras are a NULL-terminated array of pointers to structs
-    # that begin with their type.
+
+def write_slices(lib, category, category_on, count):
+    # The extras are a NULL-terminated array of pointers to structs that
+    # begin with their type.
     no_extras = (ctypes.c_void_p * 1)(None)
-    for i in range(args.slices):
+    for i in range(count):
         if not category_on.contents.value:
             continue
         arg = ExtraIntArg(EXTRA_TYPE_DEBUG_ARG_INT64, b"i", i)
@@ -204,6 +173,75 @@ def main():
         lib.PerfettoTeHlEmitImpl(category, TE_TYPE_SLICE_BEGIN, b"python slice", extras)
         lib.PerfettoTeHlEmitImpl(category, TE_TYPE_SLICE_END, None, no_extras)
 
+
+def wait_until(condition, seconds=60):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lib", required=True, help="path to libzerotrace_c.so")
+    parser.add_argument("--out", help="the trace file to write (in-process)")
+    parser.add_argument("--system", action="store_true",
+                        help="connect to ztraced instead; write once a session records both")
+    parser.add_argument("--packets", type=int, default=1000)
+    parser.add_argument("--slices", type=int, default=500)
+    args = parser.parse_args()
+    if not args.system and not args.out:
+        parser.error("--out is needed, unless --system")
+    try:
+        lib = load(args.lib)
+    except OSError as e:
+        sys.exit("cannot load %s: %s" % (args.lib, e))
+
+    if args.system:
+        lib.PerfettoProducerSystemInit(None)
+    else:
+        lib.PerfettoProducerInProcessInit(None)
+    ds = lib.PerfettoDsImplCreate()
+    enabled = ctypes.POINTER(ctypes.c_bool)()
+    descriptor = bytes_field(1, DATA_SOURCE)  # DataSourceDescriptor.name
+    if not lib.PerfettoDsImplRegister(ds, ctypes.byref(enabled), descriptor, len(descriptor)):
+        sys.exit("could not register %s" % DATA_SOURCE.decode())
+
+    # Track events: the category (its descriptor must outlive it), then the
+    # track event data source, which lists it.
+    category_desc = CategoryDescriptor(CATEGORY, b"Slices from Python", None, 0)
+    category = lib.PerfettoTeCategoryImplCreate(ctypes.byref(category_desc))
+    category_on = lib.PerfettoTeCategoryImplGetEnabled(category)
+    lib.PerfettoTeInit()
+
+    if args.system:
+        # ztrace record (or Perfetto's perfetto) starts the session.
+        print("registered", flush=True)
+        if not wait_until(lambda: enabled.contents.value and category_on.contents.value):
+            sys.exit("no session recorded %s and the %s category within a minute" %
+                     (DATA_SOURCE.decode(), CATEGORY.decode()))
+        write_packets(lib, ds, enabled, args.packets)
+        write_slices(lib, category, category_on, args.slices)
+        print("done", flush=True)
+        if not wait_until(lambda: not enabled.contents.value):
+            sys.exit("the session did not stop within a minute")
+        return
+
+    # TraceConfig { buffers { size_kb: 4096 }
+    #   data_sources { config { name: DATA_SOURCE } }
+    #   data_sources { config { name: "track_event"
+    #                           track_event_config { enabled_categories: CATEGORY } } } }
+    config = (bytes_field(1, varint_field(1, 4096)) +
+              bytes_field(2, bytes_field(1, bytes_field(1, DATA_SOURCE))) +
+              bytes_field(2, bytes_field(1, bytes_field(1, b"track_event") +
+                                         bytes_field(113, bytes_field(2, CATEGORY)))))
+    session = lib.PerfettoTracingSessionInProcessCreate()
+    lib.PerfettoTracingSessionSetup(session, config, len(config))
+    lib.PerfettoTracingSessionStartBlocking(session)
+    write_packets(lib, ds, enabled, args.packets)
+    write_slices(lib, category, category_on, args.slices)
     lib.PerfettoTracingSessionStopBlocking(session)
     pieces = []
 

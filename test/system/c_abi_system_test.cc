@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -51,12 +52,13 @@ duration_ms: 300000
       all += "\nztraced's stderr:\n" + daemon_->ReadAllStderr();
     return all;
   }
-  // Runs |bin| --system |count| against the daemon, records from its
-  // "registered" line to its "done" line into |out|, and checks that it
-  // then ends on its own (it waits for its data source to stop), status 0.
-  void RecordApp(const char* bin, int count, const std::string& out) {
+  // Runs |argv| (a program in its --system mode) against the daemon,
+  // records from its "registered" line to its "done" line into |out|, and
+  // checks that it then ends on its own (it waits for its data source to
+  // stop), status 0.
+  void RecordApp(const std::vector<std::string>& argv, const std::string& out) {
     StartDaemon();
-    app_ = Subprocess::Start({bin, "--system", std::to_string(count)}, Env());
+    app_ = Subprocess::Start(argv, Env());
     ASSERT_TRUE(app_);
     ASSERT_TRUE(app_->WaitForLine("registered", kProcessTimeoutMs)) << Stderrs();
     StartRecording(out);
@@ -72,7 +74,8 @@ duration_ms: 300000
 
 TEST_F(CAbiSystemTest, CDataSourceIsRecordedByZtrace) {
   const std::string out = dir_ + "/trace.pftrace";
-  ASSERT_NO_FATAL_FAILURE(RecordApp(ZT_C_EXAMPLE_BIN, kPackets, out));
+  ASSERT_NO_FATAL_FAILURE(
+      RecordApp({ZT_C_EXAMPLE_BIN, "--system", std::to_string(kPackets)}, out));
 
   std::ifstream in(out, std::ios::binary);
   std::stringstream bytes;
@@ -105,7 +108,8 @@ data_sources { config { name: "track_event" track_event_config { enabled_categor
 duration_ms: 300000
 )";
   const std::string out = dir_ + "/trace.pftrace";
-  ASSERT_NO_FATAL_FAILURE(RecordApp(ZT_C_TRACK_EVENTS_BIN, kFrames, out));
+  ASSERT_NO_FATAL_FAILURE(
+      RecordApp({ZT_C_TRACK_EVENTS_BIN, "--system", std::to_string(kFrames)}, out));
 
   std::string error;
   auto tp = processor::TraceProcessor::Open(out, {}, &error);
@@ -129,6 +133,44 @@ duration_ms: 300000
   result = tp->Query("SELECT COUNT(*) FROM counter");
   ASSERT_TRUE(result.ok()) << result.error;
   EXPECT_EQ(result.rows.at(0).at(0).int_value, 4 * kFrames);
+}
+
+// The C ABI from Python (ctypes), through ztraced: a data source's packets
+// and track events, every one in the trace.
+TEST_F(CAbiSystemTest, PythonRecordsThroughZtraced) {
+#if defined(ZT_PYTHON3_BIN)
+  std::ofstream(config_) << R"(
+buffers { size_kb: 4096 fill_policy: DISCARD }
+data_sources { config { name: "com.example.python" } }
+data_sources { config { name: "track_event" track_event_config { enabled_categories: "python" } } }
+duration_ms: 300000
+)";
+  const std::string out = dir_ + "/trace.pftrace";
+  ASSERT_NO_FATAL_FAILURE(RecordApp({ZT_PYTHON3_BIN, ZT_PYTHON_EXAMPLE, "--lib", ZT_C_LIBRARY,
+                                     "--system", "--packets", "300", "--slices", "200"},
+                                    out));
+  std::string error;
+  auto tp = processor::TraceProcessor::Open(out, {}, &error);
+  ASSERT_TRUE(tp) << error;
+  processor::QueryResult result = tp->Query(
+      "SELECT COUNT(*), SUM(EXTRACT_ARG(arg_set_id, 'debug.i')), MIN(dur) >= 0 FROM slice "
+      "WHERE name = 'python slice' AND category = 'python'");
+  ASSERT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.rows.at(0).at(0).int_value, 200) << Stderrs();
+  EXPECT_EQ(result.rows.at(0).at(1).int_value, 199 * 200 / 2);
+  EXPECT_EQ(result.rows.at(0).at(2).int_value, 1);
+  std::ifstream in(out, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string trace_bytes = bytes.str();
+  protos::pbzero::Trace_Decoder trace(trace_bytes);
+  int packets = 0;
+  for (auto it = trace.packet(); it; ++it)
+    packets += protos::pbzero::TracePacket_Decoder((*it).data, (*it).size).has_for_testing();
+  EXPECT_EQ(packets, 300) << Stderrs();
+#else
+  GTEST_SKIP() << "no python3 (or a sanitizer build: python3 does not load a sanitized library)";
+#endif
 }
 
 }  // namespace
