@@ -244,12 +244,6 @@ bool CategoryEnabledByConfig(const PerfettoTeCategoryDescriptor& desc,
 }
 
 
-uint64_t BootTimeNs() {
-  timespec ts;
-  clock_gettime(CLOCK_BOOTTIME, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 uint64_t TeThreadTrackUuid() {
   return perfetto_te_process_track_uuid ^ internal::CurrentTid();
 }

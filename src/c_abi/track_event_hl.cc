@@ -238,6 +238,26 @@ uint8_t* WriteFastExtras(TeIncrementalState& incr, int32_t type,
   return p;
 }
 
+// Remembers the bytes of a named event from |begin| to |end| (after its
+// timestamp; |length|, the TrackEvent's length byte, among them).
+ZT_NOINLINE void RememberEvent(TeEventCache* cache, const char* name,
+                               const PerfettoTeCategoryImpl* cat, int32_t type,
+                               const uint8_t* begin, const uint8_t* end, const uint8_t* length) {
+  const size_t size = static_cast<size_t>(end - begin);
+  TeEventCache::Entry& e = cache->entries[TeEventCache::Index(name, cat, type)];
+  if (size > TeEventCache::kBytes || !NameWords(name, strnlen(name, 16), e.words, e.masks)) {
+    e.name = nullptr;
+    return;
+  }
+  e.name = name;
+  e.cat = cat;
+  e.cat_iid = cat->cat_iid;
+  e.type = type;
+  e.size = static_cast<uint8_t>(size);
+  e.length_offset = static_cast<uint8_t>(length - begin);
+  memcpy(e.bytes, begin, size);
+}
+
 // The event as raw bytes into the packet |slot|'s sequence keeps open, on
 // the incremental clock at |now| (when the chunk has no room for a raw
 // packet, the bytes go through the packet's handle instead). False, with
@@ -256,16 +276,21 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
   if (incr.was_cleared || !seq.next_packet || now < incr.last_timestamp_ns ||
       !seq.settings.ns_deltas())
     return false;
+  const bool named = type != PERFETTO_TE_TYPE_SLICE_END && name;
+  const TeEventCache::Entry* cached = named ? incr.event_cache.Find(name, cat, type) : nullptr;
   uint64_t name_iid = 0;
-  if (type != PERFETTO_TE_TYPE_SLICE_END && name) {
-    name_iid = incr.name_cache.Find(name, kInternedEventNames);
-    if (!name_iid)
+  bool with_category = false;
+  if (!cached) {
+    if (named) {
+      name_iid = incr.name_cache.Find(name, kInternedEventNames);
+      if (!name_iid)
+        return false;
+    }
+    with_category =
+        type != PERFETTO_TE_TYPE_SLICE_END && type != PERFETTO_TE_TYPE_COUNTER && cat->desc;
+    if (with_category && !incr.CategorySeen(cat->cat_iid))
       return false;
   }
-  const bool with_category =
-      type != PERFETTO_TE_TYPE_SLICE_END && type != PERFETTO_TE_TYPE_COUNTER && cat->desc;
-  if (with_category && !incr.CategorySeen(cat->cat_iid))
-    return false;
   uint64_t track_uuid = 0;
   if (x.track && !DescribedTrackUuid(incr, x.track, &track_uuid))
     return false;
@@ -282,21 +307,31 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
   uint8_t* p = start;
   *p++ = kTimestampTag;
   p = protozero::proto_utils::WriteVarInt(now - incr.last_timestamp_ns, p);
-  *p++ = kSequenceFlagsTag;
-  *p++ = kNeedsStateFlag;
-  *p++ = kTrackEventTag;
-  uint8_t* const length = p++;
-  if (type >= PERFETTO_TE_TYPE_SLICE_BEGIN && type <= PERFETTO_TE_TYPE_STATE) {
-    *p++ = kTypeTag;
-    *p++ = static_cast<uint8_t>(type);
-  }
-  if (with_category) {
-    *p++ = kCategoryIidsTag;
-    p = protozero::proto_utils::WriteVarInt(cat->cat_iid, p);
-  }
-  if (name_iid) {
-    *p++ = kNameIidTag;
-    p = protozero::proto_utils::WriteVarInt(name_iid, p);
+  uint8_t* length;
+  if (cached) {
+    // Room: at most 11 bytes of timestamp, then 24 of the 127.
+    memcpy(p, cached->bytes, TeEventCache::kBytes);
+    length = p + cached->length_offset;
+    p += cached->size;
+  } else {
+    uint8_t* const event_start = p;
+    *p++ = kSequenceFlagsTag;
+    *p++ = kNeedsStateFlag;
+    *p++ = kTrackEventTag;
+    length = p++;
+    if (type >= PERFETTO_TE_TYPE_SLICE_BEGIN && type <= PERFETTO_TE_TYPE_STATE) {
+      *p++ = kTypeTag;
+      *p++ = static_cast<uint8_t>(type);
+    }
+    if (with_category) {
+      *p++ = kCategoryIidsTag;
+      p = protozero::proto_utils::WriteVarInt(cat->cat_iid, p);
+    }
+    if (name_iid) {
+      *p++ = kNameIidTag;
+      p = protozero::proto_utils::WriteVarInt(name_iid, p);
+      RememberEvent(&incr.event_cache, name, cat, type, event_start, p, length);
+    }
   }
   if (x.track) {
     *p++ = kTrackUuidTag;

@@ -15,6 +15,8 @@
 #ifndef ZT_SRC_C_ABI_TRACK_EVENT_INTERNAL_H_
 #define ZT_SRC_C_ABI_TRACK_EVENT_INTERNAL_H_
 
+#include <time.h>
+
 #include <atomic>
 #include <cstring>
 #include <cstdint>
@@ -76,6 +78,39 @@ struct TeSequence {
   uint64_t packets_dropped_seen = 0;
 };
 
+// Whether the 16 bytes at |name| are in one page (so reading them, past
+// the name's NUL when it is shorter, reads mapped memory).
+inline bool WordsReadable(const char* name) {
+  return (reinterpret_cast<uintptr_t>(name) & 4095) <= 4096 - 16;
+}
+
+// Whether the name at |name| is the one |words| hold (with its NUL,
+// zero-padded; |masks| tell which bytes count). Reads 16 bytes, past the
+// end of a shorter name (see WordsReadable), which AddressSanitizer would
+// report.
+__attribute__((no_sanitize_address)) inline bool SameWords(const char* name,
+                                                           const uint64_t words[2],
+                                                           const uint64_t masks[2]) {
+  uint64_t w0, w1;
+  __builtin_memcpy(&w0, name, 8);
+  __builtin_memcpy(&w1, name + 8, 8);
+  return (((w0 ^ words[0]) & masks[0]) | ((w1 ^ words[1]) & masks[1])) == 0;
+}
+
+// Fills |words| and |masks| for a name of |size| bytes (without its NUL);
+// false if it does not fit.
+inline bool NameWords(const char* name, size_t size, uint64_t words[2], uint64_t masks[2]) {
+  if (size + 1 > 2 * sizeof(uint64_t))
+    return false;
+  uint8_t word_bytes[16] = {};
+  uint8_t mask_bytes[16] = {};
+  memcpy(word_bytes, name, size);
+  memset(mask_bytes, 0xff, size + 1);
+  memcpy(words, word_bytes, sizeof(word_bytes));
+  memcpy(masks, mask_bytes, sizeof(mask_bytes));
+  return true;
+}
+
 // Names a sequence interned recently, by address, for the fast path: a hit
 // still compares the bytes (a C caller may rewrite a buffer between
 // events), which is cheaper than hashing them. Direct-mapped.
@@ -105,8 +140,8 @@ struct TeNameCache {
     // A short name is compared as two words when they do not cross into
     // the next page (reading past its NUL is then harmless: the page is
     // mapped); else byte by byte, up to the NUL or the first difference.
-    if (e.short_name && (reinterpret_cast<uintptr_t>(name) & 4095) <= 4096 - 16)
-      return SameWords(name, e) ? e.iid : 0;
+    if (e.short_name && WordsReadable(name))
+      return SameWords(name, e.words, e.masks) ? e.iid : 0;
     for (size_t i = 0;; i++) {
       if (name[i] != e.bytes[i])
         return 0;
@@ -124,21 +159,44 @@ struct TeNameCache {
     e.type = type;
     memcpy(e.bytes, name, size);
     e.bytes[size] = '\0';
-    e.short_name = size + 1 <= sizeof(e.words);
-    if (e.short_name) {
-      memcpy(e.words, e.bytes, size + 1);
-      uint8_t mask_bytes[sizeof(e.masks)] = {};
-      memset(mask_bytes, 0xff, size + 1);
-      memcpy(e.masks, mask_bytes, sizeof(e.masks));
-    }
+    e.short_name = NameWords(name, size, e.words, e.masks);
   }
-  // Reads 16 bytes at |name|, past its end when it is shorter (within its
-  // page: see Find), which AddressSanitizer would report.
-  __attribute__((no_sanitize_address)) static bool SameWords(const char* name, const Entry& e) {
-    uint64_t w0, w1;
-    __builtin_memcpy(&w0, name, 8);
-    __builtin_memcpy(&w1, name + 8, 8);
-    return (((w0 ^ e.words[0]) & e.masks[0]) | ((w1 ^ e.words[1]) & e.masks[1])) == 0;
+  Entry entries[kEntries];
+};
+
+// The bytes of a named event on this sequence after its timestamp
+// (sequence_flags, the TrackEvent's tag and length, type, category iid,
+// name iid), by (name address, category, type), so that the next such
+// event is a copy: its name, category and their interning checked once.
+// The name's bytes are compared on each hit, as in TeNameCache (names of
+// up to 15 bytes only). Direct-mapped.
+struct TeEventCache {
+  static constexpr size_t kEntries = 64;
+  static constexpr size_t kBytes = 24;
+  struct Entry {
+    const char* name = nullptr;  // Null: empty.
+    const PerfettoTeCategoryImpl* cat = nullptr;
+    uint64_t cat_iid = 0;
+    int32_t type = 0;
+    uint8_t size = 0;           // Bytes used of |bytes|.
+    uint8_t length_offset = 0;  // The TrackEvent's length byte in |bytes|.
+    uint64_t words[2] = {};
+    uint64_t masks[2] = {};
+    uint8_t bytes[kBytes] = {};
+  };
+  static size_t Index(const char* name, const void* cat, int32_t type) {
+    const uint64_t x = (reinterpret_cast<uintptr_t>(name) ^ reinterpret_cast<uintptr_t>(cat) ^
+                        static_cast<uint32_t>(type)) *
+                       0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(x >> 58);
+  }
+  // The entry for this event if it holds it; null otherwise.
+  const Entry* Find(const char* name, const PerfettoTeCategoryImpl* cat, int32_t type) const {
+    const Entry& e = entries[Index(name, cat, type)];
+    if (e.name != name || e.cat != cat || e.type != type || e.cat_iid != cat->cat_iid ||
+        !WordsReadable(name) || !SameWords(name, e.words, e.masks))
+      return nullptr;
+    return &e;
   }
   Entry entries[kEntries];
 };
@@ -158,6 +216,7 @@ struct TeIncrementalState {
   internal::InternTable seen_categories;
   ContentInternMap iids;
   TeNameCache name_cache;
+  TeEventCache event_cache;
   // Dynamic categories' answers for this instance, by encoded descriptor
   // (at most kMaxDynamicCategories kept).
   std::vector<std::pair<std::string, bool>> dynamic_categories;
@@ -172,6 +231,7 @@ struct TeIncrementalState {
     seen_categories = internal::InternTable();
     iids.Clear();
     name_cache = TeNameCache();
+    event_cache = TeEventCache();
     dynamic_categories.clear();
   }
   // True if |uuid|'s descriptor was written; records it as written.
@@ -344,8 +404,12 @@ bool TeDynamicCategoryEnabled(const TeSlot& slot, const PerfettoTeCategoryDescri
 bool CategoryEnabledByConfig(const PerfettoTeCategoryDescriptor& desc,
                              const std::string& config_raw);
 
-// Now on the boot clock, in ns.
-uint64_t BootTimeNs();
+// Now on the boot clock, in ns (inline: a trace point reads it).
+inline uint64_t BootTimeNs() {
+  timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
 
 // This thread's track uuid.
 uint64_t TeThreadTrackUuid();
