@@ -29,6 +29,9 @@ static const char* io_tags[] = {"slow"};
 static struct ZtCCategory app = ZT_C_CATEGORY_INIT("app", "The example's frames");
 static struct ZtCCategory io = ZT_C_CATEGORY_INIT_TAGS("io", "Reads and writes", io_tags);
 static struct ZtCCategory* const categories[] = {&app, &io};
+/* A counter updated every frame: registered once (ZT_C_COUNTER names its
+ * track at each event instead). */
+static struct ZtCCounterTrack queue_depth = ZT_C_COUNTER_TRACK_INIT;
 
 /* One frame: a slice with arguments, a flow from the frame's request to
  * its result, counters, an async read on a track of its own. */
@@ -41,7 +44,7 @@ static void Frame(int thread, long frame) {
   ZT_C_INSTANT(app, "Request", ZT_C_FLOW(request));
   ZT_C_SLICE_BEGIN(io, "Read", ZT_C_TRACK("disk reads", thread));
   ZT_C_SLICE_END(io, ZT_C_TRACK("disk reads", thread));
-  ZT_C_COUNTER(app, "queue depth", ZT_C_INT_VALUE(frame % 8));
+  ZT_C_COUNTER_ON(app, queue_depth, ZT_C_INT_VALUE(frame % 8));
   ZT_C_COUNTER(app, "fill ratio", ZT_C_DOUBLE_VALUE((double)(frame % 4) / 4.0));
   ZT_C_INSTANT(ZT_C_ANY_CATEGORY, "Plugin loaded", ZT_C_DYNAMIC_CATEGORY("plugin.audio"));
   ZT_C_INSTANT(app, "Result", ZT_C_TERMINATING_FLOW(request), ZT_C_ARG_DOUBLE("load", 0.25));
@@ -180,6 +183,7 @@ static int RunInProcess(void) {
   PerfettoProducerInProcessInit(args);
   PerfettoProducerBackendInitArgsDestroy(args);
   ZtCTrackEventInit(categories, 2);
+  ZtCCounterTrackRegister(&queue_depth, "queue depth");
   session = PerfettoTracingSessionInProcessCreate();
   config = EncodeConfig(&config_size);
   if (!session || !config)
@@ -228,6 +232,7 @@ static int RunSystem(long frames) {
   PerfettoProducerSystemInit(args);
   PerfettoProducerBackendInitArgsDestroy(args);
   ZtCTrackEventInit(categories, 2);
+  ZtCCounterTrackRegister(&queue_depth, "queue depth");
   printf("registered\n");
   fflush(stdout);
   if (!WaitForApp(true)) {

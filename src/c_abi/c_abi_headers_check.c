@@ -39,6 +39,7 @@ static void Append(struct PerfettoStreamWriter* w, const uint8_t* bytes, size_t 
 static const char* check_tags[] = {"debug"};
 static struct ZtCCategory check_category = ZT_C_CATEGORY_INIT("check", "headers check");
 static struct ZtCCategory check_tagged = ZT_C_CATEGORY_INIT_TAGS("tagged", "headers check", check_tags);
+static struct ZtCCounterTrack check_counter = ZT_C_COUNTER_TRACK_INIT;
 
 static void UseTrackEventMacros(int n) {
   ZT_C_SLICE_BEGIN(check_category, "slice", ZT_C_ARG_INT("i", n), ZT_C_ARG_UINT("u", 1u),
@@ -51,6 +52,7 @@ static void UseTrackEventMacros(int n) {
                ZT_C_FLUSH());
   ZT_C_COUNTER(check_category, "counter", ZT_C_INT_VALUE(n));
   ZT_C_COUNTER(check_category, "ratio", ZT_C_DOUBLE_VALUE(0.5));
+  ZT_C_COUNTER_ON(check_category, check_counter, ZT_C_INT_VALUE(n));
   ZT_C_INSTANT(ZT_C_ANY_CATEGORY, "dynamic", ZT_C_DYNAMIC_CATEGORY("dyn"));
 }
 

@@ -30,6 +30,7 @@ namespace {
 ZtCCategory g_bench = ZT_C_CATEGORY_INIT("bench", "Benchmark events");
 ZtCCategory g_off = ZT_C_CATEGORY_INIT("off", "Never enabled");
 ZtCCategory* const g_categories[] = {&g_bench, &g_off};
+ZtCCounterTrack g_counter = ZT_C_COUNTER_TRACK_INIT;
 
 // One call site each, as in track_event_benchmark.cc.
 __attribute__((noinline)) void Slice() {
@@ -42,6 +43,10 @@ __attribute__((noinline)) void SliceWithInt(int64_t i) {
 }
 __attribute__((noinline)) void Counter(int64_t i) {
   ZT_C_COUNTER(g_bench, "counter", ZT_C_INT_VALUE(i));
+}
+// The same counter track, registered once (ZT_C_COUNTER_ON).
+__attribute__((noinline)) void CounterOnRegisteredTrack(int64_t i) {
+  ZT_C_COUNTER_ON(g_bench, g_counter, ZT_C_INT_VALUE(i));
 }
 __attribute__((noinline)) void Instant() { ZT_C_INSTANT(g_bench, "instant"); }
 __attribute__((noinline)) void DisabledSlice() {
@@ -61,6 +66,7 @@ const std::map<std::string, Case>& Cases() {
       {"ScopedSlice", {[](int64_t) { Slice(); }, true}},
       {"ScopedSliceIntArg", {[](int64_t i) { SliceWithInt(i); }, true}},
       {"Counter", {[](int64_t i) { Counter(i); }, true}},
+      {"CounterRegisteredTrack", {[](int64_t i) { CounterOnRegisteredTrack(i); }, true}},
       {"Instant", {[](int64_t) { Instant(); }, true}},
   };
   return *cases;
@@ -104,6 +110,7 @@ int main(int argc, char** argv) {
   PerfettoProducerInProcessInit(init);
   PerfettoProducerBackendInitArgsDestroy(init);
   ZtCTrackEventInit(g_categories, 2);
+  ZtCCounterTrackRegister(&g_counter, "counter");
 
   const zt::base::BenchmarkCaseArgs args = zt::base::ParseBenchmarkCaseArgs(argc, argv);
   if (args.list_cases) {

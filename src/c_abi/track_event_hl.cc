@@ -144,6 +144,8 @@ bool DescribedTrackUuid(TeIncrementalState& incr, const PerfettoTeHlExtra* extra
   if (!incr.seen_tracks.Contains(*uuid))
     return false;
   incr.last_described_track = *uuid;
+  incr.last_track_varint_size = static_cast<uint8_t>(
+      protozero::proto_utils::WriteVarInt(*uuid, incr.last_track_varint) - incr.last_track_varint);
   return true;
 }
 
@@ -335,7 +337,12 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
   }
   if (x.track) {
     *p++ = kTrackUuidTag;
-    p = protozero::proto_utils::WriteVarInt(track_uuid, p);
+    if (track_uuid != 0 && track_uuid == incr.last_described_track) {
+      memcpy(p, incr.last_track_varint, sizeof(incr.last_track_varint));
+      p += incr.last_track_varint_size;
+    } else {
+      p = protozero::proto_utils::WriteVarInt(track_uuid, p);
+    }
   }
   if (*extras) {
     p = WriteFastExtras(incr, type, extras, p, limit);

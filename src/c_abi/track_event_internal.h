@@ -210,6 +210,9 @@ struct TeIncrementalState {
   // has none).
   internal::InternTable seen_tracks;
   uint64_t last_described_track = 0;  // One of seen_tracks (0: none).
+  // That uuid as a varint, ready to copy (a uuid is up to 10 bytes).
+  uint8_t last_track_varint[10] = {};
+  uint8_t last_track_varint_size = 0;
   // Registered categories whose name this sequence interned: a bit per
   // cat_iid below 256, the table for the rest.
   uint64_t seen_category_bits[4] = {};
@@ -226,6 +229,7 @@ struct TeIncrementalState {
     last_timestamp_ns = 0;
     seen_tracks = internal::InternTable();
     last_described_track = 0;
+    last_track_varint_size = 0;
     for (uint64_t& word : seen_category_bits)
       word = 0;
     seen_categories = internal::InternTable();
