@@ -81,10 +81,14 @@ using internal::kMaxDataSourceInstances;
 // instances, the data source's slots. Leaked: trace points may run during
 // static destruction.
 struct TeRegistry {
+  // Held while categories are turned on and off, and so around their
+  // callbacks: a callback may trace, so nothing a trace point does takes
+  // it (a dynamic category reads configs under configs_mu alone).
   std::mutex mu;
   std::vector<PerfettoTeCategoryImpl*> categories;  // Under mu.
-  // Started instances' configs (under mu), for categories registered later
-  // and for dynamic categories.
+  // Started instances' configs, for categories registered later and for
+  // dynamic categories. Under configs_mu, taken after mu when both are.
+  std::mutex configs_mu;
   bool started[kMaxDataSourceInstances] = {};
   std::string configs[kMaxDataSourceInstances];
   uint64_t last_iid = 0;  // Under mu.
@@ -105,8 +109,14 @@ struct TeRegistry {
   // check. Without this a child would write into writers it inherited,
   // over shared memory its parent still uses. No callback is told (the
   // child may not run arbitrary code here).
-  static void AtForkPrepare() { Get().mu.lock(); }
-  static void AtForkParent() { Get().mu.unlock(); }
+  static void AtForkPrepare() {
+    Get().mu.lock();
+    Get().configs_mu.lock();
+  }
+  static void AtForkParent() {
+    Get().configs_mu.unlock();
+    Get().mu.unlock();
+  }
   static void AtForkChild();
 };
 
@@ -121,6 +131,7 @@ void TeRegistry::AtForkChild() {
     turn_off(cat);
   for (uint32_t i = 0; i < kMaxDataSourceInstances; i++)
     registry.started[i] = false;
+  registry.configs_mu.unlock();
   registry.mu.unlock();
 }
 
@@ -169,8 +180,11 @@ class TeDataSource : public DataSourceBase {
   void OnStart(const StartArgs&) override {
     TeRegistry& registry = TeRegistry::Get();
     std::lock_guard<std::mutex> lock(registry.mu);
-    registry.started[index_] = true;
-    registry.configs[index_] = config_raw_;
+    {
+      std::lock_guard<std::mutex> configs_lock(registry.configs_mu);
+      registry.started[index_] = true;
+      registry.configs[index_] = config_raw_;
+    }
     g_any_category.EnableInstance(index_);
     for (PerfettoTeCategoryImpl* cat : registry.categories) {
       if (CategoryEnabledByConfig(*cat->desc, config_raw_))
@@ -183,6 +197,7 @@ class TeDataSource : public DataSourceBase {
     for (PerfettoTeCategoryImpl* cat : registry.categories)
       cat->DisableInstance(index_);
     g_any_category.DisableInstance(index_);
+    std::lock_guard<std::mutex> configs_lock(registry.configs_mu);
     registry.started[index_] = false;
     registry.configs[index_].clear();
   }
@@ -285,6 +300,11 @@ void TeCloseOpenPacket(const TeSlot& slot) {
     slot.seq->next_packet.Finish();
 }
 
+TraceWriter::TracePacketHandle TeTakePacket(const TeSlot& slot) {
+  return slot.seq->next_packet ? std::move(slot.seq->next_packet)
+                               : slot.writer()->NewTracePacket();
+}
+
 TraceWriter::TracePacketHandle TeNewPacket(const TeSlot& slot, PerfettoTeTimestamp ts,
                                            uint32_t sequence_flags) {
   const TeSequenceSettings& settings = slot.seq->settings;
@@ -294,8 +314,7 @@ TraceWriter::TracePacketHandle TeNewPacket(const TeSlot& slot, PerfettoTeTimesta
   if (ZT_UNLIKELY(ts.clock_id == PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL &&
                   settings.default_clock_id != PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL))
     ts.clock_id = settings.default_clock_id;
-  auto packet = slot.seq->next_packet ? std::move(slot.seq->next_packet)
-                                      : slot.writer()->NewTracePacket();
+  auto packet = TeTakePacket(slot);
   const uint64_t unit = settings.unit_multiplier;
   if (ZT_LIKELY(ts.clock_id == PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL)) {
     if (ZT_LIKELY(incr.last_timestamp_ns <= ts.value)) {
@@ -398,7 +417,7 @@ bool TeDynamicCategoryEnabled(const TeSlot& slot, const PerfettoTeCategoryDescri
   TeRegistry& registry = TeRegistry::Get();
   bool enabled = false;
   {
-    std::lock_guard<std::mutex> lock(registry.mu);
+    std::lock_guard<std::mutex> lock(registry.configs_mu);
     enabled = registry.started[slot.index] &&
               CategoryEnabledByConfig(desc, registry.configs[slot.index]);
   }
@@ -450,8 +469,14 @@ PerfettoTeCategoryImpl* PerfettoTeCategoryImplCreate(PerfettoTeCategoryDescripto
   TeRegistry& registry = TeRegistry::Get();
   std::lock_guard<std::mutex> lock(registry.mu);
   cat->cat_iid = ++registry.last_iid;
+  bool on[zt::internal::kMaxDataSourceInstances] = {};
+  {
+    std::lock_guard<std::mutex> configs_lock(registry.configs_mu);
+    for (uint32_t i = 0; i < zt::internal::kMaxDataSourceInstances; i++)
+      on[i] = registry.started[i] && zt::c_abi::CategoryEnabledByConfig(*desc, registry.configs[i]);
+  }
   for (uint32_t i = 0; i < zt::internal::kMaxDataSourceInstances; i++) {
-    if (registry.started[i] && zt::c_abi::CategoryEnabledByConfig(*desc, registry.configs[i]))
+    if (on[i])
       cat->EnableInstance(i);
   }
   registry.categories.push_back(cat);

@@ -139,7 +139,9 @@ bool DescribedTrackUuid(TeIncrementalState& incr, const PerfettoTeHlExtra* extra
   }
   // The track of the sequence's previous event on a track is the common
   // case (a counter updated again): one compare instead of a lookup.
-  if (*uuid == incr.last_described_track || *uuid == 0)
+  if (*uuid == 0)
+    return incr.root_track_seen;
+  if (*uuid == incr.last_described_track)
     return true;
   if (!incr.seen_tracks.Contains(*uuid))
     return false;
@@ -337,7 +339,7 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
   }
   if (x.track) {
     *p++ = kTrackUuidTag;
-    if (track_uuid != 0 && track_uuid == incr.last_described_track) {
+    if (track_uuid == incr.last_described_track && track_uuid != 0) {
       memcpy(p, incr.last_track_varint, sizeof(incr.last_track_varint));
       p += incr.last_track_varint_size;
     } else {

@@ -89,7 +89,7 @@ void AppendProtoFields(TeIncrementalState* incr, protozero::Message* msg,
         const auto* f = reinterpret_cast<const PerfettoTeHlProtoFieldCstrInterned*>(field);
         // Without the InternedData field, the string has nowhere to go:
         // the field is left out, as the ABI says.
-        if (f->interned_type_id != 0 && entries)
+        if (f->interned_type_id != 0)
           msg->AppendVarInt(field->id, InternString(incr, f->interned_type_id, f->str, entries));
         break;
       }
@@ -123,14 +123,16 @@ void AppendProtoFields(TeIncrementalState* incr, protozero::Message* msg,
   }
 }
 
-// Track descriptors go in packets of their own, before the event's.
-uint64_t NamedTrack(const TeSlot& slot, PerfettoTeTimestamp ts, uint64_t parent_uuid,
+// Track descriptors go in packets of their own, before the event's, with
+// no timestamp and no sequence flags (as upstream's library writes them):
+// a reader takes them whatever the sequence's state.
+uint64_t NamedTrack(const TeSlot& slot, uint64_t parent_uuid,
                     const PerfettoTeHlNestedTrackNamed& track) {
   const char* name = track.name ? track.name : "";
   const uint64_t uuid = parent_uuid ^ Fnv1a(name, strlen(name)) ^ track.id;
   if (slot.incr->TrackSeen(uuid))
     return uuid;
-  auto packet = TeNewPacket(slot, ts, kNeedsStateFlag);
+  auto packet = TeTakePacket(slot);
   auto* desc = packet->set_track_descriptor();
   desc->set_uuid(uuid);
   if (parent_uuid)
@@ -156,42 +158,42 @@ uint64_t NamedTrack(const TeSlot& slot, PerfettoTeTimestamp ts, uint64_t parent_
   return uuid;
 }
 
-uint64_t RegisteredTrack(const TeSlot& slot, PerfettoTeTimestamp ts,
-                         const PerfettoTeRegisteredTrackImpl* track) {
+uint64_t RegisteredTrack(const TeSlot& slot, const PerfettoTeRegisteredTrackImpl* track) {
   if (!track)
     return 0;
   if (!slot.incr->TrackSeen(track->uuid) && track->descriptor) {
-    auto packet = TeNewPacket(slot, ts, kNeedsStateFlag);
+    auto packet = TeTakePacket(slot);
     packet->AppendBytes(protos::pbzero::TracePacket::kTrackDescriptorFieldNumber,
                         track->descriptor, track->descriptor_size);
   }
   return track->uuid;
 }
 
-uint64_t ProtoTrack(const TeSlot& slot, PerfettoTeTimestamp ts, uint64_t uuid,
-                    const uint64_t* parent_uuid, PerfettoTeHlProtoField* const* fields) {
+uint64_t ProtoTrack(const TeSlot& slot, uint64_t uuid, const uint64_t* parent_uuid,
+                    PerfettoTeHlProtoField* const* fields) {
   if (slot.incr->TrackSeen(uuid))
     return uuid;
-  auto packet = TeNewPacket(slot, ts, kNeedsStateFlag);
+  auto packet = TeTakePacket(slot);
   auto* desc = packet->set_track_descriptor();
   desc->set_uuid(uuid);
   if (parent_uuid)
     desc->set_parent_uuid(*parent_uuid);
-  // No interning in a descriptor's packet: CSTR_INTERNED fields are left
-  // out there.
-  AppendProtoFields(slot.incr, desc, fields, nullptr);
+  // Strings its CSTR_INTERNED fields intern go in the same packet.
+  NewEntries entries;
+  AppendProtoFields(slot.incr, desc, fields, &entries);
+  desc->Finalize();
+  entries.WriteInto(&*packet);
   return uuid;
 }
 
-uint64_t NestedTracks(const TeSlot& slot, PerfettoTeTimestamp ts,
-                      const PerfettoTeHlExtraNestedTracks& nested) {
+uint64_t NestedTracks(const TeSlot& slot, const PerfettoTeHlExtraNestedTracks& nested) {
   uint64_t uuid = 0;
   if (!nested.tracks)
     return uuid;
   for (PerfettoTeHlNestedTrack* const* it = nested.tracks; *it; it++) {
     switch ((*it)->type) {
       case PERFETTO_TE_HL_NESTED_TRACK_TYPE_NAMED:
-        uuid = NamedTrack(slot, ts, uuid, *reinterpret_cast<const PerfettoTeHlNestedTrackNamed*>(*it));
+        uuid = NamedTrack(slot, uuid, *reinterpret_cast<const PerfettoTeHlNestedTrackNamed*>(*it));
         break;
       case PERFETTO_TE_HL_NESTED_TRACK_TYPE_PROCESS:
         uuid = perfetto_te_process_track_uuid;
@@ -202,11 +204,11 @@ uint64_t NestedTracks(const TeSlot& slot, PerfettoTeTimestamp ts,
       case PERFETTO_TE_HL_NESTED_TRACK_TYPE_PROTO: {
         const auto* track = reinterpret_cast<const PerfettoTeHlNestedTrackProto*>(*it);
         const uint64_t parent = uuid;
-        uuid = ProtoTrack(slot, ts, track->id ^ parent, &parent, track->fields);
+        uuid = ProtoTrack(slot, track->id ^ parent, &parent, track->fields);
         break;
       }
       case PERFETTO_TE_HL_NESTED_TRACK_TYPE_REGISTERED:
-        uuid = RegisteredTrack(slot, ts,
+        uuid = RegisteredTrack(slot,
                                reinterpret_cast<const PerfettoTeHlNestedTrackRegistered*>(*it)->track);
         break;
       default:
@@ -218,13 +220,12 @@ uint64_t NestedTracks(const TeSlot& slot, PerfettoTeTimestamp ts,
 
 // The event's track uuid (writing descriptors the sequence lacks), or
 // false for the thread's track (the sequence's default).
-bool ResolveTrack(const TeSlot& slot, PerfettoTeTimestamp ts, const PerfettoTeHlExtra* extra,
-                  uint64_t* uuid) {
+bool ResolveTrack(const TeSlot& slot, const PerfettoTeHlExtra* extra, uint64_t* uuid) {
   if (!extra)
     return false;
   switch (extra->type) {
     case PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK:
-      *uuid = RegisteredTrack(slot, ts,
+      *uuid = RegisteredTrack(slot,
                               reinterpret_cast<const PerfettoTeHlExtraRegisteredTrack*>(extra)->track);
       return true;
     case PERFETTO_TE_HL_EXTRA_TYPE_NAMED_TRACK: {
@@ -233,16 +234,16 @@ bool ResolveTrack(const TeSlot& slot, PerfettoTeTimestamp ts, const PerfettoTeHl
       track.name = named->name;
       track.id = named->id;
       track.is_name_static = named->is_name_static;
-      *uuid = NamedTrack(slot, ts, named->parent_uuid, track);
+      *uuid = NamedTrack(slot, named->parent_uuid, track);
       return true;
     }
     case PERFETTO_TE_HL_EXTRA_TYPE_PROTO_TRACK: {
       const auto* proto = reinterpret_cast<const PerfettoTeHlExtraProtoTrack*>(extra);
-      *uuid = ProtoTrack(slot, ts, proto->uuid, nullptr, proto->fields);
+      *uuid = ProtoTrack(slot, proto->uuid, nullptr, proto->fields);
       return true;
     }
     case PERFETTO_TE_HL_EXTRA_TYPE_NESTED_TRACKS:
-      *uuid = NestedTracks(slot, ts, *reinterpret_cast<const PerfettoTeHlExtraNestedTracks*>(extra));
+      *uuid = NestedTracks(slot, *reinterpret_cast<const PerfettoTeHlExtraNestedTracks*>(extra));
       return true;
     default:
       return false;
@@ -315,9 +316,17 @@ void WriteEvent(const TeSlot& slot, PerfettoTeTimestamp ts, PerfettoTeCategoryIm
   const bool has_category = type != PERFETTO_TE_TYPE_SLICE_END && type != PERFETTO_TE_TYPE_COUNTER;
   if (has_category && !x.dynamic_category && cat->desc) {
     if (!incr->CategorySeen(cat->cat_iid)) {
+      // Keyed as upstream keys it (the iid's 8 bytes), which is what the
+      // low-level ABI's callers intern it under: one entry per sequence
+      // whichever path writes first.
+      const uint64_t key = cat->cat_iid;
+      bool is_new;
+      incr->iids.FindOrAssign(InternedData::kEventCategoriesFieldNumber, &key, sizeof(key),
+                              &is_new);
       incr->SetCategorySeen(cat->cat_iid);
-      entries.Add(InternedData::kEventCategoriesFieldNumber, cat->cat_iid, cat->desc->name,
-                  strlen(cat->desc->name));
+      if (is_new)
+        entries.Add(InternedData::kEventCategoriesFieldNumber, cat->cat_iid, cat->desc->name,
+                    strlen(cat->desc->name));
     }
     event->add_category_iids(cat->cat_iid);
   }
@@ -386,7 +395,7 @@ void TeWriteEventSlow(const TeSlot& slot, PerfettoTeTimestamp ts, PerfettoTeCate
                       const TeExtras& x) {
   TeResetIfCleared(slot, ts);
   uint64_t track_uuid = 0;
-  const bool has_track = ResolveTrack(slot, ts, x.track, &track_uuid);
+  const bool has_track = ResolveTrack(slot, x.track, &track_uuid);
   WriteEvent(slot, ts, cat, type, name, extras, x, has_track, track_uuid);
   TraceWriter* writer = slot.writer();
   if (x.flush)

@@ -209,6 +209,7 @@ struct TeIncrementalState {
   // Tracks whose descriptor this sequence wrote (uuid 0 is the root and
   // has none).
   internal::InternTable seen_tracks;
+  bool root_track_seen = false;       // Uuid 0, which seen_tracks cannot hold.
   uint64_t last_described_track = 0;  // One of seen_tracks (0: none).
   // That uuid as a varint, ready to copy (a uuid is up to 10 bytes).
   uint8_t last_track_varint[10] = {};
@@ -228,6 +229,7 @@ struct TeIncrementalState {
     was_cleared = true;
     last_timestamp_ns = 0;
     seen_tracks = internal::InternTable();
+    root_track_seen = false;
     last_described_track = 0;
     last_track_varint_size = 0;
     for (uint64_t& word : seen_category_bits)
@@ -240,8 +242,11 @@ struct TeIncrementalState {
   }
   // True if |uuid|'s descriptor was written; records it as written.
   bool TrackSeen(uint64_t uuid) {
-    if (uuid == 0)
-      return true;
+    if (uuid == 0) {  // The table's empty key: a flag of its own.
+      const bool seen = root_track_seen;
+      root_track_seen = true;
+      return seen;
+    }
     bool is_new;
     seen_tracks.Intern(uuid, &is_new);
     return !is_new;
@@ -369,6 +374,10 @@ void TeCloseOpenPacket(const TeSlot& slot);
 // state, if it was cleared: defaults, clocks, the thread's and process's
 // track descriptors. |ts| is the first event's timestamp.
 void TeResetIfCleared(const TeSlot& slot, PerfettoTeTimestamp ts);
+
+// A packet on |slot|'s sequence (the one kept open, or a new one), with
+// nothing in it yet.
+TraceWriter::TracePacketHandle TeTakePacket(const TeSlot& slot);
 
 // A packet on |slot|'s sequence at |ts| (the one kept open, or a new one),
 // its timestamp written as the sequence's settings ask (a delta on the

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "zt/config/trace_config.gen.h"
 #include "zt/config/track_event/track_event_config.gen.h"
 #include "zt/processor/trace_processor.h"
+#include "zt/protozero/proto_decoder.h"
 
 namespace {
 
@@ -80,7 +82,7 @@ class Session {
   // Stops, reads the trace and loads it into a processor.
   std::unique_ptr<zt::processor::TraceProcessor> StopAndLoad() {
     PerfettoTracingSessionStopBlocking(impl_);
-    std::string trace;
+    std::string& trace = trace_;
     PerfettoTracingSessionReadTraceBlocking(impl_, Append, &trace);
     PerfettoTracingSessionDestroy(impl_);
     impl_ = nullptr;
@@ -98,10 +100,30 @@ class Session {
     EXPECT_TRUE(tp) << error;
     return tp;
   }
+  // The trace's bytes, after StopAndLoad().
+  const std::string& bytes() const { return trace_; }
 
  private:
   PerfettoTracingSessionImpl* impl_;
+  std::string trace_;
 };
+
+// The packets of |trace| (its field 1), each as its fields by number (the
+// last value of each; repeated fields are not needed here).
+std::vector<std::map<uint32_t, std::string>> Packets(const std::string& trace) {
+  std::vector<std::map<uint32_t, std::string>> packets;
+  zt::protozero::ProtoDecoder outer(trace.data(), trace.size());
+  for (auto f = outer.ReadField(); f.valid(); f = outer.ReadField()) {
+    if (f.id() != 1)
+      continue;
+    std::map<uint32_t, std::string> fields;
+    zt::protozero::ProtoDecoder packet(f.data(), f.size());
+    for (auto g = packet.ReadField(); g.valid(); g = packet.ReadField())
+      fields[g.id()] = std::string(reinterpret_cast<const char*>(g.data()), g.size());
+    packets.push_back(std::move(fields));
+  }
+  return packets;
+}
 
 // One query's rows, each as its cells joined by '|', rows by ' '.
 std::string Rows(zt::processor::TraceProcessor* tp, const std::string& sql) {
@@ -185,6 +207,42 @@ TEST_F(CTrackEventTest, CategoriesFollowEachSessionsConfig) {
   PerfettoTeCategoryImplSetCallback(g_gfx.impl, nullptr, nullptr);
 }
 
+// A callback that traces with a dynamic category while its session starts:
+// the dynamic category's lookup must not wait on the lock the callbacks
+// run under (it did: the session never started).
+ZtCCategory g_callback_dyn = ZT_C_CATEGORY_INIT("cbdyn", "Traced from its callback");
+void DynamicFromCallback(PerfettoTeCategoryImpl*, PerfettoDsInstanceIndex, bool created, bool,
+                         void*) {
+  if (created)
+    ZT_C_INSTANT(ZT_C_ANY_CATEGORY, "dynamic from the callback", ZT_C_DYNAMIC_CATEGORY("cbdyn"));
+}
+
+TEST_F(CTrackEventTest, ACallbackMayTraceWithADynamicCategory) {
+  static ZtCCategory* const list[] = {&g_callback_dyn};
+  ZtCCategoriesRegister(list, 1);
+  PerfettoTeCategoryImplSetCallback(g_callback_dyn.impl, DynamicFromCallback, nullptr);
+  std::atomic<bool> started{false};
+  std::thread watchdog([&started] {
+    for (int i = 0; i < 3000 && !started.load(); i++)  // Up to 30 s.
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!started.load()) {
+      fprintf(stderr, "the session did not start within 30 s: a callback deadlocked\n");
+      _exit(1);
+    }
+  });
+  TrackEventConfigSpec spec;
+  spec.enabled_categories = {"cbdyn"};
+  Session session(spec);
+  started = true;
+  watchdog.join();
+  auto tp = session.StopAndLoad();
+  ASSERT_TRUE(tp);
+  EXPECT_EQ(Rows(tp.get(), "SELECT name, category FROM slice"),
+            "dynamic from the callback|cbdyn");
+  PerfettoTeCategoryImplSetCallback(g_callback_dyn.impl, nullptr, nullptr);
+  ZtCCategoriesUnregister(list, 1);
+}
+
 TEST_F(CTrackEventTest, TwoSessionsGetTheirOwnCategories) {
   TrackEventConfigSpec gfx_only, net_only;
   gfx_only.enabled_categories = {"gfx"};
@@ -231,13 +289,21 @@ TEST_F(CTrackEventTest, HighLevelEventsReadBack) {
   PerfettoTeHlExtra* extras[] = {reinterpret_cast<PerfettoTeHlExtra*>(&correlation), &no_intern,
                                  reinterpret_cast<PerfettoTeHlExtra*>(&explicit_ts), nullptr};
   PerfettoTeHlEmitImpl(g_gfx.impl, PERFETTO_TE_TYPE_INSTANT, "Raw", extras);
+  // A proto track whose descriptor has a field holding an interned string.
+  PerfettoTeHlProtoFieldCstrInterned interned_field = {
+      {PERFETTO_TE_HL_PROTO_TYPE_CSTR_INTERNED, 99}, "interned in a descriptor", 2};
+  PerfettoTeHlProtoField* track_fields[] = {&interned_field.header, nullptr};
+  PerfettoTeHlExtraProtoTrack proto_track = {{PERFETTO_TE_HL_EXTRA_TYPE_PROTO_TRACK}, 4242,
+                                             track_fields};
+  PerfettoTeHlExtra* on_proto_track[] = {&proto_track.header, nullptr};
+  PerfettoTeHlEmitImpl(g_gfx.impl, PERFETTO_TE_TYPE_INSTANT, "On a proto track", on_proto_track);
 
   auto tp = session.StopAndLoad();
   ASSERT_TRUE(tp);
   EXPECT_EQ(Rows(tp.get(), "SELECT name, COUNT(*), MIN(dur) >= 0 FROM slice GROUP BY name "
                            "ORDER BY name"),
-            "Async|3|1 Dyn on|3|1 Frame|3|1 Later|3|1 Raw|1|1 aewritten|2|1 bewritten|2|1 "
-            "cewritten|2|1");
+            "Async|3|1 Dyn on|3|1 Frame|3|1 Later|3|1 On a proto track|1|1 Raw|1|1 aewritten|2|1 "
+            "bewritten|2|1 cewritten|2|1");
   EXPECT_EQ(Rows(tp.get(), "SELECT category FROM slice WHERE name = 'Dyn on' LIMIT 1"), "dyn.on");
   EXPECT_EQ(Rows(tp.get(),
                  "SELECT EXTRACT_ARG(arg_set_id, 'debug.i'), EXTRACT_ARG(arg_set_id, 'debug.u'), "
@@ -260,12 +326,46 @@ TEST_F(CTrackEventTest, HighLevelEventsReadBack) {
   EXPECT_EQ(Rows(tp.get(), "SELECT value FROM stats WHERE severity IN ('error', 'data_loss') "
                            "AND value > 0"),
             "");
+  // Descriptors of the tracks events name go in packets of their own with
+  // no timestamp and no sequence flags (as upstream's library writes them);
+  // a CSTR_INTERNED field's string is interned in that packet.
+  int named_descriptors = 0, proto_descriptors = 0;
+  for (const auto& packet : Packets(session.bytes())) {
+    auto desc = packet.find(60);
+    if (desc == packet.end() || packet.count(11))
+      continue;
+    std::map<uint32_t, std::string> fields;
+    zt::protozero::ProtoDecoder d(desc->second.data(), desc->second.size());
+    bool is_thread_or_process = false;
+    for (auto f = d.ReadField(); f.valid(); f = d.ReadField()) {
+      is_thread_or_process |= f.id() == 3 || f.id() == 4;
+      if (f.id() == 10 || f.id() == 2)
+        fields[f.id()] = std::string(f.as_string());
+      if (f.id() == 1 && f.as_uint64() == 4242)
+        fields[1] = "4242";
+    }
+    if (is_thread_or_process)
+      continue;
+    EXPECT_EQ(packet.count(8), 0u) << "a timestamp on a track descriptor's packet";
+    EXPECT_EQ(packet.count(13), 0u) << "sequence flags on a track descriptor's packet";
+    if (fields[10] == "jobs")
+      named_descriptors++;
+    if (fields[1] == "4242") {
+      proto_descriptors++;
+      ASSERT_TRUE(packet.count(12)) << "the interned string's entry, in the same packet";
+      EXPECT_NE(packet.at(12).find("interned in a descriptor"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(named_descriptors, 1);
+  EXPECT_EQ(proto_descriptors, 1);
 }
 
 TEST_F(CTrackEventTest, LowLevelIterationAndInterning) {
   TrackEventConfigSpec spec;
   spec.enabled_categories = {"gfx"};
   Session session(spec);
+  // A high-level event first: it interns the category on this sequence.
+  ZT_C_INSTANT(g_gfx, "high level first");
   PerfettoTeTimestamp ts = PerfettoTeGetTimestamp();
   int instances = 0;
   for (PerfettoTeLlImplIterator it = PerfettoTeLlImplBegin(g_gfx.impl, ts); it.ds.tracer;
@@ -282,6 +382,13 @@ TEST_F(CTrackEventTest, LowLevelIterationAndInterning) {
     EXPECT_EQ(PerfettoTeLlImplIntern(it.incr, 3, "name", 4, &seen), 1u) << "ids are per type";
     EXPECT_FALSE(PerfettoTeLlImplTrackSeen(it.incr, 1234));
     EXPECT_TRUE(PerfettoTeLlImplTrackSeen(it.incr, 1234));
+    EXPECT_FALSE(PerfettoTeLlImplTrackSeen(it.incr, 0)) << "the root track is a track too";
+    EXPECT_TRUE(PerfettoTeLlImplTrackSeen(it.incr, 0));
+    // The category, keyed as upstream's inline helpers key it: the
+    // high-level event above interned it already.
+    const uint64_t cat_iid = g_gfx.iid;
+    PerfettoTeLlImplIntern(it.incr, 1, &cat_iid, sizeof(cat_iid), &seen);
+    EXPECT_TRUE(seen) << "interned twice on one sequence";
     PerfettoTeCategoryDescriptor on = {"gfx", nullptr, nullptr, 0};
     PerfettoTeCategoryDescriptor off = {"net", nullptr, nullptr, 0};
     EXPECT_TRUE(PerfettoTeLlImplDynCatEnabled(it.ds.tracer, it.ds.inst_id, &on));
@@ -298,7 +405,7 @@ TEST_F(CTrackEventTest, LowLevelIterationAndInterning) {
   ZT_C_INSTANT(g_gfx, "after");
   auto tp = session.StopAndLoad();
   ASSERT_TRUE(tp);
-  EXPECT_EQ(Rows(tp.get(), "SELECT name FROM slice"), "after");
+  EXPECT_EQ(Rows(tp.get(), "SELECT name FROM slice ORDER BY ts"), "high level first after");
 }
 
 // fork() while a session records: the child has no session, so every
