@@ -162,7 +162,7 @@ std::string FormatSummary(const TraceStorage& storage, const ImportResult& resul
             result.packets_parsed);
   } else {
     AppendF(&out, "trace      %s: %s%s, %" PRIu64 " packets, %" PRIu64 " sequences\n",
-            options.trace_name.c_str(), FormatBytes(tokenizer.packet_bytes).c_str(), compressed,
+            options.trace_name.c_str(), FormatBytes(result.input_bytes).c_str(), compressed,
             tokenizer.packets, result.sequences);
   }
   if (result.packets_parsed > 0) {
