@@ -437,7 +437,7 @@ ZT_ALWAYS_INLINE inline bool EmitHot(TeThread* thread, uint32_t mask, PerfettoTe
   const TeSlot& slot = thread->cached_slot;
   if (slot.writer()->stats().packets_dropped != slot.seq->packets_dropped_seen)
     return false;
-  TeExtras x(TeExtras::kNone);
+  TeExtras x;
   if (*extras && !ReadSimpleExtras(extras, &x))
     return false;
   return TryFastEvent<false>(slot, BootTimeNs(), cat, type, name, extras, x);

@@ -387,12 +387,6 @@ TraceWriter::TracePacketHandle TeNewPacket(const TeSlot& slot, PerfettoTeTimesta
 
 // What one event's extras say, read in one pass.
 struct TeExtras {
-  TeExtras() = default;
-  // Left uninitialized but for what an event without extras reads (set
-  // whole before ReadExtras).
-  enum NoExtras { kNone };
-  explicit TeExtras(NoExtras) : track(nullptr), timestamp(nullptr), dynamic_category(nullptr),
-                                intern(true), flush(false), fast(true) {}
   const struct PerfettoTeHlExtra* track = nullptr;  // The last track extra wins.
   const struct PerfettoTeHlExtraTimestamp* timestamp = nullptr;
   const PerfettoTeCategoryDescriptor* dynamic_category = nullptr;
