@@ -209,9 +209,8 @@ class TeDataSource : public DataSourceBase {
   TeSequenceSettings settings_;
 };
 
-
-
-// FNV-free glob: a pattern is a name, or a prefix followed by one '*'.
+// A config's pattern: a name, or a prefix followed by one '*' (what the
+// ABI's matching supports).
 bool NameMatches(const std::string& pattern, const char* name, bool allow_pattern) {
   const size_t star = pattern.find('*');
   if (star == std::string::npos)
@@ -257,7 +256,6 @@ bool CategoryEnabledByConfig(const PerfettoTeCategoryDescriptor& desc,
   }
   return false;  // Off unless named: the C ABI's rule, unlike C++'s.
 }
-
 
 uint64_t TeThreadTrackUuid() {
   return perfetto_te_process_track_uuid ^ internal::CurrentTid();
