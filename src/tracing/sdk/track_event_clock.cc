@@ -76,7 +76,7 @@ bool TrackEventClock::UsesTimeStampCounter() {
   return invariant;
 }
 
-uint64_t TrackEventClock::NowSlow(uint64_t ticks) {
+uint64_t TrackEventClock::NowSlow(Anchor& anchor, uint64_t ticks) {
 #if defined(__x86_64__)
   (void)ticks;
   if (!UsesTimeStampCounter())
@@ -94,13 +94,13 @@ uint64_t TrackEventClock::NowSlow(uint64_t ticks) {
   anchor_ns = anchor_ns < kMinAnchorNs ? kMinAnchorNs
               : anchor_ns > kMaxAnchorNs ? kMaxAnchorNs
                                          : anchor_ns;
-  Anchor& anchor = anchor_;
   anchor.ticks = now.ticks;
   anchor.ns = now.ns;
   anchor.ns_per_tick_q32 = rate_q32;
   anchor.valid_ticks = static_cast<uint64_t>(static_cast<double>(anchor_ns) / ns_per_tick);
   return now.ns;
 #else
+  (void)anchor;
   (void)ticks;
   return BootTimeNs();
 #endif

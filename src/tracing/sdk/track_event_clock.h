@@ -45,17 +45,28 @@ class TrackEventClock {
   static uint64_t ReadTsc() { return __builtin_ia32_rdtsc(); }
 #endif
 
-  static uint64_t NowNs() {
+  // Each thread's anchor: the SDK's own thread-local (initial-exec, for
+  // its hot path in executables), or one a caller keeps in a thread-local
+  // of its own (the C ABI's, so that its shared object needs no static TLS).
+  struct Anchor {
+    uint64_t ticks = 0;
+    uint64_t ns = 0;
+    uint64_t ns_per_tick_q32 = 0;  // 32.32 fixed point.
+    uint64_t valid_ticks = 0;      // 0: renew at the next read.
+  };
+
+  static uint64_t NowNs() { return NowNs(anchor_); }
+  static uint64_t NowNs(Anchor& anchor) {
 #if defined(__x86_64__)
     const uint64_t ticks = ReadTsc();
-    Anchor& anchor = anchor_;
     if (ZT_LIKELY(ticks - anchor.ticks < anchor.valid_ticks)) {
       return anchor.ns + static_cast<uint64_t>(
                              (static_cast<Uint128>(ticks - anchor.ticks) *
                               anchor.ns_per_tick_q32) >> 32);
     }
-    return NowSlow(ticks);
+    return NowSlow(anchor, ticks);
 #else
+    (void)anchor;
     return BootTimeNs();
 #endif
   }
@@ -64,10 +75,10 @@ class TrackEventClock {
   // common case): sets *now and returns true. False when NowNs() would
   // renew the anchor or read clock_gettime: call it then. For paths that
   // must not make calls.
-  static bool TryNowNs(uint64_t* now) {
+  static bool TryNowNs(uint64_t* now) { return TryNowNs(anchor_, now); }
+  static bool TryNowNs(const Anchor& anchor, uint64_t* now) {
 #if defined(__x86_64__)
     const uint64_t ticks = ReadTsc();
-    const Anchor& anchor = anchor_;
     if (ZT_LIKELY(ticks - anchor.ticks < anchor.valid_ticks)) {
       *now = anchor.ns + static_cast<uint64_t>(
                              (static_cast<Uint128>(ticks - anchor.ticks) *
@@ -76,6 +87,7 @@ class TrackEventClock {
     }
     return false;
 #else
+    (void)anchor;
     *now = BootTimeNs();
     return true;
 #endif
@@ -85,13 +97,7 @@ class TrackEventClock {
   static bool UsesTimeStampCounter();
 
  private:
-  struct Anchor {
-    uint64_t ticks = 0;
-    uint64_t ns = 0;
-    uint64_t ns_per_tick_q32 = 0;  // 32.32 fixed point.
-    uint64_t valid_ticks = 0;      // 0: renew at the next read.
-  };
-  static uint64_t NowSlow(uint64_t ticks);
+  static uint64_t NowSlow(Anchor& anchor, uint64_t ticks);
   ZT_INITIAL_EXEC_TLS static thread_local Anchor anchor_;
 };
 
