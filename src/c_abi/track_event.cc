@@ -346,7 +346,7 @@ void TeResetIfCleared(const TeSlot& slot, PerfettoTeTimestamp ts) {
   uint64_t start = ts.value;
   if (ts.clock_id != PERFETTO_DS_CLOCK_BOOTTIME &&
       ts.clock_id != PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL)
-    start = BootTimeNs();
+    start = TeNowNs(CurrentTeThread());
   incr.last_timestamp_ns = start;
   const uint64_t thread_uuid = TeThreadTrackUuid();
   const uint64_t unit = settings.unit_multiplier;
@@ -455,7 +455,7 @@ void PerfettoTeInit(void) {
 PerfettoTeTimestamp PerfettoTeGetTimestamp(void) {
   PerfettoTeTimestamp ts;
   ts.clock_id = PERFETTO_TE_TIMESTAMP_TYPE_BOOT;
-  ts.value = zt::c_abi::BootTimeNs();
+  ts.value = zt::c_abi::TeNowNs(zt::c_abi::CurrentTeThread());
   return ts;
 }
 

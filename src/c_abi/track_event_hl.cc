@@ -22,6 +22,16 @@ namespace {
 // that reads it.
 thread_local TeThread t_te_thread;
 
+// The thread's state, its address computed once per call: the compiler
+// otherwise computes it again at each use, which in the shared object is
+// a TLS descriptor call each time. (The empty asm hides where the value
+// came from, so it is kept in a register instead.)
+ZT_ALWAYS_INLINE inline TeThread* ThisThread() {
+  TeThread* thread = &t_te_thread;
+  asm("" : "+r"(thread));
+  return thread;
+}
+
 // Tags of the fields the fast path writes: (field number << 3) | wire type.
 constexpr uint8_t kTimestampTag = 8 << 3;            // TracePacket.timestamp
 constexpr uint8_t kSequenceFlagsTag = 13 << 3;       // TracePacket.sequence_flags
@@ -116,7 +126,7 @@ inline uint8_t* PutFixed64(uint8_t* p, uint64_t value) {
 
 // The uuid of a track extra the sequence described already; false if it
 // did not (the general path describes it).
-bool DescribedTrackUuid(TeIncrementalState& incr, const PerfettoTeHlExtra* extra, uint64_t* uuid) {
+ZT_ALWAYS_INLINE inline bool DescribedTrackUuid(TeIncrementalState& incr, const PerfettoTeHlExtra* extra, uint64_t* uuid) {
   switch (extra->type) {
     case PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK: {
       const auto* track = reinterpret_cast<const PerfettoTeHlExtraRegisteredTrack*>(extra)->track;
@@ -151,38 +161,47 @@ bool DescribedTrackUuid(TeIncrementalState& incr, const PerfettoTeHlExtra* extra
   return true;
 }
 
-// Writes the fast path's extras from |p|; null if one needs the general
-// path (an argument name not interned yet, a long string) or the bytes
-// would pass |limit|.
-uint8_t* WriteFastExtras(TeIncrementalState& incr, int32_t type,
-                         PerfettoTeHlExtra* const* extras, uint8_t* p, const uint8_t* limit) {
+// Writes the fast path's extras from |p|, and points |*track| at the
+// last track extra (the caller writes it: a field's order does not
+// matter); null if one needs the general path (any other extra, an
+// argument name not interned yet, a long string) or the bytes would pass
+// |limit|.
+ZT_ALWAYS_INLINE inline uint8_t* WriteFastExtras(TeIncrementalState& incr, int32_t type,
+                                                 PerfettoTeHlExtra* const* extras, uint8_t* p,
+                                                 const uint8_t* limit,
+                                                 const PerfettoTeHlExtra** track) {
   for (PerfettoTeHlExtra* const* it = extras; *it; it++) {
     if (p + kMaxExtraBytes > limit)
       return nullptr;
     const PerfettoTeHlExtra* extra = *it;
     const uint32_t t = extra->type;
-    if (t == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_INT64) {
-      if (type == PERFETTO_TE_TYPE_COUNTER) {
-        p = PutTag2(p, kCounterValueTag);
-        p = protozero::proto_utils::WriteVarInt(
-            reinterpret_cast<const PerfettoTeHlExtraCounterInt64*>(extra)->value, p);
+    // Arguments first: the commonest extras.
+    if (t - PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_BOOL >
+        PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_POINTER - PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_BOOL) {
+      if (t == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_INT64) {
+        if (type == PERFETTO_TE_TYPE_COUNTER) {
+          p = PutTag2(p, kCounterValueTag);
+          p = protozero::proto_utils::WriteVarInt(
+              reinterpret_cast<const PerfettoTeHlExtraCounterInt64*>(extra)->value, p);
+        }
+      } else if (t == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_DOUBLE) {
+        double value = reinterpret_cast<const PerfettoTeHlExtraCounterDouble*>(extra)->value;
+        uint64_t bits;
+        memcpy(&bits, &value, sizeof(bits));
+        p = PutFixed64(PutTag2(p, kDoubleCounterValueTag), bits);
+      } else if (t == PERFETTO_TE_HL_EXTRA_TYPE_FLOW ||
+                 t == PERFETTO_TE_HL_EXTRA_TYPE_TERMINATING_FLOW) {
+        p = PutTag2(p, t == PERFETTO_TE_HL_EXTRA_TYPE_FLOW ? kFlowIdsTag : kTerminatingFlowIdsTag);
+        p = PutFixed64(p, reinterpret_cast<const PerfettoTeHlExtraFlow*>(extra)->id);
+      } else if (t == PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK ||
+                 t == PERFETTO_TE_HL_EXTRA_TYPE_NAMED_TRACK ||
+                 t == PERFETTO_TE_HL_EXTRA_TYPE_PROTO_TRACK) {
+        *track = extra;  // Written by the caller; the last one wins.
+      } else {
+        return nullptr;
       }
       continue;
     }
-    if (t == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_DOUBLE) {
-      double value = reinterpret_cast<const PerfettoTeHlExtraCounterDouble*>(extra)->value;
-      uint64_t bits;
-      memcpy(&bits, &value, sizeof(bits));
-      p = PutFixed64(PutTag2(p, kDoubleCounterValueTag), bits);
-      continue;
-    }
-    if (t == PERFETTO_TE_HL_EXTRA_TYPE_FLOW || t == PERFETTO_TE_HL_EXTRA_TYPE_TERMINATING_FLOW) {
-      p = PutTag2(p, t == PERFETTO_TE_HL_EXTRA_TYPE_FLOW ? kFlowIdsTag : kTerminatingFlowIdsTag);
-      p = PutFixed64(p, reinterpret_cast<const PerfettoTeHlExtraFlow*>(extra)->id);
-      continue;
-    }
-    if (t < PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_BOOL || t > PERFETTO_TE_HL_EXTRA_TYPE_DEBUG_ARG_POINTER)
-      continue;  // A track (written by the caller).
     // Every debug argument struct has its name right after the header.
     const char* name = reinterpret_cast<const PerfettoTeHlExtraDebugArgBool*>(extra)->name;
     uint64_t name_iid = 0;
@@ -247,19 +266,24 @@ uint8_t* WriteFastExtras(TeIncrementalState& incr, int32_t type,
 ZT_NOINLINE void RememberEvent(TeEventCache* cache, const char* name,
                                const PerfettoTeCategoryImpl* cat, int32_t type,
                                const uint8_t* begin, const uint8_t* end, const uint8_t* length) {
+  if (!TeEventCache::Cacheable(cat))
+    return;
+  const uint64_t key = TeEventCache::Key(cat, type);
   const size_t size = static_cast<size_t>(end - begin);
-  TeEventCache::Entry& e = cache->entries[TeEventCache::Index(name, cat, type)];
-  if (size > TeEventCache::kBytes || !NameWords(name, strnlen(name, 16), e.words, e.masks)) {
+  TeEventCache::Entry& e = cache->entries[TeEventCache::Index(name, key)];
+  // Names whose 16 bytes cross into the next page are compared byte by
+  // byte, by the general path: not cached.
+  if (size > TeEventCache::kBytes || length != begin + TeEventCache::kLengthOffset ||
+      !WordsReadable(name) || !NameWords(name, strnlen(name, 16), e.words, e.masks)) {
     e.name = nullptr;
     return;
   }
   e.name = name;
-  e.cat = cat;
-  e.cat_iid = cat->cat_iid;
-  e.type = type;
-  e.size = static_cast<uint8_t>(size);
-  e.length_offset = static_cast<uint8_t>(length - begin);
+  e.key = key;
   memcpy(e.bytes, begin, size);
+  // The TrackEvent's length without extras, so that an event without any
+  // is the bytes as they are.
+  e.bytes[TeEventCache::kLengthOffset] = static_cast<uint8_t>(end - (length + 1));
 }
 
 // The event as raw bytes into the packet |slot|'s sequence keeps open, on
@@ -268,9 +292,7 @@ ZT_NOINLINE void RememberEvent(TeEventCache* cache, const char* name,
 // nothing written, when the event needs the general path: a sequence to
 // (re)start, a config with other clocks, a name, category or track the
 // sequence has not interned or described yet.
-// With kChunkEnd false (the hot path), an event that does not fit the
-// chunk's room for a raw packet is left to the general path.
-template <bool kChunkEnd>
+// (The hot path, EmitHot below, is a leaner copy for the common case.)
 ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
                                           PerfettoTeCategoryImpl* cat, int32_t type,
                                           const char* name, PerfettoTeHlExtra* const* extras,
@@ -281,7 +303,10 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
       !seq.settings.ns_deltas())
     return false;
   const bool named = type != PERFETTO_TE_TYPE_SLICE_END && name;
-  const TeEventCache::Entry* cached = named ? incr.event_cache.Find(name, cat, type) : nullptr;
+  const TeEventCache::Entry* cached =
+      named && TeEventCache::Cacheable(cat)
+          ? incr.event_cache.Find(name, TeEventCache::Key(cat, type))
+          : nullptr;
   uint64_t name_iid = 0;
   bool with_category = false;
   if (!cached) {
@@ -299,24 +324,21 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
   if (x.track && !DescribedTrackUuid(incr, x.track, &track_uuid))
     return false;
   TraceWriter* writer = slot.writer();
-  uint8_t buffer[kChunkEnd ? TraceWriter::kMaxRawPacketSize : 1];
+  uint8_t buffer[TraceWriter::kMaxRawPacketSize];
   uint8_t* start = writer->BeginRawPacket();
   const bool raw = start != nullptr;
-  if (ZT_UNLIKELY(!raw)) {
-    if (!kChunkEnd)
-      return false;
+  if (!raw)
     start = buffer;
-  }
   const uint8_t* const limit = start + TraceWriter::kMaxRawPacketSize;
   uint8_t* p = start;
   *p++ = kTimestampTag;
   p = protozero::proto_utils::WriteVarInt(now - incr.last_timestamp_ns, p);
   uint8_t* length;
   if (cached) {
-    // Room: at most 11 bytes of timestamp, then 24 of the 127.
+    // Room: at most 11 bytes of timestamp, then 16 of the 127.
     memcpy(p, cached->bytes, TeEventCache::kBytes);
-    length = p + cached->length_offset;
-    p += cached->size;
+    length = p + TeEventCache::kLengthOffset;
+    p += cached->size();
   } else {
     uint8_t* const event_start = p;
     *p++ = kSequenceFlagsTag;
@@ -347,7 +369,8 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
     }
   }
   if (*extras) {
-    p = WriteFastExtras(incr, type, extras, p, limit);
+    const PerfettoTeHlExtra* track = nullptr;  // x.track already.
+    p = WriteFastExtras(incr, type, extras, p, limit, &track);
     if (!p)
       return false;
   }
@@ -370,7 +393,7 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
 ZT_ALWAYS_INLINE inline void EmitInto(const TeSlot& slot, PerfettoTeTimestamp ts, PerfettoTeCategoryImpl* cat,
                      int32_t type, const char* name, PerfettoTeHlExtra* const* extras,
                      const TeExtras& x) {
-  if (x.fast && TryFastEvent<true>(slot, ts.value, cat, type, name, extras, x))
+  if (x.fast && TryFastEvent(slot, ts.value, cat, type, name, extras, x))
     return;
   if (x.dynamic_category && !TeDynamicCategoryEnabled(slot, *x.dynamic_category))
     return;
@@ -378,9 +401,14 @@ ZT_ALWAYS_INLINE inline void EmitInto(const TeSlot& slot, PerfettoTeTimestamp ts
 }
 
 // Every event the hot path below does not take: several instances, a
-// slot to prepare, any extra.
+// slot to prepare, any extra; and none while the thread is inside a trace
+// point already. Makes the slot it writes into the hot path's when it can.
 ZT_NOINLINE void EmitGeneral(TeThread* thread, uint32_t mask, PerfettoTeCategoryImpl* cat,
                              int32_t type, const char* name, PerfettoTeHlExtra* const* extras) {
+  if (mask == 0 || thread->in_trace_point)
+    return;
+  thread->in_trace_point = true;
+  thread->ResetHot();
   TeExtras x;
   ReadExtras(extras, &x);
   PerfettoTeTimestamp ts;
@@ -388,59 +416,174 @@ ZT_NOINLINE void EmitGeneral(TeThread* thread, uint32_t mask, PerfettoTeCategory
     ts = x.timestamp->timestamp;
   } else {
     ts.clock_id = PERFETTO_TE_TIMESTAMP_TYPE_INCREMENTAL;
-    ts.value = BootTimeNs();
+    ts.value = TeNowNs(thread);
   }
   TeSlot slot;
   for (uint32_t m = mask; m != 0; m &= m - 1) {
     const uint32_t index = static_cast<uint32_t>(__builtin_ctz(m));
     // Read before the slot is prepared: a change in between is a change.
-    const uint64_t epoch = g_te_state.instances[index].epoch.load(std::memory_order_acquire);
+    const std::atomic<uint64_t>& epoch = g_te_state.instances[index].epoch;
+    const uint64_t epoch_value = epoch.load(std::memory_order_acquire);
     if (!TePrepareSlot(thread, index, &slot))
       continue;
-    if (mask == (1u << index)) {
-      thread->cached_mask = mask;
-      thread->cached_epoch = epoch;
-      thread->cached_slot = slot;
-    }
     EmitInto(slot, ts, cat, type, name, extras, x);
+    if (mask == (1u << index) && slot.seq->next_packet && !slot.incr->was_cleared &&
+        slot.seq->settings.ns_deltas()) {
+      thread->hot_mask = mask;
+      thread->hot_epoch_ptr = &epoch;
+      thread->hot_epoch = epoch_value;
+      thread->hot_writer = slot.writer();
+      thread->hot_slot = slot;
+    }
   }
+  thread->in_trace_point = false;
 }
 
-// The extras of |extras| if all are ones the fast path writes (arguments,
-// counter values, flows, one track); false otherwise.
-ZT_ALWAYS_INLINE inline bool ReadSimpleExtras(PerfettoTeHlExtra* const* extras, TeExtras* x) {
-  for (PerfettoTeHlExtra* const* it = extras; *it; it++) {
-    const uint32_t t = (*it)->type;
-    if (t >= PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_INT64 &&
-        t <= PERFETTO_TE_HL_EXTRA_TYPE_TERMINATING_FLOW)
-      continue;  // Counters, arguments, flows.
-    if (t == PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK ||
-        t == PERFETTO_TE_HL_EXTRA_TYPE_NAMED_TRACK || t == PERFETTO_TE_HL_EXTRA_TYPE_PROTO_TRACK) {
-      x->track = *it;
-      continue;
-    }
+// What follows the timestamp of an unnamed event (a slice's end, a
+// counter's value): sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE, then the
+// TrackEvent's tag, its length (byte 3: 2 without extras) and its type
+// (byte 5, the event's).
+constexpr uint8_t kUnnamedEvent[8] = {kSequenceFlagsTag, kNeedsStateFlag, kTrackEventTag, 2,
+                                      kTypeTag,          0,               0,              0};
+
+// The hot slot's writer's open packet, if the hot path may write into
+// it now (the slot is still the instance's, the clock a conversion, the
+// writer takes a raw packet): where the bytes go, the time in |*now|.
+ZT_ALWAYS_INLINE inline uint8_t* BeginHot(TeThread* thread, uint64_t* now) {
+  if (!thread->slots ||
+      thread->hot_epoch_ptr->load(std::memory_order_acquire) != thread->hot_epoch ||
+      !internal::TrackEventClock::TryNowNs(thread->clock, now))
+    return nullptr;
+  return thread->hot_writer->BeginRawPacket();
+}
+
+// Writes the packet's timestamp, a delta on the incremental clock (held
+// across anchor renewals, which may step back a few ns), and returns where
+// the event goes.
+ZT_ALWAYS_INLINE inline uint8_t* WriteHotTimestamp(uint8_t* p, TeIncrementalState& incr,
+                                                   uint64_t now) {
+  const uint64_t last = incr.last_timestamp_ns;
+  const uint64_t ts = now > last ? now : last;
+  incr.last_timestamp_ns = ts;
+  *p++ = kTimestampTag;
+  return protozero::proto_utils::WriteVarInt(ts - last, p);
+}
+
+// The commonest event: no extras. As EmitHot below, with less to do.
+ZT_ALWAYS_INLINE inline bool EmitHotPlain(TeThread* thread, PerfettoTeCategoryImpl* cat,
+                                          int32_t type, const char* name) {
+  uint64_t now;
+  uint8_t* p = BeginHot(thread, &now);
+  if (!p)
     return false;
+  TeIncrementalState& incr = *thread->hot_slot.incr;
+  if (type == PERFETTO_TE_TYPE_SLICE_END || (type == PERFETTO_TE_TYPE_COUNTER && !name)) {
+    p = WriteHotTimestamp(p, incr, now);
+    memcpy(p, kUnnamedEvent, sizeof(kUnnamedEvent));
+    p[5] = static_cast<uint8_t>(type);
+    p += 6;
+  } else {
+    const TeEventCache::Entry* cached =
+        name ? incr.event_cache.Find(name, TeEventCache::Key(cat, type)) : nullptr;
+    if (!cached)
+      return false;
+    p = WriteHotTimestamp(p, incr, now);
+    memcpy(p, cached->bytes, TeEventCache::kBytes);
+    p += cached->size();
   }
+  thread->hot_writer->EndRawPacketAndBeginNext(p);
   return true;
 }
 
-// The common event: the category on in one instance, the slot this thread
-// wrote into last (unchanged since), simple extras, the sequence ready for
-// the fast path. False, with nothing written, otherwise.
-ZT_ALWAYS_INLINE inline bool EmitHot(TeThread* thread, uint32_t mask, PerfettoTeCategoryImpl* cat,
+// An event with extras, as raw bytes into the hot slot's open packet: the
+// category on in the one instance the hot slot is for, the event's bytes
+// cached (or an unnamed one), simple extras, names and tracks interned and
+// described. False, with nothing written, otherwise.
+ZT_ALWAYS_INLINE inline bool EmitHot(TeThread* thread, PerfettoTeCategoryImpl* cat,
                                      int32_t type, const char* name,
                                      PerfettoTeHlExtra* const* extras) {
-  if (mask != thread->cached_mask || !thread->slots ||
-      g_te_state.instances[thread->cached_slot.index].epoch.load(std::memory_order_acquire) !=
-          thread->cached_epoch)
+  uint64_t now;
+  uint8_t* p = BeginHot(thread, &now);
+  if (!p)
     return false;
-  const TeSlot& slot = thread->cached_slot;
-  if (slot.writer()->stats().packets_dropped != slot.seq->packets_dropped_seen)
+  TeIncrementalState& incr = *thread->hot_slot.incr;
+  uint8_t* const start = p;
+  const uint64_t last = incr.last_timestamp_ns;
+  const uint64_t ts = now > last ? now : last;  // Held across anchor renewals.
+  *p++ = kTimestampTag;
+  p = protozero::proto_utils::WriteVarInt(ts - last, p);
+  uint8_t* length;
+  if (type == PERFETTO_TE_TYPE_SLICE_END || (type == PERFETTO_TE_TYPE_COUNTER && !name)) {
+    memcpy(p, kUnnamedEvent, sizeof(kUnnamedEvent));
+    p[5] = static_cast<uint8_t>(type);
+    length = p + 3;
+    p += 6;
+  } else {
+    if (!name)
+      return false;
+    const TeEventCache::Entry* cached = incr.event_cache.Find(name, TeEventCache::Key(cat, type));
+    if (!cached)
+      return false;
+    memcpy(p, cached->bytes, TeEventCache::kBytes);
+    length = p + TeEventCache::kLengthOffset;
+    p += cached->size();
+  }
+  // One pass over the extras; the track's uuid after them.
+  const PerfettoTeHlExtra* track = nullptr;
+  p = WriteFastExtras(incr, type, extras, p, start + TraceWriter::kMaxRawPacketSize - 11, &track);
+  if (!p)
     return false;
-  TeExtras x;
-  if (*extras && !ReadSimpleExtras(extras, &x))
-    return false;
-  return TryFastEvent<false>(slot, BootTimeNs(), cat, type, name, extras, x);
+  if (track) {
+    uint64_t track_uuid;
+    if (!DescribedTrackUuid(incr, track, &track_uuid))
+      return false;
+    *p++ = kTrackUuidTag;
+    if (track_uuid == incr.last_described_track && track_uuid != 0) {
+      memcpy(p, incr.last_track_varint, sizeof(incr.last_track_varint));
+      p += incr.last_track_varint_size;
+    } else {
+      p = protozero::proto_utils::WriteVarInt(track_uuid, p);
+    }
+  }
+  // At most 127 bytes in all, so the TrackEvent's length fits one byte.
+  *length = static_cast<uint8_t>(p - (length + 1));
+  incr.last_timestamp_ns = ts;
+  thread->hot_writer->EndRawPacketAndBeginNext(p);
+  return true;
+}
+
+// An event with extras: the hot path for them if it can; else (or for
+// an event without extras the plain hot path did not take) the general
+// path. Out of line, reached by tail calls.
+ZT_NOINLINE void EmitCold(PerfettoTeCategoryImpl* cat, int32_t type, const char* name,
+                          PerfettoTeHlExtra* const* extras) {
+  TeThread* thread = ThisThread();
+  const uint32_t mask = TeInstances(cat);
+  if (*extras && mask == thread->hot_mask && !thread->in_trace_point) {
+    thread->in_trace_point = true;
+    const bool done = EmitHot(thread, cat, type, name, extras);
+    thread->in_trace_point = false;
+    if (ZT_LIKELY(done))
+      return;
+  }
+  EmitGeneral(thread, mask, cat, type, name, extras);
+}
+
+// An event without extras: the plain hot path if it can, else EmitCold().
+ZT_NOINLINE void EmitPlain(PerfettoTeCategoryImpl* cat, int32_t type, const char* name) {
+  // The calls out pass a constant empty list, so that the caller's need
+  // not be kept in a register.
+  static PerfettoTeHlExtra* const kNoExtras[] = {nullptr};
+  TeThread* thread = ThisThread();
+  // The flag is set around the hot path too: a trace point in a signal
+  // handler would otherwise write into the packet this one is writing.
+  if (ZT_UNLIKELY(TeInstances(cat) != thread->hot_mask || thread->in_trace_point))
+    return EmitCold(cat, type, name, kNoExtras);
+  thread->in_trace_point = true;
+  const bool done = EmitHotPlain(thread, cat, type, name);
+  thread->in_trace_point = false;
+  if (ZT_UNLIKELY(!done))
+    return EmitCold(cat, type, name, kNoExtras);
 }
 
 }  // namespace
@@ -455,15 +598,8 @@ void PerfettoTeHlEmitImpl(PerfettoTeCategoryImpl* cat, int32_t type, const char*
   using namespace zt::c_abi;
   if (ZT_UNLIKELY(cat == nullptr || extra_data == nullptr))
     ZT_FATAL("PerfettoTeHlEmitImpl: the category or the extras array is NULL");
-  const uint32_t mask = TeInstances(cat);
-  if (mask == 0)
-    return;
-  TeThread* thread = &t_te_thread;
-  if (thread->in_trace_point)
-    return;
-  thread->in_trace_point = true;
-  if (!EmitHot(thread, mask, cat, type, name, extra_data))
-    EmitGeneral(thread, mask, cat, type, name, extra_data);
-  thread->in_trace_point = false;
+  // Two tail calls: neither path pays for the other's registers.
+  if (*extra_data)
+    return EmitCold(cat, type, name, extra_data);
+  return EmitPlain(cat, type, name);
 }
-

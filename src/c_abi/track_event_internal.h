@@ -15,8 +15,6 @@
 #ifndef ZT_SRC_C_ABI_TRACK_EVENT_INTERNAL_H_
 #define ZT_SRC_C_ABI_TRACK_EVENT_INTERNAL_H_
 
-#include <time.h>
-
 #include <atomic>
 #include <cstring>
 #include <cstdint>
@@ -26,6 +24,7 @@
 
 #include "src/c_abi/content_intern_map.h"
 #include "src/tracing/sdk/intern_table.h"
+#include "src/tracing/sdk/track_event_clock.h"
 #include "zt/c/abi/track_event.h"
 #include "zt/c/abi/track_event_hl.h"
 #include "zt/base/compiler.h"
@@ -121,7 +120,7 @@ struct TeNameCache {
     const char* ptr = nullptr;
     uint64_t iid = 0;
     uint32_t type = 0;
-    bool short_name = false;  // The name and its NUL fit |words|.
+    bool short_name = false;  // The name and its NUL fit |words|, readable.
     // The name's bytes with its NUL, zero-padded, and which bytes count.
     uint64_t words[2] = {};
     uint64_t masks[2] = {};
@@ -139,8 +138,9 @@ struct TeNameCache {
       return 0;
     // A short name is compared as two words when they do not cross into
     // the next page (reading past its NUL is then harmless: the page is
-    // mapped); else byte by byte, up to the NUL or the first difference.
-    if (e.short_name && WordsReadable(name))
+    // mapped; decided at Put(), a property of the address); else byte by
+    // byte, up to the NUL or the first difference.
+    if (e.short_name)
       return SameWords(name, e.words, e.masks) ? e.iid : 0;
     for (size_t i = 0;; i++) {
       if (name[i] != e.bytes[i])
@@ -159,47 +159,54 @@ struct TeNameCache {
     e.type = type;
     memcpy(e.bytes, name, size);
     e.bytes[size] = '\0';
-    e.short_name = NameWords(name, size, e.words, e.masks);
+    e.short_name = WordsReadable(name) && NameWords(name, size, e.words, e.masks);
   }
   Entry entries[kEntries];
 };
 
 // The bytes of a named event on this sequence after its timestamp
 // (sequence_flags, the TrackEvent's tag and length, type, category iid,
-// name iid), by (name address, category, type), so that the next such
+// name iid), by (name address, category iid, type), so that the next such
 // event is a copy: its name, category and their interning checked once.
-// The name's bytes are compared on each hit, as in TeNameCache (names of
-// up to 15 bytes only). Direct-mapped.
+// The key holds the category's iid, not its address: a category destroyed
+// and another made at its address has another iid. The name's bytes are
+// compared on each hit, as in TeNameCache (names of up to 15 bytes only).
+// Direct-mapped.
 struct TeEventCache {
   static constexpr size_t kEntries = 64;
-  static constexpr size_t kBytes = 24;
+  static constexpr size_t kBytes = 16;
+  // The TrackEvent's length byte: after sequence_flags (2 bytes) and the
+  // TrackEvent's tag. The event's bytes are that length and 4 more.
+  static constexpr size_t kLengthOffset = 3;
+  // 64 bytes: an entry is a shift away from its index.
   struct Entry {
     const char* name = nullptr;  // Null: empty.
-    const PerfettoTeCategoryImpl* cat = nullptr;
-    uint64_t cat_iid = 0;
-    int32_t type = 0;
-    uint8_t size = 0;           // Bytes used of |bytes|.
-    uint8_t length_offset = 0;  // The TrackEvent's length byte in |bytes|.
+    uint64_t key = 0;
     uint64_t words[2] = {};
     uint64_t masks[2] = {};
     uint8_t bytes[kBytes] = {};
+    size_t size() const { return kLengthOffset + 1 + bytes[kLengthOffset]; }
   };
-  static size_t Index(const char* name, const void* cat, int32_t type) {
-    const uint64_t x = (reinterpret_cast<uintptr_t>(name) ^ reinterpret_cast<uintptr_t>(cat) ^
-                        static_cast<uint32_t>(type)) *
-                       0x9E3779B97F4A7C15ull;
+  // Categories past 2^32 made in one process are not cached.
+  static bool Cacheable(const PerfettoTeCategoryImpl* cat) { return cat->cat_iid >> 32 == 0; }
+  static uint64_t Key(const PerfettoTeCategoryImpl* cat, int32_t type) {
+    return cat->cat_iid << 32 | static_cast<uint32_t>(type);
+  }
+  static size_t Index(const char* name, uint64_t key) {
+    const uint64_t x = (reinterpret_cast<uintptr_t>(name) ^ key) * 0x9E3779B97F4A7C15ull;
     return static_cast<size_t>(x >> 58);
   }
-  // The entry for this event if it holds it; null otherwise.
-  const Entry* Find(const char* name, const PerfettoTeCategoryImpl* cat, int32_t type) const {
-    const Entry& e = entries[Index(name, cat, type)];
-    if (e.name != name || e.cat != cat || e.type != type || e.cat_iid != cat->cat_iid ||
-        !WordsReadable(name) || !SameWords(name, e.words, e.masks))
+  // The entry for this event if it holds it; null otherwise. (An entry's
+  // name was WordsReadable() when it was put: a property of the address.)
+  const Entry* Find(const char* name, uint64_t key) const {
+    const Entry& e = entries[Index(name, key)];
+    if (e.name != name || e.key != key || !SameWords(name, e.words, e.masks))
       return nullptr;
     return &e;
   }
   Entry entries[kEntries];
 };
+static_assert(sizeof(TeEventCache::Entry) == 64, "an entry is 64 bytes");
 
 // Per thread and instance; cleared when the service asks, or after the
 // writer dropped packets (what was interned may be in them).
@@ -279,6 +286,9 @@ constexpr size_t kMaxDynamicCategories = 20;
 constexpr uint32_t kClearedFlag = 1;     // SEQ_INCREMENTAL_STATE_CLEARED
 constexpr uint32_t kNeedsStateFlag = 2;  // SEQ_NEEDS_INCREMENTAL_STATE
 
+// The "track_event" data source's instance slots. Trivially destructible.
+extern internal::DataSourceStaticState g_te_state;
+
 // One instance this thread writes into, ready: its writer, sequence and
 // incremental state.
 struct TeSlot {
@@ -289,19 +299,35 @@ struct TeSlot {
   TraceWriter* writer() const { return tls->trace_writer.get(); }
 };
 
-// This thread's track event state: its slots, and whether it is inside a
+// This thread's track event state: its slots, whether it is inside a
 // trace point (a nested one, from a callback or a signal handler, is
-// ignored). One thread_local, so that a trace point looks it up once.
+// ignored), the hot path's slot, the clock's anchor. One thread_local, so
+// that a trace point looks it up once.
 struct TeThread {
   internal::DataSourceThreadLocalState* slots = nullptr;
   bool in_trace_point = false;
-  // The slot last prepared for a category on in one instance, kept while
-  // that instance's epoch (bumped at its setup, start, stop and clears)
-  // stays what it was before the slot was prepared: a trace point then
-  // skips preparing it. 0: none (reset when |slots| is made anew).
-  uint32_t cached_mask = 0;
-  uint64_t cached_epoch = 0;
-  TeSlot cached_slot;
+  // The hot path's slot (track_event_hl.cc): the one last written for a
+  // category on in one instance (|hot_mask|), kept while that instance's
+  // epoch (bumped at its setup, start, stop and clears) stays what it was
+  // before the slot was prepared, and only while the slot's sequence can
+  // take raw events (incremental state written, nanosecond deltas on the
+  // incremental clock). Drops and a chunk without room need no check of
+  // their own: the writer then refuses raw packets. None: |hot_mask| 0
+  // and an epoch no slot has. Reset with ResetHot() before anything that
+  // may change the slot's writer or sequence (the general path, the
+  // low-level path).
+  uint32_t hot_mask = 0;
+  const std::atomic<uint64_t>* hot_epoch_ptr = &g_te_state.instances[0].epoch;
+  uint64_t hot_epoch = ~uint64_t{0};
+  TraceWriter* hot_writer = nullptr;
+  TeSlot hot_slot;
+  internal::TrackEventClock::Anchor clock;
+
+  void ResetHot() {
+    hot_mask = 0;
+    hot_epoch_ptr = &g_te_state.instances[0].epoch;
+    hot_epoch = ~uint64_t{0};
+  }
 };
 TeThread* CurrentTeThread();
 
@@ -311,8 +337,6 @@ inline uint32_t TeInstances(PerfettoTeCategoryImpl* cat) {
   return cat->instances.load(std::memory_order_acquire);
 }
 
-// The "track_event" data source's instance slots. Trivially destructible.
-extern internal::DataSourceStaticState g_te_state;
 
 // A full buffer makes the thread wait briefly, then drop (counted and
 // marked), as for the C++ track events.
@@ -332,8 +356,8 @@ void TeRestartAfterDrops(const TeSlot& slot, uint64_t dropped);
 inline bool TePrepareSlot(TeThread* thread, uint32_t index, TeSlot* slot) {
   if (ZT_UNLIKELY(!thread->slots)) {
     // New (first use, or the old state was freed as the thread ends): what
-    // the cache points into is gone.
-    thread->cached_mask = 0;
+    // the hot slot points into is gone.
+    thread->ResetHot();
     internal::CreateThreadLocalState(&thread->slots);
   }
   internal::DataSourceInstanceThreadLocalState& tls = thread->slots->instances[index];
@@ -411,12 +435,9 @@ bool TeDynamicCategoryEnabled(const TeSlot& slot, const PerfettoTeCategoryDescri
 bool CategoryEnabledByConfig(const PerfettoTeCategoryDescriptor& desc,
                              const std::string& config_raw);
 
-// Now on the boot clock, in ns (inline: a trace point reads it).
-inline uint64_t BootTimeNs() {
-  timespec ts;
-  clock_gettime(CLOCK_BOOTTIME, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
+// Now on the boot clock, in ns: the SDK's clock (the time-stamp counter
+// converted with the thread's anchor), as the C++ track events read it.
+inline uint64_t TeNowNs(TeThread* thread) { return internal::TrackEventClock::NowNs(thread->clock); }
 
 // This thread's track uuid.
 uint64_t TeThreadTrackUuid();

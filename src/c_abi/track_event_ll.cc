@@ -42,6 +42,7 @@ PerfettoTeLlImplIterator PerfettoTeLlImplBegin(PerfettoTeCategoryImpl* cat,
   zt::c_abi::TeThread* thread = zt::c_abi::CurrentTeThread();
   if (mask == 0 || thread->in_trace_point)
     return it;
+  thread->ResetHot();  // The low-level path closes the packet the hot path writes into.
   TeSlot slot;
   if (!zt::c_abi::TeNextSlot(thread, mask, 0, &slot))
     return it;
