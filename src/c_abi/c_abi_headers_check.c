@@ -52,6 +52,10 @@ static void UseTrackEventMacros(int n) {
                ZT_C_FLUSH());
   ZT_C_COUNTER(check_category, "counter", ZT_C_INT_VALUE(n));
   ZT_C_COUNTER(check_category, "ratio", ZT_C_DOUBLE_VALUE(0.5));
+  {
+    const char* dynamic_name = n > 0 ? "positive" : "other";
+    ZT_C_COUNTER_DYNAMIC(check_category, dynamic_name, ZT_C_INT_VALUE(n));
+  }
   ZT_C_COUNTER_ON(check_category, check_counter, ZT_C_INT_VALUE(n));
   ZT_C_INSTANT(ZT_C_ANY_CATEGORY, "dynamic", ZT_C_DYNAMIC_CATEGORY("dyn"));
 }

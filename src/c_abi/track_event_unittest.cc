@@ -441,6 +441,67 @@ TEST_F(CTrackEventTest, AForkedChildHasEveryCategoryOff) {
   EXPECT_EQ(Rows(tp.get(), "SELECT name FROM slice ORDER BY ts"), "before the fork after the fork");
 }
 
+// ZT_C_COUNTER registers its call site's track at the site's first event:
+// four threads racing to that first event share one track, and no value
+// is lost while it is being registered. ZT_C_COUNTER_DYNAMIC's name may
+// change from one event to the next.
+void CountFromOneCallSite(int64_t value) {
+  ZT_C_COUNTER(g_gfx, "shared depth", ZT_C_INT_VALUE(value));
+}
+
+TEST_F(CTrackEventTest, ACounterCallSiteRegistersItsTrackOnce) {
+  TrackEventConfigSpec spec;
+  spec.enabled_categories = {"gfx"};
+  Session session(spec);
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; t++) {
+    threads.emplace_back([&go, t] {
+      while (!go.load()) {
+      }
+      for (int i = 0; i < 100; i++)
+        CountFromOneCallSite(t * 1000 + i);
+    });
+  }
+  go = true;
+  for (auto& thread : threads)
+    thread.join();
+  for (int i = 0; i < 6; i++) {
+    const std::string name = std::string("dyn ") + static_cast<char>('a' + i % 2);
+    ZT_C_COUNTER_DYNAMIC(g_gfx, name.c_str(), ZT_C_INT_VALUE(i));
+  }
+  auto tp = session.StopAndLoad();
+  ASSERT_TRUE(tp);
+  EXPECT_EQ(Rows(tp.get(), "SELECT t.name, COUNT(*), COUNT(DISTINCT c.value) FROM counter c "
+                           "JOIN counter_track t ON c.track_id = t.id GROUP BY t.id ORDER BY t.name"),
+            "dyn a|3|3 dyn b|3|3 shared depth|400|400");
+}
+
+// The event cache is keyed by the category's iid, not its address: a
+// category destroyed and another made (often at the same address, which
+// the allocator hands out again) has its own category on its events.
+TEST_F(CTrackEventTest, ACategoryMadeAgainIsNotTakenForTheOldOne) {
+  TrackEventConfigSpec spec;
+  spec.enabled_categories = {"first.cat", "second.cat"};
+  Session session(spec);
+  PerfettoTeHlExtra* none[] = {nullptr};
+  PerfettoTeCategoryDescriptor first_desc = {"first.cat", nullptr, nullptr, 0};
+  PerfettoTeCategoryImpl* first = PerfettoTeCategoryImplCreate(&first_desc);
+  PerfettoTeHlEmitImpl(first, PERFETTO_TE_TYPE_INSTANT, "Same", none);
+  PerfettoTeHlEmitImpl(first, PERFETTO_TE_TYPE_INSTANT, "Same", none);  // From the cache.
+  PerfettoTeCategoryImplDestroy(first);
+  PerfettoTeCategoryDescriptor second_desc = {"second.cat", nullptr, nullptr, 0};
+  PerfettoTeCategoryImpl* second = PerfettoTeCategoryImplCreate(&second_desc);
+  PerfettoTeHlEmitImpl(second, PERFETTO_TE_TYPE_INSTANT, "Same", none);
+  PerfettoTeHlEmitImpl(second, PERFETTO_TE_TYPE_INSTANT, "Same", none);
+  PerfettoTeCategoryImplDestroy(second);
+  auto tp = session.StopAndLoad();
+  ASSERT_TRUE(tp);
+  EXPECT_EQ(Rows(tp.get(), "SELECT category, COUNT(*) FROM slice WHERE name = 'Same' "
+                           "GROUP BY category ORDER BY category"),
+            "first.cat|2 second.cat|2");
+}
+
 // Incremental state cleared every 5 ms while two threads write into a
 // ring buffer that wraps many times (the ring holds about 20 ms of their
 // events, so it holds several clears): every event that survives still has

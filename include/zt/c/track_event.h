@@ -163,8 +163,30 @@ static inline uint64_t ZtCCounterTrackUuid(const char* name) {
 /* ZT_C_INSTANT(cat, "name", extras...). */
 #define ZT_C_INSTANT(...) ZT_C_I_INSTANT(__VA_ARGS__, NULL)
 /* ZT_C_COUNTER(cat, "track name", ZT_C_INT_VALUE(v) or ZT_C_DOUBLE_VALUE(v),
- * extras...): a value on the process's counter track of that name. */
-#define ZT_C_COUNTER(CAT, TRACK_NAME, ...)                                          \
+ * extras...): a value on the process's counter track of that name (a
+ * string literal: the call site registers the track at its first event and
+ * names it by a pointer after; see ZT_C_COUNTER_ON). ZT_C_COUNTER_DYNAMIC
+ * takes any string, and describes the track at each event. */
+#define ZT_C_COUNTER(CAT, TRACK_NAME, ...)                                                   \
+  do {                                                                                     \
+    static struct ZtCCounterTrack zt_c_i_site_track = ZT_C_COUNTER_TRACK_INIT;             \
+    if (__builtin_expect(!!ZT_C_ATOMIC_LOAD_RELAXED((CAT).enabled), 0)) {                  \
+      if (__builtin_expect(__atomic_load_n(&zt_c_i_site_track.state, __ATOMIC_ACQUIRE) == 2, \
+                           1)) {                                                           \
+        PerfettoTeHlEmitImpl((CAT).impl, PERFETTO_TE_TYPE_COUNTER, NULL,                   \
+                             ZT_C_I_LIST(struct PerfettoTeHlExtra*,                        \
+                                         ZT_C_I_REGISTERED_TRACK(zt_c_i_site_track),       \
+                                         __VA_ARGS__, NULL));                              \
+      } else {                                                                             \
+        ZtCICounterTrackRegisterOnce(&zt_c_i_site_track, "" TRACK_NAME "");                \
+        PerfettoTeHlEmitImpl((CAT).impl, PERFETTO_TE_TYPE_COUNTER, NULL,                   \
+                             ZT_C_I_LIST(struct PerfettoTeHlExtra*,                        \
+                                         ZT_C_I_COUNTER_TRACK(TRACK_NAME), __VA_ARGS__,    \
+                                         NULL));                                           \
+      }                                                                                    \
+    }                                                                                      \
+  } while (0)
+#define ZT_C_COUNTER_DYNAMIC(CAT, TRACK_NAME, ...)                                  \
   ZT_C_I_UNNAMED(CAT, PERFETTO_TE_TYPE_COUNTER, ZT_C_I_COUNTER_TRACK(TRACK_NAME), \
                  __VA_ARGS__, NULL)
 
@@ -179,8 +201,12 @@ static inline uint64_t ZtCCounterTrackUuid(const char* name) {
  * The same track as ZT_C_COUNTER(app, "queue depth", ...) writes on. */
 struct ZtCCounterTrack {
   struct PerfettoTeRegisteredTrackImpl impl;
+  /* ZT_C_COUNTER's: 0 not registered, 1 being registered, 2 registered.
+   * A plain int read and written with the compilers' __atomic builtins, as
+   * zt/c/abi/atomic.h does in C99: the struct stays an aggregate in C++. */
+  int state;
 };
-#define ZT_C_COUNTER_TRACK_INIT {{NULL, 0, 0}}
+#define ZT_C_COUNTER_TRACK_INIT {{NULL, 0, 0}, 0}
 
 static inline uint8_t* ZtCIPutVarInt(uint8_t* p, uint64_t value) {
   while (value >= 0x80) {
@@ -217,6 +243,17 @@ static inline bool ZtCCounterTrackRegister(struct ZtCCounterTrack* track, const 
   return true;
 }
 
+/* ZT_C_COUNTER's: registers the call site's track once, whichever thread
+ * gets there first; the others describe the track with their event until
+ * it is registered. */
+static inline void ZtCICounterTrackRegisterOnce(struct ZtCCounterTrack* track, const char* name) {
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(&track->state, &expected, 1, 0, __ATOMIC_ACQUIRE,
+                                   __ATOMIC_RELAXED))
+    return;
+  __atomic_store_n(&track->state, ZtCCounterTrackRegister(track, name) ? 2 : 0, __ATOMIC_RELEASE);
+}
+
 static inline void ZtCCounterTrackUnregister(struct ZtCCounterTrack* track) {
   free(track->impl.descriptor);
   track->impl.descriptor = NULL;
@@ -226,11 +263,11 @@ static inline void ZtCCounterTrackUnregister(struct ZtCCounterTrack* track) {
 /* ZT_C_COUNTER_ON(cat, track, ZT_C_INT_VALUE(v) or ZT_C_DOUBLE_VALUE(v),
  * extras...): a value on a registered counter track (a struct
  * ZtCCounterTrack, not a pointer). */
-#define ZT_C_COUNTER_ON(CAT, TRACK, ...)                                                  \
-  ZT_C_I_UNNAMED(CAT, PERFETTO_TE_TYPE_COUNTER,                                           \
-                 ZT_C_I_REF(PerfettoTeHlExtraRegisteredTrack,                             \
-                            {{PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK}, &(TRACK).impl}), \
-                 __VA_ARGS__, NULL)
+#define ZT_C_COUNTER_ON(CAT, TRACK, ...) \
+  ZT_C_I_UNNAMED(CAT, PERFETTO_TE_TYPE_COUNTER, ZT_C_I_REGISTERED_TRACK(TRACK), __VA_ARGS__, NULL)
+#define ZT_C_I_REGISTERED_TRACK(TRACK)       \
+  ZT_C_I_REF(PerfettoTeHlExtraRegisteredTrack, \
+             {{PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK}, &(TRACK).impl})
 
 /* ---- Extras. ---- */
 
