@@ -2,7 +2,10 @@
 // libzerotrace_c's PerfettoTeHlEmitImpl), case for case against
 // track_event_benchmark's C++ macros (same names, same session settings):
 // issue 31's target is <= 1.5x the C++ instructions, <= 5 when disabled.
-// The two cannot share a binary: each registers "track_event".
+// The two cannot share a binary: each registers "track_event". Built
+// twice: c_track_event_benchmark links the static library
+// (libzerotrace_c.a's objects), c_track_event_benchmark_shared the shared
+// one, so the session is made through the C ABI too.
 //
 //   c_track_event_benchmark                  Google Benchmark, ns per op
 //   c_track_event_benchmark --zt_case=NAME --zt_iterations=N
@@ -20,10 +23,8 @@
 
 #include "src/base/test/benchmark_cases.h"
 #include "zt/c/abi/producer.h"
+#include "zt/c/abi/tracing_session.h"
 #include "zt/c/track_event.h"
-#include "zt/config/data_source_config.gen.h"
-#include "zt/config/trace_config.gen.h"
-#include "zt/tracing/tracing.h"
 
 namespace {
 
@@ -72,26 +73,61 @@ const std::map<std::string, Case>& Cases() {
   return *cases;
 }
 
-// "bench" on, "off" off, into a DISCARD buffer large enough for |ops|.
-std::unique_ptr<zt::TracingSession> StartSession(uint64_t ops) {
-  zt::protos::gen::TraceConfig config;
-  auto* buffer = config.add_buffers();
-  buffer->set_size_kb(static_cast<uint32_t>(ops * 2 * 64 / 1024 + 4096));
-  buffer->set_fill_policy(zt::protos::gen::TraceConfig_BufferConfig_FillPolicy_DISCARD);
-  auto* ds = config.add_data_sources()->mutable_config();
-  ds->set_name("track_event");
-  // TrackEventConfig {enabled_categories: "bench"}
-  ds->set_track_event_config_raw(std::string("\x12\x05" "bench", 7));
-  auto session = zt::Tracing::NewTrace();
-  session->Setup(config);
-  session->StartBlocking();
+// An in-process session through the C ABI, ended by StopBlocking().
+class Session {
+ public:
+  explicit Session(PerfettoTracingSessionImpl* impl) : impl_(impl) {}
+  ~Session() { PerfettoTracingSessionDestroy(impl_); }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  void StopBlocking() { PerfettoTracingSessionStopBlocking(impl_); }
+
+ private:
+  PerfettoTracingSessionImpl* impl_;
+};
+
+void PutVarInt(std::string* out, uint64_t value) {
+  for (; value >= 0x80; value >>= 7)
+    out->push_back(static_cast<char>(value | 0x80));
+  out->push_back(static_cast<char>(value));
+}
+
+void PutBytesField(std::string* out, uint32_t field, const std::string& bytes) {
+  PutVarInt(out, field << 3 | 2);
+  PutVarInt(out, bytes.size());
+  out->append(bytes);
+}
+
+// "bench" on, "off" off, into a DISCARD buffer large enough for |ops|:
+// TraceConfig {buffers {size_kb fill_policy: DISCARD} data_sources {config
+// {name: "track_event" track_event_config {enabled_categories: "bench"}}}}.
+std::unique_ptr<Session> StartSession(uint64_t ops) {
+  std::string buffer;
+  PutVarInt(&buffer, 1 << 3);  // size_kb
+  PutVarInt(&buffer, ops * 2 * 64 / 1024 + 4096);
+  PutVarInt(&buffer, 4 << 3);  // fill_policy
+  PutVarInt(&buffer, 2);       // DISCARD
+  std::string track_event_config;
+  PutBytesField(&track_event_config, 2, "bench");
+  std::string ds_config;
+  PutBytesField(&ds_config, 1, "track_event");
+  PutBytesField(&ds_config, 113, track_event_config);
+  std::string data_source;
+  PutBytesField(&data_source, 1, ds_config);
+  std::string config;
+  PutBytesField(&config, 1, buffer);
+  PutBytesField(&config, 2, data_source);
+  PerfettoTracingSessionImpl* impl = PerfettoTracingSessionInProcessCreate();
+  auto session = std::make_unique<Session>(impl);
+  PerfettoTracingSessionSetup(impl, &config[0], config.size());
+  PerfettoTracingSessionStartBlocking(impl);
   return session;
 }
 
 constexpr int64_t kIterations = 1 << 20;
 
 void RunBenchmark(benchmark::State& state, const Case& c) {
-  std::unique_ptr<zt::TracingSession> session;
+  std::unique_ptr<Session> session;
   if (c.needs_session)
     session = StartSession(static_cast<uint64_t>(state.max_iterations));
   int64_t i = 0;
