@@ -29,8 +29,8 @@ static const char* io_tags[] = {"slow"};
 static struct ZtCCategory app = ZT_C_CATEGORY_INIT("app", "The example's frames");
 static struct ZtCCategory io = ZT_C_CATEGORY_INIT_TAGS("io", "Reads and writes", io_tags);
 static struct ZtCCategory* const categories[] = {&app, &io};
-/* A counter updated every frame: registered once (ZT_C_COUNTER names its
- * track at each event instead). */
+/* A counter updated every frame, on a track registered once by hand
+ * (ZT_C_COUNTER registers its call site's track at its first event). */
 static struct ZtCCounterTrack queue_depth = ZT_C_COUNTER_TRACK_INIT;
 
 /* One frame: a slice with arguments, a flow from the frame's request to

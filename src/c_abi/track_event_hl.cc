@@ -7,6 +7,7 @@
 
 #include "zt/c/abi/track_event_hl.h"
 
+#include <atomic>
 #include <cstring>
 
 #include "src/c_abi/track_event_internal.h"
@@ -427,8 +428,12 @@ ZT_NOINLINE void EmitGeneral(TeThread* thread, uint32_t mask, PerfettoTeCategory
     if (!TePrepareSlot(thread, index, &slot))
       continue;
     EmitInto(slot, ts, cat, type, name, extras, x);
+    // Not while a drop is unanswered (a packet of a multi-packet event
+    // may have been lost, its loss mark spent on a later one): the next
+    // event's TePrepareSlot() restarts the sequence first.
     if (mask == (1u << index) && slot.seq->next_packet && !slot.incr->was_cleared &&
-        slot.seq->settings.ns_deltas()) {
+        slot.seq->settings.ns_deltas() &&
+        slot.writer()->stats().packets_dropped == slot.seq->packets_dropped_seen) {
       thread->hot_mask = mask;
       thread->hot_epoch_ptr = &epoch;
       thread->hot_epoch = epoch_value;
@@ -457,13 +462,29 @@ ZT_ALWAYS_INLINE inline uint8_t* BeginHot(TeThread* thread, uint64_t* now) {
   return thread->hot_writer->BeginRawPacket();
 }
 
-// Writes the packet's timestamp, a delta on the incremental clock (held
-// across anchor renewals, which may step back a few ns), and returns where
-// the event goes.
-ZT_ALWAYS_INLINE inline uint8_t* WriteHotTimestamp(uint8_t* p, TeIncrementalState& incr,
-                                                   uint64_t now) {
+// The event's time on the sequence's incremental clock: |now|, or the
+// sequence's last time when |now| is a little before it (an anchor renewal
+// steps back by a few ns); false when it is further back (the sequence's
+// clock was set from an explicit timestamp ahead of now): the general path
+// writes that event's time as an absolute one.
+constexpr uint64_t kMaxHeldNs = 1000;
+ZT_ALWAYS_INLINE inline bool HotTimestamp(const TeIncrementalState& incr, uint64_t now,
+                                          uint64_t* ts) {
   const uint64_t last = incr.last_timestamp_ns;
-  const uint64_t ts = now > last ? now : last;
+  if (ZT_UNLIKELY(now < last)) {
+    if (last - now > kMaxHeldNs)
+      return false;
+    now = last;
+  }
+  *ts = now;
+  return true;
+}
+
+// Writes the packet's timestamp, |ts| as a delta, and returns where the
+// event goes.
+ZT_ALWAYS_INLINE inline uint8_t* WriteHotTimestamp(uint8_t* p, TeIncrementalState& incr,
+                                                   uint64_t ts) {
+  const uint64_t last = incr.last_timestamp_ns;
   incr.last_timestamp_ns = ts;
   *p++ = kTimestampTag;
   return protozero::proto_utils::WriteVarInt(ts - last, p);
@@ -477,17 +498,22 @@ ZT_ALWAYS_INLINE inline bool EmitHotPlain(TeThread* thread, PerfettoTeCategoryIm
   if (!p)
     return false;
   TeIncrementalState& incr = *thread->hot_slot.incr;
+  uint64_t ts;
+  if (!HotTimestamp(incr, now, &ts))
+    return false;
   if (type == PERFETTO_TE_TYPE_SLICE_END || (type == PERFETTO_TE_TYPE_COUNTER && !name)) {
-    p = WriteHotTimestamp(p, incr, now);
+    p = WriteHotTimestamp(p, incr, ts);
     memcpy(p, kUnnamedEvent, sizeof(kUnnamedEvent));
     p[5] = static_cast<uint8_t>(type);
     p += 6;
   } else {
     const TeEventCache::Entry* cached =
-        name ? incr.event_cache.Find(name, TeEventCache::Key(cat, type)) : nullptr;
+        name && TeEventCache::Cacheable(cat)
+            ? incr.event_cache.Find(name, TeEventCache::Key(cat, type))
+            : nullptr;
     if (!cached)
       return false;
-    p = WriteHotTimestamp(p, incr, now);
+    p = WriteHotTimestamp(p, incr, ts);
     memcpy(p, cached->bytes, TeEventCache::kBytes);
     p += cached->size();
   }
@@ -508,8 +534,10 @@ ZT_ALWAYS_INLINE inline bool EmitHot(TeThread* thread, PerfettoTeCategoryImpl* c
     return false;
   TeIncrementalState& incr = *thread->hot_slot.incr;
   uint8_t* const start = p;
+  uint64_t ts;
+  if (!HotTimestamp(incr, now, &ts))
+    return false;
   const uint64_t last = incr.last_timestamp_ns;
-  const uint64_t ts = now > last ? now : last;  // Held across anchor renewals.
   *p++ = kTimestampTag;
   p = protozero::proto_utils::WriteVarInt(ts - last, p);
   uint8_t* length;
@@ -519,7 +547,7 @@ ZT_ALWAYS_INLINE inline bool EmitHot(TeThread* thread, PerfettoTeCategoryImpl* c
     length = p + 3;
     p += 6;
   } else {
-    if (!name)
+    if (!name || !TeEventCache::Cacheable(cat))
       return false;
     const TeEventCache::Entry* cached = incr.event_cache.Find(name, TeEventCache::Key(cat, type));
     if (!cached)
@@ -561,7 +589,9 @@ ZT_NOINLINE void EmitCold(PerfettoTeCategoryImpl* cat, int32_t type, const char*
   const uint32_t mask = TeInstances(cat);
   if (*extras && mask == thread->hot_mask && !thread->in_trace_point) {
     thread->in_trace_point = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     const bool done = EmitHot(thread, cat, type, name, extras);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     thread->in_trace_point = false;
     if (ZT_LIKELY(done))
       return;
@@ -570,20 +600,31 @@ ZT_NOINLINE void EmitCold(PerfettoTeCategoryImpl* cat, int32_t type, const char*
 }
 
 // An event without extras: the plain hot path if it can, else EmitCold().
-ZT_NOINLINE void EmitPlain(PerfettoTeCategoryImpl* cat, int32_t type, const char* name) {
-  // The calls out pass a constant empty list, so that the caller's need
-  // not be kept in a register.
+// EmitPlain()'s way out: its arguments, kept in the thread's state, so
+// that EmitPlain() need not keep them in registers it saves.
+ZT_NOINLINE void EmitPlainCold(TeThread* thread) {
   static PerfettoTeHlExtra* const kNoExtras[] = {nullptr};
+  EmitCold(thread->plain_cat, thread->plain_type, thread->plain_name, kNoExtras);
+}
+
+ZT_NOINLINE void EmitPlain(PerfettoTeCategoryImpl* cat, int32_t type, const char* name) {
   TeThread* thread = ThisThread();
+  thread->plain_cat = cat;
+  thread->plain_type = type;
+  thread->plain_name = name;
   // The flag is set around the hot path too: a trace point in a signal
   // handler would otherwise write into the packet this one is writing.
   if (ZT_UNLIKELY(TeInstances(cat) != thread->hot_mask || thread->in_trace_point))
-    return EmitCold(cat, type, name, kNoExtras);
+    return EmitPlainCold(thread);
   thread->in_trace_point = true;
+  // Fences for the compiler: the packet's bytes are written between the
+  // flag's stores, as a signal handler sees them.
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   const bool done = EmitHotPlain(thread, cat, type, name);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   thread->in_trace_point = false;
   if (ZT_UNLIKELY(!done))
-    return EmitCold(cat, type, name, kNoExtras);
+    return EmitPlainCold(thread);
 }
 
 }  // namespace

@@ -322,6 +322,10 @@ struct TeThread {
   TraceWriter* hot_writer = nullptr;
   TeSlot hot_slot;
   internal::TrackEventClock::Anchor clock;
+  // The plain hot path's arguments, for its way out (track_event_hl.cc).
+  PerfettoTeCategoryImpl* plain_cat = nullptr;
+  const char* plain_name = nullptr;
+  int32_t plain_type = 0;
 
   void ResetHot() {
     hot_mask = 0;

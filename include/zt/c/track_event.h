@@ -166,7 +166,9 @@ static inline uint64_t ZtCCounterTrackUuid(const char* name) {
  * extras...): a value on the process's counter track of that name (a
  * string literal: the call site registers the track at its first event and
  * names it by a pointer after; see ZT_C_COUNTER_ON). ZT_C_COUNTER_DYNAMIC
- * takes any string, and describes the track at each event. */
+ * takes any string, and describes the track at each event. The call site's
+ * track is a static variable: C does not allow one in a non-static inline
+ * function (use ZT_C_COUNTER_DYNAMIC there, or a static inline one). */
 #define ZT_C_COUNTER(CAT, TRACK_NAME, ...)                                                   \
   do {                                                                                     \
     static struct ZtCCounterTrack zt_c_i_site_track = ZT_C_COUNTER_TRACK_INIT;             \
