@@ -217,6 +217,24 @@ void DynamicFromCallback(PerfettoTeCategoryImpl*, PerfettoDsInstanceIndex, bool 
     ZT_C_INSTANT(ZT_C_ANY_CATEGORY, "dynamic from the callback", ZT_C_DYNAMIC_CATEGORY("cbdyn"));
 }
 
+// `ztrace record` without categories asks for every category not tagged
+// slow or debug in so many words, since the C ABI turns on only what a
+// config names: an empty config leaves every category off.
+TEST_F(CTrackEventTest, EveryCategoryButSlowOnesWhenTheConfigSaysSo) {
+  {
+    Session session(TrackEventConfigSpec{});
+    EXPECT_FALSE(On(g_gfx));
+    EXPECT_FALSE(On(g_net));
+  }
+  TrackEventConfigSpec spec;
+  spec.enabled_categories = {"*"};
+  spec.disabled_tags = {"slow", "debug"};
+  Session session(spec);
+  EXPECT_TRUE(On(g_gfx));
+  EXPECT_TRUE(On(g_off));
+  EXPECT_FALSE(On(g_net)) << "tagged slow";
+}
+
 TEST_F(CTrackEventTest, ACallbackMayTraceWithADynamicCategory) {
   static ZtCCategory* const list[] = {&g_callback_dyn};
   ZtCCategoriesRegister(list, 1);

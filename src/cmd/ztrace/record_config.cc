@@ -133,13 +133,21 @@ bool BuildShorthandConfig(const ShorthandOptions& options,
   auto* ds = cfg.add_data_sources()->mutable_config();
   ds->set_name("track_event");
   ds->set_target_buffer(0);
+  protos::gen::TrackEventConfig te;
   if (!options.categories.empty()) {
-    protos::gen::TrackEventConfig te;
     for (const std::string& category : options.categories)
       te.add_enabled_categories(category);
     te.add_disabled_categories("*");
-    ds->set_track_event_config_raw(te.SerializeAsString());
+  } else {
+    // Every category not tagged slow or debug, said outright: the C++
+    // SDKs' default for an empty config, but the C ABI's (upstream's
+    // libperfetto_c, libzerotrace_c) turns on only what a config names.
+    // Exact tags decide before patterns, so a tagged category stays off.
+    te.add_enabled_categories("*");
+    te.add_disabled_tags("slow");
+    te.add_disabled_tags("debug");
   }
+  ds->set_track_event_config_raw(te.SerializeAsString());
   *config = std::move(cfg);
   return true;
 }

@@ -91,8 +91,13 @@ TEST(RecordConfigTest, ShorthandDefaults) {
   ASSERT_EQ(cfg.data_sources().size(), 1u);
   EXPECT_EQ(cfg.data_sources()[0].config().name(), "track_event");
   EXPECT_EQ(cfg.data_sources()[0].config().target_buffer(), 0u);
-  // No categories: track_event's own defaults, so no sub-config at all.
-  EXPECT_FALSE(cfg.data_sources()[0].config().has_track_event_config());
+  // No categories: every category but those tagged slow or debug, said
+  // outright (the C ABI turns on only what a config names).
+  protos::gen::TrackEventConfig te;
+  ASSERT_TRUE(te.ParseFromString(cfg.data_sources()[0].config().track_event_config_raw()));
+  EXPECT_EQ(te.enabled_categories(), std::vector<std::string>{"*"});
+  EXPECT_EQ(te.disabled_tags(), (std::vector<std::string>{"slow", "debug"}));
+  EXPECT_TRUE(te.disabled_categories().empty());
   EXPECT_TRUE(ValidateConfig(cfg, &error)) << error;
 }
 
