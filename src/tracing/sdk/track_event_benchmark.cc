@@ -44,6 +44,13 @@ __attribute__((noinline)) void Slice() { TRACE_EVENT("bench", "slice"); }
 __attribute__((noinline)) void SliceWithInt(int64_t i) {
   TRACE_EVENT("bench", "slice", "i", i);
 }
+// Issue 32's shapes: a string literal argument; four mixed ones.
+__attribute__((noinline)) void SliceWithString() {
+  TRACE_EVENT("bench", "slice", "s", "text");
+}
+__attribute__((noinline)) void SliceWithFourArgs(int64_t i) {
+  TRACE_EVENT("bench", "slice", "i", i, "b", true, "d", 1.5, "s", "text");
+}
 __attribute__((noinline)) void Counter(int64_t i) {
   TRACE_COUNTER("bench", "counter", i);
 }
@@ -63,6 +70,8 @@ const std::map<std::string, Case>& Cases() {
       {"DisabledCategoryOff", {[](int64_t) { DisabledSlice(); }, 0, true}},
       {"ScopedSlice", {[](int64_t) { Slice(); }, 2, true}},
       {"ScopedSliceIntArg", {[](int64_t i) { SliceWithInt(i); }, 2, true}},
+      {"ScopedSliceStringArg", {[](int64_t) { SliceWithString(); }, 2, true}},
+      {"ScopedSliceFourArgs", {[](int64_t i) { SliceWithFourArgs(i); }, 2, true}},
       {"Counter", {[](int64_t i) { Counter(i); }, 1, true}},
       {"Instant", {[](int64_t) { Instant(); }, 1, true}},
   };
