@@ -92,6 +92,10 @@ TEST_F(TrackEventTest, RepeatedEventsReadTheSame) {
       TRACE_EVENT_INSTANT("net", "slice");   // Same name, other category.
       TRACE_EVENT_INSTANT("test", "slice", "n", i * 1000 - 1);  // Other form.
       TRACE_EVENT_INSTANT("test", "slice", "k", i * 1000u);     // Other key, unsigned.
+      TRACE_EVENT_INSTANT("test", "slice", "s", "text");        // A string, inline.
+      TRACE_EVENT_INSTANT("test", "slice", "s", "other text");  // Same key, other value.
+      static const char kPadded[16] = "short";                  // Its string, not the array.
+      TRACE_EVENT("test", "slice", "s", kPadded);
       TRACE_COUNTER("test", "slice", i * 100000);               // A counter.
       TRACE_COUNTER("test", "slice", i + 0.5);                  // A double one.
     }
@@ -99,20 +103,24 @@ TEST_F(TrackEventTest, RepeatedEventsReadTheSame) {
   std::vector<std::string> expected;
   for (int i = 0; i < 3; i++) {
     for (const char* e : {"B test slice", "I gfx instant", "I test slice", "I net slice",
-                          "I test slice", "I test slice", "C test ", "C test ", "E  "})
+                          "I test slice", "I test slice", "I test slice", "I test slice",
+                          "B test slice", "C test ", "C test ", "E  ", "E  "})
       expected.push_back(e);
   }
   EXPECT_EQ(Describe(read.events), expected);
   ASSERT_EQ(read.events.size(), expected.size());
   for (int i = 0; i < 3; i++) {
-    const Event* e = &read.events[static_cast<size_t>(i) * 9];
+    const Event* e = &read.events[static_cast<size_t>(i) * 13];
     EXPECT_EQ(e[4].args, (std::map<std::string, std::string>{
                              {"n", "int:" + std::to_string(i * 1000 - 1)}}));
     EXPECT_EQ(e[5].args, (std::map<std::string, std::string>{
                              {"k", "uint:" + std::to_string(i * 1000)}}));
-    EXPECT_EQ(e[6].counter, i * 100000);
-    EXPECT_EQ(e[7].counter, i + 0.5);
-    EXPECT_EQ(e[6].track_uuid, e[7].track_uuid);  // One track: the name's.
+    EXPECT_EQ(e[6].args, (std::map<std::string, std::string>{{"s", "string:text"}}));
+    EXPECT_EQ(e[7].args, (std::map<std::string, std::string>{{"s", "string:other text"}}));
+    EXPECT_EQ(e[8].args, (std::map<std::string, std::string>{{"s", "string:short"}}));
+    EXPECT_EQ(e[9].counter, i * 100000);
+    EXPECT_EQ(e[10].counter, i + 0.5);
+    EXPECT_EQ(e[9].track_uuid, e[10].track_uuid);  // One track: the name's.
   }
   uint64_t last_ts = 0;
   for (const Event& e : read.events) {

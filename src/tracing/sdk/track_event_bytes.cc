@@ -37,12 +37,14 @@ void EncodeCachedEvent(EventBytesCache::Entry* entry, EventBytesCache::Form form
       break;
     case Form::kIntAnnotation:
     case Form::kUintAnnotation:
+    case Form::kStringAnnotation:
       *p++ = 0x22;  // debug_annotations (4), length-delimited, one byte.
       entry->annotation_length_offset = static_cast<uint8_t>(p - entry->bytes);
       *p++ = 0;
       *p++ = 0x08;  // name_iid (1): at most 5 bytes.
       p = WriteVarInt(key_iid, p);
-      *p++ = form == Form::kIntAnnotation ? 0x20 : 0x18;  // int_value (4), uint_value (3).
+      // int_value (4), uint_value (3), string_value (6, length-delimited).
+      *p++ = form == Form::kIntAnnotation ? 0x20 : form == Form::kUintAnnotation ? 0x18 : 0x32;
       break;
     case Form::kIntCounter:
       *p++ = 0xf0;  // counter_value (30), varint.

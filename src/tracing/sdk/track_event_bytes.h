@@ -6,8 +6,8 @@
 // the bytes kept here: sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE, and the
 // TrackEvent (field 11) with a one-byte length: type, track_uuid (counters),
 // category_iids, name_iid, and for the forms with a value the start of the
-// value's field (an int annotation's DebugAnnotation {name_iid, then the
-// int_value or uint_value tag}; a counter's counter_value or
+// value's field (an int or string annotation's DebugAnnotation {name_iid,
+// then the int_value, uint_value or string_value tag}; a counter's counter_value or
 // double_counter_value tag). The writer appends the value and sets the
 // lengths, which depend on it.
 
@@ -34,6 +34,7 @@ struct EventBytesCache {
     kUintAnnotation = 2,
     kIntCounter = 3,     // A counter value (|name|: the track's name).
     kDoubleCounter = 4,
+    kStringAnnotation = 5,  // With one string annotation (literal key).
   };
   static constexpr size_t kEntries = 64;
   // Copied whole (kPlain: the first kPlainBytes): the raw packet's room
@@ -87,6 +88,18 @@ inline uint8_t* WriteCachedVarIntEvent(uint8_t* p, const EventBytesCache::Entry&
   memcpy(p, entry.bytes, EventBytesCache::kMaxBytes);
   return SetCachedEventLengths(
       p, entry, protozero::proto_utils::WriteVarInt(value, p + entry.size));
+}
+
+// kStringAnnotation: the string's length (at most kMaxInlineString, one
+// byte) and bytes after the cached ones.
+constexpr size_t kMaxInlineString = 64;
+inline uint8_t* WriteCachedStringEvent(uint8_t* p, const EventBytesCache::Entry& entry,
+                                       const char* value, size_t size) {
+  memcpy(p, entry.bytes, EventBytesCache::kMaxBytes);
+  uint8_t* q = p + entry.size;
+  *q++ = static_cast<uint8_t>(size);
+  memcpy(q, value, size);
+  return SetCachedEventLengths(p, entry, q + size);
 }
 
 inline uint8_t* WriteCachedDoubleEvent(uint8_t* p, const EventBytesCache::Entry& entry,

@@ -301,6 +301,9 @@ struct SimpleEvent {
   const char* key = nullptr;  // The annotation forms' key.
   uint64_t value = 0;         // An annotation's, an int counter's.
   double double_value = 0;
+  // kStringAnnotation's value: at most kMaxInlineString bytes.
+  const char* string_value = nullptr;
+  size_t string_size = 0;
 };
 
 inline bool IsCounterForm(EventBytesCache::Form form) {
@@ -331,6 +334,8 @@ inline uint8_t* WriteCachedEvent(uint8_t* p, const EventBytesCache::Entry& entry
       return WriteCachedPlainEvent(p, entry);
     case EventBytesCache::kDoubleCounter:
       return WriteCachedDoubleEvent(p, entry, event.double_value);
+    case EventBytesCache::kStringAnnotation:
+      return WriteCachedStringEvent(p, entry, event.string_value, event.string_size);
     default:
       return WriteCachedVarIntEvent(p, entry, event.value);
   }
@@ -338,8 +343,11 @@ inline uint8_t* WriteCachedEvent(uint8_t* p, const EventBytesCache::Entry& entry
 
 // Encodes a simple event, at most kMaxSimpleEventSize bytes: the timestamp,
 // then the cached bytes and value, or for an unnamed event (a slice end)
-// the sequence flags and the TrackEvent with one-byte lengths.
-constexpr size_t kMaxSimpleEventSize = 96;
+// the sequence flags and the TrackEvent with one-byte lengths. The
+// longest: a timestamp (11), an annotated event's cached bytes (24) and a
+// string of kMaxInlineString with its length (65): 100; the cached bytes'
+// copy writes kMaxBytes (32) after the timestamp.
+constexpr size_t kMaxSimpleEventSize = 104;
 
 inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq,
                                   const SimpleEvent& event, uint64_t delta) {
@@ -370,9 +378,16 @@ inline uint8_t* EncodeSimpleEvent(uint8_t* p, TrackEventSequence* seq,
     uint8_t* annotation_start = p;
     *p++ = 0x08;  // name_iid (1).
     p = protozero::proto_utils::WriteVarInt(iid, p);
-    // uint_value (3), int_value (4).
-    *p++ = event.form == EventBytesCache::kUintAnnotation ? 0x18 : 0x20;
-    p = protozero::proto_utils::WriteVarInt(event.value, p);
+    if (event.form == EventBytesCache::kStringAnnotation) {
+      *p++ = 0x32;  // string_value (6), length-delimited.
+      *p++ = static_cast<uint8_t>(event.string_size);
+      memcpy(p, event.string_value, event.string_size);
+      p += event.string_size;
+    } else {
+      // uint_value (3), int_value (4).
+      *p++ = event.form == EventBytesCache::kUintAnnotation ? 0x18 : 0x20;
+      p = protozero::proto_utils::WriteVarInt(event.value, p);
+    }
     *annotation_length = static_cast<uint8_t>(p - annotation_start);
   }
   *length = static_cast<uint8_t>(p - event_start);
@@ -544,6 +559,31 @@ static ZT_NOINLINE SessionTags WriteEventWithIntSlow(uint32_t category, uint8_t 
   return sessions;
 }
 
+// The simple path of WriteEventWithString(), with its arguments.
+static ZT_NOINLINE SessionTags WriteEventWithStringSlow(uint32_t category, uint8_t instances,
+                                                        EventType type, const char* static_name,
+                                                        const char* static_key,
+                                                        const char* value, size_t size) {
+  SimpleEvent event;
+  event.type = type;
+  event.category = category;
+  event.name = static_name;
+  event.form = EventBytesCache::kStringAnnotation;
+  event.key = static_key;
+  event.string_value = value;
+  event.string_size = size;
+  SessionTags sessions = 0;
+  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
+    if (!(instances & 1))
+      continue;
+    if (TrackEventSequence* seq = SequenceFor(i, EventCategory{category})) {
+      WriteSimpleEvent(i, seq, event);
+      sessions |= TagOf(seq, i);
+    }
+  }
+  return sessions;
+}
+
 // The simple path of WriteCounter().
 static ZT_NOINLINE void WriteCounterSlow(uint32_t category, uint8_t instances,
                                          const CounterTrack& track, bool is_double,
@@ -677,6 +717,26 @@ SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType ty
   }
   return WriteEventWithIntSlow(category, instances, type, static_name, static_key, value,
                                is_unsigned);
+}
+
+SessionTags WriteEventWithString(uint32_t category, uint8_t instances, EventType type,
+                                 const char* static_name, const char* static_key,
+                                 const char* value, size_t size) {
+  ZT_CHECK(size <= kMaxInlineString);
+  uint8_t* p;
+  uint64_t now;
+  if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+    const EventBytesCache::Entry* entry =
+        FastEntry(seq, static_name, EventBytesCache::kStringAnnotation,
+                  EventBytesCache::Tag(category, type, EventBytesCache::kStringAnnotation));
+    if (entry != nullptr && entry->key == static_key) {
+      p = WriteFastTimestamp(p, seq, now);
+      seq->writer->EndRawPacketAndBeginNext(WriteCachedStringEvent(p, *entry, value, size));
+      return seq->session_tags;
+    }
+  }
+  return WriteEventWithStringSlow(category, instances, type, static_name, static_key, value,
+                                  size);
 }
 
 void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,

@@ -84,6 +84,27 @@ SessionTags WriteIntAnnotated(uint32_t category, uint8_t instances, EventType ty
                            IntegerKind<RemoveCvRef<V>>::value == 2);
 }
 
+// Whether the arguments are exactly "literal key", "string literal" (or
+// another const char array) of at most 64 characters: written inline.
+template <typename... Args>
+struct IsLiteralStringAnnotation {
+  static constexpr bool value = false;
+};
+template <typename K, typename V>
+struct IsLiteralStringAnnotation<K, V> {
+  static constexpr bool value = IsConstCharArray<RemoveRef<K>>::value &&
+                                IsConstCharArray<RemoveRef<V>>::value &&
+                                sizeof(RemoveRef<V>) <= 65;
+};
+// Its length: the string's, as a const char* argument's (the array may be
+// longer than the string it holds); folded for a literal.
+template <typename K, typename V>
+SessionTags WriteStringAnnotated(uint32_t category, uint8_t instances, EventType type,
+                                 const char* name, const K& key, const V& value) {
+  return WriteEventWithString(category, instances, type, name, key, value,
+                              __builtin_strnlen(value, sizeof(V)));
+}
+
 // Everything about one event except its arguments.
 struct EventSpec {
   uint32_t category = 0;
@@ -134,6 +155,10 @@ void WriteInstant(uint32_t category, uint8_t instances, const char* static_name)
 SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
                               const char* static_name, const char* static_key,
                               int64_t value, bool is_unsigned);
+// One string annotation with a literal name, its value at most 64 bytes.
+SessionTags WriteEventWithString(uint32_t category, uint8_t instances, EventType type,
+                                 const char* static_name, const char* static_key,
+                                 const char* value, size_t size);
 void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,
                   bool is_double, int64_t int_value, double double_value);
 // The end of a scoped slice, on the instances its begin went to, where
@@ -305,6 +330,9 @@ SliceBegun EmitEvent(uint32_t category, uint8_t instances, const C& category_val
       } else if constexpr (IsLiteralIntAnnotation<Args...>::value) {
         return SliceBegun{0, WriteIntAnnotated(category, instances, type, name.data,
                                                static_cast<Args&&>(args)...)};
+      } else if constexpr (IsLiteralStringAnnotation<Args...>::value) {
+        return SliceBegun{0, WriteStringAnnotated(category, instances, type, name.data,
+                                                  static_cast<Args&&>(args)...)};
       }
     }
   }
