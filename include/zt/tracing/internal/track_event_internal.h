@@ -97,12 +97,20 @@ struct IsLiteralStringAnnotation<K, V> {
                                 sizeof(RemoveRef<V>) <= 65;
 };
 // Its length: the string's, as a const char* argument's (the array may be
-// longer than the string it holds); folded for a literal.
+// longer than the string it holds, or have no NUL); compilers fold the loop
+// for a literal.
+template <size_t N>
+ZT_ALWAYS_INLINE inline size_t StringLengthIn(const char (&array)[N]) {
+  size_t size = 0;
+  while (size < N && array[size] != '\0')
+    size++;
+  return size;
+}
 template <typename K, typename V>
 SessionTags WriteStringAnnotated(uint32_t category, uint8_t instances, EventType type,
                                  const char* name, const K& key, const V& value) {
   return WriteEventWithString(category, instances, type, name, key, value,
-                              __builtin_strnlen(value, sizeof(V)));
+                              StringLengthIn(value));
 }
 
 // Everything about one event except its arguments.
