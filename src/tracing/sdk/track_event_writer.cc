@@ -515,6 +515,21 @@ inline SessionTags TagOf(const TrackEventSequence* seq, uint32_t instance) {
   return SessionTags{seq->session_tag} << (8 * instance);
 }
 
+// Writes |event| into each instance of |instances| that records its
+// category; the sessions it went to.
+static SessionTags WriteSimpleEventTo(uint8_t instances, const SimpleEvent& event) {
+  SessionTags sessions = 0;
+  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
+    if (!(instances & 1))
+      continue;
+    if (TrackEventSequence* seq = SequenceFor(i, EventCategory{event.category})) {
+      WriteSimpleEvent(i, seq, event);
+      sessions |= TagOf(seq, i);
+    }
+  }
+  return sessions;
+}
+
 // The simple path of the events without arguments, where the fast path
 // below refuses.
 SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
@@ -523,16 +538,7 @@ SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
   event.type = type;
   event.category = category;
   event.name = static_name;
-  SessionTags sessions = 0;
-  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
-    if (!(instances & 1))
-      continue;
-    if (TrackEventSequence* seq = SequenceFor(i, EventCategory{category})) {
-      WriteSimpleEvent(i, seq, event);
-      sessions |= TagOf(seq, i);
-    }
-  }
-  return sessions;
+  return WriteSimpleEventTo(instances, event);
 }
 
 // The simple path of WriteEventWithInt(), with its arguments.
@@ -547,16 +553,7 @@ static ZT_NOINLINE SessionTags WriteEventWithIntSlow(uint32_t category, uint8_t 
   event.form = is_unsigned ? EventBytesCache::kUintAnnotation : EventBytesCache::kIntAnnotation;
   event.key = static_key;
   event.value = static_cast<uint64_t>(value);
-  SessionTags sessions = 0;
-  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
-    if (!(instances & 1))
-      continue;
-    if (TrackEventSequence* seq = SequenceFor(i, EventCategory{category})) {
-      WriteSimpleEvent(i, seq, event);
-      sessions |= TagOf(seq, i);
-    }
-  }
-  return sessions;
+  return WriteSimpleEventTo(instances, event);
 }
 
 // The simple path of WriteEventWithString(), with its arguments.
@@ -572,16 +569,7 @@ static ZT_NOINLINE SessionTags WriteEventWithStringSlow(uint32_t category, uint8
   event.key = static_key;
   event.string_value = value;
   event.string_size = size;
-  SessionTags sessions = 0;
-  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
-    if (!(instances & 1))
-      continue;
-    if (TrackEventSequence* seq = SequenceFor(i, EventCategory{category})) {
-      WriteSimpleEvent(i, seq, event);
-      sessions |= TagOf(seq, i);
-    }
-  }
-  return sessions;
+  return WriteSimpleEventTo(instances, event);
 }
 
 // The simple path of WriteCounter().
