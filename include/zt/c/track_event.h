@@ -22,7 +22,10 @@
  * evaluated. On, one call into the library (PerfettoTeHlEmitImpl) with the
  * extras built on the stack. A category is on for a session whose config
  * names it or one of its tags (track_event_config's enabled_categories or
- * enabled_tags, globs like "gfx*"); a category nothing names is off.
+ * enabled_tags, globs like "gfx*"); a category nothing names is off
+ * (`ztrace record` without categories names "*" and disables the tags
+ * "slow" and "debug"). Events cost about 1.5x the instructions of the C++
+ * macros' (docs/benchmarks.md).
  *
  * Thread-safe: events from any thread; registering categories from any
  * thread, serialized by the library. C99 and C++ (the extras are compound
