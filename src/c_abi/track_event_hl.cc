@@ -521,6 +521,9 @@ ZT_ALWAYS_INLINE inline bool EmitHotPlain(TeThread* thread, PerfettoTeCategoryIm
   return true;
 }
 
+// A track_uuid field: its tag and a 10-byte varint, the most there is.
+constexpr size_t kMaxTrackUuidBytes = 11;
+
 // An event with extras, as raw bytes into the hot slot's open packet: the
 // category on in the one instance the hot slot is for, the event's bytes
 // cached (or an unnamed one), simple extras, names and tracks interned and
@@ -556,9 +559,11 @@ ZT_ALWAYS_INLINE inline bool EmitHot(TeThread* thread, PerfettoTeCategoryImpl* c
     length = p + TeEventCache::kLengthOffset;
     p += cached->size();
   }
-  // One pass over the extras; the track's uuid after them.
+  // One pass over the extras; the track's uuid after them, in at most
+  // kMaxTrackUuidBytes.
   const PerfettoTeHlExtra* track = nullptr;
-  p = WriteFastExtras(incr, type, extras, p, start + TraceWriter::kMaxRawPacketSize - 11, &track);
+  p = WriteFastExtras(incr, type, extras, p,
+                      start + TraceWriter::kMaxRawPacketSize - kMaxTrackUuidBytes, &track);
   if (!p)
     return false;
   if (track) {
@@ -599,32 +604,38 @@ ZT_NOINLINE void EmitCold(PerfettoTeCategoryImpl* cat, int32_t type, const char*
   EmitGeneral(thread, mask, cat, type, name, extras);
 }
 
-// An event without extras: the plain hot path if it can, else EmitCold().
 // EmitPlain()'s way out: its arguments, kept in the thread's state, so
-// that EmitPlain() need not keep them in registers it saves.
+// that EmitPlain() need not keep them in registers it saves. Called with
+// the thread's trace point flag set (a signal handler's trace point cannot
+// overwrite them meanwhile); clears it.
 ZT_NOINLINE void EmitPlainCold(TeThread* thread) {
   static PerfettoTeHlExtra* const kNoExtras[] = {nullptr};
-  EmitCold(thread->plain_cat, thread->plain_type, thread->plain_name, kNoExtras);
+  PerfettoTeCategoryImpl* const cat = thread->plain_cat;
+  const int32_t type = thread->plain_type;
+  const char* const name = thread->plain_name;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  thread->in_trace_point = false;
+  EmitCold(cat, type, name, kNoExtras);
 }
 
+// An event without extras: the plain hot path if it can, else EmitCold().
 ZT_NOINLINE void EmitPlain(PerfettoTeCategoryImpl* cat, int32_t type, const char* name) {
   TeThread* thread = ThisThread();
+  if (ZT_UNLIKELY(thread->in_trace_point))
+    return;  // Inside another trace point (a callback, a signal handler).
+  // The flag is set around the hot path too: a trace point in a signal
+  // handler would otherwise write into the packet this one is writing.
+  // Fences for the compiler: what is written between the flag's stores
+  // stays there, as a signal handler sees it.
+  thread->in_trace_point = true;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   thread->plain_cat = cat;
   thread->plain_type = type;
   thread->plain_name = name;
-  // The flag is set around the hot path too: a trace point in a signal
-  // handler would otherwise write into the packet this one is writing.
-  if (ZT_UNLIKELY(TeInstances(cat) != thread->hot_mask || thread->in_trace_point))
+  if (ZT_UNLIKELY(TeInstances(cat) != thread->hot_mask || !EmitHotPlain(thread, cat, type, name)))
     return EmitPlainCold(thread);
-  thread->in_trace_point = true;
-  // Fences for the compiler: the packet's bytes are written between the
-  // flag's stores, as a signal handler sees them.
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  const bool done = EmitHotPlain(thread, cat, type, name);
   std::atomic_signal_fence(std::memory_order_seq_cst);
   thread->in_trace_point = false;
-  if (ZT_UNLIKELY(!done))
-    return EmitPlainCold(thread);
 }
 
 }  // namespace
