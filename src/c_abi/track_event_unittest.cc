@@ -4,6 +4,8 @@
 // of zt/c/track_event.h are used from C++ here (the C side: the examples
 // and c_abi_headers_check.c).
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -518,6 +520,56 @@ TEST_F(CTrackEventTest, ACategoryMadeAgainIsNotTakenForTheOldOne) {
   EXPECT_EQ(Rows(tp.get(), "SELECT category, COUNT(*) FROM slice WHERE name = 'Same' "
                            "GROUP BY category ORDER BY category"),
             "first.cat|2 second.cat|2");
+}
+
+// Trace points in a signal handler, landing anywhere in the thread's own
+// trace points (the hot paths write raw bytes into the open packet): the
+// handler's are written whole or dropped, the thread's are all there.
+void InstantFromASignal(int) { ZT_C_INSTANT(g_gfx, "from a signal"); }
+
+TEST_F(CTrackEventTest, TracePointsInASignalHandlerNeverTearAnEvent) {
+  TrackEventConfigSpec spec;
+  spec.enabled_categories = {"gfx"};
+  spec.buffer_kb = 32 * 1024;  // Every event: the ring must not wrap.
+  Session session(spec);
+  struct sigaction action = {}, previous = {};
+  action.sa_handler = InstantFromASignal;
+  sigemptyset(&action.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
+  const pthread_t traced = pthread_self();
+  std::atomic<bool> done{false};
+  std::atomic<int> sent{0};
+  std::thread signaler([&] {
+    while (!done.load()) {
+      pthread_kill(traced, SIGUSR1);
+      sent++;
+      std::this_thread::yield();
+    }
+  });
+  constexpr int kEvents = 100000;
+  for (int i = 0; i < kEvents; i++) {
+    ZT_C_INSTANT(g_gfx, "main");
+    ZT_C_SLICE_BEGIN(g_gfx, "main slice", ZT_C_ARG_INT("i", i));
+    ZT_C_SLICE_END(g_gfx);
+  }
+  done = true;
+  signaler.join();
+  ASSERT_EQ(sigaction(SIGUSR1, &previous, nullptr), 0);
+  auto tp = session.StopAndLoad();
+  ASSERT_TRUE(tp);
+  EXPECT_EQ(Rows(tp.get(), "SELECT name, COUNT(*), COUNT(EXTRACT_ARG(arg_set_id, 'debug.i')) "
+                           "FROM slice WHERE name LIKE 'main%' GROUP BY name ORDER BY name"),
+            "main|100000|0 main slice|100000|100000");
+  const std::string from_signals =
+      Rows(tp.get(), "SELECT COUNT(*) FROM slice WHERE name = 'from a signal'");
+  EXPECT_GT(sent.load(), 0);
+  EXPECT_LE(std::stoll(from_signals), sent.load());
+  EXPECT_EQ(Rows(tp.get(), "SELECT COUNT(*) FROM slice WHERE name NOT LIKE 'main%' "
+                           "AND name != 'from a signal'"),
+            "0");
+  EXPECT_EQ(Rows(tp.get(), "SELECT name, value FROM stats WHERE severity IN ('error', "
+                           "'data_loss') AND value > 0"),
+            "");
 }
 
 // Incremental state cleared every 5 ms while two threads write into a
