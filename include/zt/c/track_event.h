@@ -28,7 +28,9 @@
  * macros' (docs/benchmarks.md).
  *
  * Thread-safe: events from any thread; registering categories from any
- * thread, serialized by the library. C99 and C++ (the extras are compound
+ * thread, serialized by the library. Not async-signal-safe: an event in a
+ * signal handler that lands inside another on the same thread is dropped,
+ * but outside one it may take a path that allocates. C99 and C++ (the extras are compound
  * literals in C, temporaries in C++: both live until the end of the
  * statement). */
 #ifndef ZT_C_TRACK_EVENT_H_
