@@ -45,6 +45,9 @@ struct Event {
   bool name_inline = false;  // Written as a string, not interned.
   uint64_t track_uuid = 0;
   std::map<std::string, std::string> args;  // Values printed as text.
+  // Each annotation's key and its value's exact bytes (the DebugAnnotation
+  // serialized without its name), in order.
+  std::vector<std::pair<std::string, std::string>> exact_args;
   std::vector<uint64_t> flows;
   std::vector<uint64_t> terminating_flows;
   bool has_counter = false;
@@ -209,6 +212,10 @@ inline ReadTrace Read(const std::vector<char>& bytes) {
     for (const auto& a : te.debug_annotations()) {
       std::string key = a.has_name_iid() ? seq.annotation_names[a.name_iid()] : a.name();
       event.args[key] = RenderAnnotationValue(a);
+      protos::DebugAnnotation value = a;
+      value.clear_name();
+      value.clear_name_iid();
+      event.exact_args.emplace_back(key, value.SerializeAsString());
     }
     event.flows.assign(te.flow_ids().begin(), te.flow_ids().end());
     event.terminating_flows.assign(te.terminating_flow_ids().begin(),

@@ -326,7 +326,7 @@ ZT_ALWAYS_INLINE inline bool TryFastEvent(const TeSlot& slot, uint64_t now,
     return false;
   TraceWriter* writer = slot.writer();
   uint8_t buffer[TraceWriter::kMaxRawPacketSize];
-  uint8_t* start = writer->BeginRawPacket();
+  uint8_t* start = writer->BeginRawPacket(TraceWriter::kMaxRawPacketSize);
   const bool raw = start != nullptr;
   if (!raw)
     start = buffer;
@@ -453,13 +453,15 @@ constexpr uint8_t kUnnamedEvent[8] = {kSequenceFlagsTag, kNeedsStateFlag, kTrack
 
 // The hot slot's writer's open packet, if the hot path may write into
 // it now (the slot is still the instance's, the clock a conversion, the
-// writer takes a raw packet): where the bytes go, the time in |*now|.
+// writer takes a raw packet of |kMaxSize| bytes): where the bytes go, the
+// time in |*now|.
+template <size_t kMaxSize>
 ZT_ALWAYS_INLINE inline uint8_t* BeginHot(TeThread* thread, uint64_t* now) {
   if (!thread->slots ||
       thread->hot_epoch_ptr->load(std::memory_order_acquire) != thread->hot_epoch ||
       !internal::TrackEventClock::TryNowNs(thread->clock, now))
     return nullptr;
-  return thread->hot_writer->BeginRawPacket();
+  return thread->hot_writer->BeginRawPacket(kMaxSize);
 }
 
 // The event's time on the sequence's incremental clock: |now|, or the
@@ -493,8 +495,10 @@ ZT_ALWAYS_INLINE inline uint8_t* WriteHotTimestamp(uint8_t* p, TeIncrementalStat
 // The commonest event: no extras. As EmitHot below, with less to do.
 ZT_ALWAYS_INLINE inline bool EmitHotPlain(TeThread* thread, PerfettoTeCategoryImpl* cat,
                                           int32_t type, const char* name) {
+  // At most a timestamp (11 bytes) and a cached event's copy (16).
+  static_assert(11 + TeEventCache::kBytes <= TraceWriter::kRawPacketRoom, "a small packet");
   uint64_t now;
-  uint8_t* p = BeginHot(thread, &now);
+  uint8_t* p = BeginHot<TraceWriter::kRawPacketRoom>(thread, &now);
   if (!p)
     return false;
   TeIncrementalState& incr = *thread->hot_slot.incr;
@@ -532,7 +536,7 @@ ZT_ALWAYS_INLINE inline bool EmitHot(TeThread* thread, PerfettoTeCategoryImpl* c
                                      int32_t type, const char* name,
                                      PerfettoTeHlExtra* const* extras) {
   uint64_t now;
-  uint8_t* p = BeginHot(thread, &now);
+  uint8_t* p = BeginHot<TraceWriter::kMaxRawPacketSize>(thread, &now);
   if (!p)
     return false;
   TeIncrementalState& incr = *thread->hot_slot.incr;

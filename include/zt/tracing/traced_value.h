@@ -40,6 +40,7 @@ class DebugAnnotation;
 }  // namespace protos
 
 struct DynamicString;  // zt/tracing/track_event_args.h
+struct StaticString;   // zt/tracing/track_event_args.h
 class EventContext;
 class TracedDictionary;
 class TracedArray;
@@ -165,6 +166,8 @@ void TracedValue::Write(const T& value) {
     WriteDouble(static_cast<double>(value));
   } else if constexpr (internal::IsSame<V, DynamicString>::value) {
     WriteString(value.value, value.length);
+  } else if constexpr (internal::IsSame<V, StaticString>::value) {
+    WriteString(value.value);
   } else if constexpr (internal::IsCharArray<V>::value ||
                        internal::IsSame<V, const char*>::value ||
                        internal::IsSame<V, char*>::value) {

@@ -112,7 +112,31 @@ ContiguousMemoryRange TraceWriter::GarbageRange() {
 }
 
 TraceWriter::TracePacketHandle TraceWriter::NewTracePacketSlowPath() {
-  if (stream_writer_.bytes_available() < kMinRoomForPacket ||
+  OpenPacketSlow(/*new_chunk=*/false);
+  return TracePacketHandle(this);
+}
+
+uint8_t* TraceWriter::BeginRawPacketInNewChunk(size_t max_size) {
+  uint8_t* const start = stream_writer_.write_ptr();
+  const bool only_room_is_short =
+      in_packet_ && start == fragment_start_ && cur_fragment_size_field_ != nullptr &&
+      cur_count_ < count_limit_ && !has_pending_patches_ && !dropping_ &&
+      max_size <= kMaxRawPacketSize && cur_chunk_.is_valid() &&
+      stream_writer_.end() - start < static_cast<ptrdiff_t>(max_size + kMinRoomForPacket);
+  if (!only_room_is_short)
+    return nullptr;
+  // The empty packet: its size, 0, and nothing else of it.
+  WriteRedundantVarInt4(0, cur_fragment_size_field_);
+  cur_fragment_size_field_ = nullptr;
+  packet_.Finalize();
+  in_packet_ = false;
+  fragment_start_ = nullptr;
+  OpenPacketSlow(/*new_chunk=*/true);
+  return BeginRawPacket(max_size);
+}
+
+void TraceWriter::OpenPacketSlow(bool new_chunk) {
+  if (new_chunk || stream_writer_.bytes_available() < kMinRoomForPacket ||
       cur_count_ >= ABI::kMaxPacketCount || dropping_) {
     stream_writer_.Reset(AcquireNextRange());
   }
@@ -140,7 +164,6 @@ TraceWriter::TracePacketHandle TraceWriter::NewTracePacketSlowPath() {
   UpdateCountLimit();
   UpdateRawStart();
   PublishDrops();
-  return TracePacketHandle(this);
 }
 
 void TraceWriter::MarkPacketLost() {

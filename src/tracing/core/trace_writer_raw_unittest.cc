@@ -36,7 +36,7 @@ std::vector<uint8_t> RawPacket(uint64_t seq, size_t size) {
 // Writes |bytes| through the raw path and returns their end, or null if
 // BeginRawPacket() refused (nothing written then).
 uint8_t* WriteRawBytes(TraceWriter* w, const std::vector<uint8_t>& bytes) {
-  uint8_t* dst = w->BeginRawPacket();
+  uint8_t* dst = w->BeginRawPacket(bytes.size());
   if (!dst)
     return nullptr;
   memcpy(dst, bytes.data(), bytes.size());
@@ -199,7 +199,8 @@ TEST(TraceWriterRawTest, RefusedWithoutRoomInTheChunk) {
   RawFillToRoom(w.get(), h, kMax + ABI::kPacketHeaderSize - 1, &seq, &raw);
   if (HasFatalFailure())
     return;
-  EXPECT_EQ(w->BeginRawPacket(), nullptr);
+  EXPECT_EQ(w->BeginRawPacket(kMax), nullptr);
+  EXPECT_NE(w->BeginRawPacket(), nullptr) << "room for a small one";
   h->set_timestamp(seq++);  // The handle still writes there.
   h.Finish();
   w->Flush();
@@ -214,6 +215,7 @@ TEST(TraceWriterRawTest, RefusedWithoutRoomInTheChunk) {
   ASSERT_TRUE(WriteRawPacket(w.get(), raw.back()));
   EXPECT_EQ(Room(h), 8u);
   EXPECT_EQ(w->BeginRawPacket(), nullptr);
+  EXPECT_EQ(w->BeginRawPacket(1), nullptr);
   h->set_timestamp(seq);
   h.Finish();
   w->Flush();
@@ -235,6 +237,93 @@ TEST(TraceWriterRawTest, RefusedWithoutRoomInTheChunk) {
   }
   EXPECT_EQ(r, raw.size()) << "every raw packet, in order";
   EXPECT_EQ(test::SeqOf(pk.back().data), seq);
+}
+
+// A packet of at most kRawPacketRoom bytes needs that and the next
+// packet's minimum room (kMinRoomForPacket: its header and 8 bytes), no
+// more; a larger one its own size and that.
+TEST(TraceWriterRawTest, SmallPacketsNeedLessRoom) {
+  SmbSetup s(4096, 4096);
+  auto w = s.arbiter->CreateTraceWriter(0);
+  constexpr size_t kSmall = TraceWriter::kRawPacketRoom;
+  constexpr size_t kNextPacket = ABI::kPacketHeaderSize + 8;
+  WritePacket(w.get(), 0, 0, 10);
+  uint64_t seq = 1;
+  std::vector<std::vector<uint8_t>> raw;
+  auto h = w->NewTracePacket();
+  RawFillToRoom(w.get(), h, kSmall + kNextPacket, &seq, &raw);
+  if (HasFatalFailure())
+    return;
+  EXPECT_EQ(w->BeginRawPacket(kSmall + 1), nullptr);
+  raw.push_back(RawPacket(seq++, kSmall));
+  ASSERT_TRUE(WriteRawPacket(w.get(), raw.back()));
+  EXPECT_EQ(Room(h), kNextPacket - ABI::kPacketHeaderSize);
+  EXPECT_EQ(w->BeginRawPacket(5), nullptr);
+  h.Finish();
+  w->Flush();
+  s.service.Finish();
+  const auto& pk = s.service.packets();
+  ASSERT_EQ(pk.size(), raw.size() + 1);
+  for (size_t i = 0; i < raw.size(); i++)
+    EXPECT_EQ(pk[i + 1].data, raw[i]) << i;
+}
+
+// At a chunk's end, BeginRawPacketInNewChunk() leaves the open packet
+// empty there and takes the raw packet to a new chunk: every packet reads,
+// in order, and none is fragmented.
+TEST(TraceWriterRawTest, ANewChunkWhenOnlyTheRoomIsShort) {
+  SmbSetup s(4 * 4096, 4096);
+  auto w = s.arbiter->CreateTraceWriter(0);
+  WritePacket(w.get(), 0, 0, 10);
+  uint64_t seq = 1;
+  std::vector<std::vector<uint8_t>> raw;
+  auto h = w->NewTracePacket();
+  RawFillToRoom(w.get(), h, 40, &seq, &raw);
+  if (HasFatalFailure())
+    return;
+  EXPECT_EQ(w->BeginRawPacket(), nullptr) << "40 bytes: short";
+  EXPECT_EQ(w->BeginRawPacketInNewChunk(20), nullptr) << "20 bytes fit";
+  raw.push_back(RawPacket(seq++, 30));
+  uint8_t* dst = w->BeginRawPacketInNewChunk(raw.back().size());
+  ASSERT_NE(dst, nullptr);
+  EXPECT_EQ(w->stats().chunks_used, 2u);
+  memcpy(dst, raw.back().data(), raw.back().size());
+  w->EndRawPacketAndBeginNext(dst + raw.back().size());
+  raw.push_back(RawPacket(seq++, 20));
+  ASSERT_TRUE(WriteRawPacket(w.get(), raw.back())) << "raw again in the new chunk";
+  h.Finish();
+  w->Flush();
+  s.service.Finish();
+  ASSERT_EQ(s.service.chunk_headers().size(), 2u);
+  for (const auto& header : s.service.chunk_headers())
+    EXPECT_EQ(header.flags, 0) << "no fragments";
+  const auto& st = s.service.reassembler().stats();
+  EXPECT_EQ(st.bad_size_varints + st.sizes_out_of_bounds + st.count_flag_mismatches, 0u);
+  const auto& pk = s.service.packets();
+  ASSERT_EQ(pk.size(), raw.size() + 1);
+  ExpectPacket(pk[0], 0, 0, 10);
+  for (size_t i = 0; i < raw.size(); i++)
+    EXPECT_EQ(pk[i + 1].data, raw[i]) << i;
+}
+
+// Nothing changes when the room is not what refuses: no packet open, the
+// packet not empty, a loss mark to write.
+TEST(TraceWriterRawTest, NoNewChunkForAnythingButRoom) {
+  SmbSetup s(4 * 4096, 4096);
+  auto w = s.arbiter->CreateTraceWriter(0);
+  EXPECT_EQ(w->BeginRawPacketInNewChunk(20), nullptr) << "no packet yet";
+  WritePacket(w.get(), 0, 0, 10);
+  auto h = w->NewTracePacket();
+  h->set_timestamp(1);
+  EXPECT_EQ(w->BeginRawPacketInNewChunk(20), nullptr) << "not empty";
+  h.Finish();
+  h = w->NewTracePacket();
+  w->MarkPacketLost();
+  EXPECT_EQ(w->BeginRawPacketInNewChunk(20), nullptr) << "a loss mark to write";
+  h.Finish();
+  EXPECT_EQ(w->stats().chunks_used, 1u);
+  w->Flush();
+  s.service.Finish();
 }
 
 // Drop mode, and the packet that tells the loss, go through the handle.

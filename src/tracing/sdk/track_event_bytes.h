@@ -109,6 +109,115 @@ inline uint8_t* WriteCachedDoubleEvent(uint8_t* p, const EventBytesCache::Entry&
   return SetCachedEventLengths(p, entry, p + entry.size + sizeof(value));
 }
 
+// Events with arguments (FastArgs, track_event_fast_args.h): per entry, the
+// event's bytes up to its first argument, and per argument the bytes before
+// its value (a DebugAnnotation's tag, length, name_iid and value tag; a
+// flow id's tag). The writer copies each piece whole (a fixed-size copy),
+// appends each value and sets the lengths.
+struct ArgsEventCache {
+  static constexpr size_t kEntries = 32;
+  static constexpr size_t kHeadBytes = 16;    // At most 15 used.
+  static constexpr size_t kPrefixBytes = kFastArgPrefixBytes;
+  static_assert(kPrefixBytes == 8, "a prefix is one 8-byte copy");
+
+  struct alignas(64) Entry {
+    const char* name = nullptr;  // Null: empty.
+    const char* keys[kMaxFastArgs] = {};
+    uint64_t tag = 0;  // Tag(category, type, shape).
+    uint8_t head_size = 0;
+    // Bits of the string arguments, and the bytes their values may take
+    // together (the packet's room less the longest the rest may take).
+    uint8_t string_mask = 0;
+    uint8_t string_room = 0;
+    uint8_t prefix_size[kMaxFastArgs] = {};
+    uint8_t head[kHeadBytes] = {};
+    uint8_t prefix[kMaxFastArgs][kPrefixBytes] = {};
+  };
+
+  static constexpr uint64_t Tag(uint32_t category, EventType type, uint32_t shape) {
+    return category | static_cast<uint64_t>(type) << 16 | static_cast<uint64_t>(shape) << 24;
+  }
+  Entry& EntryFor(const char* name, uint32_t shape) {
+    const uint64_t x = (reinterpret_cast<uintptr_t>(name) + shape) * 0x9E3779B97F4A7C15ull;
+    return entries[x >> 59];  // The top 5 bits: kEntries == 32.
+  }
+
+  Entry entries[kEntries];
+};
+
+// Copies |size| bytes (at most 127) without a call for short strings:
+// overlapping fixed-size copies, never reading or writing past either end.
+inline void CopyShortString(uint8_t* dst, const char* src, size_t size) {
+  if (size >= 8) {
+    if (size > 16) {
+      memcpy(dst, src, size);
+      return;
+    }
+    uint64_t head, tail;
+    memcpy(&head, src, 8);
+    memcpy(&tail, src + size - 8, 8);
+    memcpy(dst, &head, 8);
+    memcpy(dst + size - 8, &tail, 8);
+  } else if (size >= 4) {
+    uint32_t head, tail;
+    memcpy(&head, src, 4);
+    memcpy(&tail, src + size - 4, 4);
+    memcpy(dst, &head, 4);
+    memcpy(dst + size - 4, &tail, 4);
+  } else if (size != 0) {
+    dst[0] = static_cast<uint8_t>(src[0]);
+    dst[size / 2] = static_cast<uint8_t>(src[size / 2]);
+    dst[size - 1] = static_cast<uint8_t>(src[size - 1]);
+  }
+}
+
+// Writes an event with arguments at |p| (after the timestamp) from its
+// entry; returns the end. Writes up to 8 bytes past it (a prefix's copy).
+inline uint8_t* WriteCachedArgsEvent(uint8_t* p, const ArgsEventCache::Entry& entry,
+                                     const FastArgs& args) {
+  memcpy(p, entry.head, ArgsEventCache::kHeadBytes);
+  uint8_t* q = p + entry.head_size;
+  uint32_t shape = args.shape;
+  for (uint32_t i = 0; shape != 0; i++, shape >>= 4) {
+    // A fixed-size value's annotation length is in the prefix already.
+    memcpy(q, entry.prefix[i], ArgsEventCache::kPrefixBytes);
+    uint8_t* length = q + 1;
+    q += entry.prefix_size[i];
+    switch (static_cast<FastArgKind>(shape & 15)) {
+      case FastArgKind::kBool:
+        *q++ = static_cast<uint8_t>(args.values[i]);
+        break;
+      case FastArgKind::kDouble:
+      case FastArgKind::kFlow:
+      case FastArgKind::kTerminatingFlow:
+        memcpy(q, &args.values[i], 8);
+        q += 8;
+        break;
+      case FastArgKind::kString: {
+        const uint32_t size = args.sizes[i];
+        *length = static_cast<uint8_t>(*length + size);  // The prefix has the rest.
+        *q++ = static_cast<uint8_t>(size);
+        CopyShortString(q, reinterpret_cast<const char*>(args.values[i]), size);
+        q += size;
+        break;
+      }
+      default:  // The varints.
+        q = protozero::proto_utils::WriteVarInt(args.values[i], q);
+        *length = static_cast<uint8_t>(q - (length + 1));
+        break;
+    }
+  }
+  p[EventBytesCache::kLengthOffset] =
+      static_cast<uint8_t>(q - (p + EventBytesCache::kLengthOffset + 1));
+  return q;
+}
+
+// Fills |entry| for an event with |args| (the iids given, already interned
+// on the sequence; |key_iids| one per argument, 0 for flows).
+void EncodeCachedArgsEvent(ArgsEventCache::Entry* entry, EventType type,
+                           uint64_t category_iid, uint32_t name_iid, const FastArgs& args,
+                           const uint32_t* key_iids);
+
 // Fills |entry| (the iids given, already interned on the sequence):
 // |track_uuid| for the counter forms, |name_iid| for the others,
 // |key_iid| for the annotation forms.

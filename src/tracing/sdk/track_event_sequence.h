@@ -95,6 +95,7 @@ struct TrackEventSequence {
 
 struct TrackEventIncrementalState {
   EventBytesCache bytes_cache;
+  ArgsEventCache args_cache;
   bool was_cleared = true;  // Fresh: the reset packets are still to write.
   uint64_t last_timestamp = 0;  // In the sequence's timestamp units.
   InternTable event_names;

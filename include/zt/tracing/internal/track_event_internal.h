@@ -11,6 +11,7 @@
 
 #include "zt/base/compiler.h"
 #include "zt/tracing/category.h"
+#include "zt/tracing/internal/track_event_fast_args.h"
 #include "zt/tracing/internal/type_traits.h"
 #include "zt/tracing/track.h"
 #include "zt/tracing/track_event_args.h"
@@ -167,11 +168,17 @@ SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType ty
 SessionTags WriteEventWithString(uint32_t category, uint8_t instances, EventType type,
                                  const char* static_name, const char* static_key,
                                  const char* value, size_t size);
+// Up to four annotations and flows (track_event_fast_args.h), the packet
+// known to fit (at most kFastEventRoom bytes).
+SessionTags WriteEventWithArgs(uint32_t category, uint8_t instances, EventType type,
+                               const char* static_name, const FastArgs& args);
 void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,
                   bool is_double, int64_t int_value, double double_value);
 // The end of a scoped slice, on the instances its begin went to, where
-// the session is still the begin's.
-void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions);
+// the session is still the begin's. noexcept: it runs in a destructor,
+// where an exception would end the program anyway (and a compiler would
+// add a landing pad at every call site to say so).
+void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) noexcept;
 
 // The general case: for each instance, BeginEvent opens the packet and the
 // TrackEvent (false: nothing to write for this instance), the arguments
@@ -328,28 +335,86 @@ SliceBegun EmitWithSpec(EventSpec& spec, uint8_t instances, First&& first,
   }
 }
 
-template <EventType type, typename C, typename... Args>
-SliceBegun EmitEvent(uint32_t category, uint8_t instances, const C& category_value,
-                     EventName name, Args&&... args) {
-  if constexpr (!IsDynamicCategory<C>::value) {
-    if (name.kind != EventName::kDynamic) {
-      if constexpr (sizeof...(Args) == 0) {
-        return SliceBegun{0, WriteEvent(category, instances, type, name.data)};
-      } else if constexpr (IsLiteralIntAnnotation<Args...>::value) {
-        return SliceBegun{0, WriteIntAnnotated(category, instances, type, name.data,
-                                               static_cast<Args&&>(args)...)};
-      } else if constexpr (IsLiteralStringAnnotation<Args...>::value) {
-        return SliceBegun{0, WriteStringAnnotated(category, instances, type, name.data,
-                                                  static_cast<Args&&>(args)...)};
-      }
-    }
+// The fast path of the argument lists IsFastArgList takes: one function
+// per list of argument types, shared by every call site with that list
+// (the call site passes the arguments; the packing is here). Too long for
+// one packet (long strings): the general path.
+template <EventType kType, typename... Ts>
+ZT_NOINLINE SliceBegun EmitFastArgs(uint32_t category, uint8_t instances, const char* name,
+                                    FastParam<Ts>... args) {
+  constexpr FastShape shape = FastShapeOf<Ts...>();
+  static_assert(shape.fixed_bytes <= kFastEventRoom, "four varints fit");
+  FastArgs packed;
+  packed.shape = shape.code;
+  packed.count = shape.count;
+  const size_t strings = PackFastArgs(&packed, 0, args...);
+  if (ZT_LIKELY(strings <= kFastEventRoom - shape.fixed_bytes))
+    return SliceBegun{0, WriteEventWithArgs(category, instances, kType, name, packed)};
+  EventSpec spec;
+  spec.category = category;
+  spec.type = kType;
+  spec.name = EventName{name, 0, EventName::kStatic};
+  return EmitWithSpec(spec, instances, args...);
+}
+
+// An end's name: none.
+struct NoEventName {};
+inline EventName MakeEventName(NoEventName) { return EventName(); }
+
+// Whether a name is interned by address (a literal or StaticString; an
+// end's none counts, as a null name): the forms below take those.
+template <typename N>
+struct IsStaticEventName {
+  using V = RemoveCvRef<N>;
+  static constexpr bool value = IsConstCharArray<RemoveRef<N>>::value ||
+                                IsSame<V, StaticString>::value || IsSame<V, NoEventName>::value;
+};
+template <typename N>
+ZT_ALWAYS_INLINE inline const char* StaticNameOf(const N& name) {
+  if constexpr (IsSame<N, StaticString>::value) {
+    return name.value;
+  } else if constexpr (IsSame<N, NoEventName>::value) {
+    return nullptr;
+  } else {
+    return name;
   }
+}
+
+// The general path: one function per category, name and argument types,
+// out of line so that call sites stay small.
+template <EventType type, typename C, typename N, typename... Args>
+ZT_NOINLINE SliceBegun EmitGeneral(uint32_t category, uint8_t instances,
+                                   const C& category_value, N&& name, Args&&... args) {
   EventSpec spec;
   spec.category = category;
   spec.dynamic_category = DynamicCategoryName(category_value);
   spec.type = type;
-  spec.name = name;
+  spec.name = MakeEventName(static_cast<N&&>(name));
   return EmitWithSpec(spec, instances, static_cast<Args&&>(args)...);
+}
+
+// Picks the event's form at compile time; inlined into the call site,
+// which then holds only the chosen call.
+template <EventType type, typename C, typename N, typename... Args>
+ZT_ALWAYS_INLINE inline SliceBegun EmitEvent(uint32_t category, uint8_t instances,
+                                             const C& category_value, N&& name,
+                                             Args&&... args) {
+  if constexpr (!IsDynamicCategory<C>::value && IsStaticEventName<N>::value) {
+    const char* static_name = StaticNameOf(name);
+    if constexpr (sizeof...(Args) == 0) {
+      return SliceBegun{0, WriteEvent(category, instances, type, static_name)};
+    } else if constexpr (IsLiteralIntAnnotation<Args...>::value) {
+      return SliceBegun{0, WriteIntAnnotated(category, instances, type, static_name,
+                                             static_cast<Args&&>(args)...)};
+    } else if constexpr (IsLiteralStringAnnotation<Args...>::value) {
+      return SliceBegun{0, WriteStringAnnotated(category, instances, type, static_name,
+                                                static_cast<Args&&>(args)...)};
+    } else if constexpr (type != EventType::kSliceEnd && IsFastArgList<Args...>::value) {
+      return EmitFastArgs<type, RemoveRef<Args>...>(category, instances, static_name, args...);
+    }
+  }
+  return EmitGeneral<type>(category, instances, category_value, static_cast<N&&>(name),
+                           static_cast<Args&&>(args)...);
 }
 
 // What the macros call (see ZT_INTERNAL_TRACK_EVENT_ in track_event.h).
@@ -362,33 +427,34 @@ struct IsPlainLiteralEvent {
 };
 
 template <typename C, typename N, typename... Args>
-SliceBegun EmitSliceBegin(uint32_t category, uint8_t instances,
-                        const C& category_value, N&& name, Args&&... args) {
+ZT_ALWAYS_INLINE inline SliceBegun EmitSliceBegin(uint32_t category, uint8_t instances,
+                                                  const C& category_value, N&& name,
+                                                  Args&&... args) {
   if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
     (void)category_value;
     return SliceBegun{0, WriteSliceBegin(category, instances, name)};
   } else {
     return EmitEvent<EventType::kSliceBegin>(category, instances, category_value,
-                                             MakeEventName(static_cast<N&&>(name)),
+                                             static_cast<N&&>(name),
                                              static_cast<Args&&>(args)...);
   }
 }
 template <typename C, typename N, typename... Args>
-void EmitInstant(uint32_t category, uint8_t instances, const C& category_value,
-                 N&& name, Args&&... args) {
+ZT_ALWAYS_INLINE inline void EmitInstant(uint32_t category, uint8_t instances,
+                                         const C& category_value, N&& name, Args&&... args) {
   if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
     (void)category_value;
     WriteInstant(category, instances, name);
   } else {
     EmitEvent<EventType::kInstant>(category, instances, category_value,
-                                   MakeEventName(static_cast<N&&>(name)),
+                                   static_cast<N&&>(name),
                                    static_cast<Args&&>(args)...);
   }
 }
 template <typename C, typename... Args>
-void EmitSliceEnd(uint32_t category, uint8_t instances, const C& category_value,
-                  Args&&... args) {
-  EmitEvent<EventType::kSliceEnd>(category, instances, category_value, EventName(),
+ZT_ALWAYS_INLINE inline void EmitSliceEnd(uint32_t category, uint8_t instances,
+                                          const C& category_value, Args&&... args) {
+  EmitEvent<EventType::kSliceEnd>(category, instances, category_value, NoEventName(),
                                   static_cast<Args&&>(args)...);
 }
 

@@ -66,6 +66,16 @@ struct IsStringLike<T, VoidT<decltype(DeclVal<const T&>().data() + DeclVal<const
   static constexpr bool value = true;
 };
 
+template <bool B, typename T, typename F> struct ConditionalImpl { using type = T; };
+template <typename T, typename F> struct ConditionalImpl<false, T, F> { using type = F; };
+template <bool B, typename T, typename F>
+using Conditional = typename ConditionalImpl<B, T, F>::type;
+
+template <typename T> struct IsArray { static constexpr bool value = false; };
+template <typename T, decltype(sizeof(0)) N> struct IsArray<T[N]> { static constexpr bool value = true; };
+
+template <typename T> struct IsClass { static constexpr bool value = __is_class(T); };
+
 template <typename T> struct AlwaysFalse { static constexpr bool value = false; };
 
 }  // namespace internal

@@ -125,33 +125,51 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // (a service scraping a chunk leaves out its last packet, which may be in
   // progress, so an open empty packet at the end lets it take every finished
   // one). With the open packet still empty, not in drop mode and room in the
-  // chunk for kMaxRawPacketSize bytes and what NewTracePacket() asks of the
-  // next packet (its header and a few bytes), returns where the packet's
-  // bytes go; null otherwise (write through the handle). The End calls
-  // below are only for a packet BeginRawPacket() accepted.
-  // The caller then writes at most kMaxRawPacketSize bytes there and calls
-  // either EndRawPacketAndBeginNext() or, to go on through the handle,
+  // chunk for |max_size| bytes, kRawScratchBytes more and what
+  // NewTracePacket() asks of the next packet (its header and a few bytes),
+  // returns where the packet's bytes go; null otherwise (write through the
+  // handle). The End calls below are only for a packet BeginRawPacket()
+  // accepted.
+  // The caller then writes at most |max_size| bytes there (at most
+  // kMaxRawPacketSize: a one-byte size), may overwrite kRawScratchBytes
+  // past its packet's end as scratch (fixed-size copies), and calls either
+  // EndRawPacketAndBeginNext() or, to go on through the handle,
   // EndRawBytes(). Saves the handle and Message bookkeeping of a packet:
   // about a third of the cost of a small one.
+  // Cost: one compare for |max_size| up to kRawPacketRoom (a constant at
+  // the call site), two above: small packets are refused only in a chunk's
+  // last kRawPacketRoom + kMinRoomForPacket bytes.
   static constexpr size_t kMaxRawPacketSize = 127;  // One-byte size varint.
-  uint8_t* BeginRawPacket() {
-    // raw_start_ holds every condition above, decided when the packet was
-    // opened; the write pointer still there means the packet is empty.
+  static constexpr size_t kRawPacketRoom = 48;
+  static constexpr size_t kRawScratchBytes = 12;
+  ZT_ALWAYS_INLINE uint8_t* BeginRawPacket(size_t max_size = kRawPacketRoom) {
+    // raw_start_ holds every condition above for kRawPacketRoom, decided
+    // when the packet was opened; the write pointer still there means the
+    // packet is empty. raw_limit_ is where a raw packet must end.
     uint8_t* p = stream_writer_.write_ptr();
-    if (ZT_LIKELY(p == raw_start_)) {
+    if (ZT_LIKELY(p == raw_start_ && (max_size <= kRawPacketRoom ||
+                                      raw_limit_ - p >= static_cast<ptrdiff_t>(max_size)))) {
       if (p == nullptr)  // raw_start_ never is: tells callers' null tests.
         __builtin_unreachable();
       return p;
     }
     return nullptr;
   }
+  // BeginRawPacket(max_size) for when it refused because the chunk's room
+  // is short, and only that: the open packet, empty, stays behind (readers
+  // skip empty packets) and the raw packet opens a new chunk, rather than
+  // the event going through the handle in fragments across two chunks.
+  // Null when something else refuses (drop mode, a loss mark to write,
+  // patches pending, the packet not empty) or no chunk is free. Slow path.
+  uint8_t* BeginRawPacketInNewChunk(size_t max_size);
+
   // Closes the packet BeginRawPacket() opened for raw bytes, which end at
   // |end|, and opens the next packet in the same chunk. A packet longer
-  // than kMaxRawPacketSize would have overrun the room checked: a CHECK in
-  // every build.
+  // than the room checked (kMaxRawPacketSize at most) would have overrun
+  // it: a CHECK in every build.
   void EndRawPacketAndBeginNext(uint8_t* end) {
     const size_t size = static_cast<size_t>(end - fragment_start_);
-    ZT_CHECK(size <= kMaxRawPacketSize);
+    ZT_CHECK(size <= kMaxRawPacketSize && end <= raw_limit_);
     // The size as a redundant 4-byte varint, bytes {size|0x80, 0x80, 0x80,
     // 0}, in one little-endian store.
     const uint32_t size_field = static_cast<uint32_t>(size) | 0x808080u;
@@ -170,16 +188,16 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     CountPacketInChunk();
     // As UpdateRawStart(), knowing that no patch is pending (none was when
     // this packet began, and raw bytes add none).
-    raw_start_ = (stream_writer_.end() - next >=
-                      static_cast<ptrdiff_t>(kMaxRawPacketSize + kMinRoomForPacket) &&
-                  count < count_limit_)
-                     ? next
-                     : NoRawStart();
+    raw_start_ =
+        (raw_limit_ - next >= static_cast<ptrdiff_t>(kRawPacketRoom) && count < count_limit_)
+            ? next
+            : NoRawStart();
   }
   // Leaves the packet BeginRawPacket() opened open for more, through the
   // handle, after raw bytes up to |end|.
   void EndRawBytes(uint8_t* end) {
-    ZT_CHECK(static_cast<size_t>(end - fragment_start_) <= kMaxRawPacketSize);
+    ZT_CHECK(static_cast<size_t>(end - fragment_start_) <= kMaxRawPacketSize &&
+             end <= raw_limit_);
     stream_writer_.set_write_ptr(end);
   }
 
@@ -219,6 +237,8 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // packet that fragments at once would only waste a fragment header.
   static constexpr size_t kMinRoomForPacket =
       SharedMemoryABI::kPacketHeaderSize + 8;
+  static_assert(kRawScratchBytes <= kMinRoomForPacket, "BeginRawPacket's room");
+  static_assert(kRawPacketRoom <= kMaxRawPacketSize, "a small packet is a packet");
   static constexpr size_t kGarbageSize = 1024;
 
   TraceWriter(SharedMemoryArbiter* arbiter, uint16_t writer_id,
@@ -274,6 +294,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   void MaterializeReservedPacket();
 
   TracePacketHandle NewTracePacketSlowPath();
+  // Opens a packet where NewTracePacket()'s fast path cannot: in a new
+  // chunk when |new_chunk| or when this one is full.
+  void OpenPacketSlow(bool new_chunk);
   // |what| was called while a packet is open: a caller bug that would
   // corrupt the chunk; says so and aborts.
   [[noreturn]] ZT_NOINLINE static void FatalPacketOpen(const char* what);
@@ -293,8 +316,8 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // (bytes through the handle, a new chunk, the garbage range) disables it
   // by that alone; the slow paths also clear raw_start_ outright.
   void UpdateRawStart() {
-    raw_start_ = (stream_writer_.end() - fragment_start_ >=
-                      static_cast<ptrdiff_t>(kMaxRawPacketSize + kMinRoomForPacket) &&
+    raw_limit_ = stream_writer_.end() - kMinRoomForPacket;
+    raw_start_ = (raw_limit_ - fragment_start_ >= static_cast<ptrdiff_t>(kRawPacketRoom) &&
                   cur_count_ < count_limit_ && !has_pending_patches_)
                      ? fragment_start_
                      : NoRawStart();
@@ -356,6 +379,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // fragment_start_ while the open packet may be written raw, else
   // NoRawStart().
   uint8_t* raw_start_ = reinterpret_cast<uint8_t*>(this);
+  // Where a raw packet must end in the current chunk: before the room the
+  // next packet needs (set with raw_start_ by UpdateRawStart()).
+  uint8_t* raw_limit_ = nullptr;
   bool in_packet_ = false;
   // The chunk's count includes a packet not yet opened, whose header goes
   // at the write position (ReserveNextPacket()).

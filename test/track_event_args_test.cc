@@ -1,0 +1,228 @@
+// Track events with arguments: the fast path (up to four annotations with
+// literal keys and flows, zt/tracing/internal/track_event_fast_args.h)
+// must write what the general path writes. Each event is emitted twice
+// with a literal name (the first fills the sequence's cache, the second is
+// written from it) and once with a DynamicString name (the general path),
+// with random values, and read back exactly.
+
+#include "test/track_event_test_support.h"
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <random>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace zt {
+namespace track_event_test {
+namespace {
+
+enum class Mode : int { kLow = -2, kHigh = 7 };
+
+// Random values of each argument type, kept alive until the trace is read.
+class Values {
+ public:
+  explicit Values(uint64_t seed) : rng_(seed) {}
+
+  int64_t Int() {
+    static const int64_t kEdges[] = {0, 1, -1, 127, 128, -128,
+                                     std::numeric_limits<int64_t>::min(),
+                                     std::numeric_limits<int64_t>::max()};
+    return Pick(kEdges, static_cast<int64_t>(rng_()));
+  }
+  int SmallInt() { return static_cast<int>(Int()); }
+  uint64_t Uint() {
+    static const uint64_t kEdges[] = {0, 1, 127, 128, 16383, 16384,
+                                      std::numeric_limits<uint64_t>::max()};
+    return Pick(kEdges, rng_());
+  }
+  unsigned SmallUint() { return static_cast<unsigned>(Uint()); }
+  bool Bool() { return rng_() & 1; }
+  double Double() {
+    static const double kEdges[] = {0.0, -0.0, 1.5, -1e300,
+                                    std::numeric_limits<double>::infinity(),
+                                    std::numeric_limits<double>::denorm_min()};
+    return Pick(kEdges, std::uniform_real_distribution<double>(-1e9, 1e9)(rng_));
+  }
+  float Float() { return static_cast<float>(Double()); }
+  Mode Enum() { return Bool() ? Mode::kLow : Mode::kHigh; }
+  void* Pointer() { return reinterpret_cast<void*>(static_cast<uintptr_t>(Uint())); }
+  Flow AFlow() { return Flow::Global(Uint()); }
+  TerminatingFlow ATerminatingFlow() { return TerminatingFlow::Global(Uint()); }
+
+  // 0 to 70 bytes (past the fast path's 64 at times), any byte but NUL.
+  const std::string& String() {
+    const size_t size = rng_() % 71;
+    std::string s(size, 'x');
+    for (char& c : s)
+      c = static_cast<char>(1 + rng_() % 255);
+    strings_.push_back(std::move(s));
+    return strings_.back();
+  }
+  const char* CString() { return (rng_() % 8 == 0) ? nullptr : String().c_str(); }
+  StaticString AStaticString() { return StaticString{String().c_str()}; }
+  DynamicString ADynamicString() { return DynamicString(String()); }
+  std::string_view View() { return String(); }
+
+ private:
+  template <typename T, size_t N>
+  T Pick(const T (&edges)[N], T random) {
+    const size_t i = rng_() % (2 * N);
+    return i < N ? edges[i] : random;
+  }
+
+  std::mt19937_64 rng_;
+  std::deque<std::string> strings_;
+};
+
+// Emits the event thrice: literal name twice (cache filled, then used),
+// dynamic name once (the general path); as a scoped slice too.
+size_t g_emits = 0;
+
+template <typename... Args>
+void EmitAllWays(Args&&... args) {
+  g_emits++;
+  for (int i = 0; i < 2; i++)
+    TRACE_EVENT_INSTANT("test", "fast", args...);
+  TRACE_EVENT_INSTANT("test", DynamicString("general"), args...);
+  TRACE_EVENT("test", "fast slice", args...);
+}
+constexpr size_t kEventsPerEmit = 5;  // Three instants, a begin, an end.
+
+// Every argument kind alone, in pairs, threes and fours, then five (the
+// general path only), with fresh values each call.
+void EmitShapes(Values& v) {
+  static char writable[24] = "writable array";
+  static const char kPadded[32] = "padded";
+  EmitAllWays("i", v.Int());
+  EmitAllWays("i32", v.SmallInt());
+  EmitAllWays("u", v.Uint());
+  EmitAllWays("u32", v.SmallUint());
+  EmitAllWays("b", v.Bool());
+  EmitAllWays("d", v.Double());
+  EmitAllWays("f", v.Float());
+  EmitAllWays("e", v.Enum());
+  EmitAllWays("p", v.Pointer());
+  EmitAllWays("s", "literal");
+  EmitAllWays("empty", "");
+  EmitAllWays("s64", "0123456789012345678901234567890123456789012345678901234567890123");
+  EmitAllWays("s65", "01234567890123456789012345678901234567890123456789012345678901234");
+  EmitAllWays("padded", kPadded);
+  EmitAllWays("writable", writable);
+  EmitAllWays("cstr", v.CString());
+  EmitAllWays("std", v.String());
+  EmitAllWays("view", v.View());
+  EmitAllWays("static", v.AStaticString());
+  EmitAllWays("dynamic", v.ADynamicString());
+  EmitAllWays(v.AFlow());
+  EmitAllWays(v.ATerminatingFlow());
+  EmitAllWays("i", v.Int(), "b", v.Bool());
+  EmitAllWays("s", v.String(), "t", v.String());
+  EmitAllWays(v.AFlow(), "d", v.Double());
+  EmitAllWays("p", v.Pointer(), v.ATerminatingFlow(), "u", v.Uint());
+  EmitAllWays("i", v.Int(), "b", v.Bool(), "d", v.Double(), "s", "text");
+  EmitAllWays("a", v.String(), "b", v.String(), "c", v.String(), "d", v.String());
+  EmitAllWays("a", v.Int(), "b", v.Int(), "c", v.Int(), "d", v.Int());
+  EmitAllWays(v.AFlow(), v.AFlow(), v.ATerminatingFlow(), "x", v.CString());
+  EmitAllWays("i", v.Int(), "b", v.Bool(), "d", v.Double(), "s", "text", "e", v.Enum());
+  // Same name and shape, other keys: the cached entry is not theirs.
+  EmitAllWays("j", v.Int(), "c", v.Bool());
+}
+
+void ExpectSameEvents(const std::vector<Event>& events, size_t first) {
+  const Event& fast = events[first];
+  const Event& cached = events[first + 1];
+  const Event& general = events[first + 2];
+  const Event& slice = events[first + 3];
+  EXPECT_EQ(fast.name, "fast");
+  EXPECT_EQ(general.name, "general");
+  EXPECT_EQ(slice.name, "fast slice");
+  for (const Event* e : {&cached, &general, &slice}) {
+    EXPECT_EQ(e->exact_args, fast.exact_args) << "event " << first;
+    EXPECT_EQ(e->flows, fast.flows) << "event " << first;
+    EXPECT_EQ(e->terminating_flows, fast.terminating_flows) << "event " << first;
+    EXPECT_EQ(e->category, "test");
+  }
+  EXPECT_EQ(events[first + 4].type, 2);  // The slice's end.
+}
+
+TEST_F(TrackEventTest, ArgumentsReadTheSameOnEveryPath) {
+  constexpr int kRounds = 40;
+  Values values(20261201);
+  g_emits = 0;
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [&] {
+    for (int round = 0; round < kRounds; round++)
+      EmitShapes(values);
+  });
+  ASSERT_EQ(read.events.size(), g_emits * kEventsPerEmit);
+  for (size_t i = 0; i < read.events.size(); i += kEventsPerEmit)
+    ExpectSameEvents(read.events, i);
+}
+
+// What the fast path writes, as readers see it: each kind's value.
+TEST_F(TrackEventTest, FastArgumentsReadBack) {
+  static const char kKey[] = "key";
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    for (int i = 0; i < 2; i++) {
+      TRACE_EVENT_INSTANT("test", "kinds", "i", -5, "u", 5u, "b", true, "d", 1.5);
+      TRACE_EVENT_INSTANT("test", "strings", "lit", "text", "std", std::string("std"),
+                          "static", StaticString{"static"}, kKey, DynamicString("dyn"));
+      TRACE_EVENT_INSTANT("test", "more", "p", reinterpret_cast<void*>(0x1234), "e",
+                          Mode::kLow, Flow::Global(7), TerminatingFlow::Global(8));
+    }
+  });
+  ASSERT_EQ(read.events.size(), 6u);
+  for (size_t i = 0; i < 6; i += 3) {
+    EXPECT_EQ(read.events[i].args,
+              (std::map<std::string, std::string>{{"i", "int:-5"},
+                                                  {"u", "uint:5"},
+                                                  {"b", "bool:1"},
+                                                  {"d", "double:1.500000"}}));
+    EXPECT_EQ(read.events[i + 1].args,
+              (std::map<std::string, std::string>{{"lit", "string:text"},
+                                                  {"std", "string:std"},
+                                                  {"static", "string:static"},
+                                                  {"key", "string:dyn"}}));
+    EXPECT_EQ(read.events[i + 2].args,
+              (std::map<std::string, std::string>{{"p", "pointer:4660"}, {"e", "int:-2"}}));
+    EXPECT_EQ(read.events[i + 2].flows, std::vector<uint64_t>{7});
+    EXPECT_EQ(read.events[i + 2].terminating_flows, std::vector<uint64_t>{8});
+  }
+}
+
+// The cache belongs to the incremental state: after each clear the keys
+// and names are interned again, and every event still reads.
+TEST_F(TrackEventTest, ArgumentsSurviveIncrementalStateClears) {
+  size_t emitted = 0;
+  ReadTrace read = Record(
+      SerializeTrackEventConfig({"*"}),
+      [&] {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        for (int i = 0; i < 20000 && std::chrono::steady_clock::now() < deadline; i++) {
+          TRACE_EVENT_INSTANT("test", "tick", "i", i, "s", "text", "b", i % 2 == 0, Flow::Global(i));
+          emitted++;
+          if (i % 1000 == 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));  // Let clears come.
+        }
+      },
+      /*clear_period_ms=*/5);
+  EXPECT_GT(read.cleared_packets, 1u);
+  ASSERT_EQ(read.events.size(), emitted);
+  for (size_t i = 0; i < read.events.size(); i++) {
+    const Event& e = read.events[i];
+    ASSERT_EQ(e.name, "tick");
+    ASSERT_EQ(e.args.at("i"), "int:" + std::to_string(i));
+    ASSERT_EQ(e.args.at("s"), "string:text");
+    ASSERT_EQ(e.flows, std::vector<uint64_t>{i});
+  }
+}
+
+}  // namespace
+}  // namespace track_event_test
+}  // namespace zt
