@@ -38,38 +38,36 @@ bool HasInvariantTsc() {
 }
 
 // The first clock pair: what the rate is measured from.
-struct Origin {
-  uint64_t ticks;
-  uint64_t ns;
-};
+using Origin = ClockPair;
 
 #if defined(__x86_64__)
-// A (ticks, BOOTTIME) pair read close together: retried if the thread was
-// interrupted between the reads (the counter moved by more than 20 us).
-Origin ReadClockPair() {
-  Origin best{0, 0};
-  uint64_t best_span = ~0ull;
-  for (int attempt = 0; attempt < 4; attempt++) {
-    const uint64_t before = TrackEventClock::ReadTsc();
-    const uint64_t ns = BootTimeNs();
-    const uint64_t after = TrackEventClock::ReadTsc();
-    if (after - before < best_span) {
-      best_span = after - before;
-      best = Origin{before + (after - before) / 2, ns};
-    }
-    if (best_span < 50000)
-      break;
-  }
-  return best;
-}
+uint64_t ReadTscForPair() { return TrackEventClock::ReadTsc(); }
+Origin ReadTscClockPair() { return ReadClockPair(&ReadTscForPair, &BootTimeNs); }
 
 const Origin& ProcessOrigin() {
-  static const Origin origin = ReadClockPair();
+  static const Origin origin = ReadTscClockPair();
   return origin;
 }
 #endif
 
 }  // namespace
+
+ClockPair ReadClockPair(uint64_t (*read_ticks)(), uint64_t (*read_ns)()) {
+  ClockPair best{0, 0};
+  uint64_t best_span = ~0ull;
+  for (int attempt = 0; attempt < kClockPairAttempts; attempt++) {
+    const uint64_t before = read_ticks();
+    const uint64_t ns = read_ns();
+    const uint64_t after = read_ticks();
+    if (after - before < best_span) {
+      best_span = after - before;
+      best = ClockPair{before + (after - before) / 2, ns};
+    }
+    if (best_span <= kMaxClockPairSpanTicks)
+      break;
+  }
+  return best;
+}
 
 bool TrackEventClock::UsesTimeStampCounter() {
   static const bool invariant = HasInvariantTsc();
@@ -82,7 +80,7 @@ uint64_t TrackEventClock::NowSlow(Anchor& anchor, uint64_t ticks) {
   if (!UsesTimeStampCounter())
     return BootTimeNs();
   const Origin& origin = ProcessOrigin();
-  const Origin now = ReadClockPair();
+  const Origin now = ReadTscClockPair();
   const uint64_t elapsed_ns = now.ns - origin.ns;
   if (elapsed_ns < kCalibrationNs || now.ticks <= origin.ticks)
     return now.ns;  // Still measuring the rate: the anchor stays invalid.

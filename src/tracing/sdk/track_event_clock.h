@@ -31,6 +31,22 @@ namespace internal {
 
 uint64_t BootTimeNs();
 
+// A (counter ticks, BOOTTIME ns) pair read together: the ticks the
+// midpoint of two counter reads around the clock's. A signal handler or a
+// preemption between the reads would skew the pair by its whole length
+// (microseconds: readers would see events out of order), so a pair whose
+// reads are more than kMaxClockPairSpanTicks apart (a clean one is about a
+// hundred: the clock read through the vDSO) is read again, up to
+// kClockPairAttempts times, and the closest kept. The readers are
+// parameters for tests.
+struct ClockPair {
+  uint64_t ticks;
+  uint64_t ns;
+};
+constexpr uint64_t kMaxClockPairSpanTicks = 2000;  // Under 1 us from 2 GHz on.
+constexpr int kClockPairAttempts = 8;
+ClockPair ReadClockPair(uint64_t (*read_ticks)(), uint64_t (*read_ns)());
+
 class TrackEventClock {
  public:
 #if defined(__x86_64__)
