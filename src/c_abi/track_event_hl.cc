@@ -401,6 +401,10 @@ ZT_ALWAYS_INLINE inline void EmitInto(const TeSlot& slot, PerfettoTeTimestamp ts
   TeWriteEventSlow(slot, ts, cat, type, name, extras, x);
 }
 
+// How far before a sequence's last time a reading of now may be and still
+// be held at that time rather than written as an absolute time.
+constexpr uint64_t kMaxHeldNs = 1000;
+
 // Every event the hot path below does not take: several instances, a
 // slot to prepare, any extra; and none while the thread is inside a trace
 // point already. Makes the slot it writes into the hot path's when it can.
@@ -427,7 +431,14 @@ ZT_NOINLINE void EmitGeneral(TeThread* thread, uint32_t mask, PerfettoTeCategory
     const uint64_t epoch_value = epoch.load(std::memory_order_acquire);
     if (!TePrepareSlot(thread, index, &slot))
       continue;
-    EmitInto(slot, ts, cat, type, name, extras, x);
+    // Now, a little before the sequence's last time (an anchor renewal
+    // steps back by a few ns), is held at it, as on the hot paths: written
+    // as an absolute time instead, a slice's end could go before its begin.
+    PerfettoTeTimestamp slot_ts = ts;
+    if (!x.timestamp && ts.value < slot.incr->last_timestamp_ns &&
+        slot.incr->last_timestamp_ns - ts.value <= kMaxHeldNs)
+      slot_ts.value = slot.incr->last_timestamp_ns;
+    EmitInto(slot, slot_ts, cat, type, name, extras, x);
     // Not while a drop is unanswered (a packet of a multi-packet event
     // may have been lost, its loss mark spent on a later one): the next
     // event's TePrepareSlot() restarts the sequence first.
@@ -457,19 +468,19 @@ constexpr uint8_t kUnnamedEvent[8] = {kSequenceFlagsTag, kNeedsStateFlag, kTrack
 // time in |*now|.
 template <size_t kMaxSize>
 ZT_ALWAYS_INLINE inline uint8_t* BeginHot(TeThread* thread, uint64_t* now) {
-  if (!thread->slots ||
-      thread->hot_epoch_ptr->load(std::memory_order_acquire) != thread->hot_epoch ||
+  // No test of |slots|: the hot slot is reset when they go (TePrepareSlot).
+  if (thread->hot_epoch_ptr->load(std::memory_order_acquire) != thread->hot_epoch ||
       !internal::TrackEventClock::TryNowNs(thread->clock, now))
     return nullptr;
   return thread->hot_writer->BeginRawPacket(kMaxSize);
 }
 
 // The event's time on the sequence's incremental clock: |now|, or the
-// sequence's last time when |now| is a little before it (an anchor renewal
-// steps back by a few ns); false when it is further back (the sequence's
-// clock was set from an explicit timestamp ahead of now): the general path
-// writes that event's time as an absolute one.
-constexpr uint64_t kMaxHeldNs = 1000;
+// sequence's last time when |now| is a little before it (at most
+// kMaxHeldNs: an anchor renewal steps back by a few ns); false when it is
+// further back (the sequence's clock was set from an explicit timestamp
+// ahead of now): the general path writes that event's time as an absolute
+// one.
 ZT_ALWAYS_INLINE inline bool HotTimestamp(const TeIncrementalState& incr, uint64_t now,
                                           uint64_t* ts) {
   const uint64_t last = incr.last_timestamp_ns;
@@ -589,6 +600,36 @@ ZT_ALWAYS_INLINE inline bool EmitHot(TeThread* thread, PerfettoTeCategoryImpl* c
   return true;
 }
 
+// Whether the hot slot's writer is still the current one of its instance
+// (as BeginHot() checks before using it).
+inline bool HotWriterCurrent(const TeThread* thread) {
+  return thread->hot_epoch_ptr->load(std::memory_order_acquire) == thread->hot_epoch;
+}
+
+// EmitCold()'s way when the hot path refused: at a chunk's end (its writer
+// refusing for want of room) the next chunk and the hot path again, rather
+// than the general path writing the event through the handle in fragments
+// across two chunks; else the general path.
+ZT_NOINLINE void EmitColdRetry(TeThread* thread, uint32_t mask, PerfettoTeCategoryImpl* cat,
+                               int32_t type, const char* name,
+                               PerfettoTeHlExtra* const* extras) {
+  if (*extras && mask == thread->hot_mask && !thread->in_trace_point) {
+    // The flag first: a signal handler's trace point must not write into
+    // the writer while it changes chunks.
+    thread->in_trace_point = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    const bool done =
+        HotWriterCurrent(thread) &&
+        thread->hot_writer->BeginRawPacketInNewChunk(TraceWriter::kMaxRawPacketSize) &&
+        EmitHot(thread, cat, type, name, extras);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    thread->in_trace_point = false;
+    if (done)
+      return;
+  }
+  EmitGeneral(thread, mask, cat, type, name, extras);
+}
+
 // An event with extras: the hot path for them if it can; else (or for
 // an event without extras the plain hot path did not take) the general
 // path. Out of line, reached by tail calls.
@@ -605,7 +646,80 @@ ZT_NOINLINE void EmitCold(PerfettoTeCategoryImpl* cat, int32_t type, const char*
     if (ZT_LIKELY(done))
       return;
   }
-  EmitGeneral(thread, mask, cat, type, name, extras);
+  return EmitColdRetry(thread, mask, cat, type, name, extras);
+}
+
+// ZT_C_COUNTER's event: a counter, no name, exactly a registered track and
+// a value (in that order).
+inline bool IsRegisteredCounter(int32_t type, const char* name,
+                                PerfettoTeHlExtra* const* extras) {
+  return type == PERFETTO_TE_TYPE_COUNTER && !name &&
+         extras[0]->type == PERFETTO_TE_HL_EXTRA_TYPE_REGISTERED_TRACK && extras[1] &&
+         (extras[1]->type == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_INT64 ||
+          extras[1]->type == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_DOUBLE) &&
+         !extras[2];
+}
+
+// The hot path of such a counter: its bytes straight, no pass over the
+// extras. False, with nothing written, where EmitHot() would refuse.
+ZT_ALWAYS_INLINE inline bool EmitHotCounter(TeThread* thread,
+                                            PerfettoTeHlExtra* const* extras) {
+  // A timestamp (11), the unnamed event (6), a value (10) and a track
+  // uuid (11).
+  static_assert(11 + 6 + 10 + kMaxTrackUuidBytes <= TraceWriter::kRawPacketRoom,
+                "a small packet");
+  uint64_t now;
+  uint8_t* p = BeginHot<TraceWriter::kRawPacketRoom>(thread, &now);
+  if (!p)
+    return false;
+  TeIncrementalState& incr = *thread->hot_slot.incr;
+  uint64_t ts;
+  uint64_t track_uuid;
+  if (!HotTimestamp(incr, now, &ts) || !DescribedTrackUuid(incr, extras[0], &track_uuid))
+    return false;
+  p = WriteHotTimestamp(p, incr, ts);
+  memcpy(p, kUnnamedEvent, sizeof(kUnnamedEvent));
+  p[5] = PERFETTO_TE_TYPE_COUNTER;
+  uint8_t* const length = p + 3;
+  p += 6;
+  if (extras[1]->type == PERFETTO_TE_HL_EXTRA_TYPE_COUNTER_INT64) {
+    p = protozero::proto_utils::WriteVarInt(
+        reinterpret_cast<const PerfettoTeHlExtraCounterInt64*>(extras[1])->value,
+        PutTag2(p, kCounterValueTag));
+  } else {
+    const double value = reinterpret_cast<const PerfettoTeHlExtraCounterDouble*>(extras[1])->value;
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof(bits));
+    p = PutFixed64(PutTag2(p, kDoubleCounterValueTag), bits);
+  }
+  *p++ = kTrackUuidTag;
+  if (track_uuid == incr.last_described_track && track_uuid != 0) {
+    memcpy(p, incr.last_track_varint, sizeof(incr.last_track_varint));
+    p += incr.last_track_varint_size;
+  } else {
+    p = protozero::proto_utils::WriteVarInt(track_uuid, p);
+  }
+  *length = static_cast<uint8_t>(p - (length + 1));
+  thread->hot_writer->EndRawPacketAndBeginNext(p);
+  return true;
+}
+
+// ZT_C_COUNTER's events: the counter's hot path if it can, else as any
+// event with extras. Out of line, reached by a tail call.
+ZT_NOINLINE void EmitRegisteredCounter(PerfettoTeCategoryImpl* cat,
+                                       PerfettoTeHlExtra* const* extras) {
+  TeThread* thread = ThisThread();
+  const uint32_t mask = TeInstances(cat);
+  if (mask == thread->hot_mask && !thread->in_trace_point) {
+    thread->in_trace_point = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    const bool done = EmitHotCounter(thread, extras);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    thread->in_trace_point = false;
+    if (ZT_LIKELY(done))
+      return;
+  }
+  return EmitColdRetry(thread, mask, cat, PERFETTO_TE_TYPE_COUNTER, nullptr, extras);
 }
 
 // EmitPlain()'s way out: its arguments, kept in the thread's state, so
@@ -617,6 +731,17 @@ ZT_NOINLINE void EmitPlainCold(TeThread* thread) {
   PerfettoTeCategoryImpl* const cat = thread->plain_cat;
   const int32_t type = thread->plain_type;
   const char* const name = thread->plain_name;
+  // At a chunk's end the hot path's writer refuses for want of room: the
+  // next chunk, and the hot path again, rather than the general path
+  // writing the event through the handle in fragments across two chunks.
+  // (Here, not in the hot path: a call there costs it saved registers.)
+  if (TeInstances(cat) == thread->hot_mask && HotWriterCurrent(thread) &&
+      thread->hot_writer->BeginRawPacketInNewChunk(TraceWriter::kRawPacketRoom) &&
+      EmitHotPlain(thread, cat, type, name)) {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    thread->in_trace_point = false;
+    return;
+  }
   std::atomic_signal_fence(std::memory_order_seq_cst);
   thread->in_trace_point = false;
   EmitCold(cat, type, name, kNoExtras);
@@ -654,8 +779,11 @@ void PerfettoTeHlEmitImpl(PerfettoTeCategoryImpl* cat, int32_t type, const char*
   using namespace zt::c_abi;
   if (ZT_UNLIKELY(cat == nullptr || extra_data == nullptr))
     ZT_FATAL("PerfettoTeHlEmitImpl: the category or the extras array is NULL");
-  // Two tail calls: neither path pays for the other's registers.
-  if (*extra_data)
+  // Tail calls: no path pays for another's registers.
+  if (*extra_data) {
+    if (IsRegisteredCounter(type, name, extra_data))
+      return EmitRegisteredCounter(cat, extra_data);
     return EmitCold(cat, type, name, extra_data);
+  }
   return EmitPlain(cat, type, name);
 }

@@ -362,7 +362,10 @@ inline bool TePrepareSlot(TeThread* thread, uint32_t index, TeSlot* slot) {
     // New (first use, or the old state was freed as the thread ends): what
     // the hot slot points into is gone.
     thread->ResetHot();
-    internal::CreateThreadLocalState(&thread->slots);
+    // Reset again when the state goes at the thread's end: the hot path
+    // then needs no test of |slots| of its own.
+    internal::CreateThreadLocalState(
+        &thread->slots, [](void* t) { static_cast<TeThread*>(t)->ResetHot(); }, thread);
   }
   internal::DataSourceInstanceThreadLocalState& tls = thread->slots->instances[index];
   if (!internal::EnsureInstanceWriter(&g_te_state, index, &tls, kTePolicy))

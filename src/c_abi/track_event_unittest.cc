@@ -20,6 +20,8 @@
 
 #include <gtest/gtest.h>
 
+#include "src/c_abi/track_event_internal.h"
+#include "src/tracing/sdk/track_event_clock.h"
 #include "zt/c/abi/producer.h"
 #include "zt/c/abi/tracing_session.h"
 #include "zt/c/abi/track_event_ll.h"
@@ -582,6 +584,43 @@ TEST_F(CTrackEventTest, TracePointsInASignalHandlerNeverTearAnEvent) {
   EXPECT_EQ(Rows(tp.get(), "SELECT COUNT(*) FROM slice WHERE name NOT LIKE 'main%' "
                            "AND name != 'from a signal'"),
             "0");
+  EXPECT_EQ(Rows(tp.get(), "SELECT name, value FROM stats WHERE severity IN ('error', "
+                           "'data_loss') AND value > 0"),
+            "");
+}
+
+// A reading of now a little before the sequence's last time (what an
+// anchor renewal of the clock does: it steps back by some ns) is held at
+// that time on every path. The general path (here: an end with a flush
+// extra) once wrote it as an absolute time, before its slice's begin:
+// readers counted a misplaced end (the signal-handler test above found it,
+// its handler's events renewing the anchor).
+TEST_F(CTrackEventTest, ATimeALittleBeforeTheLastIsHeldOnEveryPath) {
+  TrackEventConfigSpec spec;
+  spec.enabled_categories = {"gfx"};
+  Session session(spec);
+  zt::c_abi::TeThread* thread = zt::c_abi::CurrentTeThread();
+  // The anchor valid (the clock's first 10 ms read clock_gettime), within
+  // a bounded wait.
+  uint64_t now = 0;
+  for (int i = 0; i < 2000000 && !zt::internal::TrackEventClock::TryNowNs(thread->clock, &now);
+       i++) {
+    ZT_C_INSTANT(g_gfx, "warm up");
+  }
+  if (!zt::internal::TrackEventClock::TryNowNs(thread->clock, &now))
+    GTEST_SKIP() << "no time-stamp counter clock here: readings never step back";
+  for (int i = 0; i < 3; i++) {
+    ZT_C_SLICE_BEGIN(g_gfx, "held");
+    thread->clock.ns -= 500;  // The anchor renewed, 500 ns behind.
+    ZT_C_SLICE_END(g_gfx, ZT_C_FLUSH());
+    ZT_C_SLICE_BEGIN(g_gfx, "held");
+    thread->clock.ns -= 500;
+    ZT_C_SLICE_END(g_gfx);  // The hot path.
+  }
+  auto tp = session.StopAndLoad();
+  ASSERT_TRUE(tp);
+  EXPECT_EQ(Rows(tp.get(), "SELECT COUNT(*), MIN(dur) >= 0 FROM slice WHERE name = 'held'"),
+            "6|1");
   EXPECT_EQ(Rows(tp.get(), "SELECT name, value FROM stats WHERE severity IN ('error', "
                            "'data_loss') AND value > 0"),
             "");

@@ -56,7 +56,6 @@ void TraceWriter::Flush() {
     ReturnCurrentChunk();
   // The next packet asks for a chunk again (drop mode keeps its state).
   stream_writer_.Reset(ContiguousMemoryRange{});
-  cur_count_ = 0;
   cur_packets_word_ = 0;
   if (has_pending_patches_)
     SendFilledPatches();
@@ -120,7 +119,7 @@ uint8_t* TraceWriter::BeginRawPacketInNewChunk(size_t max_size) {
   uint8_t* const start = stream_writer_.write_ptr();
   const bool only_room_is_short =
       in_packet_ && start == fragment_start_ && cur_fragment_size_field_ != nullptr &&
-      cur_count_ < count_limit_ && !has_pending_patches_ && !dropping_ &&
+      cur_count() < count_limit_ && !has_pending_patches_ && !dropping_ &&
       max_size <= kMaxRawPacketSize && cur_chunk_.is_valid() &&
       stream_writer_.end() - start < static_cast<ptrdiff_t>(max_size + kMinRoomForPacket);
   if (!only_room_is_short)
@@ -137,7 +136,7 @@ uint8_t* TraceWriter::BeginRawPacketInNewChunk(size_t max_size) {
 
 void TraceWriter::OpenPacketSlow(bool new_chunk) {
   if (new_chunk || stream_writer_.bytes_available() < kMinRoomForPacket ||
-      cur_count_ >= ABI::kMaxPacketCount || dropping_) {
+      cur_count() >= ABI::kMaxPacketCount || dropping_) {
     stream_writer_.Reset(AcquireNextRange());
   }
   // In drop mode this lands in the garbage range.
@@ -240,7 +239,7 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
       stats_.packets_dropped++;
     }
     cur_fragment_size_field_ = nullptr;
-    cur_count_ = 0;
+    cur_packets_word_ = 0;
     c_abi_patch_in_chunk_ = false;  // Its chunk went back with the packet dropped.
     if (!dropping_)
       stats_.drop_episodes++;
@@ -298,13 +297,11 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
   cur_chunk_ = std::move(next);
   uint8_t* begin = cur_chunk_.payload_begin();
   if (in_packet_) {
-    cur_count_ = 1;
+    // Counted in the header word: the packet continued here.
     memset(begin, 0, ABI::kPacketHeaderSize);
     cur_fragment_size_field_ = begin;
     begin += ABI::kPacketHeaderSize;
     fragment_start_ = begin;
-  } else {
-    cur_count_ = 0;
   }
   return ContiguousMemoryRange{begin, cur_chunk_.end()};
 }

@@ -15,19 +15,28 @@ namespace internal {
 
 namespace {
 
-// The states one thread made, with the thread_local pointer each is in.
-using ThreadStates =
-    std::vector<std::pair<DataSourceThreadLocalState**, DataSourceThreadLocalState*>>;
+// The states one thread made, with the thread_local pointer each is in and
+// what to call before it goes.
+struct ThreadStateEntry {
+  DataSourceThreadLocalState** slot;
+  DataSourceThreadLocalState* state;
+  void (*on_release)(void*);
+  void* arg;
+};
+using ThreadStates = std::vector<ThreadStateEntry>;
 
 // Runs on the ending thread, after its thread_local destructors (glibc runs
 // those first), so the pointers are still this thread's. Writers are
 // destroyed here: each returns its chunk to the arbiter.
 void DestroyThreadStates(void* value) {
   ThreadStates* states = static_cast<ThreadStates*>(value);
+  for (auto& entry : *states) {
+    if (entry.on_release)
+      entry.on_release(entry.arg);
+    *entry.slot = nullptr;  // Tracing from here on makes a new state.
+  }
   for (auto& entry : *states)
-    *entry.first = nullptr;  // Tracing from here on makes a new state.
-  for (auto& entry : *states)
-    delete entry.second;
+    delete entry.state;
   delete states;
 }
 
@@ -46,6 +55,11 @@ pthread_key_t ThreadStatesKey() {
 }  // namespace
 
 DataSourceThreadLocalState* CreateThreadLocalState(DataSourceThreadLocalState** slot) {
+  return CreateThreadLocalState(slot, nullptr, nullptr);
+}
+
+DataSourceThreadLocalState* CreateThreadLocalState(DataSourceThreadLocalState** slot,
+                                                   void (*on_release)(void*), void* arg) {
   const pthread_key_t key = ThreadStatesKey();
   ThreadStates* states = static_cast<ThreadStates*>(pthread_getspecific(key));
   if (!states) {
@@ -55,7 +69,7 @@ DataSourceThreadLocalState* CreateThreadLocalState(DataSourceThreadLocalState** 
     pthread_setspecific(key, states);
   }
   DataSourceThreadLocalState* state = new DataSourceThreadLocalState();
-  states->emplace_back(slot, state);
+  states->push_back(ThreadStateEntry{slot, state, on_release, arg});
   *slot = state;
   return state;
 }

@@ -71,22 +71,26 @@ inline uint8_t* WriteCachedPlainEvent(uint8_t* p, const EventBytesCache::Entry& 
   return p + entry.size;
 }
 
+// Sets the TrackEvent's length, and the annotation's for the annotation
+// forms (|kAnnotation|: known where the form is; counters have none).
+template <bool kAnnotation = true>
 inline uint8_t* SetCachedEventLengths(uint8_t* p, const EventBytesCache::Entry& entry,
                                       uint8_t* end) {
   constexpr size_t kEventStart = EventBytesCache::kLengthOffset + 1;
   p[EventBytesCache::kLengthOffset] = static_cast<uint8_t>(end - (p + kEventStart));
-  if (entry.annotation_length_offset) {
+  if (kAnnotation && entry.annotation_length_offset) {
     uint8_t* length = p + entry.annotation_length_offset;
     *length = static_cast<uint8_t>(end - (length + 1));
   }
   return end;
 }
 
-// The annotation forms and kIntCounter.
+// The annotation forms and kIntCounter (|kAnnotation| false: a counter).
+template <bool kAnnotation = true>
 inline uint8_t* WriteCachedVarIntEvent(uint8_t* p, const EventBytesCache::Entry& entry,
                                        uint64_t value) {
   memcpy(p, entry.bytes, EventBytesCache::kMaxBytes);
-  return SetCachedEventLengths(
+  return SetCachedEventLengths<kAnnotation>(
       p, entry, protozero::proto_utils::WriteVarInt(value, p + entry.size));
 }
 
@@ -106,7 +110,7 @@ inline uint8_t* WriteCachedDoubleEvent(uint8_t* p, const EventBytesCache::Entry&
                                        double value) {
   memcpy(p, entry.bytes, EventBytesCache::kMaxBytes);
   memcpy(p + entry.size, &value, sizeof(value));
-  return SetCachedEventLengths(p, entry, p + entry.size + sizeof(value));
+  return SetCachedEventLengths<false>(p, entry, p + entry.size + sizeof(value));
 }
 
 // Events with arguments (FastArgs, track_event_fast_args.h): per entry, the

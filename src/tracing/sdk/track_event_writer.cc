@@ -107,6 +107,7 @@ void WriteInterned(TrackEventSequence* seq, TracePacket* packet) {
 // Initial-exec: one %fs-relative load, where the default model for code
 // that may end up in a shared library calls __tls_get_addr.
 ZT_INITIAL_EXEC_TLS thread_local TrackEventSequence* t_sequences[kMaxDataSourceInstances];
+ZT_INITIAL_EXEC_TLS thread_local HotSequence t_hot_sequence;
 
 // A sequence is destroyed on its own thread (its thread-local state goes
 // when the thread ends or the instance slot is reused): a pointer left here
@@ -117,6 +118,8 @@ TrackEventSequence::~TrackEventSequence() {
     if (current == this)
       current = nullptr;
   }
+  if (t_hot_sequence.seq == this)
+    t_hot_sequence = HotSequence();
 }
 
 // Makes instance |instance|'s sequence current for this thread through the
@@ -130,6 +133,8 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance, EventCate
   const uint64_t generation = slot.generation.load(std::memory_order_acquire);
   TrackEventSequence* result = nullptr;
   t_sequences[instance] = nullptr;
+  if (t_hot_sequence.mask == 1u << instance)
+    t_hot_sequence = HotSequence();
   TrackEventDataSource::TraceInstances(
       1u << instance, [&](TrackEventDataSource::TraceContext tc) {
         if (InsideAnEvent(&tc.GetCustomTlsState()))
@@ -156,6 +161,8 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance, EventCate
         result = seq;
       });
   t_sequences[instance] = result;
+  if (result)
+    t_hot_sequence = HotSequence{1u << instance, result};
   return result;
 }
 
@@ -223,6 +230,8 @@ inline uint8_t* WriteCachedEvent(uint8_t* p, const EventBytesCache::Entry& entry
       return WriteCachedDoubleEvent(p, entry, event.double_value);
     case EventBytesCache::kStringAnnotation:
       return WriteCachedStringEvent(p, entry, event.string_value, event.string_size);
+    case EventBytesCache::kIntCounter:
+      return WriteCachedVarIntEvent<false>(p, entry, event.value);
     default:
       return WriteCachedVarIntEvent(p, entry, event.value);
   }
@@ -527,11 +536,52 @@ void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& trac
       p = WriteFastTimestamp(p, seq, now);
       seq->writer->EndRawPacketAndBeginNext(
           is_double ? WriteCachedDoubleEvent(p, *entry, double_value)
-                    : WriteCachedVarIntEvent(p, *entry, static_cast<uint64_t>(int_value)));
+                    : WriteCachedVarIntEvent<false>(p, *entry, static_cast<uint64_t>(int_value)));
       return;
     }
   }
   WriteCounterSlow(category, instances, track, is_double, int_value, double_value);
+}
+
+// The simple path of WriteIntCounter() and WriteDoubleCounter().
+static ZT_NOINLINE void WriteNamedCounterSlow(uint32_t category, uint8_t instances,
+                                              const char* track_name, bool is_double,
+                                              int64_t int_value, double double_value) {
+  WriteCounterSlow(category, instances, CounterTrack(track_name), is_double, int_value,
+                   double_value);
+}
+
+void WriteIntCounter(uint32_t category, uint8_t instances, const char* track_name,
+                     int64_t value) {
+  constexpr EventBytesCache::Form kForm = EventBytesCache::kIntCounter;
+  uint8_t* p;
+  uint64_t now;
+  if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+    if (const EventBytesCache::Entry* entry = FastEntry(
+            seq, track_name, kForm, EventBytesCache::Tag(category, EventType::kCounter, kForm))) {
+      p = WriteFastTimestamp(p, seq, now);
+      seq->writer->EndRawPacketAndBeginNext(
+          WriteCachedVarIntEvent<false>(p, *entry, static_cast<uint64_t>(value)));
+      return;
+    }
+  }
+  WriteNamedCounterSlow(category, instances, track_name, false, value, 0);
+}
+
+void WriteDoubleCounter(uint32_t category, uint8_t instances, const char* track_name,
+                        double value) {
+  constexpr EventBytesCache::Form kForm = EventBytesCache::kDoubleCounter;
+  uint8_t* p;
+  uint64_t now;
+  if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+    if (const EventBytesCache::Entry* entry = FastEntry(
+            seq, track_name, kForm, EventBytesCache::Tag(category, EventType::kCounter, kForm))) {
+      p = WriteFastTimestamp(p, seq, now);
+      seq->writer->EndRawPacketAndBeginNext(WriteCachedDoubleEvent(p, *entry, value));
+      return;
+    }
+  }
+  WriteNamedCounterSlow(category, instances, track_name, true, 0, value);
 }
 
 void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) noexcept {

@@ -72,6 +72,15 @@ inline bool InsideAnEvent(TrackEventSequence* seq) {
 extern ZT_INITIAL_EXEC_TLS thread_local TrackEventSequence*
     t_sequences[kMaxDataSourceInstances];
 
+// The sequence this thread last made current, and the instances mask of
+// its instance alone: the fast paths' lookup is one compare with the
+// call's mask. None: a mask no call has (|instances| is 8 bits).
+struct HotSequence {
+  uint32_t mask = ~uint32_t{0};
+  TrackEventSequence* seq = nullptr;
+};
+extern ZT_INITIAL_EXEC_TLS thread_local HotSequence t_hot_sequence;
+
 // The category of the event a sequence is acquired for. The caller read
 // the category's instances before the acquisition; if the slot moved on
 // since this thread last wrote to it, the session the caller saw may have
@@ -185,11 +194,18 @@ constexpr size_t RawPacketSizeFor(size_t touched) {
 template <size_t kMaxBytes = TraceWriter::kRawPacketRoom>
 ZT_ALWAYS_INLINE inline TrackEventSequence* FastSequence(uint8_t instances, uint8_t** p,
                                                          uint64_t* now) {
-  if (ZT_UNLIKELY((instances & (instances - 1)) != 0))
-    return nullptr;
-  TrackEventSequence* seq = t_sequences[__builtin_ctz(instances)];
-  if (ZT_LIKELY(seq != nullptr &&
-                seq->fast_epoch == seq->slot_epoch->load(std::memory_order_acquire))) {
+  TrackEventSequence* seq;
+  if (ZT_LIKELY(instances == t_hot_sequence.mask)) {
+    seq = t_hot_sequence.seq;
+  } else {
+    // Another instance than the last one made current: its own.
+    if ((instances & (instances - 1)) != 0)
+      return nullptr;
+    seq = t_sequences[__builtin_ctz(instances)];
+    if (seq == nullptr)
+      return nullptr;
+  }
+  if (ZT_LIKELY(seq->fast_epoch == seq->slot_epoch->load(std::memory_order_acquire))) {
     *p = seq->writer->BeginRawPacket(RawPacketSizeFor(kMaxBytes));
     if (ZT_LIKELY(*p != nullptr && TrackEventClock::TryNowNs(now)))
       return seq;

@@ -97,6 +97,10 @@ struct DataSourceThreadLocalState {
 // keeps its state (and its writers) until the process is gone. Cost: one
 // allocation per thread and data source type.
 DataSourceThreadLocalState* CreateThreadLocalState(DataSourceThreadLocalState** slot);
+// The same, calling |on_release(arg)| on the ending thread just before
+// |*slot| is reset (for callers that keep pointers into the state).
+DataSourceThreadLocalState* CreateThreadLocalState(DataSourceThreadLocalState** slot,
+                                                   void (*on_release)(void*), void* arg);
 
 // Gives |tls| a writer for slot |index| of |state| as set up at
 // |generation| (the slot's, read with acquire), after dropping what it kept

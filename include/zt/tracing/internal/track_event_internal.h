@@ -174,6 +174,12 @@ SessionTags WriteEventWithArgs(uint32_t category, uint8_t instances, EventType t
                                const char* static_name, const FastArgs& args);
 void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,
                   bool is_double, int64_t int_value, double double_value);
+// The same on the track a literal names, without other arguments: the
+// call site passes the name, not a CounterTrack it would build.
+void WriteIntCounter(uint32_t category, uint8_t instances, const char* track_name,
+                     int64_t value);
+void WriteDoubleCounter(uint32_t category, uint8_t instances, const char* track_name,
+                        double value);
 // The end of a scoped slice, on the instances its begin went to, where
 // the session is still the begin's. noexcept: it runs in a destructor,
 // where an exception would end the program anyway (and a compiler would
@@ -493,8 +499,17 @@ CounterTrack MakeCounterTrack(const char (&name)[N]) {
 template <typename C, typename T, typename Value, typename... Args>
 void EmitCounter(uint32_t category, uint8_t instances, const C& category_value,
                  const T& track_or_name, const Value& value, Args&&... args) {
-  const CounterTrack& track = MakeCounterTrack(track_or_name);
   using V = RemoveCvRef<Value>;
+  if constexpr (sizeof...(Args) == 0 && !IsDynamicCategory<C>::value &&
+                IsCharArray<T>::value) {
+    if constexpr (IsFloat<V>::value) {
+      WriteDoubleCounter(category, instances, track_or_name, static_cast<double>(value));
+    } else {
+      WriteIntCounter(category, instances, track_or_name, static_cast<int64_t>(value));
+    }
+    return;
+  }
+  const CounterTrack& track = MakeCounterTrack(track_or_name);
   if constexpr (sizeof...(Args) == 0 && !IsDynamicCategory<C>::value) {
     if constexpr (IsFloat<V>::value) {
       WriteCounter(category, instances, track, true, 0, static_cast<double>(value));

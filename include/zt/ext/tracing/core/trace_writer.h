@@ -109,7 +109,7 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     // (the last two set count_limit_ to 0).
     if (ZT_UNLIKELY(stream_writer_.end() - size_field <
                         static_cast<ptrdiff_t>(kMinRoomForPacket) ||
-                    cur_count_ >= count_limit_)) {
+                    cur_count() >= count_limit_)) {
       return NewTracePacketSlowPath();
     }
     // The size field is left as it is: it is always written (size, or the
@@ -168,12 +168,14 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // than the room checked (kMaxRawPacketSize at most) would have overrun
   // it: a CHECK in every build.
   void EndRawPacketAndBeginNext(uint8_t* end) {
-    const size_t size = static_cast<size_t>(end - fragment_start_);
+    uint8_t* const start = fragment_start_;
+    const size_t size = static_cast<size_t>(end - start);
     ZT_CHECK(size <= kMaxRawPacketSize && end <= raw_limit_);
     // The size as a redundant 4-byte varint, bytes {size|0x80, 0x80, 0x80,
-    // 0}, in one little-endian store.
+    // 0}, in one little-endian store, into the packet's header (a raw
+    // packet is one fragment: its header is just before it).
     const uint32_t size_field = static_cast<uint32_t>(size) | 0x808080u;
-    memcpy(cur_fragment_size_field_, &size_field, sizeof(size_field));
+    memcpy(start - SharedMemoryABI::kPacketHeaderSize, &size_field, sizeof(size_field));
     // The next packet. packet_ is not Reset: nothing was written through it
     // since its last Reset, so it is still an empty root message; only its
     // start offset is stale, and that only feeds the size Finalize()
@@ -183,15 +185,10 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     fragment_start_ = next;
     stream_writer_.set_write_ptr(next);
     stats_.packets_started++;
-    const uint16_t count = static_cast<uint16_t>(cur_count_ + 1);
-    cur_count_ = count;
     CountPacketInChunk();
     // As UpdateRawStart(), knowing that no patch is pending (none was when
     // this packet began, and raw bytes add none).
-    raw_start_ =
-        (raw_limit_ - next >= static_cast<ptrdiff_t>(kRawPacketRoom) && count < count_limit_)
-            ? next
-            : NoRawStart();
+    raw_start_ = (next <= raw_start_limit_ && cur_count() < count_limit_) ? next : NoRawStart();
   }
   // Leaves the packet BeginRawPacket() opened open for more, through the
   // handle, after raw bytes up to |end|.
@@ -256,7 +253,7 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     stats_.packets_started++;
   }
 
-  // Publishes the new packet, which cur_count_ already counts, in the chunk
+  // Counts a new packet in the chunk and publishes it in the chunk's
   // header (release: a scraping service then sees the previous packet's
   // bytes complete).
   void CountPacketInChunk() {
@@ -272,7 +269,6 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
       count_reserved_ = false;
       return;
     }
-    cur_count_++;
     CountPacketInChunk();
   }
   // A scraping service leaves out a chunk's last counted packet, which may
@@ -285,8 +281,7 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   void ReserveNextPacket() {
     if (ZT_LIKELY(stream_writer_.end() - stream_writer_.write_ptr() >=
                       static_cast<ptrdiff_t>(kMinRoomForPacket) &&
-                  cur_count_ + 1 < count_limit_)) {
-      cur_count_++;
+                  cur_count() + 1 < count_limit_)) {
       CountPacketInChunk();
       count_reserved_ = true;
     }
@@ -317,8 +312,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // by that alone; the slow paths also clear raw_start_ outright.
   void UpdateRawStart() {
     raw_limit_ = stream_writer_.end() - kMinRoomForPacket;
-    raw_start_ = (raw_limit_ - fragment_start_ >= static_cast<ptrdiff_t>(kRawPacketRoom) &&
-                  cur_count_ < count_limit_ && !has_pending_patches_)
+    raw_start_limit_ = raw_limit_ - kRawPacketRoom;
+    raw_start_ = (fragment_start_ <= raw_start_limit_ && cur_count() < count_limit_ &&
+                  !has_pending_patches_)
                      ? fragment_start_
                      : NoRawStart();
   }
@@ -369,7 +365,8 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
 
   SharedMemoryABI::Chunk cur_chunk_;
   uint32_t next_chunk_id_ = 0;
-  uint16_t cur_count_ = 0;  // Mirror of the chunk's packet count.
+  // The chunk's packet count: the low bits of the header word's mirror.
+  uint16_t cur_count() const { return cur_packets_word_ & SharedMemoryABI::kMaxPacketCount; }
   uint16_t count_limit_ = SharedMemoryABI::kMaxPacketCount;
   uint16_t cur_packets_word_ = 0;  // Mirror of the chunk header's count|flags.
   protozero::ScatteredStreamWriter stream_writer_;
@@ -380,8 +377,10 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // NoRawStart().
   uint8_t* raw_start_ = reinterpret_cast<uint8_t*>(this);
   // Where a raw packet must end in the current chunk: before the room the
-  // next packet needs (set with raw_start_ by UpdateRawStart()).
+  // next packet needs; and where a small one must start (set with
+  // raw_start_ by UpdateRawStart()).
   uint8_t* raw_limit_ = nullptr;
+  uint8_t* raw_start_limit_ = nullptr;
   bool in_packet_ = false;
   // The chunk's count includes a packet not yet opened, whose header goes
   // at the write position (ReserveNextPacket()).
