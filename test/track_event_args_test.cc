@@ -223,6 +223,39 @@ TEST_F(TrackEventTest, ArgumentsSurviveIncrementalStateClears) {
   }
 }
 
+// More names than the cache has entries, cycled through: each miss is
+// encoded again from the sequence's iids (or interned by the simple path on
+// first use); every event reads back with its own name, as slices too.
+TEST_F(TrackEventTest, ManyNamesCycledThroughTheCacheReadBack) {
+  constexpr int kNames = 300;
+  constexpr int kRounds = 3;
+  std::vector<std::string> names;
+  for (int i = 0; i < kNames; i++)
+    names.push_back("name " + std::to_string(i));
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [&] {
+    for (int round = 0; round < kRounds; round++) {
+      for (const std::string& name : names) {
+        TRACE_EVENT_INSTANT("test", StaticString{name.c_str()});
+        TRACE_EVENT("gfx", StaticString{name.c_str()});
+      }
+    }
+  });
+  ASSERT_EQ(read.events.size(), static_cast<size_t>(kNames * kRounds * 3));
+  size_t e = 0;
+  for (int round = 0; round < kRounds; round++) {
+    for (const std::string& name : names) {
+      EXPECT_EQ(read.events[e].name, name);
+      EXPECT_EQ(read.events[e].category, "test");
+      EXPECT_FALSE(read.events[e].name_inline);  // Interned.
+      EXPECT_EQ(read.events[e + 1].name, name);
+      EXPECT_EQ(read.events[e + 1].category, "gfx");
+      EXPECT_EQ(read.events[e + 1].type, 1);
+      EXPECT_EQ(read.events[e + 2].type, 2);
+      e += 3;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace track_event_test
 }  // namespace zt

@@ -129,6 +129,36 @@ TEST_F(TrackEventTest, RepeatedEventsReadTheSame) {
   }
 }
 
+// DynamicString names are written inline, on a fast path up to 64 bytes
+// and the general one past it: every length reads back, as instants and
+// as slices.
+TEST_F(TrackEventTest, DynamicNamesOfEveryLengthReadBack) {
+  std::vector<std::string> names;
+  for (size_t size : {0, 1, 7, 8, 15, 16, 17, 63, 64, 65, 127, 300})
+    names.push_back(std::string(size, static_cast<char>('a' + size % 26)));
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [&] {
+    for (int round = 0; round < 2; round++) {
+      for (const std::string& name : names) {
+        TRACE_EVENT_INSTANT("test", DynamicString(name));
+        TRACE_EVENT("gfx", DynamicString(name));
+      }
+    }
+  });
+  ASSERT_EQ(read.events.size(), names.size() * 2 * 3);
+  size_t e = 0;
+  for (int round = 0; round < 2; round++) {
+    for (const std::string& name : names) {
+      EXPECT_EQ(read.events[e].name, name) << name.size();
+      EXPECT_TRUE(read.events[e].name_inline);
+      EXPECT_EQ(read.events[e].category, "test");
+      EXPECT_EQ(read.events[e + 1].name, name) << name.size();
+      EXPECT_EQ(read.events[e + 1].category, "gfx");
+      EXPECT_EQ(read.events[e + 2].type, 2);
+      e += 3;
+    }
+  }
+}
+
 TEST_F(TrackEventTest, ConfigSelectsCategories) {
   ReadTrace read = Record(SerializeTrackEventConfig({"gfx*"}, {"*"}), [] {
     TRACE_EVENT_INSTANT("test", "no");

@@ -7,6 +7,7 @@
 #ifndef ZT_TEST_TRACK_EVENT_TEST_SUPPORT_H_
 #define ZT_TEST_TRACK_EVENT_TEST_SUPPORT_H_
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "src/tracing/sdk/track_event_clock.h"
 #include "zt/config/data_source_config.gen.h"
 #include "zt/config/trace_config.gen.h"
 #include "zt/config/track_event/track_event_config.pb.h"
@@ -244,6 +246,25 @@ inline std::string SerializeTrackEventConfig(const std::vector<std::string>& ena
 
 class TrackEventTest : public ::testing::Test {
  protected:
+  // The fast paths write only when the clock is a conversion of the
+  // time-stamp counter; for its first 10 ms a process reads
+  // clock_gettime (the counter's rate is being measured), and a test that
+  // ran then would test only the simple paths. Bounded: 1 s. Without an
+  // invariant counter the clock never is a conversion (nothing to wait
+  // for).
+  static void WaitForTheClocksConversion() {
+    using internal::TrackEventClock;
+    if (!TrackEventClock::UsesTimeStampCounter())
+      return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    uint64_t now = 0;
+    while (!TrackEventClock::TryNowNs(&now)) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+          << "the track event clock never became a conversion";
+      TrackEventClock::NowNs();  // Renews the thread's anchor when it may.
+    }
+  }
+
   static void SetUpTestSuite() {
     TracingInitArgs args;
     ASSERT_TRUE(Tracing::Initialize(args));
@@ -270,6 +291,7 @@ class TrackEventTest : public ::testing::Test {
     auto session = Tracing::NewTrace();
     session->Setup(config);
     session->StartBlocking();
+    WaitForTheClocksConversion();
     body();
     session->StopBlocking();
     ReadTrace read = Read(session->ReadTraceBlocking());

@@ -44,6 +44,18 @@ class InternTable {
     }
   }
 
+  // The id of |key|, 0 if it has none (without giving it one).
+  uint32_t Find(const void* key) const {
+    const uint64_t k = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key));
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = Hash(k) & mask;; i = (i + 1) & mask) {
+      if (slots_[i].key == k)
+        return slots_[i].iid;
+      if (slots_[i].key == 0)
+        return 0;
+    }
+  }
+
   // Whether |key| has an id, without giving it one.
   bool Contains(uint64_t key) const {
     const size_t mask = slots_.size() - 1;

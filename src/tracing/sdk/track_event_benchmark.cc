@@ -57,6 +57,44 @@ __attribute__((noinline)) void Counter(int64_t i) {
 __attribute__((noinline)) void Instant() { TRACE_EVENT_INSTANT("bench", "instant"); }
 __attribute__((noinline)) void DisabledSlice() { TRACE_EVENT("off", "slice"); }
 
+// Issue 32's interning at scale: 10,000 distinct event names and 1,000
+// annotation names in one session, cycled through (the static-name case to
+// compare with: Instant).
+constexpr int64_t kManyNames = 10000;
+constexpr int64_t kManyKeys = 1000;
+const std::vector<std::string>& ManyStrings(const char* prefix, int64_t count) {
+  static auto* all = new std::map<std::string, std::vector<std::string>>();
+  std::vector<std::string>& strings = (*all)[prefix];
+  if (strings.empty()) {
+    for (int64_t i = 0; i < count; i++)
+      strings.push_back(std::string(prefix) + std::to_string(i));
+  }
+  return strings;
+}
+// The next of |count| in turn (no division: the literal case has none).
+inline size_t NextOf(size_t* index, int64_t count) {
+  const size_t i = *index;
+  *index = i + 1 == static_cast<size_t>(count) ? 0 : i + 1;
+  return i;
+}
+__attribute__((noinline)) void InstantManyNames() {
+  static const std::vector<std::string>& names = ManyStrings("event ", kManyNames);
+  static size_t index = 0;
+  TRACE_EVENT_INSTANT("bench", zt::StaticString{names[NextOf(&index, kManyNames)].c_str()});
+}
+__attribute__((noinline)) void InstantDynamicNames() {
+  static const std::vector<std::string>& names = ManyStrings("dynamic ", kManyNames);
+  static size_t index = 0;
+  TRACE_EVENT_INSTANT("bench", zt::DynamicString(names[NextOf(&index, kManyNames)]));
+}
+__attribute__((noinline)) void InstantManyKeys(int64_t i) {
+  static const std::vector<std::string>& keys = ManyStrings("key ", kManyKeys);
+  const char* key = keys[static_cast<size_t>(i % kManyKeys)].c_str();
+  TRACE_EVENT_INSTANT("bench", "instant", [&](zt::EventContext ctx) {
+    ctx.AddDebugAnnotation(key, i);  // Interned by address.
+  });
+}
+
 // Events per op, for the loss share.
 struct Case {
   std::function<void(int64_t)> run;
@@ -74,6 +112,9 @@ const std::map<std::string, Case>& Cases() {
       {"ScopedSliceFourArgs", {[](int64_t i) { SliceWithFourArgs(i); }, 2, true}},
       {"Counter", {[](int64_t i) { Counter(i); }, 1, true}},
       {"Instant", {[](int64_t) { Instant(); }, 1, true}},
+      {"InstantManyNames", {[](int64_t) { InstantManyNames(); }, 1, true}},
+      {"InstantDynamicNames", {[](int64_t) { InstantDynamicNames(); }, 1, true}},
+      {"InstantManyKeys", {[](int64_t i) { InstantManyKeys(i); }, 1, true}},
   };
   return *cases;
 }

@@ -13,6 +13,11 @@ void EncodeCachedEvent(EventBytesCache::Entry* entry, EventBytesCache::Form form
                        uint32_t name_iid, uint32_t key_iid) {
   using protozero::proto_utils::WriteVarInt;
   using Form = EventBytesCache::Form;
+  ZT_CHECK(category_iid < (1u << 14));
+  if (form == Form::kPlain) {
+    EncodeCachedPlainEvent(entry, type, category_iid, name_iid);
+    return;
+  }
   const bool counter = form == Form::kIntCounter || form == Form::kDoubleCounter;
   uint8_t* p = entry->bytes;
   *p++ = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.

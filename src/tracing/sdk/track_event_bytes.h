@@ -222,6 +222,29 @@ void EncodeCachedArgsEvent(ArgsEventCache::Entry* entry, EventType type,
                            uint64_t category_iid, uint32_t name_iid, const FastArgs& args,
                            const uint32_t* key_iids);
 
+// Fills |entry| for kPlain: sequence flags, the TrackEvent's tag and
+// length, type, category iid, name iid (at most 15 bytes). Inline: the
+// fast path's miss (more names than entries) encodes an entry per event.
+inline void EncodeCachedPlainEvent(EventBytesCache::Entry* entry, EventType type,
+                                   uint64_t category_iid, uint32_t name_iid) {
+  using protozero::proto_utils::WriteVarInt;
+  uint8_t* const bytes = entry->bytes;
+  bytes[0] = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
+  bytes[1] = 2;
+  bytes[2] = 0x5a;  // track_event (11), length-delimited, one byte.
+  bytes[4] = 0x48;  // type (9).
+  bytes[5] = static_cast<uint8_t>(type);
+  bytes[6] = 0x18;  // category_iids (3): at most 2 bytes (ids < 4096).
+  uint8_t* p = WriteVarInt(category_iid, bytes + 7);
+  *p++ = 0x50;  // name_iid (10): at most 5 bytes.
+  p = WriteVarInt(name_iid, p);
+  const size_t size = static_cast<size_t>(p - bytes);
+  entry->size = static_cast<uint8_t>(size);
+  entry->annotation_length_offset = 0;
+  bytes[EventBytesCache::kLengthOffset] =
+      static_cast<uint8_t>(size - (EventBytesCache::kLengthOffset + 1));
+}
+
 // Fills |entry| (the iids given, already interned on the sequence):
 // |track_uuid| for the counter forms, |name_iid| for the others,
 // |key_iid| for the annotation forms.

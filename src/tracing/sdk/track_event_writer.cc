@@ -454,6 +454,32 @@ static ZT_NOINLINE void WriteSliceEndSlow(uint8_t instances, uint64_t track_uuid
   }
 }
 
+// A named event whose bytes are not in the cache (more names than its
+// entries, cycled through): when the name and category are interned on
+// the sequence already, its bytes are encoded again from their iids into
+// the entry and written, the packet begun at |p| at |now| by the fast path;
+// else (a first use) the simple path, which interns them.
+template <EventType kType>
+static ZT_NOINLINE SessionTags WriteNamedEventMiss(TrackEventSequence* seq, uint8_t* p,
+                                                   uint64_t now, uint32_t category,
+                                                   uint8_t instances, const char* static_name) {
+  TrackEventIncrementalState* incremental = seq->incremental;
+  const uint32_t name_iid = incremental->event_names.Find(static_name);
+  const bool category_interned =
+      (incremental->interned_categories[category / 64] >> (category % 64)) & 1;
+  if (ZT_UNLIKELY(name_iid == 0 || !category_interned))
+    return WriteEvent(category, instances, kType, static_name);
+  EventBytesCache::Entry& entry =
+      incremental->bytes_cache.EntryFor(static_name, EventBytesCache::kPlain);
+  EncodeCachedPlainEvent(&entry, kType, CategoryIid(category), name_iid);
+  entry.name = static_name;
+  entry.key = nullptr;
+  entry.tag = EventBytesCache::Tag(category, kType, EventBytesCache::kPlain);
+  p = WriteFastTimestamp(p, seq, now);
+  seq->writer->EndRawPacketAndBeginNext(WriteCachedPlainEvent(p, entry));
+  return seq->session_tags;
+}
+
 template <EventType kType>
 static ZT_ALWAYS_INLINE inline SessionTags WriteNamedEventFast(uint32_t category,
                                                                uint8_t instances,
@@ -468,6 +494,7 @@ static ZT_ALWAYS_INLINE inline SessionTags WriteNamedEventFast(uint32_t category
       seq->writer->EndRawPacketAndBeginNext(WriteCachedPlainEvent(p, *entry));
       return seq->session_tags;
     }
+    return WriteNamedEventMiss<kType>(seq, p, now, category, instances, static_name);
   }
   return WriteEvent(category, instances, kType, static_name);
 }
@@ -551,9 +578,13 @@ static ZT_NOINLINE void WriteNamedCounterSlow(uint32_t category, uint8_t instanc
                    double_value);
 }
 
-void WriteIntCounter(uint32_t category, uint8_t instances, const char* track_name,
-                     int64_t value) {
-  constexpr EventBytesCache::Form kForm = EventBytesCache::kIntCounter;
+// The fast path of a counter on a track a literal names (the form a
+// constant); false where it refuses.
+template <EventBytesCache::Form kForm>
+static ZT_ALWAYS_INLINE inline bool WriteNamedCounterFast(uint32_t category, uint8_t instances,
+                                                          const char* track_name,
+                                                          int64_t int_value,
+                                                          double double_value) {
   uint8_t* p;
   uint64_t now;
   if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
@@ -561,27 +592,87 @@ void WriteIntCounter(uint32_t category, uint8_t instances, const char* track_nam
             seq, track_name, kForm, EventBytesCache::Tag(category, EventType::kCounter, kForm))) {
       p = WriteFastTimestamp(p, seq, now);
       seq->writer->EndRawPacketAndBeginNext(
-          WriteCachedVarIntEvent<false>(p, *entry, static_cast<uint64_t>(value)));
-      return;
+          kForm == EventBytesCache::kDoubleCounter
+              ? WriteCachedDoubleEvent(p, *entry, double_value)
+              : WriteCachedVarIntEvent<false>(p, *entry, static_cast<uint64_t>(int_value)));
+      return true;
     }
   }
-  WriteNamedCounterSlow(category, instances, track_name, false, value, 0);
+  return false;
+}
+
+void WriteIntCounter(uint32_t category, uint8_t instances, const char* track_name,
+                     int64_t value) {
+  if (!WriteNamedCounterFast<EventBytesCache::kIntCounter>(category, instances, track_name,
+                                                           value, 0))
+    WriteNamedCounterSlow(category, instances, track_name, false, value, 0);
 }
 
 void WriteDoubleCounter(uint32_t category, uint8_t instances, const char* track_name,
                         double value) {
-  constexpr EventBytesCache::Form kForm = EventBytesCache::kDoubleCounter;
+  if (!WriteNamedCounterFast<EventBytesCache::kDoubleCounter>(category, instances, track_name,
+                                                              0, value))
+    WriteNamedCounterSlow(category, instances, track_name, true, 0, value);
+}
+
+// The general path of WriteEventWithDynamicName(): any name length, any
+// sequence state, several instances.
+static ZT_NOINLINE SessionTags WriteEventWithDynamicNameSlow(uint32_t category,
+                                                             uint8_t instances, EventType type,
+                                                             const char* name, size_t size) {
+  EventSpec spec;
+  spec.category = category;
+  spec.type = type;
+  spec.name = EventName{name, size, EventName::kDynamic};
+  SessionTags sessions = 0;
+  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
+    if (!(instances & 1))
+      continue;
+    EventContext ctx;
+    if (!BeginEvent(i, spec, &ctx))
+      continue;
+    sessions |= SessionTags{EventContextSessionTag(ctx)} << (8 * i);
+    EndEvent(&ctx);
+  }
+  return sessions;
+}
+
+// A packet of WriteEventWithDynamicName()'s fast path: a timestamp (11),
+// sequence flags and the TrackEvent's tag and length (4), type (2), the
+// category iid (3), the name's tag (2), length (1) and bytes.
+constexpr size_t kMaxDynamicNameEventBytes = 11 + 4 + 2 + 3 + 2 + 1 + kMaxInlineString;
+
+SessionTags WriteEventWithDynamicName(uint32_t category, uint8_t instances, EventType type,
+                                      const char* name, size_t size) {
   uint8_t* p;
   uint64_t now;
-  if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
-    if (const EventBytesCache::Entry* entry = FastEntry(
-            seq, track_name, kForm, EventBytesCache::Tag(category, EventType::kCounter, kForm))) {
-      p = WriteFastTimestamp(p, seq, now);
-      seq->writer->EndRawPacketAndBeginNext(WriteCachedDoubleEvent(p, *entry, value));
-      return;
+  if (ZT_LIKELY(size <= kMaxInlineString)) {
+    if (TrackEventSequence* seq =
+            FastSequence<kMaxDynamicNameEventBytes>(instances, &p, &now)) {
+      const bool category_interned =
+          (seq->incremental->interned_categories[category / 64] >> (category % 64)) & 1;
+      if (ZT_LIKELY(category_interned)) {
+        p = WriteFastTimestamp(p, seq, now);
+        p[0] = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
+        p[1] = kNeedsStateFlag;
+        p[2] = 0x5a;  // track_event (11), length-delimited, one byte.
+        uint8_t* const length = p + 3;
+        p[4] = 0x48;  // type (9).
+        p[5] = static_cast<uint8_t>(type);
+        p[6] = 0x18;  // category_iids (3).
+        uint8_t* q = protozero::proto_utils::WriteVarInt(CategoryIid(category), p + 7);
+        *q++ = 0xba;  // name (23), length-delimited.
+        *q++ = 0x01;
+        *q++ = static_cast<uint8_t>(size);
+        CopyShortString(q, name, size);
+        q += size;
+        *length = static_cast<uint8_t>(q - (length + 1));
+        seq->writer->EndRawPacketAndBeginNext(q);
+        return seq->session_tags;
+      }
     }
   }
-  WriteNamedCounterSlow(category, instances, track_name, true, 0, value);
+  return WriteEventWithDynamicNameSlow(category, instances, type, name, size);
 }
 
 void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) noexcept {

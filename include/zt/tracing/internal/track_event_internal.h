@@ -168,6 +168,11 @@ SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType ty
 SessionTags WriteEventWithString(uint32_t category, uint8_t instances, EventType type,
                                  const char* static_name, const char* static_key,
                                  const char* value, size_t size);
+// A named event, no arguments, its name a DynamicString (written inline,
+// as upstream writes one: nothing to intern, so no table grows with the
+// number of names).
+SessionTags WriteEventWithDynamicName(uint32_t category, uint8_t instances, EventType type,
+                                      const char* name, size_t size);
 // Up to four annotations and flows (track_event_fast_args.h), the packet
 // known to fit (at most kFastEventRoom bytes).
 SessionTags WriteEventWithArgs(uint32_t category, uint8_t instances, EventType type,
@@ -419,6 +424,12 @@ ZT_ALWAYS_INLINE inline SliceBegun EmitEvent(uint32_t category, uint8_t instance
       return EmitFastArgs<type, RemoveRef<Args>...>(category, instances, static_name, args...);
     }
   }
+  if constexpr (!IsDynamicCategory<C>::value && sizeof...(Args) == 0 &&
+                type != EventType::kSliceEnd &&
+                IsSame<RemoveCvRef<N>, DynamicString>::value) {
+    return SliceBegun{0, WriteEventWithDynamicName(category, instances, type, name.value,
+                                                   name.length)};
+  }
   return EmitGeneral<type>(category, instances, category_value, static_cast<N&&>(name),
                            static_cast<Args&&>(args)...);
 }
@@ -431,6 +442,12 @@ struct IsPlainLiteralEvent {
   static constexpr bool value = sizeof...(Args) == 0 && !IsDynamicCategory<C>::value &&
                                 IsConstCharArray<RemoveRef<N>>::value;
 };
+// The same with a StaticString name (interned by address like a literal).
+template <typename C, typename N, typename... Args>
+struct IsPlainStaticStringEvent {
+  static constexpr bool value = sizeof...(Args) == 0 && !IsDynamicCategory<C>::value &&
+                                IsSame<RemoveCvRef<N>, StaticString>::value;
+};
 
 template <typename C, typename N, typename... Args>
 ZT_ALWAYS_INLINE inline SliceBegun EmitSliceBegin(uint32_t category, uint8_t instances,
@@ -439,6 +456,9 @@ ZT_ALWAYS_INLINE inline SliceBegun EmitSliceBegin(uint32_t category, uint8_t ins
   if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
     (void)category_value;
     return SliceBegun{0, WriteSliceBegin(category, instances, name)};
+  } else if constexpr (IsPlainStaticStringEvent<C, N, Args...>::value) {
+    (void)category_value;
+    return SliceBegun{0, WriteSliceBegin(category, instances, name.value)};
   } else {
     return EmitEvent<EventType::kSliceBegin>(category, instances, category_value,
                                              static_cast<N&&>(name),
@@ -451,6 +471,9 @@ ZT_ALWAYS_INLINE inline void EmitInstant(uint32_t category, uint8_t instances,
   if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
     (void)category_value;
     WriteInstant(category, instances, name);
+  } else if constexpr (IsPlainStaticStringEvent<C, N, Args...>::value) {
+    (void)category_value;
+    WriteInstant(category, instances, name.value);
   } else {
     EmitEvent<EventType::kInstant>(category, instances, category_value,
                                    static_cast<N&&>(name),
