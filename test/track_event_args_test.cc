@@ -256,6 +256,30 @@ TEST_F(TrackEventTest, ManyNamesCycledThroughTheCacheReadBack) {
   }
 }
 
+// A sequence interns at most 16,384 names between clears: past that it
+// clears its own incremental state (so its memory stays bounded) and
+// interns again. Readers see the clear and resolve every name, before and
+// after it, the earlier names used again too.
+TEST_F(TrackEventTest, InternTablesStayBoundedAndEveryNameReadsBack) {
+  constexpr int kNames = 20000;
+  constexpr int kAgain = 500;
+  std::vector<std::string> names;
+  for (int i = 0; i < kNames; i++)
+    names.push_back("bounded " + std::to_string(i));
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [&] {
+    for (const std::string& name : names)
+      TRACE_EVENT_INSTANT("test", StaticString{name.c_str()});
+    for (int i = 0; i < kAgain; i++)
+      TRACE_EVENT_INSTANT("test", StaticString{names[static_cast<size_t>(i)].c_str()});
+  });
+  EXPECT_GE(read.cleared_packets, 2u) << "the first reset and the bound's";
+  ASSERT_EQ(read.events.size(), static_cast<size_t>(kNames + kAgain));
+  for (int i = 0; i < kNames + kAgain; i++) {
+    ASSERT_EQ(read.events[static_cast<size_t>(i)].name, names[static_cast<size_t>(i % kNames)])
+        << i;
+  }
+}
+
 }  // namespace
 }  // namespace track_event_test
 }  // namespace zt

@@ -68,6 +68,8 @@ class InternTable {
   }
 
   uint32_t size() const { return size_; }
+  // What the table holds in memory.
+  size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot); }
 
  private:
   static constexpr size_t kInitialSlots = 64;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "src/base/test/benchmark_cases.h"
+#include "src/tracing/sdk/track_event_writer_common.h"
 #include <benchmark/benchmark.h>
 
 #include "zt/config/data_source_config.gen.h"
@@ -158,6 +159,20 @@ TraceSummary Summarize(const std::vector<char>& trace) {
   return summary;
 }
 
+// What this thread's current sequence holds in its intern tables (issue
+// 32: bounded by kMaxInternedPerSequence), in KiB.
+double InternKiB() {
+  const zt::internal::TrackEventSequence* seq = zt::internal::t_hot_sequence.seq;
+  if (!seq || !seq->incremental)
+    return 0;
+  const auto& incremental = *seq->incremental;
+  return static_cast<double>(incremental.event_names.memory_bytes() +
+                             incremental.annotation_names.memory_bytes() +
+                             incremental.counter_names.memory_bytes() +
+                             incremental.described_tracks.memory_bytes()) /
+         1024.0;
+}
+
 void RunBenchmark(benchmark::State& state, const Case& c) {
   std::unique_ptr<zt::TracingSession> session;
   if (c.needs_session) {
@@ -169,6 +184,7 @@ void RunBenchmark(benchmark::State& state, const Case& c) {
     c.run(i++);
   if (!session)
     return;
+  state.counters["intern_kib"] = InternKiB();
   session->StopBlocking();
   if (c.events_per_op == 0)
     return;

@@ -83,6 +83,9 @@ struct TrackEventSequence {
   // ns, 0 for absolute BOOTTIME times.
   uint64_t timestamp_unit = 1;
   uint64_t tid = 0;
+  // Times the sequence cleared its incremental state for its intern
+  // tables' bound (ClearInternedState()).
+  uint64_t intern_clears = 0;
 
   // Interned entries the open event needs, written after the TrackEvent.
   struct PendingIntern {

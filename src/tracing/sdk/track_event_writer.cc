@@ -166,6 +166,14 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance, EventCate
   return result;
 }
 
+void ClearInternedState(TrackEventSequence* seq) {
+  if (seq->packet)
+    return;  // Inside an event: at a later one.
+  *seq->incremental = TrackEventIncrementalState();
+  seq->intern_clears++;
+  ResetSequence(seq, TrackEventClock::NowNs());
+}
+
 // The timestamp to write for |now|: the delta since the sequence's last
 // one (held at the last one if the clock stepped back on an anchor
 // renewal), in the sequence's units; or, for absolute times (unit 0), |now|

@@ -125,9 +125,32 @@ inline TrackEventSequence* CurrentSequence(uint32_t instance) {
 
 // The sequence of |instance|, made current if it is not; null if the
 // instance is not recording.
+// The most names and tracks a sequence interns between two clears of its
+// incremental state: past it, the sequence clears that state itself (as
+// after a drop: readers forget the sequence's interned data at the clear
+// packet that follows, and every name is interned again at its next use),
+// so that a writer's tables stay within a bound whatever the number of
+// names a program uses: 4 tables of at most 32,768 slots of 16 bytes.
+constexpr uint32_t kMaxInternedPerSequence = 16384;
+inline uint32_t InternedCount(const TrackEventIncrementalState* incremental) {
+  return incremental->event_names.size() + incremental->annotation_names.size() +
+         incremental->counter_names.size() + incremental->described_tracks.size();
+}
+// Clears |seq|'s incremental state and writes its reset (not inside an
+// event: then at a later event). Counted in the sequence.
+void ClearInternedState(TrackEventSequence* seq);
+// What the slow paths use: new names are interned only there.
+inline TrackEventSequence* WithRoomToIntern(TrackEventSequence* seq) {
+  if (ZT_UNLIKELY(seq != nullptr &&
+                  InternedCount(seq->incremental) >= kMaxInternedPerSequence))
+    ClearInternedState(seq);
+  return seq;
+}
+
 inline TrackEventSequence* SequenceFor(uint32_t instance, EventCategory category) {
   TrackEventSequence* seq = CurrentSequence(instance);
-  return ZT_LIKELY(seq != nullptr) ? seq : AcquireSequenceSlow(instance, category);
+  return WithRoomToIntern(ZT_LIKELY(seq != nullptr) ? seq
+                                                    : AcquireSequenceSlow(instance, category));
 }
 
 inline bool SawEveryDrop(const TrackEventSequence* seq) {
@@ -138,8 +161,8 @@ inline bool SawEveryDrop(const TrackEventSequence* seq) {
 inline TrackEventSequence* AcquireSequence(uint32_t instance, EventCategory category) {
   TrackEventSequence* seq = CurrentSequence(instance);
   if (ZT_LIKELY(seq != nullptr && SawEveryDrop(seq)))
-    return seq;
-  return AcquireSequenceSlow(instance, category);
+    return WithRoomToIntern(seq);
+  return WithRoomToIntern(AcquireSequenceSlow(instance, category));
 }
 
 // The timestamp to write for |now|: the delta since the sequence's last
