@@ -9,12 +9,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <deque>
 #include <limits>
 #include <random>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -252,6 +254,49 @@ TEST_F(TrackEventTest, ManyNamesCycledThroughTheCacheReadBack) {
       EXPECT_EQ(read.events[e + 1].type, 1);
       EXPECT_EQ(read.events[e + 2].type, 2);
       e += 3;
+    }
+  }
+}
+
+// A literal key per call site, many call sites (as template instances:
+// each key a const char array, as a literal is).
+template <int N>
+struct SiteKey {
+  static constexpr char value[] = {'k', static_cast<char>('0' + N / 100 % 10),
+                                   static_cast<char>('0' + N / 10 % 10),
+                                   static_cast<char>('0' + N % 10), '\0'};
+};
+template <int N>
+void EventWithSiteKey(int64_t value) {
+  TRACE_EVENT_INSTANT("test", "keyed", SiteKey<N>::value, value);
+}
+template <int... Ns>
+std::vector<void (*)(int64_t)> SiteKeyEvents(std::integer_sequence<int, Ns...>) {
+  return {&EventWithSiteKey<Ns>...};
+}
+
+// More keys on one event name than the cache holds, cycled through: each
+// miss is encoded again from the name's and key's iids; every key and
+// value reads back.
+TEST_F(TrackEventTest, ManyKeysCycledThroughTheCacheReadBack) {
+  constexpr int kKeys = 200;
+  const std::vector<void (*)(int64_t)> sites =
+      SiteKeyEvents(std::make_integer_sequence<int, kKeys>());
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [&] {
+    for (int round = 0; round < 3; round++) {
+      for (int k = 0; k < kKeys; k++)
+        sites[static_cast<size_t>(k)](round * 1000 + k);
+    }
+  });
+  ASSERT_EQ(read.events.size(), static_cast<size_t>(3 * kKeys));
+  for (int round = 0; round < 3; round++) {
+    for (int k = 0; k < kKeys; k++) {
+      const Event& e = read.events[static_cast<size_t>(round * kKeys + k)];
+      char key[5];
+      snprintf(key, sizeof(key), "k%03d", k);
+      EXPECT_EQ(e.name, "keyed");
+      EXPECT_EQ(e.args, (std::map<std::string, std::string>{
+                            {key, "int:" + std::to_string(round * 1000 + k)}}));
     }
   }
 }

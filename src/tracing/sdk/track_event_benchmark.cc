@@ -12,6 +12,7 @@
 //       callgrind's instruction counts on the calling thread
 //       (tools/track_event_callgrind).
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/base/test/benchmark_cases.h"
@@ -62,7 +64,7 @@ __attribute__((noinline)) void DisabledSlice() { TRACE_EVENT("off", "slice"); }
 // annotation names in one session, cycled through (the static-name case to
 // compare with: Instant).
 constexpr int64_t kManyNames = 10000;
-constexpr int64_t kManyKeys = 1000;
+constexpr int kManyKeys = 1000;
 const std::vector<std::string>& ManyStrings(const char* prefix, int64_t count) {
   static auto* all = new std::map<std::string, std::vector<std::string>>();
   std::vector<std::string>& strings = (*all)[prefix];
@@ -88,12 +90,27 @@ __attribute__((noinline)) void InstantDynamicNames() {
   static size_t index = 0;
   TRACE_EVENT_INSTANT("bench", zt::DynamicString(names[NextOf(&index, kManyNames)]));
 }
+// 1,000 call sites, each with its own literal key ("k000" to "k999": a
+// const char array per template instance, as a string literal is).
+template <int N>
+struct ManyKey {
+  static constexpr char value[] = {'k', static_cast<char>('0' + N / 100 % 10),
+                                   static_cast<char>('0' + N / 10 % 10),
+                                   static_cast<char>('0' + N % 10), '\0'};
+};
+template <int N>
+void InstantWithKey(int64_t i) {
+  TRACE_EVENT_INSTANT("bench", "instant", ManyKey<N>::value, i);
+}
+template <int... Ns>
+constexpr std::array<void (*)(int64_t), sizeof...(Ns)> KeyedInstants(
+    std::integer_sequence<int, Ns...>) {
+  return {&InstantWithKey<Ns>...};
+}
 __attribute__((noinline)) void InstantManyKeys(int64_t i) {
-  static const std::vector<std::string>& keys = ManyStrings("key ", kManyKeys);
-  const char* key = keys[static_cast<size_t>(i % kManyKeys)].c_str();
-  TRACE_EVENT_INSTANT("bench", "instant", [&](zt::EventContext ctx) {
-    ctx.AddDebugAnnotation(key, i);  // Interned by address.
-  });
+  static constexpr auto kSites = KeyedInstants(std::make_integer_sequence<int, kManyKeys>());
+  static size_t index = 0;
+  kSites[NextOf(&index, kManyKeys)](i);
 }
 
 // Events per op, for the loss share.

@@ -18,6 +18,10 @@ void EncodeCachedEvent(EventBytesCache::Entry* entry, EventBytesCache::Form form
     EncodeCachedPlainEvent(entry, type, category_iid, name_iid);
     return;
   }
+  if (form == Form::kIntAnnotation || form == Form::kUintAnnotation) {
+    EncodeCachedIntAnnotationEvent(entry, form, type, category_iid, name_iid, key_iid);
+    return;
+  }
   const bool counter = form == Form::kIntCounter || form == Form::kDoubleCounter;
   uint8_t* p = entry->bytes;
   *p++ = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.

@@ -250,6 +250,28 @@ inline void EncodeCachedPlainEvent(EventBytesCache::Entry* entry, EventType type
       static_cast<uint8_t>(size - (EventBytesCache::kLengthOffset + 1));
 }
 
+// Fills |entry| for kIntAnnotation or kUintAnnotation: the plain form's
+// bytes, then the DebugAnnotation's tag, length (set by the writer),
+// name_iid and value tag. Inline, as EncodeCachedPlainEvent.
+inline void EncodeCachedIntAnnotationEvent(EventBytesCache::Entry* entry,
+                                           EventBytesCache::Form form, EventType type,
+                                           uint64_t category_iid, uint32_t name_iid,
+                                           uint32_t key_iid) {
+  EncodeCachedPlainEvent(entry, type, category_iid, name_iid);
+  uint8_t* p = entry->bytes + entry->size;
+  *p++ = 0x22;  // debug_annotations (4), length-delimited, one byte.
+  entry->annotation_length_offset = static_cast<uint8_t>(p - entry->bytes);
+  *p++ = 0;
+  *p++ = 0x08;  // name_iid (1): at most 5 bytes.
+  p = protozero::proto_utils::WriteVarInt(key_iid, p);
+  // int_value (4), uint_value (3).
+  *p++ = form == EventBytesCache::kIntAnnotation ? 0x20 : 0x18;
+  const size_t size = static_cast<size_t>(p - entry->bytes);
+  entry->size = static_cast<uint8_t>(size);
+  entry->bytes[EventBytesCache::kLengthOffset] =
+      static_cast<uint8_t>(size - (EventBytesCache::kLengthOffset + 1));
+}
+
 // Fills |entry| (the iids given, already interned on the sequence):
 // |track_uuid| for the counter forms, |name_iid| for the others,
 // |key_iid| for the annotation forms.

@@ -515,6 +515,45 @@ void WriteInstant(uint32_t category, uint8_t instances, const char* static_name)
   WriteNamedEventFast<EventType::kInstant>(category, instances, static_name);
 }
 
+// WriteEventWithInt()'s cache miss (more keys or names than the cache's
+// entries, cycled through): when the name, key and category are interned
+// on the sequence already, the entry is encoded again from their iids and
+// written; else (a first use, several sessions, ...) the simple path. The
+// fast path's checks are made again here, so that the fast path reaches
+// this by a tail call with its own arguments.
+static ZT_NOINLINE SessionTags WriteEventWithIntMiss(uint32_t category, uint8_t instances,
+                                                     EventType type, const char* static_name,
+                                                     const char* static_key, int64_t value,
+                                                     bool is_unsigned) {
+  uint8_t* p;
+  uint64_t now;
+  if (static_name) {
+    if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+      TrackEventIncrementalState* incremental = seq->incremental;
+      const uint32_t name_iid = incremental->event_names.Find(static_name);
+      const uint32_t key_iid = incremental->annotation_names.Find(static_key);
+      const bool category_interned =
+          (incremental->interned_categories[category / 64] >> (category % 64)) & 1;
+      if (name_iid != 0 && key_iid != 0 && category_interned) {
+        const EventBytesCache::Form form =
+            is_unsigned ? EventBytesCache::kUintAnnotation : EventBytesCache::kIntAnnotation;
+        EventBytesCache::Entry& entry = incremental->bytes_cache.EntryFor(static_name, form);
+        EncodeCachedIntAnnotationEvent(&entry, form, type, CategoryIid(category), name_iid,
+                                       key_iid);
+        entry.name = static_name;
+        entry.key = static_key;
+        entry.tag = EventBytesCache::Tag(category, type, form);
+        p = WriteFastTimestamp(p, seq, now);
+        seq->writer->EndRawPacketAndBeginNext(
+            WriteCachedVarIntEvent(p, entry, static_cast<uint64_t>(value)));
+        return seq->session_tags;
+      }
+    }
+  }
+  return WriteEventWithIntSlow(category, instances, type, static_name, static_key, value,
+                               is_unsigned);
+}
+
 SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
                               const char* static_name, const char* static_key,
                               int64_t value, bool is_unsigned) {
@@ -534,7 +573,7 @@ SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType ty
       }
     }
   }
-  return WriteEventWithIntSlow(category, instances, type, static_name, static_key, value,
+  return WriteEventWithIntMiss(category, instances, type, static_name, static_key, value,
                                is_unsigned);
 }
 

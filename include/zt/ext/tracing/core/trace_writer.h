@@ -167,7 +167,7 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // |end|, and opens the next packet in the same chunk. A packet longer
   // than the room checked (kMaxRawPacketSize at most) would have overrun
   // it: a CHECK in every build.
-  void EndRawPacketAndBeginNext(uint8_t* end) {
+  ZT_ALWAYS_INLINE void EndRawPacketAndBeginNext(uint8_t* end) {
     uint8_t* const start = fragment_start_;
     const size_t size = static_cast<size_t>(end - start);
     ZT_CHECK(size <= kMaxRawPacketSize && end <= raw_limit_);
