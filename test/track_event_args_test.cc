@@ -21,6 +21,8 @@
 
 #include <gtest/gtest.h>
 
+#include "src/tracing/test/call_site_keys.h"
+
 namespace zt {
 namespace track_event_test {
 namespace {
@@ -258,30 +260,20 @@ TEST_F(TrackEventTest, ManyNamesCycledThroughTheCacheReadBack) {
   }
 }
 
-// A literal key per call site, many call sites (as template instances:
-// each key a const char array, as a literal is).
+// A call site with a literal key of its own (call_site_keys.h).
 template <int N>
-struct SiteKey {
-  static constexpr char value[] = {'k', static_cast<char>('0' + N / 100 % 10),
-                                   static_cast<char>('0' + N / 10 % 10),
-                                   static_cast<char>('0' + N % 10), '\0'};
+struct EventWithSiteKey {
+  static void Run(int64_t value) {
+    TRACE_EVENT_INSTANT("test", "keyed", zt::test::CallSiteKey<N>::value, value);
+  }
 };
-template <int N>
-void EventWithSiteKey(int64_t value) {
-  TRACE_EVENT_INSTANT("test", "keyed", SiteKey<N>::value, value);
-}
-template <int... Ns>
-std::vector<void (*)(int64_t)> SiteKeyEvents(std::integer_sequence<int, Ns...>) {
-  return {&EventWithSiteKey<Ns>...};
-}
 
 // More keys on one event name than the cache holds, cycled through: each
 // miss is encoded again from the name's and key's iids; every key and
 // value reads back.
 TEST_F(TrackEventTest, ManyKeysCycledThroughTheCacheReadBack) {
   constexpr int kKeys = 200;
-  const std::vector<void (*)(int64_t)> sites =
-      SiteKeyEvents(std::make_integer_sequence<int, kKeys>());
+  const std::vector<void (*)(int64_t)> sites = zt::test::CallSites<EventWithSiteKey, kKeys>();
   ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [&] {
     for (int round = 0; round < 3; round++) {
       for (int k = 0; k < kKeys; k++)

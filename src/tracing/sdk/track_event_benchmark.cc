@@ -12,7 +12,6 @@
 //       callgrind's instruction counts on the calling thread
 //       (tools/track_event_callgrind).
 
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +24,7 @@
 #include <vector>
 
 #include "src/base/test/benchmark_cases.h"
+#include "src/tracing/test/call_site_keys.h"
 #include "src/tracing/sdk/track_event_writer_common.h"
 #include <benchmark/benchmark.h>
 
@@ -90,27 +90,19 @@ __attribute__((noinline)) void InstantDynamicNames() {
   static size_t index = 0;
   TRACE_EVENT_INSTANT("bench", zt::DynamicString(names[NextOf(&index, kManyNames)]));
 }
-// 1,000 call sites, each with its own literal key ("k000" to "k999": a
-// const char array per template instance, as a string literal is).
+// 1,000 call sites, each with its own literal key.
 template <int N>
-struct ManyKey {
-  static constexpr char value[] = {'k', static_cast<char>('0' + N / 100 % 10),
-                                   static_cast<char>('0' + N / 10 % 10),
-                                   static_cast<char>('0' + N % 10), '\0'};
+struct InstantWithKey {
+  static void Run(int64_t i) {
+    TRACE_EVENT_INSTANT("bench", "instant", zt::test::CallSiteKey<N>::value, i);
+  }
 };
-template <int N>
-void InstantWithKey(int64_t i) {
-  TRACE_EVENT_INSTANT("bench", "instant", ManyKey<N>::value, i);
-}
-template <int... Ns>
-constexpr std::array<void (*)(int64_t), sizeof...(Ns)> KeyedInstants(
-    std::integer_sequence<int, Ns...>) {
-  return {&InstantWithKey<Ns>...};
-}
+// Made before main(): no guard for a function-local static at each call.
+const std::vector<void (*)(int64_t)>* const g_keyed_instants =
+    new std::vector<void (*)(int64_t)>(zt::test::CallSites<InstantWithKey, kManyKeys>());
 __attribute__((noinline)) void InstantManyKeys(int64_t i) {
-  static constexpr auto kSites = KeyedInstants(std::make_integer_sequence<int, kManyKeys>());
   static size_t index = 0;
-  kSites[NextOf(&index, kManyKeys)](i);
+  (*g_keyed_instants)[NextOf(&index, kManyKeys)](i);
 }
 
 // Events per op, for the loss share.
