@@ -104,6 +104,9 @@ constexpr size_t kEventsPerEmit = 5;  // Three instants, a begin, an end.
 void EmitShapes(Values& v) {
   static char writable[24] = "writable array";
   static const char kPadded[32] = "padded";
+  // A NUL inside, none at the end: the string is up to the NUL on every path.
+  static const char kNulInside[24] = {'a', 'b', '\0', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x',
+                                      'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x'};
   EmitAllWays("i", v.Int());
   EmitAllWays("i32", v.SmallInt());
   EmitAllWays("u", v.Uint());
@@ -118,6 +121,8 @@ void EmitShapes(Values& v) {
   EmitAllWays("s64", "0123456789012345678901234567890123456789012345678901234567890123");
   EmitAllWays("s65", "01234567890123456789012345678901234567890123456789012345678901234");
   EmitAllWays("padded", kPadded);
+  EmitAllWays("nul inside", kNulInside);
+  EmitAllWays("i", v.Int(), "nul inside", kNulInside);
   EmitAllWays("writable", writable);
   EmitAllWays("cstr", v.CString());
   EmitAllWays("std", v.String());

@@ -151,15 +151,16 @@ struct IsFastArgList {
   static constexpr bool value = shape.ok && shape.count != 0;
 };
 
-// A string value's bytes and length, the length at most kMaxFastString + 1
-// (longer: the general path), or exact.
+// A string value's bytes and exact length (the caller sends a string
+// past kMaxFastString to the general path).
 struct FastString {
   const char* data;
   size_t size;
 };
 // A char array's string: up to its first NUL, as the general path reads
-// it; at most the array. Short arrays by a loop the compiler unrolls (a
-// literal's folds to its length).
+// it; the whole array when it holds none (never past it). Short arrays by
+// a loop the compiler unrolls (a literal's folds to its length), longer
+// ones by memchr.
 template <size_t N>
 inline FastString FastStringOfArray(const char* array) {
   if constexpr (N <= 16) {
@@ -168,7 +169,9 @@ inline FastString FastStringOfArray(const char* array) {
       size++;
     return FastString{array, size};
   } else {
-    return FastString{array, array[N - 1] == '\0' ? __builtin_strlen(array) : N};
+    const void* nul = __builtin_memchr(array, 0, N);
+    return FastString{array, nul ? static_cast<size_t>(static_cast<const char*>(nul) - array)
+                                 : N};
   }
 }
 // One function, not overloads: a const char* overload would take arrays.
