@@ -671,17 +671,7 @@ static ZT_NOINLINE SessionTags WriteEventWithDynamicNameSlow(uint32_t category,
   spec.category = category;
   spec.type = type;
   spec.name = EventName{name, size, EventName::kDynamic};
-  SessionTags sessions = 0;
-  for (uint32_t i = 0; instances != 0; i++, instances >>= 1) {
-    if (!(instances & 1))
-      continue;
-    EventContext ctx;
-    if (!BeginEvent(i, spec, &ctx))
-      continue;
-    sessions |= SessionTags{EventContextSessionTag(ctx)} << (8 * i);
-    EndEvent(&ctx);
-  }
-  return sessions;
+  return EmitWithSpec(spec, instances).sessions;
 }
 
 // A packet of WriteEventWithDynamicName()'s fast path: a timestamp (11),
