@@ -274,10 +274,12 @@ int Main(int argc, char** argv) {
           static_cast<int>(getpid()), producer_socket.c_str(), consumer_socket.c_str());
   runner.Run();
   const ProducerPortStats& commits = host->producer_port_stats();
-  ZT_ILOG("ztraced: commits: %llu through commit queues (%llu wake-ups, %llu queues, %llu "
-          "closed as corrupt with %llu bytes unread), %llu as CommitData messages",
+  ZT_ILOG("ztraced: commits: %llu through commit queues (%llu wake-ups by doorbell, %llu by "
+          "poll timer, %llu queues, %llu closed as corrupt with %llu bytes unread), %llu as "
+          "CommitData messages",
           static_cast<unsigned long long>(commits.commits_by_queue),
           static_cast<unsigned long long>(commits.queue_wakeups),
+          static_cast<unsigned long long>(commits.queue_poll_wakeups),
           static_cast<unsigned long long>(commits.queues_set_up),
           static_cast<unsigned long long>(commits.queues_closed),
           static_cast<unsigned long long>(commits.queue_bytes_lost),

@@ -88,14 +88,23 @@ bool CommitQueueWriter::Write(const void* bytes, size_t size, uint32_t socket_se
   if (state->load(std::memory_order_seq_cst) == expected &&
       state->compare_exchange_strong(expected, StateValue(CommitQueueReaderState::kBusy),
                                      std::memory_order_seq_cst)) {
-    const uint64_t one = 1;
-    // Cannot block (non-blocking eventfd) and cannot fail short of the
-    // counter's 2^64 - 2 limit; a failed ring would only delay the records
-    // to the next socket message, which drains them.
-    if (write(doorbell_fd_, &one, sizeof(one)) == static_cast<ssize_t>(sizeof(one)))
-      doorbells_rung_++;
+    RingDoorbell();
+  } else if (used < capacity_ / 2 && used + needed >= capacity_ / 2) {
+    // A busy reader that polls (docs/design/commit_queue.md "Polling") may
+    // look only an interval later: a ring half full is worth a wake-up now,
+    // before it fills and batches go as socket messages. Once per crossing.
+    RingDoorbell();
   }
   return true;
+}
+
+void CommitQueueWriter::RingDoorbell() {
+  const uint64_t one = 1;
+  // Cannot block (non-blocking eventfd) and cannot fail short of the
+  // counter's 2^64 - 2 limit; a failed ring would only delay the records
+  // to the next socket message, which drains them.
+  if (write(doorbell_fd_, &one, sizeof(one)) == static_cast<ssize_t>(sizeof(one)))
+    doorbells_rung_++;
 }
 
 bool CommitQueueWriter::Drained() const {

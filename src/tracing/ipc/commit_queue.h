@@ -50,7 +50,8 @@ class CommitQueueWriter {
 
   // Appends one record of |size| bytes, tagged with |socket_sequence| (the
   // number of socket messages sent before it), and rings the doorbell if
-  // the reader is idle. False, with nothing written, if the record does
+  // the reader is idle, or if this record fills the ring past half (a
+  // polling reader looks only every interval). False, with nothing written, if the record does
   // not fit now or the reader closed the queue (closed() then says so).
   bool Write(const void* bytes, size_t size, uint32_t socket_sequence);
 
@@ -65,6 +66,8 @@ class CommitQueueWriter {
   uint64_t UnreadBytes() const;
 
  private:
+  void RingDoorbell();
+
   uint8_t* const region_;
   const size_t capacity_;
   const int doorbell_fd_;

@@ -161,6 +161,45 @@ TEST_F(CommitQueuePortTest, AMessageAppliesTheRecordsMadeBeforeIt) {
   EXPECT_TRUE(writer_->Drained());
 }
 
+TEST_F(CommitQueuePortTest, RecordsInQuickSuccessionArePolledWithoutDoorbells) {
+  ASSERT_TRUE(SetUpQueue(shm_.get(), kCommitQueueBytes));
+  const ProducerPortStats& stats = host_->producer_port_stats();
+  std::string empty;
+  EncodeCommitRecord(CommitData(), &empty);
+  uint64_t written = 0;
+  // |n| records back to back (the service does not run in between), then
+  // the service runs until it has read them.
+  auto write_and_drain = [&](int n) {
+    for (int i = 0; i < n; i++)
+      EXPECT_TRUE(writer_->Write(empty.data(), empty.size(), messages_sent_));
+    written += static_cast<uint64_t>(n);
+    return runner_.RunUntil([&] { return writer_->Drained(); });
+  };
+  // One record per wake-up: the doorbell, and no polling.
+  ASSERT_TRUE(write_and_drain(1));
+  EXPECT_EQ(writer_->doorbells_rung(), 1u);
+  EXPECT_EQ(stats.queue_polls_started, 0u) << "polled for a lone record";
+  // Two found at once: the ring stays busy and is looked at from a timer.
+  const uint64_t rung = writer_->doorbells_rung() + 1;
+  ASSERT_TRUE(write_and_drain(2)) << "two records were never applied";
+  ASSERT_EQ(writer_->doorbells_rung(), rung);
+  ASSERT_EQ(stats.queue_polls_started, 1u) << "two records at once did not start polling";
+  // While each look finds two, records are applied with no doorbell.
+  const uint64_t looks = stats.queue_poll_wakeups;
+  for (int i = 0; i < 10; i++)
+    ASSERT_TRUE(write_and_drain(2)) << "records written while polling were never applied";
+  EXPECT_EQ(writer_->doorbells_rung(), rung) << "rung a polling service";
+  EXPECT_GE(stats.queue_poll_wakeups, looks + 10);
+  EXPECT_EQ(stats.queue_polls_started, 1u);
+  // A look that finds one record ends polling: the ring is idle again, and
+  // the next record rings the doorbell (else it would wait for ever).
+  ASSERT_TRUE(write_and_drain(1));
+  EXPECT_EQ(writer_->doorbells_rung(), rung) << "rung a polling service";
+  ASSERT_TRUE(write_and_drain(1)) << "a record after polling ended was never applied";
+  EXPECT_EQ(writer_->doorbells_rung(), rung + 1) << "polling ended but the ring was not idle";
+  EXPECT_EQ(stats.commits_by_queue, written);
+}
+
 TEST_F(CommitQueuePortTest, WhatAFullRingCannotTakeGoesAsAMessageAfterItsRecords) {
   ASSERT_TRUE(SetUpQueue(shm_.get(), kCommitQueueBytes));
   const uint64_t id = StartFlush();

@@ -104,6 +104,29 @@ TEST_F(CommitQueueTest, TheDoorbellRingsOnlyForAnIdleReader) {
   EXPECT_EQ(writer_.doorbells_rung(), 1u);
 }
 
+TEST_F(CommitQueueTest, ABusyReaderIsRungOnceWhenTheRingFillsPastHalf) {
+  // A polling reader is busy and looks only every interval: the record
+  // that fills the ring past half rings it, and no other does.
+  std::string payload(1000, 'p');
+  const size_t record = payload.size() + kCommitRecordHeaderBytes;
+  const size_t to_half = (kCommitQueueRingBytes / 2 + record - 1) / record;
+  for (size_t i = 0; i + 1 < to_half; i++)
+    ASSERT_TRUE(writer_.Write(payload.data(), payload.size(), 0)) << i;
+  EXPECT_EQ(Rings(), 0u) << "rung below half";
+  ASSERT_TRUE(writer_.Write(payload.data(), payload.size(), 0));
+  EXPECT_EQ(Rings(), 1u) << "the record crossing half did not ring";
+  while (writer_.Write(payload.data(), payload.size(), 0)) {
+  }
+  EXPECT_EQ(Rings(), 0u) << "rung again past half";
+  // Read down below half and fill again: a new crossing, a new ring.
+  while (reader_.Next(0, false, &record_) == Status::kRecord) {
+  }
+  for (size_t i = 0; i < to_half; i++)
+    ASSERT_TRUE(writer_.Write(payload.data(), payload.size(), 0)) << i;
+  EXPECT_EQ(Rings(), 1u);
+  EXPECT_EQ(writer_.doorbells_rung(), 2u);
+}
+
 TEST_F(CommitQueueTest, ARecordAheadOfTheSocketWaitsForIt) {
   ASSERT_TRUE(writer_.Write("after 0", 7, 0));
   ASSERT_TRUE(writer_.Write("after 2", 7, 2));

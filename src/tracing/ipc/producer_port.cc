@@ -1,9 +1,11 @@
 #include "src/tracing/ipc/producer_port.h"
 
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <string>
@@ -34,6 +36,17 @@ using protos::gen::GetAsyncCommandResponse;
 // producer does; its queue is closed.
 constexpr size_t kMaxBytesPerDrain = 64 * 1024;
 
+// Polling under load (docs/design/commit_queue.md "Polling"): a queue whose
+// records come faster than one per kQueuePollInterval is not marked idle
+// after a drain; it is read again an interval later, from a timer, for as
+// long as each look finds two records or more. Its producer then rings no
+// doorbell, and the service is woken once per interval instead of once per
+// batch. A look that finds one record or none saved nothing over the
+// doorbell: the ring goes idle. A record waits at most an interval, and a
+// queue costs the service at most one wake-up per interval, never more
+// than the doorbells its producer could ring instead.
+constexpr std::chrono::microseconds kQueuePollInterval(50);
+
 // One connected producer: the service's Producer callbacks become commands
 // on the client's GetAsyncCommand stream.
 class RemoteProducer : public Producer {
@@ -43,7 +56,7 @@ class RemoteProducer : public Producer {
       : client_(client), runner_(runner), stats_(stats) {}
   ~RemoteProducer() override {
     if (queue_)
-      runner_->RemoveFileDescriptorWatch(queue_->doorbell.get());
+      UnwatchQueue(queue_.get());
   }
 
   const ipc::ClientInfo& client() const { return client_; }
@@ -81,9 +94,21 @@ class RemoteProducer : public Producer {
       ZT_PLOG("producer pid %d: no eventfd for a commit queue", static_cast<int>(client_.pid));
       return false;
     }
-    queue_.reset(new Queue{std::move(shm), nullptr, std::move(doorbell)});
+    base::ScopedFile poll_timer(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+    if (!poll_timer) {
+      ZT_PLOG("producer pid %d: no timerfd for a commit queue", static_cast<int>(client_.pid));
+      return false;
+    }
+    queue_.reset(new Queue);
+    queue_->shm = std::move(shm);
+    queue_->doorbell = std::move(doorbell);
+    queue_->poll_timer = std::move(poll_timer);
     queue_->reader.reset(new CommitQueueReader(queue_->shm->start(), queue_->shm->size()));
     base::WeakPtr<RemoteProducer> weak = weak_factory_.GetWeakPtr();
+    runner_->AddFileDescriptorWatch(queue_->poll_timer.get(), [weak] {
+      if (weak)
+        weak->OnPollTimer();
+    });
     // Edge-triggered where the runner can: each ring wakes us once and
     // the eventfd is never read back (one system call fewer per wake-up).
     queue_->edge_triggered =
@@ -118,6 +143,7 @@ class RemoteProducer : public Producer {
     const bool any_order = drain == Drain::kFinal;
     const bool whole_ring = drain == Drain::kBeforeMessage || any_order;
     size_t budget = whole_ring ? queue_->reader->capacity() : kMaxBytesPerDrain;
+    size_t applied = 0;
     for (;;) {
       switch (queue_->reader->Next(socket_messages_, any_order, &record_)) {
         case CommitQueueReader::Status::kRecord: {
@@ -130,6 +156,7 @@ class RemoteProducer : public Producer {
             return CloseCommitQueue("a record that does not decode");
           }
           stats_->commits_by_queue++;
+          applied++;
           endpoint_->CommitData(commit_buffer_);
           if (cost < budget) {
             budget -= cost;
@@ -142,6 +169,9 @@ class RemoteProducer : public Producer {
         case CommitQueueReader::Status::kWaiting:
           return;  // Busy: the socket message it waits for drains it.
         case CommitQueueReader::Status::kEmpty:
+          // Busy still, with a look scheduled: the producer rings nobody.
+          if (!any_order && KeepPolling(applied))
+            return;
           if (queue_->reader->GoIdle())
             return;
           // A record came as the ring went idle; a producer making that
@@ -232,8 +262,62 @@ class RemoteProducer : public Producer {
     std::unique_ptr<base::MemfdSharedMemory> shm;
     std::unique_ptr<CommitQueueReader> reader;
     base::ScopedFile doorbell;  // Written by the producer, watched here.
+    base::ScopedFile poll_timer;  // A timerfd: the next look while polling.
     bool edge_triggered = false;  // Else the doorbell must be read back.
+    bool polling = false;         // The timer is armed; the ring stays busy.
+    bool timer_look = false;      // In the timer's drain.
+    // When a drain last applied records.
+    std::chrono::steady_clock::time_point last_applied;
   };
+
+  void UnwatchQueue(Queue* queue) {
+    runner_->RemoveFileDescriptorWatch(queue->doorbell.get());
+    runner_->RemoveFileDescriptorWatch(queue->poll_timer.get());
+  }
+
+  // Called when a drain (not the final one) found the ring empty after
+  // applying |applied| records: true if the queue is polled (the timer is
+  // armed, the ring left busy), false if it should go idle.
+  bool KeepPolling(size_t applied) {
+    Queue* queue = queue_.get();
+    if (queue->polling)
+      return true;  // A drain between the timer's looks (after a message).
+    // A look or a wake-up that found one record saved nothing over the
+    // doorbell; two or more, or records closer together than an interval,
+    // are worth polling for.
+    const auto now = std::chrono::steady_clock::now();
+    const bool close_together = now - queue->last_applied < kQueuePollInterval;
+    if (applied)
+      queue->last_applied = now;
+    if (applied < 2 && !(applied == 1 && close_together && !queue->timer_look))
+      return false;
+    itimerspec when = {};
+    when.it_value.tv_nsec = std::chrono::nanoseconds(kQueuePollInterval).count();
+    if (timerfd_settime(queue->poll_timer.get(), 0, &when, nullptr) != 0) {
+      ZT_PLOG("producer pid %d: commit queue poll timer", static_cast<int>(client_.pid));
+      return false;
+    }
+    if (!queue->timer_look)
+      stats_->queue_polls_started++;
+    queue->polling = true;
+    return true;
+  }
+
+  // The poll timer fired: one look at the ring, then polling goes on (the
+  // timer re-armed) or ends (the ring idle, waiting for the doorbell).
+  void OnPollTimer() {
+    if (!queue_)
+      return;
+    uint64_t expirations = 0;
+    if (read(queue_->poll_timer.get(), &expirations, sizeof(expirations)) < 0 || !queue_->polling)
+      return;
+    stats_->queue_poll_wakeups++;
+    queue_->polling = false;
+    queue_->timer_look = true;
+    DrainCommitQueue(Drain::kOnDoorbell);
+    if (queue_)  // Not closed by the drain.
+      queue_->timer_look = false;
+  }
 
   void PostDrain() {
     if (drain_posted_)
@@ -258,7 +342,7 @@ class RemoteProducer : public Producer {
     ZT_ELOG("producer pid %d: commit queue closed: %s (%llu bytes of records unread, lost)",
             static_cast<int>(client_.pid), queue_->reader->error().c_str(),
             static_cast<unsigned long long>(lost));
-    runner_->RemoveFileDescriptorWatch(queue_->doorbell.get());
+    UnwatchQueue(queue_.get());
     stats_->queues_closed++;
     stats_->queue_bytes_lost += lost;
     closed_queue_ = std::move(queue_);

@@ -25,6 +25,8 @@ struct ProducerPortStats {
   uint64_t commits_by_message = 0;  // CommitData requests.
   uint64_t commits_by_queue = 0;    // Ring records applied.
   uint64_t queue_wakeups = 0;       // Doorbells the service was woken by.
+  uint64_t queue_polls_started = 0;  // Queues that went polling (busy, timer-read).
+  uint64_t queue_poll_wakeups = 0;   // Wake-ups by a polling queue's timer.
   uint64_t queues_set_up = 0;
   uint64_t queues_closed = 0;      // For corruption.
   uint64_t queue_bytes_lost = 0;   // Published in a queue closed before they were read.
