@@ -150,23 +150,38 @@ ABI::Chunk SharedMemoryArbiter::TryGetChunkLocked(
 }
 
 ABI::Chunk SharedMemoryArbiter::GetNewChunk(
-    const ABI::ChunkHeaderValues& header, BufferExhaustedPolicy policy) {
+    const ABI::ChunkHeaderValues& header, BufferExhaustedPolicy policy, uint64_t* stall_ns) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point deadline{};
+  Clock::time_point stall_start{};
+  // Called with lock_ held, at the end of a wait.
+  auto count_stall = [&] {
+    const uint64_t ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - stall_start).count());
+    stats_.stall_ns += ns;
+    if (stall_ns)
+      *stall_ns += ns;
+  };
   for (uint32_t attempt = 0;; attempt++) {
     std::unique_lock<std::mutex> lock(lock_);
     ABI::Chunk chunk = TryGetChunkLocked(header);
-    if (chunk.is_valid())
+    if (chunk.is_valid()) {
+      if (attempt > 0)
+        count_stall();
       return chunk;
+    }
     const bool give_up = policy == BufferExhaustedPolicy::kDrop ||
                          (attempt > 0 && Clock::now() >= deadline);
     if (give_up) {
       stats_.chunks_unavailable++;
-      if (policy != BufferExhaustedPolicy::kDrop)
+      if (policy != BufferExhaustedPolicy::kDrop) {
         stats_.stall_timeouts++;
+        count_stall();
+      }
     } else if (attempt == 0) {
       stats_.stalls++;
-      deadline = Clock::now() + options_.stall_timeout;
+      stall_start = Clock::now();
+      deadline = stall_start + options_.stall_timeout;
     }
     // Whatever is complete but not yet announced is what the service needs
     // to free chunks: deliver it now, unless the service has not started

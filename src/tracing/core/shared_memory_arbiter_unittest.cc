@@ -173,6 +173,22 @@ TEST(SharedMemoryArbiterTest, GivingUpSendsWhatWasHeldBack) {
   EXPECT_EQ(rig.service.packets().size(), 3u);
 }
 
+// The time a writer waited is counted, for it and for the arbiter: here
+// one wait that lasted at least its timeout.
+TEST(SharedMemoryArbiterTest, TheTimeSpentStallingIsCounted) {
+  Rig rig(4, std::chrono::milliseconds(30));
+  auto w =
+      rig.arbiter->CreateTraceWriter(0, BufferExhaustedPolicy::kStallThenDrop);
+  for (uint8_t i = 0; i < 3; i++)
+    WriteChunkSizedPacket(w.get(), i);
+  EXPECT_EQ(w->stats().stall_ns, 0u) << "counted a wait before the SMB was full";
+  for (uint8_t i = 3; i < 5; i++)
+    WriteChunkSizedPacket(w.get(), i);
+  ASSERT_EQ(rig.arbiter->stats().stall_timeouts, 1u);
+  EXPECT_GE(w->stats().stall_ns, 30u * 1000 * 1000);
+  EXPECT_EQ(rig.arbiter->stats().stall_ns, w->stats().stall_ns);
+}
+
 // Liveness: writers that keep stalling on a small SMB (16 chunks: each of
 // the 4 writers holds one and needs a second to return it), a service
 // thread taking batches as they come. Holding chunks back must never leave them

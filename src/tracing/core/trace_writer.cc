@@ -216,7 +216,7 @@ ContiguousMemoryRange TraceWriter::AcquireNextRange() {
   // A writer already dropping does not stall again for every packet.
   const BufferExhaustedPolicy policy =
       dropping_ ? BufferExhaustedPolicy::kDrop : policy_;
-  ABI::Chunk next = arbiter_->GetNewChunk(header, policy);
+  ABI::Chunk next = arbiter_->GetNewChunk(header, policy, &stats_.stall_ns);
 
   if (!next.is_valid()) {
     if (cur_chunk_.is_valid()) {

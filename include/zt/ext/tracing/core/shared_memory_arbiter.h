@@ -56,6 +56,7 @@ class SharedMemoryArbiter {
     uint64_t chunks_unavailable = 0;  // Requests that ended without a chunk.
     uint64_t stalls = 0;              // Requests that had to wait.
     uint64_t stall_timeouts = 0;      // ... and still got nothing.
+    uint64_t stall_ns = 0;            // Time spent in those waits, all writers.
     uint64_t release_failures = 0;    // Chunks the page word disowned (peer).
     uint64_t commits = 0;
     // Times a batch due (full, or wanted by a stalled writer) was kept back
@@ -94,10 +95,11 @@ class SharedMemoryArbiter {
 
   // --- For TraceWriter ---
   // A chunk in BeingWritten with |header| written, or an invalid chunk when
-  // the policy gave up.
+  // the policy gave up. A wait for one (kStallThenDrop) adds its duration
+  // to |*stall_ns| if given, and to stats().stall_ns.
   SharedMemoryABI::Chunk GetNewChunk(
       const SharedMemoryABI::ChunkHeaderValues& header,
-      BufferExhaustedPolicy policy);
+      BufferExhaustedPolicy policy, uint64_t* stall_ns = nullptr);
   // Marks |chunk| Complete, queues it for the service together with the
   // filled patches at the head of |patches| (removed from it; null: none).
   void ReturnCompletedChunk(SharedMemoryABI::Chunk chunk,

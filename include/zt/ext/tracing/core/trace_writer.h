@@ -90,6 +90,8 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     uint64_t packets_dropped = 0;
     uint64_t drop_episodes = 0;    // Times the writer entered drop mode.
     uint64_t chunks_used = 0;
+    // Time this writer waited for a free chunk (kStallThenDrop).
+    uint64_t stall_ns = 0;
   };
 
   ~TraceWriter() override;
