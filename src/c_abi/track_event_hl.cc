@@ -620,7 +620,7 @@ ZT_NOINLINE void EmitColdRetry(TeThread* thread, uint32_t mask, PerfettoTeCatego
     std::atomic_signal_fence(std::memory_order_seq_cst);
     const bool done =
         HotWriterCurrent(thread) &&
-        thread->hot_writer->BeginRawPacketInNewChunk(TraceWriter::kMaxRawPacketSize) &&
+        thread->hot_writer->BeginRawPacketSlow(TraceWriter::kMaxRawPacketSize) &&
         EmitHot(thread, cat, type, name, extras);
     std::atomic_signal_fence(std::memory_order_seq_cst);
     thread->in_trace_point = false;
@@ -736,7 +736,7 @@ ZT_NOINLINE void EmitPlainCold(TeThread* thread) {
   // writing the event through the handle in fragments across two chunks.
   // (Here, not in the hot path: a call there costs it saved registers.)
   if (TeInstances(cat) == thread->hot_mask && HotWriterCurrent(thread) &&
-      thread->hot_writer->BeginRawPacketInNewChunk(TraceWriter::kRawPacketRoom) &&
+      thread->hot_writer->BeginRawPacketSlow(TraceWriter::kRawPacketRoom) &&
       EmitHotPlain(thread, cat, type, name)) {
     std::atomic_signal_fence(std::memory_order_seq_cst);
     thread->in_trace_point = false;

@@ -115,15 +115,21 @@ TraceWriter::TracePacketHandle TraceWriter::NewTracePacketSlowPath() {
   return TracePacketHandle(this);
 }
 
-uint8_t* TraceWriter::BeginRawPacketInNewChunk(size_t max_size) {
+uint8_t* TraceWriter::BeginRawPacketSlow(size_t max_size) {
   uint8_t* const start = stream_writer_.write_ptr();
-  const bool only_room_is_short =
+  const bool open_and_empty =
       in_packet_ && start == fragment_start_ && cur_fragment_size_field_ != nullptr &&
       cur_count() < count_limit_ && !has_pending_patches_ && !dropping_ &&
-      max_size <= kMaxRawPacketSize && cur_chunk_.is_valid() &&
-      stream_writer_.end() - start < static_cast<ptrdiff_t>(max_size + kMinRoomForPacket);
-  if (!only_room_is_short)
+      max_size <= kMaxRawPacketSize && cur_chunk_.is_valid();
+  if (!open_and_empty)
     return nullptr;
+  const bool room_is_short =
+      stream_writer_.end() - start < static_cast<ptrdiff_t>(max_size + kMinRoomForPacket);
+  if (!room_is_short) {
+    // The count's bound was met in a large chunk: computed again from here.
+    UpdateRawStart();
+    return BeginRawPacket(max_size);
+  }
   // The empty packet: its size, 0, and nothing else of it.
   WriteRedundantVarInt4(0, cur_fragment_size_field_);
   cur_fragment_size_field_ = nullptr;

@@ -311,7 +311,7 @@ inline void WriteEncodedEvent(uint32_t instance, TrackEventSequence* seq,
   uint8_t* dst = writer->BeginRawPacket(RawPacketSizeFor(kMaxBytes));
   if (ZT_UNLIKELY(dst == nullptr)) {
     // At a chunk's end: the next chunk, rather than fragments in two.
-    dst = writer->BeginRawPacketInNewChunk(RawPacketSizeFor(kMaxBytes));
+    dst = writer->BeginRawPacketSlow(RawPacketSizeFor(kMaxBytes));
     if (dst == nullptr) {
       WriteEncodedEventSlow<kMaxBytes>(instance, seq, category, is_end, encode);
       return;

@@ -157,13 +157,16 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     }
     return nullptr;
   }
-  // BeginRawPacket(max_size) for when it refused because the chunk's room
-  // is short, and only that: the open packet, empty, stays behind (readers
-  // skip empty packets) and the raw packet opens a new chunk, rather than
-  // the event going through the handle in fragments across two chunks.
-  // Null when something else refuses (drop mode, a loss mark to write,
-  // patches pending, the packet not empty) or no chunk is free. Slow path.
-  uint8_t* BeginRawPacketInNewChunk(size_t max_size);
+  // BeginRawPacket(max_size) for when it refused, slow path. When the
+  // bound that keeps the chunk's packet count in range was met (it is
+  // computed conservatively, see UpdateRawStart()), it is computed again
+  // and the packet begins here. When the chunk's room is short, the open
+  // packet, empty, stays behind (readers skip empty packets) and the raw
+  // packet opens a new chunk, rather than the event going through the
+  // handle in fragments across two chunks. Null when something else
+  // refuses (drop mode, a loss mark to write, patches pending, the packet
+  // not empty, the count full) or no chunk is free.
+  uint8_t* BeginRawPacketSlow(size_t max_size);
 
   // Closes the packet BeginRawPacket() opened for raw bytes, which end at
   // |end|, and opens the next packet in the same chunk. A packet longer
@@ -172,7 +175,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   ZT_ALWAYS_INLINE void EndRawPacketAndBeginNext(uint8_t* end) {
     uint8_t* const start = fragment_start_;
     const size_t size = static_cast<size_t>(end - start);
-    ZT_CHECK(size <= kMaxRawPacketSize && end <= raw_limit_);
+    // A raw packet starts at or before raw_start_limit_, kRawPacketRoom
+    // before raw_limit_: one within that room needs one compare.
+    ZT_CHECK(size <= kRawPacketRoom || (size <= kMaxRawPacketSize && end <= raw_limit_));
     // The size as a redundant 4-byte varint, bytes {size|0x80, 0x80, 0x80,
     // 0}, in one little-endian store, into the packet's header (a raw
     // packet is one fragment: its header is just before it).
@@ -189,8 +194,9 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
     stats_.packets_started++;
     CountPacketInChunk();
     // As UpdateRawStart(), knowing that no patch is pending (none was when
-    // this packet began, and raw bytes add none).
-    raw_start_ = (next <= raw_start_limit_ && cur_count() < count_limit_) ? next : NoRawStart();
+    // this packet began, and raw bytes add none) and that the count is in
+    // range below raw_start_limit_.
+    raw_start_ = next <= raw_start_limit_ ? next : NoRawStart();
   }
   // Leaves the packet BeginRawPacket() opened open for more, through the
   // handle, after raw bytes up to |end|.
@@ -312,13 +318,29 @@ class TraceWriter : public protozero::ScatteredStreamWriter::Delegate {
   // to 0. Anything that moves the write pointer off the packet's start
   // (bytes through the handle, a new chunk, the garbage range) disables it
   // by that alone; the slow paths also clear raw_start_ outright.
+  //
+  // raw_start_limit_ also keeps the chunk's count in range, so that
+  // EndRawPacketAndBeginNext() need not look at it: each raw packet's end
+  // moves the next one's start on by its 4-byte header at least and counts
+  // one packet, so a start below fragment_start_ + 4 * (counts left - 1) + 3
+  // is one with a count left. In chunks of 4 KiB it never binds (a chunk
+  // cannot hold 1,023 packets); in larger ones, when it does,
+  // BeginRawPacketSlow() computes it again from where the writer is.
   void UpdateRawStart() {
     raw_limit_ = stream_writer_.end() - kMinRoomForPacket;
-    raw_start_limit_ = raw_limit_ - kRawPacketRoom;
-    raw_start_ = (fragment_start_ <= raw_start_limit_ && cur_count() < count_limit_ &&
-                  !has_pending_patches_)
-                     ? fragment_start_
-                     : NoRawStart();
+    uint8_t* limit = raw_limit_ - kRawPacketRoom;
+    const int counts_left = static_cast<int>(count_limit_) - static_cast<int>(cur_count());
+    if (counts_left <= 0 || has_pending_patches_ || fragment_start_ > limit) {
+      raw_start_limit_ = limit;
+      raw_start_ = NoRawStart();
+      return;
+    }
+    constexpr size_t kHeader = SharedMemoryABI::kPacketHeaderSize;
+    const size_t by_count = kHeader * static_cast<size_t>(counts_left - 1) + (kHeader - 1);
+    if (static_cast<size_t>(limit - fragment_start_) > by_count)
+      limit = fragment_start_ + by_count;
+    raw_start_limit_ = limit;
+    raw_start_ = fragment_start_;
   }
 
   // What raw_start_ holds when no raw packet may start: never a write
