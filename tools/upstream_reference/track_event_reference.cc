@@ -8,10 +8,12 @@
 //
 //   track_event_reference --zt_list_cases
 //   track_event_reference --zt_case=NAME --zt_iterations=N
+//       (with ZT_REPORT_NS set: prints the loop's ns per op, as ours does)
 //
 // Same session as ours: the in-process backend, a 256 KiB SMB, a DISCARD
 // buffer large enough for every event, category "off" disabled.
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -164,9 +166,13 @@ int main(int argc, char** argv) {
   if (it->second.needs_session)
     session = StartSession(static_cast<uint64_t>(iterations) *
                            static_cast<uint64_t>(it->second.events_per_op));
+  const auto start = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < iterations; i++)
     it->second.run(i);
+  const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
   if (session)
     session->StopBlocking();
+  if (getenv("ZT_REPORT_NS") && iterations > 0)
+    printf("ns_per_op %.2f\n", elapsed.count() / static_cast<double>(iterations));
   return 0;
 }

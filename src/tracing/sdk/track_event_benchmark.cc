@@ -10,7 +10,8 @@
 //   track_event_benchmark --zt_case=NAME --zt_iterations=N
 //       runs one case N times in a session, without the harness, for
 //       callgrind's instruction counts on the calling thread
-//       (tools/track_event_callgrind).
+//       (tools/track_event_callgrind); with ZT_REPORT_NS set in the
+//       environment it also prints the loop's ns per op.
 
 #include <chrono>
 #include <cstdio>
@@ -250,10 +251,16 @@ int RunOneCase(const std::string& name, int64_t iterations) {
     session = StartSession(static_cast<uint64_t>(iterations) *
                            static_cast<uint64_t>(it->second.events_per_op));
   }
+  const auto start = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < iterations; i++)
     it->second.run(i);
+  const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
   if (session)
     session->StopBlocking();
+  // For tools/compare_upstream_track_events: the loop's own time (the
+  // session's setup and end left out), as upstream's reference prints it.
+  if (getenv("ZT_REPORT_NS") && iterations > 0)
+    printf("ns_per_op %.2f\n", elapsed.count() / static_cast<double>(iterations));
   return 0;
 }
 

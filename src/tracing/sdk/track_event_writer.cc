@@ -469,8 +469,9 @@ static ZT_NOINLINE void WriteSliceEndSlow(uint8_t instances, uint64_t track_uuid
 // else (a first use) the simple path, which interns them.
 template <EventType kType>
 static ZT_NOINLINE SessionTags WriteNamedEventMiss(TrackEventSequence* seq, uint8_t* p,
-                                                   uint64_t now, uint32_t category,
+                                                   uint64_t now, uint32_t event_key,
                                                    uint8_t instances, const char* static_name) {
+  const uint32_t category = event_key & 0xFFFF;
   TrackEventIncrementalState* incremental = seq->incremental;
   const uint32_t name_iid = incremental->event_names.Find(static_name);
   const bool category_interned =
@@ -482,37 +483,43 @@ static ZT_NOINLINE SessionTags WriteNamedEventMiss(TrackEventSequence* seq, uint
   EncodeCachedPlainEvent(&entry, kType, CategoryIid(category), name_iid);
   entry.name = static_name;
   entry.key = nullptr;
-  entry.tag = EventBytesCache::Tag(category, kType, EventBytesCache::kPlain);
+  entry.tag = event_key;
   p = WriteFastTimestamp(p, seq, now);
   seq->writer->EndRawPacketAndBeginNext(WriteCachedPlainEvent(p, entry));
   return seq->session_tags;
 }
 
+// The call site's key is the cache's tag for the plain form.
+static_assert(EventBytesCache::kPlain == 0 &&
+                  EventBytesCache::Tag(7, EventType::kInstant, EventBytesCache::kPlain) ==
+                      NamedEventKey(7, EventType::kInstant),
+              "NamedEventKey() is the plain form's cache tag");
+
 template <EventType kType>
-static ZT_ALWAYS_INLINE inline SessionTags WriteNamedEventFast(uint32_t category,
+static ZT_ALWAYS_INLINE inline SessionTags WriteNamedEventFast(uint32_t event_key,
                                                                uint8_t instances,
                                                                const char* static_name) {
   uint8_t* p;
   uint64_t now;
   if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
     if (const EventBytesCache::Entry* entry =
-            FastEntry(seq, static_name, EventBytesCache::kPlain,
-                      EventBytesCache::Tag(category, kType, EventBytesCache::kPlain))) {
+            FastEntry(seq, static_name, EventBytesCache::kPlain, event_key)) {
       p = WriteFastTimestamp(p, seq, now);
       seq->writer->EndRawPacketAndBeginNext(WriteCachedPlainEvent(p, *entry));
       return seq->session_tags;
     }
-    return WriteNamedEventMiss<kType>(seq, p, now, category, instances, static_name);
+    return WriteNamedEventMiss<kType>(seq, p, now, event_key, instances, static_name);
   }
-  return WriteEvent(category, instances, kType, static_name);
+  return WriteEvent(event_key & 0xFFFF, instances, kType, static_name);
 }
 
-SessionTags WriteSliceBegin(uint32_t category, uint8_t instances, const char* static_name) {
-  return WriteNamedEventFast<EventType::kSliceBegin>(category, instances, static_name);
+SessionTags WriteNamedSliceBegin(uint32_t event_key, uint8_t instances,
+                                 const char* static_name) {
+  return WriteNamedEventFast<EventType::kSliceBegin>(event_key, instances, static_name);
 }
 
-void WriteInstant(uint32_t category, uint8_t instances, const char* static_name) {
-  WriteNamedEventFast<EventType::kInstant>(category, instances, static_name);
+void WriteNamedInstant(uint32_t event_key, uint8_t instances, const char* static_name) {
+  WriteNamedEventFast<EventType::kInstant>(event_key, instances, static_name);
 }
 
 // WriteEventWithInt()'s cache miss (more keys or names than the cache's

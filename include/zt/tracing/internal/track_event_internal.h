@@ -156,9 +156,15 @@ inline const char* DynamicCategoryName(const C& category) {
 SessionTags WriteEvent(uint32_t category, uint8_t instances, EventType type,
                        const char* static_name);
 // The same for a named slice begin and a named instant: a function per
-// type keeps their fast paths an argument shorter.
-SessionTags WriteSliceBegin(uint32_t category, uint8_t instances, const char* static_name);
-void WriteInstant(uint32_t category, uint8_t instances, const char* static_name);
+// type keeps their fast paths an argument shorter, and the call site
+// passes the category and the type as one constant (NamedEventKey), the
+// form the library's cache keys its entries by, so that the fast path
+// compares it as it comes.
+constexpr uint32_t NamedEventKey(uint32_t category, EventType type) {
+  return category | static_cast<uint32_t>(type) << 16;
+}
+SessionTags WriteNamedSliceBegin(uint32_t event_key, uint8_t instances, const char* static_name);
+void WriteNamedInstant(uint32_t event_key, uint8_t instances, const char* static_name);
 // Common forms, out of line: one integer annotation with a literal name;
 // a counter value without other arguments.
 SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
@@ -455,10 +461,12 @@ ZT_ALWAYS_INLINE inline SliceBegun EmitSliceBegin(uint32_t category, uint8_t ins
                                                   Args&&... args) {
   if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
     (void)category_value;
-    return SliceBegun{0, WriteSliceBegin(category, instances, name)};
+    return SliceBegun{
+        0, WriteNamedSliceBegin(NamedEventKey(category, EventType::kSliceBegin), instances, name)};
   } else if constexpr (IsPlainStaticStringEvent<C, N, Args...>::value) {
     (void)category_value;
-    return SliceBegun{0, WriteSliceBegin(category, instances, name.value)};
+    return SliceBegun{0, WriteNamedSliceBegin(NamedEventKey(category, EventType::kSliceBegin),
+                                              instances, name.value)};
   } else {
     return EmitEvent<EventType::kSliceBegin>(category, instances, category_value,
                                              static_cast<N&&>(name),
@@ -470,10 +478,10 @@ ZT_ALWAYS_INLINE inline void EmitInstant(uint32_t category, uint8_t instances,
                                          const C& category_value, N&& name, Args&&... args) {
   if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
     (void)category_value;
-    WriteInstant(category, instances, name);
+    WriteNamedInstant(NamedEventKey(category, EventType::kInstant), instances, name);
   } else if constexpr (IsPlainStaticStringEvent<C, N, Args...>::value) {
     (void)category_value;
-    WriteInstant(category, instances, name.value);
+    WriteNamedInstant(NamedEventKey(category, EventType::kInstant), instances, name.value);
   } else {
     EmitEvent<EventType::kInstant>(category, instances, category_value,
                                    static_cast<N&&>(name),
