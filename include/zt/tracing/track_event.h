@@ -133,7 +133,7 @@
       ZT_INTERNAL_CONCAT(zt_internal_instances_, __COUNTER__), category, \
       __VA_ARGS__)
 #define ZT_INTERNAL_TRACK_EVENT_BEGIN_NAMED_(id, instances, category, ...)           \
-  [&]() -> ::zt::internal::SliceBeginResult {                                        \
+  [&]() ZT_ALWAYS_INLINE -> ::zt::internal::SliceBeginResult {                       \
     constexpr uint32_t id = ZT_INTERNAL_CATEGORY_ID(category);                       \
     const uint8_t instances = ::zt::internal::CategoryInstances(id, category);       \
     if (ZT_LIKELY(instances == 0))                                                   \

@@ -719,23 +719,34 @@ SessionTags WriteEventWithDynamicName(uint32_t category, uint8_t instances, Even
   return WriteEventWithDynamicNameSlow(category, instances, type, name, size);
 }
 
-void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) noexcept {
+// A slice's end on the thread's track, on the fast path; false where it
+// refuses.
+static ZT_ALWAYS_INLINE inline bool WriteThreadSliceEndFast(uint8_t instances,
+                                                           SessionTags sessions) {
   uint8_t* p;
   uint64_t now;
-  if (track_uuid == 0) {
-    TrackEventSequence* seq = FastSequence(instances, &p, &now);
-    if (ZT_LIKELY(seq != nullptr && seq->session_tags == sessions)) {
-      p = WriteFastTimestamp(p, seq, now);
-      // sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE, track_event (2
-      // bytes) {type = TYPE_SLICE_END}.
-      static constexpr uint8_t kSliceEnd[8] = {0x68, kNeedsStateFlag, 0x5a, 0x02,
-                                               0x48, 0x02, 0, 0};
-      memcpy(p, kSliceEnd, sizeof(kSliceEnd));
-      seq->writer->EndRawPacketAndBeginNext(p + 6);
-      return;
-    }
-  }
+  TrackEventSequence* seq = FastSequence(instances, &p, &now);
+  if (ZT_UNLIKELY(seq == nullptr || seq->session_tags != sessions))
+    return false;
+  p = WriteFastTimestamp(p, seq, now);
+  // sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE, track_event (2 bytes)
+  // {type = TYPE_SLICE_END}.
+  static constexpr uint8_t kSliceEnd[8] = {0x68, kNeedsStateFlag, 0x5a, 0x02, 0x48, 0x02, 0, 0};
+  memcpy(p, kSliceEnd, sizeof(kSliceEnd));
+  seq->writer->EndRawPacketAndBeginNext(p + 6);
+  return true;
+}
+
+void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) noexcept {
+  if (track_uuid == 0 && WriteThreadSliceEndFast(instances, sessions))
+    return;
   WriteSliceEndSlow(instances, track_uuid, sessions);
+}
+
+void WriteThreadSliceEnd(uint8_t instances, SessionTags sessions) noexcept {
+  if (WriteThreadSliceEndFast(instances, sessions))
+    return;
+  WriteSliceEndSlow(instances, 0, sessions);
 }
 
 }  // namespace internal

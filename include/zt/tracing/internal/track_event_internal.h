@@ -196,6 +196,9 @@ void WriteDoubleCounter(uint32_t category, uint8_t instances, const char* track_
 // where an exception would end the program anyway (and a compiler would
 // add a landing pad at every call site to say so).
 void WriteSliceEnd(uint8_t instances, uint64_t track_uuid, SessionTags sessions) noexcept;
+// The same on the thread's track (track_uuid 0), for a call site that
+// knows it at compile time: an argument and a test fewer.
+void WriteThreadSliceEnd(uint8_t instances, SessionTags sessions) noexcept;
 
 // The general case: for each instance, BeginEvent opens the packet and the
 // TrackEvent (false: nothing to write for this instance), the arguments
@@ -214,6 +217,16 @@ struct SliceBeginResult {
   SliceBegun begun;
 };
 
+// WriteThreadSliceEnd() where the compiler knows the track is the
+// thread's (the begin had no track argument), else WriteSliceEnd().
+ZT_ALWAYS_INLINE inline void EndSlice(uint8_t instances, uint64_t track_uuid,
+                                      SessionTags sessions) {
+  if (__builtin_constant_p(track_uuid) && track_uuid == 0)
+    WriteThreadSliceEnd(instances, sessions);
+  else
+    WriteSliceEnd(instances, track_uuid, sessions);
+}
+
 class ScopedSlice {
  public:
   explicit ScopedSlice(SliceBeginResult begin) : begin_(begin) {}
@@ -221,7 +234,7 @@ class ScopedSlice {
   ScopedSlice& operator=(const ScopedSlice&) = delete;
   ~ScopedSlice() {
     if (ZT_UNLIKELY(begin_.instances != 0))
-      WriteSliceEnd(begin_.instances, begin_.begun.track_uuid, begin_.begun.sessions);
+      EndSlice(begin_.instances, begin_.begun.track_uuid, begin_.begun.sessions);
   }
 
  private:
@@ -357,8 +370,8 @@ SliceBegun EmitWithSpec(EventSpec& spec, uint8_t instances, First&& first,
 // (the call site passes the arguments; the packing is here). Too long for
 // one packet (long strings): the general path.
 template <EventType kType, typename... Ts>
-ZT_NOINLINE SliceBegun EmitFastArgs(uint32_t category, uint8_t instances, const char* name,
-                                    FastParam<Ts>... args) {
+ZT_NOINLINE SessionTags EmitFastArgs(uint32_t category, uint8_t instances, const char* name,
+                                     FastParam<Ts>... args) {
   constexpr FastShape shape = FastShapeOf<Ts...>();
   static_assert(shape.fixed_bytes <= kFastEventRoom, "four varints fit");
   FastArgs packed;
@@ -366,12 +379,13 @@ ZT_NOINLINE SliceBegun EmitFastArgs(uint32_t category, uint8_t instances, const 
   packed.count = shape.count;
   const size_t strings = PackFastArgs(&packed, 0, args...);
   if (ZT_LIKELY(strings <= kFastEventRoom - shape.fixed_bytes))
-    return SliceBegun{0, WriteEventWithArgs(category, instances, kType, name, packed)};
+    return WriteEventWithArgs(category, instances, kType, name, packed);
   EventSpec spec;
   spec.category = category;
   spec.type = kType;
   spec.name = EventName{name, 0, EventName::kStatic};
-  return EmitWithSpec(spec, instances, args...);
+  // No track among these arguments: the thread's (a track uuid of 0).
+  return EmitWithSpec(spec, instances, args...).sessions;
 }
 
 // An end's name: none.
@@ -427,7 +441,8 @@ ZT_ALWAYS_INLINE inline SliceBegun EmitEvent(uint32_t category, uint8_t instance
       return SliceBegun{0, WriteStringAnnotated(category, instances, type, static_name,
                                                 static_cast<Args&&>(args)...)};
     } else if constexpr (type != EventType::kSliceEnd && IsFastArgList<Args...>::value) {
-      return EmitFastArgs<type, RemoveRef<Args>...>(category, instances, static_name, args...);
+      return SliceBegun{
+          0, EmitFastArgs<type, RemoveRef<Args>...>(category, instances, static_name, args...)};
     }
   }
   if constexpr (!IsDynamicCategory<C>::value && sizeof...(Args) == 0 &&
