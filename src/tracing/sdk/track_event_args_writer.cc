@@ -91,6 +91,8 @@ SessionTags WriteEventWithArgs(uint32_t category, uint8_t instances, EventType t
   uint8_t* p;
   uint64_t now;
   if (TrackEventSequence* seq = FastSequence<kMaxArgsEventBytes>(instances, &p, &now)) {
+    // Read once: the bytes written next may alias it for the compiler.
+    TraceWriter* const writer = seq->writer;
     const ArgsEventCache::Entry& entry =
         seq->incremental->args_cache.EntryFor(static_name, args.shape);
     if (ZT_LIKELY(entry.name == static_name &&
@@ -98,7 +100,7 @@ SessionTags WriteEventWithArgs(uint32_t category, uint8_t instances, EventType t
                   KeysMatch(entry, args))) {
       CheckStringRoom(entry, args);
       p = WriteFastTimestamp(p, seq, now);
-      seq->writer->EndRawPacketAndBeginNext(WriteCachedArgsEvent(p, entry, args));
+      writer->EndRawPacketAndBeginNext(WriteCachedArgsEvent(p, entry, args));
       return seq->session_tags;
     }
   }

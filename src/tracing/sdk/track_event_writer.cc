@@ -472,6 +472,7 @@ static ZT_NOINLINE SessionTags WriteNamedEventMiss(TrackEventSequence* seq, uint
                                                    uint64_t now, uint32_t event_key,
                                                    uint8_t instances, const char* static_name) {
   const uint32_t category = event_key & 0xFFFF;
+  TraceWriter* const writer = seq->writer;
   TrackEventIncrementalState* incremental = seq->incremental;
   const uint32_t name_iid = incremental->event_names.Find(static_name);
   const bool category_interned =
@@ -485,7 +486,7 @@ static ZT_NOINLINE SessionTags WriteNamedEventMiss(TrackEventSequence* seq, uint
   entry.key = nullptr;
   entry.tag = event_key;
   p = WriteFastTimestamp(p, seq, now);
-  seq->writer->EndRawPacketAndBeginNext(WriteCachedPlainEvent(p, entry));
+  writer->EndRawPacketAndBeginNext(WriteCachedPlainEvent(p, entry));
   return seq->session_tags;
 }
 
@@ -502,10 +503,12 @@ static ZT_ALWAYS_INLINE inline SessionTags WriteNamedEventFast(uint32_t event_ke
   uint8_t* p;
   uint64_t now;
   if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+    // Read once: the bytes written next may alias it for the compiler.
+    TraceWriter* const writer = seq->writer;
     if (const EventBytesCache::Entry* entry =
             FastEntry(seq, static_name, EventBytesCache::kPlain, event_key)) {
       p = WriteFastTimestamp(p, seq, now);
-      seq->writer->EndRawPacketAndBeginNext(WriteCachedPlainEvent(p, *entry));
+      writer->EndRawPacketAndBeginNext(WriteCachedPlainEvent(p, *entry));
       return seq->session_tags;
     }
     return WriteNamedEventMiss<kType>(seq, p, now, event_key, instances, static_name);
@@ -536,6 +539,8 @@ static ZT_NOINLINE SessionTags WriteEventWithIntMiss(uint32_t category, uint8_t 
   uint64_t now;
   if (static_name) {
     if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+      // Read once: the bytes written next may alias it for the compiler.
+      TraceWriter* const writer = seq->writer;
       TrackEventIncrementalState* incremental = seq->incremental;
       const uint32_t name_iid = incremental->event_names.Find(static_name);
       const uint32_t key_iid = incremental->annotation_names.Find(static_key);
@@ -551,7 +556,7 @@ static ZT_NOINLINE SessionTags WriteEventWithIntMiss(uint32_t category, uint8_t 
         entry.key = static_key;
         entry.tag = EventBytesCache::Tag(category, type, form);
         p = WriteFastTimestamp(p, seq, now);
-        seq->writer->EndRawPacketAndBeginNext(
+        writer->EndRawPacketAndBeginNext(
             WriteCachedVarIntEvent(p, entry, static_cast<uint64_t>(value)));
         return seq->session_tags;
       }
@@ -568,13 +573,15 @@ SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType ty
   uint64_t now;
   if (static_name) {
     if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+      // Read once: the bytes written next may alias it for the compiler.
+      TraceWriter* const writer = seq->writer;
       const EventBytesCache::Form form =
           is_unsigned ? EventBytesCache::kUintAnnotation : EventBytesCache::kIntAnnotation;
       const EventBytesCache::Entry* entry =
           FastEntry(seq, static_name, form, EventBytesCache::Tag(category, type, form));
       if (entry != nullptr && entry->key == static_key) {
         p = WriteFastTimestamp(p, seq, now);
-        seq->writer->EndRawPacketAndBeginNext(
+        writer->EndRawPacketAndBeginNext(
             WriteCachedVarIntEvent(p, *entry, static_cast<uint64_t>(value)));
         return seq->session_tags;
       }
@@ -591,12 +598,14 @@ SessionTags WriteEventWithString(uint32_t category, uint8_t instances, EventType
   uint8_t* p;
   uint64_t now;
   if (TrackEventSequence* seq = FastSequence<kMaxSimpleEventSize>(instances, &p, &now)) {
+    // Read once: the bytes written next may alias it for the compiler.
+    TraceWriter* const writer = seq->writer;
     const EventBytesCache::Entry* entry =
         FastEntry(seq, static_name, EventBytesCache::kStringAnnotation,
                   EventBytesCache::Tag(category, type, EventBytesCache::kStringAnnotation));
     if (entry != nullptr && entry->key == static_key) {
       p = WriteFastTimestamp(p, seq, now);
-      seq->writer->EndRawPacketAndBeginNext(WriteCachedStringEvent(p, *entry, value, size));
+      writer->EndRawPacketAndBeginNext(WriteCachedStringEvent(p, *entry, value, size));
       return seq->session_tags;
     }
   }
@@ -609,13 +618,15 @@ void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& trac
   uint8_t* p;
   uint64_t now;
   if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+    // Read once: the bytes written next may alias it for the compiler.
+    TraceWriter* const writer = seq->writer;
     const char* name = track.name() ? track.name() : kUnnamedCounter;
     const EventBytesCache::Form form =
         is_double ? EventBytesCache::kDoubleCounter : EventBytesCache::kIntCounter;
     if (const EventBytesCache::Entry* entry = FastEntry(
             seq, name, form, EventBytesCache::Tag(category, EventType::kCounter, form))) {
       p = WriteFastTimestamp(p, seq, now);
-      seq->writer->EndRawPacketAndBeginNext(
+      writer->EndRawPacketAndBeginNext(
           is_double ? WriteCachedDoubleEvent(p, *entry, double_value)
                     : WriteCachedVarIntEvent<false>(p, *entry, static_cast<uint64_t>(int_value)));
       return;
@@ -642,10 +653,12 @@ static ZT_ALWAYS_INLINE inline bool WriteNamedCounterFast(uint32_t category, uin
   uint8_t* p;
   uint64_t now;
   if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
+    // Read once: the bytes written next may alias it for the compiler.
+    TraceWriter* const writer = seq->writer;
     if (const EventBytesCache::Entry* entry = FastEntry(
             seq, track_name, kForm, EventBytesCache::Tag(category, EventType::kCounter, kForm))) {
       p = WriteFastTimestamp(p, seq, now);
-      seq->writer->EndRawPacketAndBeginNext(
+      writer->EndRawPacketAndBeginNext(
           kForm == EventBytesCache::kDoubleCounter
               ? WriteCachedDoubleEvent(p, *entry, double_value)
               : WriteCachedVarIntEvent<false>(p, *entry, static_cast<uint64_t>(int_value)));
@@ -693,6 +706,8 @@ SessionTags WriteEventWithDynamicName(uint32_t category, uint8_t instances, Even
   if (ZT_LIKELY(size <= kMaxInlineString)) {
     if (TrackEventSequence* seq =
             FastSequence<kMaxDynamicNameEventBytes>(instances, &p, &now)) {
+      // Read once: the bytes written next may alias it for the compiler.
+      TraceWriter* const writer = seq->writer;
       const bool category_interned =
           (seq->incremental->interned_categories[category / 64] >> (category % 64)) & 1;
       if (ZT_LIKELY(category_interned)) {
@@ -711,7 +726,7 @@ SessionTags WriteEventWithDynamicName(uint32_t category, uint8_t instances, Even
         CopyShortString(q, name, size);
         q += size;
         *length = static_cast<uint8_t>(q - (length + 1));
-        seq->writer->EndRawPacketAndBeginNext(q);
+        writer->EndRawPacketAndBeginNext(q);
         return seq->session_tags;
       }
     }
@@ -728,12 +743,14 @@ static ZT_ALWAYS_INLINE inline bool WriteThreadSliceEndFast(uint8_t instances,
   TrackEventSequence* seq = FastSequence(instances, &p, &now);
   if (ZT_UNLIKELY(seq == nullptr || seq->session_tags != sessions))
     return false;
+  // Read once: the bytes written next may alias it for the compiler.
+  TraceWriter* const writer = seq->writer;
   p = WriteFastTimestamp(p, seq, now);
   // sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE, track_event (2 bytes)
   // {type = TYPE_SLICE_END}.
   static constexpr uint8_t kSliceEnd[8] = {0x68, kNeedsStateFlag, 0x5a, 0x02, 0x48, 0x02, 0, 0};
   memcpy(p, kSliceEnd, sizeof(kSliceEnd));
-  seq->writer->EndRawPacketAndBeginNext(p + 6);
+  writer->EndRawPacketAndBeginNext(p + 6);
   return true;
 }
 
