@@ -228,7 +228,10 @@ ZT_ALWAYS_INLINE inline TrackEventSequence* FastSequence(uint8_t instances, uint
     if (seq == nullptr)
       return nullptr;
   }
-  if (ZT_LIKELY(seq->fast_epoch == seq->slot_epoch->load(std::memory_order_acquire))) {
+  // The slot's epoch first: the sequence's own is then compared from
+  // memory (read before the acquire load, it would take a register).
+  const uint64_t epoch = seq->slot_epoch->load(std::memory_order_acquire);
+  if (ZT_LIKELY(epoch == seq->fast_epoch)) {
     *p = seq->writer->BeginRawPacket(RawPacketSizeFor(kMaxBytes));
     if (ZT_LIKELY(*p != nullptr && TrackEventClock::TryNowNs(now)))
       return seq;
