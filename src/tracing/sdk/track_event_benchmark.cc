@@ -66,21 +66,8 @@ __attribute__((noinline)) void DisabledSlice() { TRACE_EVENT("off", "slice"); }
 // compare with: Instant).
 constexpr int64_t kManyNames = 10000;
 constexpr int kManyKeys = 1000;
-const std::vector<std::string>& ManyStrings(const char* prefix, int64_t count) {
-  static auto* all = new std::map<std::string, std::vector<std::string>>();
-  std::vector<std::string>& strings = (*all)[prefix];
-  if (strings.empty()) {
-    for (int64_t i = 0; i < count; i++)
-      strings.push_back(std::string(prefix) + std::to_string(i));
-  }
-  return strings;
-}
-// The next of |count| in turn (no division: the literal case has none).
-inline size_t NextOf(size_t* index, int64_t count) {
-  const size_t i = *index;
-  *index = i + 1 == static_cast<size_t>(count) ? 0 : i + 1;
-  return i;
-}
+using zt::test::ManyStrings;
+using zt::test::NextOf;
 __attribute__((noinline)) void InstantManyNames() {
   static const std::vector<std::string>& names = ManyStrings("event ", kManyNames);
   static size_t index = 0;

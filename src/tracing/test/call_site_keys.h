@@ -1,12 +1,17 @@
 // Many call sites, each with its own literal annotation key, for tests and
 // benchmarks of keys at scale: CallSiteKey<N>::value is a const char array
 // ("k000" to "k999"), as a string literal is, with an address of its own;
-// CallSitesWithKeys<F, Count>() lists F's instances for 0..Count-1.
+// CallSitesWithKeys<F, Count>() lists F's instances for 0..Count-1. And
+// many names, cycled through: ManyStrings(), NextOf(). Standard library
+// only: upstream's reference program (tools/upstream_reference) uses it.
 
 #ifndef ZT_SRC_TRACING_TEST_CALL_SITE_KEYS_H_
 #define ZT_SRC_TRACING_TEST_CALL_SITE_KEYS_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -29,6 +34,26 @@ std::vector<void (*)(int64_t)> CallSites(std::integer_sequence<int, Ns...>) {
 template <template <int> class Site, int kCount>
 std::vector<void (*)(int64_t)> CallSites() {
   return CallSites<Site>(std::make_integer_sequence<int, kCount>());
+}
+
+// |count| strings "<prefix>0", "<prefix>1", ..., made once per prefix and
+// kept for the program's life (their addresses are names' identities).
+inline const std::vector<std::string>& ManyStrings(const char* prefix, int64_t count) {
+  static auto* all = new std::map<std::string, std::vector<std::string>>();
+  std::vector<std::string>& strings = (*all)[prefix];
+  if (strings.empty()) {
+    for (int64_t i = 0; i < count; i++)
+      strings.push_back(std::string(prefix) + std::to_string(i));
+  }
+  return strings;
+}
+
+// The next of |count| in turn (no division: a benchmark's literal case to
+// compare with has none).
+inline size_t NextOf(size_t* index, int64_t count) {
+  const size_t i = *index;
+  *index = i + 1 == static_cast<size_t>(count) ? 0 : i + 1;
+  return i;
 }
 
 }  // namespace test
