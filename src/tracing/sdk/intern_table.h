@@ -1,33 +1,58 @@
 // InternTable: the ids a sequence gave to what it already wrote, keyed by
 // a nonzero 64-bit value: a string's address (names are literals or
 // StaticStrings, whose address identifies their contents for the session's
-// life) or a track's uuid.
+// life) or a track's uuid. Each id is also kept encoded as a varint, so
+// that writers that miss their bytes cache compose an event's bytes with
+// a few stores instead of encoding its ids again.
 //
 // Open addressing with linear probing, kept at most half full: a lookup
 // that hits costs a multiply, a mask and one or two compares. Ids start at
-// 1 and grow by one per new key. Not thread-safe: one per sequence.
+// 1 and grow by one per new key, below 2^21 (three varint bytes; the SDK
+// clears a sequence's tables far earlier, at kMaxInternedPerSequence).
+// Memory: 16 bytes a slot, at most four slots per id. Not thread-safe: one
+// per sequence.
 
 #ifndef ZT_SRC_TRACING_SDK_INTERN_TABLE_H_
 #define ZT_SRC_TRACING_SDK_INTERN_TABLE_H_
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <memory>
+
+#include "zt/base/logging.h"
 
 namespace zt {
 namespace internal {
 
+// An id's varint bytes (at most 3, little-endian order) with their count in
+// the top byte: stored as is after a field's tag, it is the field's value.
+using IidVarint = uint32_t;
+constexpr uint32_t kMaxIid = (1u << 21) - 1;
+constexpr IidVarint EncodeIidVarint(uint32_t iid) {
+  return iid < (1u << 7)    ? (iid | 1u << 24)
+         : iid < (1u << 14) ? ((iid & 0x7F) | 0x80 | (iid >> 7) << 8 | 2u << 24)
+                            : ((iid & 0x7F) | 0x80 | ((iid >> 7) & 0x7F) << 8 | 0x8000 |
+                               (iid >> 14) << 16 | 3u << 24);
+}
+constexpr uint32_t VarintBytes(IidVarint varint) { return varint & 0xFFFFFF; }
+constexpr uint32_t VarintSize(IidVarint varint) { return varint >> 24; }
+
 class InternTable {
  public:
-  InternTable() : slots_(kInitialSlots) {}
+  struct Slot {
+    uint64_t key = 0;  // 0: free.
+    uint32_t iid = 0;
+    IidVarint varint = 0;  // EncodeIidVarint(iid).
+  };
+
+  InternTable() : slots_(new Slot[kInitialSlots]), mask_(kInitialSlots - 1) {}
 
   // The id of |key|; |*is_new| tells whether it was just given.
   uint32_t Intern(const void* key, bool* is_new) {
     return Intern(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key)), is_new);
   }
   uint32_t Intern(uint64_t key, bool* is_new) {
-    size_t mask = slots_.size() - 1;
-    for (size_t i = Hash(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = Hash(key) & mask_;; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];
       if (slot.key == key) {
         *is_new = false;
@@ -35,31 +60,39 @@ class InternTable {
       }
       if (slot.key == 0) {
         *is_new = true;
+        ZT_CHECK(size_ < kMaxIid);
         slot.key = key;
         slot.iid = ++size_;
-        if (size_ * 2 > slots_.size())
+        slot.varint = EncodeIidVarint(size_);
+        if (size_ * 2 > mask_ + 1)
           Grow();
         return size_;
       }
     }
   }
 
+  // |key|'s slot (its id and the id's varint), null if it has none
+  // (without giving it one).
+  const Slot* Lookup(const void* key) const {
+    const uint64_t k = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key));
+    for (size_t i = Hash(k) & mask_;; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (slot.key == k)
+        return &slot;
+      if (slot.key == 0)
+        return nullptr;
+    }
+  }
+
   // The id of |key|, 0 if it has none (without giving it one).
   uint32_t Find(const void* key) const {
-    const uint64_t k = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key));
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = Hash(k) & mask;; i = (i + 1) & mask) {
-      if (slots_[i].key == k)
-        return slots_[i].iid;
-      if (slots_[i].key == 0)
-        return 0;
-    }
+    const Slot* slot = Lookup(key);
+    return slot ? slot->iid : 0;
   }
 
   // Whether |key| has an id, without giving it one.
   bool Contains(uint64_t key) const {
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = Hash(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = Hash(key) & mask_;; i = (i + 1) & mask_) {
       if (slots_[i].key == key)
         return true;
       if (slots_[i].key == 0)
@@ -69,14 +102,10 @@ class InternTable {
 
   uint32_t size() const { return size_; }
   // What the table holds in memory.
-  size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot); }
+  size_t memory_bytes() const { return (mask_ + 1) * sizeof(Slot); }
 
  private:
   static constexpr size_t kInitialSlots = 64;
-  struct Slot {
-    uint64_t key = 0;  // 0: free.
-    uint32_t iid = 0;
-  };
 
   static size_t Hash(uint64_t key) {
     const uint64_t x = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;
@@ -84,20 +113,23 @@ class InternTable {
   }
 
   void Grow() {
-    std::vector<Slot> old(slots_.size() * 2);
+    const size_t old_count = mask_ + 1;
+    std::unique_ptr<Slot[]> old(new Slot[old_count * 2]);
     old.swap(slots_);
-    const size_t mask = slots_.size() - 1;
-    for (const Slot& slot : old) {
+    mask_ = old_count * 2 - 1;
+    for (size_t j = 0; j < old_count; j++) {
+      const Slot& slot = old[j];
       if (!slot.key)
         continue;
-      size_t i = Hash(slot.key) & mask;
+      size_t i = Hash(slot.key) & mask_;
       while (slots_[i].key)
-        i = (i + 1) & mask;
+        i = (i + 1) & mask_;
       slots_[i] = slot;
     }
   }
 
-  std::vector<Slot> slots_;
+  std::unique_ptr<Slot[]> slots_;
+  size_t mask_;
   uint32_t size_ = 0;
 };
 

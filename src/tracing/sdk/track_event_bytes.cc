@@ -2,26 +2,28 @@
 
 #include "src/tracing/sdk/track_event_bytes.h"
 
+#include <cstring>
+
 #include "zt/base/logging.h"
 #include "zt/trace/trace_packet.pbzero.h"
 
 namespace zt {
 namespace internal {
 
+// Writes an id's varint as the intern table keeps it; returns the end.
+// Writes 4 bytes: the entries have the room.
+static uint8_t* WriteIid(IidVarint varint, uint8_t* p) {
+  const uint32_t bytes = VarintBytes(varint);
+  memcpy(p, &bytes, 4);
+  return p + VarintSize(varint);
+}
+
 void EncodeCachedEvent(EventBytesCache::Entry* entry, EventBytesCache::Form form,
                        EventType type, uint64_t category_iid, uint64_t track_uuid,
-                       uint32_t name_iid, uint32_t key_iid) {
+                       IidVarint name, IidVarint key) {
   using protozero::proto_utils::WriteVarInt;
   using Form = EventBytesCache::Form;
   ZT_CHECK(category_iid < (1u << 14));
-  if (form == Form::kPlain) {
-    EncodeCachedPlainEvent(entry, type, category_iid, name_iid);
-    return;
-  }
-  if (form == Form::kIntAnnotation || form == Form::kUintAnnotation) {
-    EncodeCachedIntAnnotationEvent(entry, form, type, category_iid, name_iid, key_iid);
-    return;
-  }
   const bool counter = form == Form::kIntCounter || form == Form::kDoubleCounter;
   uint8_t* p = entry->bytes;
   *p++ = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
@@ -37,8 +39,8 @@ void EncodeCachedEvent(EventBytesCache::Entry* entry, EventBytesCache::Form form
   *p++ = 0x18;  // category_iids (3): at most 2 bytes (ids < 4096).
   p = WriteVarInt(category_iid, p);
   if (!counter) {
-    *p++ = 0x50;  // name_iid (10): at most 5 bytes.
-    p = WriteVarInt(name_iid, p);
+    *p++ = 0x50;  // name_iid (10): at most 3 bytes.
+    p = WriteIid(name, p);
   }
   entry->annotation_length_offset = 0;
   switch (form) {
@@ -50,8 +52,8 @@ void EncodeCachedEvent(EventBytesCache::Entry* entry, EventBytesCache::Form form
       *p++ = 0x22;  // debug_annotations (4), length-delimited, one byte.
       entry->annotation_length_offset = static_cast<uint8_t>(p - entry->bytes);
       *p++ = 0;
-      *p++ = 0x08;  // name_iid (1): at most 5 bytes.
-      p = WriteVarInt(key_iid, p);
+      *p++ = 0x08;  // name_iid (1): at most 3 bytes.
+      p = WriteIid(key, p);
       // int_value (4), uint_value (3), string_value (6, length-delimited).
       *p++ = form == Form::kIntAnnotation ? 0x20 : form == Form::kUintAnnotation ? 0x18 : 0x32;
       break;

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "src/tracing/sdk/intern_table.h"
+#include "zt/base/compiler.h"
 #include "zt/protozero/proto_utils.h"
 #include "zt/tracing/internal/track_event_internal.h"
 
@@ -227,57 +229,69 @@ void EncodeCachedArgsEvent(ArgsEventCache::Entry* entry, EventType type,
                            uint64_t category_iid, uint32_t name_iid, const FastArgs& args,
                            const uint32_t* key_iids);
 
-// Fills |entry| for kPlain: sequence flags, the TrackEvent's tag and
-// length, type, category iid, name iid (at most 15 bytes). Inline: the
-// fast path's miss (more names than entries) encodes an entry per event.
+// Fills |entry| (the ids given as their varints, already interned on the
+// sequence): |track_uuid| for the counter forms, |name| for the others,
+// |key| for the annotation forms. Any category iid below 2^14.
+void EncodeCachedEvent(EventBytesCache::Entry* entry, EventBytesCache::Form form,
+                       EventType type, uint64_t category_iid, uint64_t track_uuid,
+                       IidVarint name, IidVarint key);
+
+// The entries' first 8 bytes for a category iid below 128 (the common
+// case; EncodeCachedEvent() takes the others): sequence_flags (13) =
+// SEQ_NEEDS_INCREMENTAL_STATE; track_event (11) with a one-byte length;
+// type (9); category_iids (3) and its one-byte varint.
+inline uint64_t ShortCategoryEventHead(EventType type, uint64_t category_iid, size_t size) {
+  return 0x68 | uint64_t{2} << 8 | uint64_t{0x5a} << 16 |
+         uint64_t{size - (EventBytesCache::kLengthOffset + 1)} << 24 | uint64_t{0x48} << 32 |
+         uint64_t{static_cast<uint8_t>(type)} << 40 | uint64_t{0x18} << 48 | category_iid << 56;
+}
+
+// Fills |entry| for kPlain from the name's varint as the intern table keeps
+// it (at most 12 bytes): two 8-byte stores. Inline: the fast path's miss
+// (more names than entries) fills an entry per event.
 inline void EncodeCachedPlainEvent(EventBytesCache::Entry* entry, EventType type,
-                                   uint64_t category_iid, uint32_t name_iid) {
-  using protozero::proto_utils::WriteVarInt;
-  uint8_t* const bytes = entry->bytes;
-  bytes[0] = 0x68;  // sequence_flags (13) = SEQ_NEEDS_INCREMENTAL_STATE.
-  bytes[1] = 2;
-  bytes[2] = 0x5a;  // track_event (11), length-delimited, one byte.
-  bytes[4] = 0x48;  // type (9).
-  bytes[5] = static_cast<uint8_t>(type);
-  bytes[6] = 0x18;  // category_iids (3): at most 2 bytes (ids < 4096).
-  uint8_t* p = WriteVarInt(category_iid, bytes + 7);
-  *p++ = 0x50;  // name_iid (10): at most 5 bytes.
-  p = WriteVarInt(name_iid, p);
-  const size_t size = static_cast<size_t>(p - bytes);
+                                   uint64_t category_iid, IidVarint name) {
+  if (ZT_UNLIKELY(category_iid >= 128)) {
+    EncodeCachedEvent(entry, EventBytesCache::kPlain, type, category_iid, 0, name, 0);
+    return;
+  }
+  const size_t size = 9 + VarintSize(name);
+  const uint64_t head = ShortCategoryEventHead(type, category_iid, size);
+  const uint64_t name_field = 0x50 | uint64_t{VarintBytes(name)} << 8;  // name_iid (10).
+  memcpy(entry->bytes, &head, 8);
+  memcpy(entry->bytes + 8, &name_field, 8);
   entry->size = static_cast<uint8_t>(size);
   entry->annotation_length_offset = 0;
-  bytes[EventBytesCache::kLengthOffset] =
-      static_cast<uint8_t>(size - (EventBytesCache::kLengthOffset + 1));
 }
 
 // Fills |entry| for kIntAnnotation or kUintAnnotation: the plain form's
 // bytes, then the DebugAnnotation's tag, length (set by the writer),
-// name_iid and value tag. Inline, as EncodeCachedPlainEvent.
+// name_iid and value tag (at most 19 bytes): three 8-byte stores. Inline,
+// as EncodeCachedPlainEvent.
 inline void EncodeCachedIntAnnotationEvent(EventBytesCache::Entry* entry,
                                            EventBytesCache::Form form, EventType type,
-                                           uint64_t category_iid, uint32_t name_iid,
-                                           uint32_t key_iid) {
-  EncodeCachedPlainEvent(entry, type, category_iid, name_iid);
-  uint8_t* p = entry->bytes + entry->size;
-  *p++ = 0x22;  // debug_annotations (4), length-delimited, one byte.
-  entry->annotation_length_offset = static_cast<uint8_t>(p - entry->bytes);
-  *p++ = 0;
-  *p++ = 0x08;  // name_iid (1): at most 5 bytes.
-  p = protozero::proto_utils::WriteVarInt(key_iid, p);
-  // int_value (4), uint_value (3).
-  *p++ = form == EventBytesCache::kIntAnnotation ? 0x20 : 0x18;
-  const size_t size = static_cast<size_t>(p - entry->bytes);
+                                           uint64_t category_iid, IidVarint name,
+                                           IidVarint key) {
+  if (ZT_UNLIKELY(category_iid >= 128)) {
+    EncodeCachedEvent(entry, form, type, category_iid, 0, name, key);
+    return;
+  }
+  const size_t annotation_start = 9 + VarintSize(name);
+  const size_t size = annotation_start + 4 + VarintSize(key);
+  const uint64_t head = ShortCategoryEventHead(type, category_iid, size);
+  const uint64_t name_field = 0x50 | uint64_t{VarintBytes(name)} << 8;  // name_iid (10).
+  // debug_annotations (4), length-delimited (one byte, 0 here); name_iid
+  // (1); int_value (4) or uint_value (3)'s tag.
+  const uint64_t value_tag = form == EventBytesCache::kIntAnnotation ? 0x20 : 0x18;
+  const uint64_t annotation = 0x22 | uint64_t{0x08} << 16 | uint64_t{VarintBytes(key)} << 24 |
+                              value_tag << (24 + 8 * VarintSize(key));
+  memcpy(entry->bytes, &head, 8);
+  memcpy(entry->bytes + 8, &name_field, 8);
+  memcpy(entry->bytes + annotation_start, &annotation, 8);
   entry->size = static_cast<uint8_t>(size);
-  entry->bytes[EventBytesCache::kLengthOffset] =
-      static_cast<uint8_t>(size - (EventBytesCache::kLengthOffset + 1));
+  entry->annotation_length_offset = static_cast<uint8_t>(annotation_start + 1);
 }
 
-// Fills |entry| (the iids given, already interned on the sequence):
-// |track_uuid| for the counter forms, |name_iid| for the others,
-// |key_iid| for the annotation forms.
-void EncodeCachedEvent(EventBytesCache::Entry* entry, EventBytesCache::Form form,
-                       EventType type, uint64_t category_iid, uint64_t track_uuid,
-                       uint32_t name_iid, uint32_t key_iid);
 
 }  // namespace internal
 }  // namespace zt

@@ -221,7 +221,8 @@ const EventBytesCache::Entry& CacheEvent(TrackEventSequence* seq, const SimpleEv
   const uint32_t key_iid = event.key ? InternAnnotationName(seq, event.key) : 0;
   EventBytesCache::Entry& entry = seq->incremental->bytes_cache.EntryFor(event.name, event.form);
   EncodeCachedEvent(&entry, event.form, event.type, CategoryIid(event.category),
-                    counter ? event.track_uuid : 0, name_iid, key_iid);
+                    counter ? event.track_uuid : 0, EncodeIidVarint(name_iid),
+                    EncodeIidVarint(key_iid));
   entry.name = event.name;
   entry.key = event.key;
   entry.tag = EventBytesCache::Tag(event.category, event.type, event.form);
@@ -474,14 +475,14 @@ static ZT_NOINLINE SessionTags WriteNamedEventMiss(TrackEventSequence* seq, uint
   const uint32_t category = event_key & 0xFFFF;
   TraceWriter* const writer = seq->writer;
   TrackEventIncrementalState* incremental = seq->incremental;
-  const uint32_t name_iid = incremental->event_names.Find(static_name);
+  const InternTable::Slot* name = incremental->event_names.Lookup(static_name);
   const bool category_interned =
       (incremental->interned_categories[category / 64] >> (category % 64)) & 1;
-  if (ZT_UNLIKELY(name_iid == 0 || !category_interned))
+  if (ZT_UNLIKELY(name == nullptr || !category_interned))
     return WriteEvent(category, instances, kType, static_name);
   EventBytesCache::Entry& entry =
       incremental->bytes_cache.EntryFor(static_name, EventBytesCache::kPlain);
-  EncodeCachedPlainEvent(&entry, kType, CategoryIid(category), name_iid);
+  EncodeCachedPlainEvent(&entry, kType, CategoryIid(category), name->varint);
   entry.name = static_name;
   entry.key = nullptr;
   entry.tag = event_key;
@@ -527,43 +528,29 @@ void WriteNamedInstant(uint32_t event_key, uint8_t instances, const char* static
 
 // WriteEventWithInt()'s cache miss (more keys or names than the cache's
 // entries, cycled through): when the name, key and category are interned
-// on the sequence already, the entry is encoded again from their iids and
-// written; else (a first use, several sessions, ...) the simple path. The
-// fast path's checks are made again here, so that the fast path reaches
-// this by a tail call with its own arguments.
-static ZT_NOINLINE SessionTags WriteEventWithIntMiss(uint32_t category, uint8_t instances,
-                                                     EventType type, const char* static_name,
-                                                     const char* static_key, int64_t value,
-                                                     bool is_unsigned) {
-  uint8_t* p;
-  uint64_t now;
-  if (static_name) {
-    if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
-      // Read once: the bytes written next may alias it for the compiler.
-      TraceWriter* const writer = seq->writer;
-      TrackEventIncrementalState* incremental = seq->incremental;
-      const uint32_t name_iid = incremental->event_names.Find(static_name);
-      const uint32_t key_iid = incremental->annotation_names.Find(static_key);
-      const bool category_interned =
-          (incremental->interned_categories[category / 64] >> (category % 64)) & 1;
-      if (name_iid != 0 && key_iid != 0 && category_interned) {
-        const EventBytesCache::Form form =
-            is_unsigned ? EventBytesCache::kUintAnnotation : EventBytesCache::kIntAnnotation;
-        EventBytesCache::Entry& entry = incremental->bytes_cache.EntryFor(static_name, form);
-        EncodeCachedIntAnnotationEvent(&entry, form, type, CategoryIid(category), name_iid,
-                                       key_iid);
-        entry.name = static_name;
-        entry.key = static_key;
-        entry.tag = EventBytesCache::Tag(category, type, form);
-        p = WriteFastTimestamp(p, seq, now);
-        writer->EndRawPacketAndBeginNext(
-            WriteCachedVarIntEvent(p, entry, static_cast<uint64_t>(value)));
-        return seq->session_tags;
-      }
-    }
-  }
-  return WriteEventWithIntSlow(category, instances, type, static_name, static_key, value,
-                               is_unsigned);
+// on the sequence already, |entry| is composed again from their varints
+// and true returned; else (a first use) false, for the simple path, which
+// interns them. Inline in the fast path, which it rejoins: a call would
+// keep the fast path's values alive across it, in registers the hit path
+// would then have to save too.
+static ZT_ALWAYS_INLINE inline bool RefillIntEntry(TrackEventIncrementalState* incremental,
+                                                   EventBytesCache::Entry* entry, uint32_t tag,
+                                                   const char* static_name,
+                                                   const char* static_key) {
+  const uint32_t category = tag & 0xFFFF;
+  const InternTable::Slot* name = incremental->event_names.Lookup(static_name);
+  const InternTable::Slot* key = incremental->annotation_names.Lookup(static_key);
+  const bool category_interned =
+      (incremental->interned_categories[category / 64] >> (category % 64)) & 1;
+  if (ZT_UNLIKELY(name == nullptr || key == nullptr || !category_interned))
+    return false;
+  EncodeCachedIntAnnotationEvent(entry, static_cast<EventBytesCache::Form>(tag >> 24),
+                                 static_cast<EventType>((tag >> 16) & 0xFF),
+                                 CategoryIid(category), name->varint, key->varint);
+  entry->name = static_name;
+  entry->key = static_key;
+  entry->tag = tag;
+  return true;
 }
 
 SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType type,
@@ -577,17 +564,25 @@ SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType ty
       TraceWriter* const writer = seq->writer;
       const EventBytesCache::Form form =
           is_unsigned ? EventBytesCache::kUintAnnotation : EventBytesCache::kIntAnnotation;
-      const EventBytesCache::Entry* entry =
-          FastEntry(seq, static_name, form, EventBytesCache::Tag(category, type, form));
-      if (entry != nullptr && entry->key == static_key) {
+      const uint32_t tag = EventBytesCache::Tag(category, type, form);
+      EventBytesCache::Entry* entry = &seq->incremental->bytes_cache.EntryFor(static_name, form);
+      if (ZT_LIKELY((entry->name == static_name && entry->tag == tag &&
+                     entry->key == static_key) ||
+                    RefillIntEntry(seq->incremental, entry, tag, static_name, static_key))) {
         p = WriteFastTimestamp(p, seq, now);
         writer->EndRawPacketAndBeginNext(
             WriteCachedVarIntEvent(p, *entry, static_cast<uint64_t>(value)));
         return seq->session_tags;
       }
+      // The arguments again from the tag: fewer values to keep through
+      // the refill, so fewer registers for the hit path to save.
+      return WriteEventWithIntSlow(tag & 0xFFFF, instances,
+                                   static_cast<EventType>((tag >> 16) & 0xFF), static_name,
+                                   static_key, value,
+                                   (tag >> 24) == EventBytesCache::kUintAnnotation);
     }
   }
-  return WriteEventWithIntMiss(category, instances, type, static_name, static_key, value,
+  return WriteEventWithIntSlow(category, instances, type, static_name, static_key, value,
                                is_unsigned);
 }
 

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
@@ -37,13 +39,19 @@ std::vector<void (*)(int64_t)> CallSites() {
 }
 
 // |count| strings "<prefix>0", "<prefix>1", ..., made once per prefix and
-// kept for the program's life (their addresses are names' identities).
+// kept for the program's life (their addresses are names' identities). A
+// prefix always comes with the same count (else: abort, said on stderr).
 inline const std::vector<std::string>& ManyStrings(const char* prefix, int64_t count) {
   static auto* all = new std::map<std::string, std::vector<std::string>>();
   std::vector<std::string>& strings = (*all)[prefix];
   if (strings.empty()) {
     for (int64_t i = 0; i < count; i++)
       strings.push_back(std::string(prefix) + std::to_string(i));
+  }
+  if (strings.size() != static_cast<size_t>(count)) {  // One count per prefix.
+    fprintf(stderr, "ManyStrings(\"%s\"): asked for %lld, made %zu before\n", prefix,
+            static_cast<long long>(count), strings.size());
+    abort();
   }
   return strings;
 }

@@ -1,0 +1,75 @@
+// InternTable: ids in order of first use, lookups that do not give ids,
+// the ids' varints as the fast paths store them, and growth keeping every
+// key.
+
+#include "src/tracing/sdk/intern_table.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "zt/protozero/proto_utils.h"
+
+namespace zt {
+namespace internal {
+namespace {
+
+// The varint a proto writer would write for |iid|, as EncodeIidVarint()
+// packs it.
+IidVarint ReferenceVarint(uint32_t iid) {
+  uint8_t bytes[8] = {};
+  const uint8_t* end = protozero::proto_utils::WriteVarInt(iid, bytes);
+  uint32_t low = 0;
+  memcpy(&low, bytes, 3);
+  return low | static_cast<uint32_t>(end - bytes) << 24;
+}
+
+TEST(InternTableTest, EveryIidsVarintIsWhatAProtoWriterWrites) {
+  for (uint32_t iid = 0; iid <= kMaxIid; iid++)
+    ASSERT_EQ(EncodeIidVarint(iid), ReferenceVarint(iid)) << iid;
+  static_assert(VarintSize(EncodeIidVarint(127)) == 1 && VarintSize(EncodeIidVarint(128)) == 2 &&
+                    VarintSize(EncodeIidVarint(16384)) == 3,
+                "sizes at the edges");
+}
+
+TEST(InternTableTest, IdsInOrderOfFirstUseAndLookupsGiveNone) {
+  InternTable table;
+  std::vector<int> keys(20000);
+  for (size_t i = 0; i < keys.size(); i++) {
+    bool is_new = false;
+    EXPECT_EQ(table.Intern(&keys[i], &is_new), i + 1);
+    EXPECT_TRUE(is_new);
+  }
+  EXPECT_EQ(table.size(), keys.size());
+  // After growing past 16,384 slots, every key keeps its id and varint.
+  for (size_t i = 0; i < keys.size(); i++) {
+    bool is_new = true;
+    ASSERT_EQ(table.Intern(&keys[i], &is_new), i + 1);
+    ASSERT_FALSE(is_new);
+    const InternTable::Slot* slot = table.Lookup(&keys[i]);
+    ASSERT_NE(slot, nullptr);
+    ASSERT_EQ(slot->iid, i + 1);
+    ASSERT_EQ(slot->varint, ReferenceVarint(static_cast<uint32_t>(i + 1)));
+    ASSERT_EQ(table.Find(&keys[i]), i + 1);
+  }
+  int other = 0;
+  EXPECT_EQ(table.Lookup(&other), nullptr);
+  EXPECT_EQ(table.Find(&other), 0u);
+  EXPECT_FALSE(table.Contains(reinterpret_cast<uintptr_t>(&other)));
+  EXPECT_EQ(table.size(), keys.size()) << "lookups give no ids";
+  // At most half full: 20,000 keys in 65,536 slots of 16 bytes.
+  EXPECT_EQ(table.memory_bytes(), 65536u * 16u);
+}
+
+TEST(InternTableTest, UuidKeys) {
+  InternTable table;
+  bool is_new = false;
+  EXPECT_EQ(table.Intern(uint64_t{0xFFFFFFFFFFFFFFFFull}, &is_new), 1u);
+  EXPECT_TRUE(table.Contains(0xFFFFFFFFFFFFFFFFull));
+  EXPECT_FALSE(table.Contains(42));
+}
+
+}  // namespace
+}  // namespace internal
+}  // namespace zt
