@@ -159,6 +159,34 @@ TEST_F(TrackEventTest, DynamicNamesOfEveryLengthReadBack) {
   }
 }
 
+// Dynamic names over many chunks: at each chunk's end the event the fast
+// path refuses opens the next chunk through the simple path (which writes
+// the same bytes), the category's first use among them. Every name reads
+// back, in order, inline, with times that never go back.
+TEST_F(TrackEventTest, DynamicNamesAcrossManyChunksReadBack) {
+  constexpr size_t kEvents = 20000;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < kEvents; i++) {
+    std::string name = "d" + std::to_string(i) + ":";
+    name.resize(i % 65 < name.size() ? name.size() : i % 65, 'x');
+    names.push_back(name);
+  }
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [&] {
+    for (const std::string& name : names)
+      TRACE_EVENT_INSTANT("test", DynamicString(name));
+  });
+  ASSERT_EQ(read.events.size(), kEvents);
+  for (size_t i = 0; i < kEvents; i++) {
+    const Event& e = read.events[i];
+    ASSERT_EQ(e.name, names[i]) << i;
+    ASSERT_TRUE(e.name_inline) << i;
+    ASSERT_EQ(e.category, "test") << i;
+    if (i > 0) {
+      ASSERT_GE(e.ts, read.events[i - 1].ts) << i;
+    }
+  }
+}
+
 TEST_F(TrackEventTest, ConfigSelectsCategories) {
   ReadTrace read = Record(SerializeTrackEventConfig({"gfx*"}, {"*"}), [] {
     TRACE_EVENT_INSTANT("test", "no");

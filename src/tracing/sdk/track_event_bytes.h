@@ -246,17 +246,14 @@ inline uint64_t ShortCategoryEventHead(EventType type, uint64_t category_iid, si
          uint64_t{static_cast<uint8_t>(type)} << 40 | uint64_t{0x18} << 48 | category_iid << 56;
 }
 
-// Fills |entry| for kPlain from the name's varint as the intern table keeps
-// it (at most 12 bytes): two 8-byte stores. Inline: the fast path's miss
-// (more names than entries) fills an entry per event.
-inline void EncodeCachedPlainEvent(EventBytesCache::Entry* entry, EventType type,
-                                   uint64_t category_iid, IidVarint name) {
-  if (ZT_UNLIKELY(category_iid >= 128)) {
-    EncodeCachedEvent(entry, EventBytesCache::kPlain, type, category_iid, 0, name, 0);
-    return;
-  }
+// Fills |entry| for kPlain from its first 8 bytes with a zero length
+// (ShortCategoryEventHead(type, category_iid, kLengthOffset + 1)) and the
+// name's varint as the intern table keeps it (at most 12 bytes): two 8-byte
+// stores.
+inline void ComposeCachedPlainEvent(EventBytesCache::Entry* entry, uint64_t head,
+                                    IidVarint name) {
   const size_t size = 9 + VarintSize(name);
-  const uint64_t head = ShortCategoryEventHead(type, category_iid, size);
+  head |= uint64_t{size - (EventBytesCache::kLengthOffset + 1)} << 24;
   const uint64_t name_field = 0x50 | uint64_t{VarintBytes(name)} << 8;  // name_iid (10).
   memcpy(entry->bytes, &head, 8);
   memcpy(entry->bytes + 8, &name_field, 8);
@@ -264,21 +261,30 @@ inline void EncodeCachedPlainEvent(EventBytesCache::Entry* entry, EventType type
   entry->annotation_length_offset = 0;
 }
 
-// Fills |entry| for kIntAnnotation or kUintAnnotation: the plain form's
-// bytes, then the DebugAnnotation's tag, length (set by the writer),
-// name_iid and value tag (at most 19 bytes): three 8-byte stores. Inline,
-// as EncodeCachedPlainEvent.
-inline void EncodeCachedIntAnnotationEvent(EventBytesCache::Entry* entry,
-                                           EventBytesCache::Form form, EventType type,
-                                           uint64_t category_iid, IidVarint name,
-                                           IidVarint key) {
+// Fills |entry| for kPlain from the name's varint. Inline: the fast path's
+// miss (more names than entries) fills an entry per event.
+inline void EncodeCachedPlainEvent(EventBytesCache::Entry* entry, EventType type,
+                                   uint64_t category_iid, IidVarint name) {
   if (ZT_UNLIKELY(category_iid >= 128)) {
-    EncodeCachedEvent(entry, form, type, category_iid, 0, name, key);
+    EncodeCachedEvent(entry, EventBytesCache::kPlain, type, category_iid, 0, name, 0);
     return;
   }
+  ComposeCachedPlainEvent(
+      entry, ShortCategoryEventHead(type, category_iid, EventBytesCache::kLengthOffset + 1),
+      name);
+}
+
+// Fills |entry| for kIntAnnotation or kUintAnnotation from its first 8
+// bytes with a zero length (as ComposeCachedPlainEvent) and the name's and
+// key's varints: the plain form's bytes, then the DebugAnnotation's tag,
+// length (set by the writer), name_iid and value tag (at most 19 bytes):
+// three 8-byte stores.
+inline void ComposeCachedIntAnnotationEvent(EventBytesCache::Entry* entry, uint64_t head,
+                                            EventBytesCache::Form form, IidVarint name,
+                                            IidVarint key) {
   const size_t annotation_start = 9 + VarintSize(name);
   const size_t size = annotation_start + 4 + VarintSize(key);
-  const uint64_t head = ShortCategoryEventHead(type, category_iid, size);
+  head |= uint64_t{size - (EventBytesCache::kLengthOffset + 1)} << 24;
   const uint64_t name_field = 0x50 | uint64_t{VarintBytes(name)} << 8;  // name_iid (10).
   // debug_annotations (4), length-delimited (one byte, 0 here); name_iid
   // (1); int_value (4) or uint_value (3)'s tag.
@@ -290,6 +296,20 @@ inline void EncodeCachedIntAnnotationEvent(EventBytesCache::Entry* entry,
   memcpy(entry->bytes + annotation_start, &annotation, 8);
   entry->size = static_cast<uint8_t>(size);
   entry->annotation_length_offset = static_cast<uint8_t>(annotation_start + 1);
+}
+
+// The same from the type and category. Inline, as EncodeCachedPlainEvent.
+inline void EncodeCachedIntAnnotationEvent(EventBytesCache::Entry* entry,
+                                           EventBytesCache::Form form, EventType type,
+                                           uint64_t category_iid, IidVarint name,
+                                           IidVarint key) {
+  if (ZT_UNLIKELY(category_iid >= 128)) {
+    EncodeCachedEvent(entry, form, type, category_iid, 0, name, key);
+    return;
+  }
+  ComposeCachedIntAnnotationEvent(
+      entry, ShortCategoryEventHead(type, category_iid, EventBytesCache::kLengthOffset + 1),
+      form, name, key);
 }
 
 

@@ -101,6 +101,12 @@ struct TrackEventIncrementalState {
   ArgsEventCache args_cache;
   bool was_cleared = true;  // Fresh: the reset packets are still to write.
   uint64_t last_timestamp = 0;  // In the sequence's timestamp units.
+  // The cached forms' first 8 bytes (zero length) for the category and type
+  // a cache miss last composed (NamedEventKey; 0: none), that category
+  // interned and its iid below 128: misses among many names or keys of one
+  // category and type compose only the names' and keys' bytes.
+  uint32_t last_head_key = 0;
+  uint64_t last_head = 0;
   InternTable event_names;
   InternTable annotation_names;
   uint64_t interned_categories[kDynamicCategoryId / 64] = {};

@@ -463,6 +463,25 @@ static ZT_NOINLINE void WriteSliceEndSlow(uint8_t instances, uint64_t track_uuid
   }
 }
 
+static ZT_ALWAYS_INLINE inline bool CategoryInterned(
+    const TrackEventIncrementalState* incremental, uint32_t category) {
+  return (incremental->interned_categories[category / 64] >> (category % 64)) & 1;
+}
+
+// Keeps the cached forms' first bytes for |event_key| (NamedEventKey; its
+// category interned), for the next misses (TrackEventIncrementalState::
+// last_head).
+static ZT_ALWAYS_INLINE inline void RememberHead(TrackEventIncrementalState* incremental,
+                                                 uint32_t event_key) {
+  const uint64_t category_iid = CategoryIid(event_key & 0xFFFF);
+  if (category_iid >= 128)
+    return;
+  incremental->last_head_key = event_key;
+  incremental->last_head =
+      ShortCategoryEventHead(static_cast<EventType>(event_key >> 16), category_iid,
+                             EventBytesCache::kLengthOffset + 1);
+}
+
 // A named event whose bytes are not in the cache (more names than its
 // entries, cycled through): when the name and category are interned on
 // the sequence already, its bytes are encoded again from their iids into
@@ -476,13 +495,18 @@ static ZT_NOINLINE SessionTags WriteNamedEventMiss(TrackEventSequence* seq, uint
   TraceWriter* const writer = seq->writer;
   TrackEventIncrementalState* incremental = seq->incremental;
   const InternTable::Slot* name = incremental->event_names.Lookup(static_name);
-  const bool category_interned =
-      (incremental->interned_categories[category / 64] >> (category % 64)) & 1;
-  if (ZT_UNLIKELY(name == nullptr || !category_interned))
+  if (ZT_UNLIKELY(name == nullptr))
     return WriteEvent(category, instances, kType, static_name);
   EventBytesCache::Entry& entry =
       incremental->bytes_cache.EntryFor(static_name, EventBytesCache::kPlain);
-  EncodeCachedPlainEvent(&entry, kType, CategoryIid(category), name->varint);
+  if (ZT_LIKELY(incremental->last_head_key == event_key)) {
+    ComposeCachedPlainEvent(&entry, incremental->last_head, name->varint);
+  } else {
+    if (ZT_UNLIKELY(!CategoryInterned(incremental, category)))
+      return WriteEvent(category, instances, kType, static_name);
+    EncodeCachedPlainEvent(&entry, kType, CategoryIid(category), name->varint);
+    RememberHead(incremental, event_key);
+  }
   entry.name = static_name;
   entry.key = nullptr;
   entry.tag = event_key;
@@ -537,16 +561,23 @@ static ZT_ALWAYS_INLINE inline bool RefillIntEntry(TrackEventIncrementalState* i
                                                    EventBytesCache::Entry* entry, uint32_t tag,
                                                    const char* static_name,
                                                    const char* static_key) {
-  const uint32_t category = tag & 0xFFFF;
   const InternTable::Slot* name = incremental->event_names.Lookup(static_name);
   const InternTable::Slot* key = incremental->annotation_names.Lookup(static_key);
-  const bool category_interned =
-      (incremental->interned_categories[category / 64] >> (category % 64)) & 1;
-  if (ZT_UNLIKELY(name == nullptr || key == nullptr || !category_interned))
+  if (ZT_UNLIKELY(name == nullptr || key == nullptr))
     return false;
-  EncodeCachedIntAnnotationEvent(entry, static_cast<EventBytesCache::Form>(tag >> 24),
-                                 static_cast<EventType>((tag >> 16) & 0xFF),
-                                 CategoryIid(category), name->varint, key->varint);
+  const auto form = static_cast<EventBytesCache::Form>(tag >> 24);
+  const uint32_t event_key = tag & 0xFFFFFF;  // NamedEventKey(category, type).
+  if (ZT_LIKELY(incremental->last_head_key == event_key)) {
+    ComposeCachedIntAnnotationEvent(entry, incremental->last_head, form, name->varint,
+                                    key->varint);
+  } else {
+    const uint32_t category = tag & 0xFFFF;
+    if (ZT_UNLIKELY(!CategoryInterned(incremental, category)))
+      return false;
+    EncodeCachedIntAnnotationEvent(entry, form, static_cast<EventType>((tag >> 16) & 0xFF),
+                                   CategoryIid(category), name->varint, key->varint);
+    RememberHead(incremental, event_key);
+  }
   entry->name = static_name;
   entry->key = static_key;
   entry->tag = tag;
