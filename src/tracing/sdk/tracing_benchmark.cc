@@ -3,7 +3,7 @@
 // beside a memcpy of the same bytes in the same run. Prints a table.
 //
 //   tracing_benchmark [--packets N] [--smb-kb K] [--page-kb P]
-//   tracing_benchmark --system PATH_TO_ZTRACED [...]
+//   tracing_benchmark --system PATH_TO_ZTRACED [--repeat R] [...]
 //
 // With --system, the given ztraced runs as a child on private sockets (a
 // temp dir) and every row runs twice in the same process: an in-process
@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -76,6 +77,7 @@ size_t PayloadFor(size_t packet_bytes) {
 
 struct Result {
   double seconds = 0;
+  double cpu_seconds = 0;  // This process's and ztraced's, user + system.
   uint64_t lost = 0;
   uint64_t kept = 0;     // Timed packets read back (the ring keeps the newest).
   bool started = false;  // Our data source was started by the session.
@@ -99,6 +101,38 @@ zt::protos::gen::TraceConfig BenchConfig(uint64_t ring_bytes) {
   buf->set_fill_policy(zt::protos::gen::TraceConfig_BufferConfig_FillPolicy_RING_BUFFER);
   cfg.add_data_sources()->mutable_config()->set_name("zt.bench");
   return cfg;
+}
+
+pid_t g_daemon_pid = 0;  // --system's ztraced child (StartDaemon()).
+
+// CPU time (user + system, s) of this process and, with --system, of the
+// ztraced child: what a row costs the machine, whichever process spends
+// it, as opposed to its wall time, which two vCPUs shared with other
+// threads and other programs stretch.
+double CpuSeconds() {
+  rusage self = {};
+  getrusage(RUSAGE_SELF, &self);
+  double seconds = static_cast<double>(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+                   static_cast<double>(self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6;
+  if (g_daemon_pid > 0) {
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/stat", static_cast<int>(g_daemon_pid));
+    if (FILE* f = fopen(path, "r")) {
+      char buf[1024];
+      const size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+      fclose(f);
+      buf[n] = '\0';
+      // Fields 14 and 15 (utime, stime, in clock ticks) follow the command
+      // name, which ends at the last ')'.
+      const char* rest = strrchr(buf, ')');
+      unsigned long long utime = 0, stime = 0;
+      if (rest && sscanf(rest + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+                         &utime, &stime) == 2) {
+        seconds += static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+      }
+    }
+  }
+  return seconds;
 }
 
 Result RunTrace(uint32_t threads, uint64_t packets, size_t packet_bytes,
@@ -143,11 +177,13 @@ Result RunTrace(uint32_t threads, uint64_t packets, size_t packet_bytes,
   while (ready.load() != threads)
     std::this_thread::yield();
   const Clock::time_point start = Clock::now();
+  const double cpu_start = CpuSeconds();
   go.store(true, std::memory_order_release);
   for (auto& t : pool)
     t.join();
   session->StopBlocking();
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.cpu_seconds = CpuSeconds() - cpu_start;
 
   // Not timed: what survived must be, per thread, a hole-free run.
   const std::vector<char> trace = session->ReadTraceBlocking();
@@ -201,7 +237,6 @@ double RunMemcpy(uint64_t total_packets, size_t packet_bytes) {
 // at exit (atexit, so every return and exit() path); should this process
 // die without exiting, the kernel sends the child SIGTERM
 // (PR_SET_PDEATHSIG), so no run leaves a daemon behind.
-pid_t g_daemon_pid = 0;
 std::string g_daemon_dir;
 
 std::string DaemonPath(const char* name) {
@@ -359,28 +394,42 @@ void Usage() {
           "  --threads T  only the rows with T threads (1 or 2)\n"
           "  --bytes S    only the rows with S-byte packets (64 or 4096)\n"
           "  --system Z   also run every row through the ztraced binary Z (a child\n"
-          "               on private sockets) and compare with in-process\n");
+          "               on private sockets) and compare with in-process\n"
+          "  --repeat R   with --system: R pairs per row, alternating which side\n"
+          "               runs first; medians, the ratios' range (default 1)\n");
 }
 
 uint64_t PerThread(uint64_t packets, size_t bytes) {
   return bytes == 64 ? packets : std::max<uint64_t>(1, packets / 64);
 }
 
-// Each row twice in this process, in-process then system; both must lose
-// nothing, and the system session must have started our data source and
-// kept some of its packets.
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Each row |repeat| times in this process, an in-process session and a
+// system one per pair, in alternating order (in-process first in the odd
+// pairs, system first in the even ones), so that neither side always runs
+// on a warmer or quieter machine; the table gives each side's median rate,
+// the median of the pairs' ratios (with their range when there are
+// several), and the CPU each side spends per GB, ztraced's included. Each
+// session must lose nothing, and a system session must have started our
+// data source and kept some of its packets.
 int RunSystemTable(uint64_t packets, uint32_t smb_kb, uint32_t page_kb, uint32_t only_threads,
-                   uint32_t only_bytes) {
+                   uint32_t only_bytes, uint32_t repeat) {
   if (!WaitForSystemProducer()) {
     fprintf(stderr, "tracing_benchmark: the producer never reached ztraced\n");
     PrintDaemonLog();
     return 1;
   }
   printf("SMB %u KiB, %u KiB pages; 64 MiB ring buffer, warmed; %u cores; in-process vs "
-         "system (ztraced)\n",
-         smb_kb, page_kb, std::thread::hardware_concurrency());
-  printf("%-7s %-6s %10s | %10s %7s %5s | %10s %7s %5s | %6s\n", "threads", "packet", "packets",
-         "in-proc/s", "MB/s", "lost", "system/s", "MB/s", "lost", "ratio");
+         "system (ztraced); medians of %u pairs, alternating which runs first\n",
+         smb_kb, page_kb, std::thread::hardware_concurrency(), repeat);
+  printf("%-7s %-6s %10s | %10s %7s %5s | %10s %7s %5s | %6s %13s | %15s\n", "threads",
+         "packet", "packets", "in-proc/s", "MB/s", "lost", "system/s", "MB/s", "lost", "ratio",
+         "(range)", "CPU s/GB in/sys");
   int failures = 0;
   for (size_t bytes : {size_t{64}, size_t{4096}}) {
     for (uint32_t threads : {1u, 2u}) {
@@ -389,22 +438,49 @@ int RunSystemTable(uint64_t packets, uint32_t smb_kb, uint32_t page_kb, uint32_t
       const uint64_t per_thread = PerThread(packets, bytes);
       const uint64_t total = per_thread * threads;
       const double mb = static_cast<double>(total * bytes) / 1e6;
-      const Result in = RunTrace(threads, per_thread, bytes, zt::kInProcessBackend);
-      const Result sys = RunTrace(threads, per_thread, bytes, zt::kSystemBackend);
-      printf("%-7u %-6zu %10llu | %9.2fM %7.0f %5llu | %9.2fM %7.0f %5llu | %5.1f%%\n", threads,
-             bytes, static_cast<unsigned long long>(total),
-             static_cast<double>(total) / in.seconds / 1e6, mb / in.seconds,
-             static_cast<unsigned long long>(in.lost),
-             static_cast<double>(total) / sys.seconds / 1e6, mb / sys.seconds,
-             static_cast<unsigned long long>(sys.lost), 100.0 * in.seconds / sys.seconds);
-      for (const Result* r : {&in, &sys}) {
-        if (r->lost != 0 || !r->started || r->kept == 0) {
-          fprintf(stderr, "tracing_benchmark: %s session: lost %llu, started %d, kept %llu\n",
-                  r == &in ? "in-process" : "system", static_cast<unsigned long long>(r->lost),
-                  r->started, static_cast<unsigned long long>(r->kept));
-          failures++;
+      std::vector<double> in_seconds, sys_seconds, ratios, in_cpu, sys_cpu;
+      uint64_t in_lost = 0, sys_lost = 0;
+      for (uint32_t k = 0; k < repeat; k++) {
+        Result in, sys;
+        if (k % 2 == 0) {
+          in = RunTrace(threads, per_thread, bytes, zt::kInProcessBackend);
+          sys = RunTrace(threads, per_thread, bytes, zt::kSystemBackend);
+        } else {
+          sys = RunTrace(threads, per_thread, bytes, zt::kSystemBackend);
+          in = RunTrace(threads, per_thread, bytes, zt::kInProcessBackend);
         }
+        for (const Result* r : {&in, &sys}) {
+          if (r->lost != 0 || !r->started || r->kept == 0) {
+            fprintf(stderr, "tracing_benchmark: %s session: lost %llu, started %d, kept %llu\n",
+                    r == &in ? "in-process" : "system",
+                    static_cast<unsigned long long>(r->lost), r->started,
+                    static_cast<unsigned long long>(r->kept));
+            failures++;
+          }
+        }
+        in_seconds.push_back(in.seconds);
+        sys_seconds.push_back(sys.seconds);
+        ratios.push_back(100.0 * in.seconds / sys.seconds);
+        in_cpu.push_back(in.cpu_seconds * 1e3 / mb);
+        sys_cpu.push_back(sys.cpu_seconds * 1e3 / mb);
+        in_lost += in.lost;
+        sys_lost += sys.lost;
       }
+      const double in_s = Median(in_seconds), sys_s = Median(sys_seconds);
+      char range[32] = "";
+      if (repeat > 1) {
+        snprintf(range, sizeof(range), "(%.0f-%.0f%%)",
+                 *std::min_element(ratios.begin(), ratios.end()),
+                 *std::max_element(ratios.begin(), ratios.end()));
+      }
+      printf("%-7u %-6zu %10llu | %9.2fM %7.0f %5llu | %9.2fM %7.0f %5llu | %5.1f%% %13s | "
+             "%6.2f / %6.2f\n",
+             threads, bytes, static_cast<unsigned long long>(total),
+             static_cast<double>(total) / in_s / 1e6, mb / in_s,
+             static_cast<unsigned long long>(in_lost), static_cast<double>(total) / sys_s / 1e6,
+             mb / sys_s, static_cast<unsigned long long>(sys_lost), Median(ratios), range,
+             Median(in_cpu), Median(sys_cpu));
+      fflush(stdout);
     }
   }
   if (failures)
@@ -418,6 +494,7 @@ int main(int argc, char** argv) {
   uint64_t packets = 5000000;
   uint32_t smb_kb = 4096, page_kb = 32;
   uint32_t only_threads = 0, only_bytes = 0;  // 0: every row.
+  uint32_t repeat = 1;
   const char* ztraced = nullptr;
   for (int i = 1; i < argc; i++) {
     const std::string arg = argv[i];
@@ -438,6 +515,8 @@ int main(int argc, char** argv) {
       only_threads = static_cast<uint32_t>(value());
     } else if (arg == "--bytes") {
       only_bytes = static_cast<uint32_t>(value());
+    } else if (arg == "--repeat") {
+      repeat = static_cast<uint32_t>(value());
     } else if (arg == "--system" && i + 1 < argc) {
       ztraced = argv[++i];
     } else {
@@ -445,7 +524,7 @@ int main(int argc, char** argv) {
       return arg == "--help" || arg == "-h" ? 0 : 2;
     }
   }
-  if (packets == 0) {
+  if (packets == 0 || repeat == 0 || (repeat > 1 && !ztraced)) {
     Usage();
     return 2;
   }
@@ -463,7 +542,7 @@ int main(int argc, char** argv) {
   desc.set_name("zt.bench");
   BenchSource::Register(desc);
   if (ztraced)
-    return RunSystemTable(packets, smb_kb, page_kb, only_threads, only_bytes);
+    return RunSystemTable(packets, smb_kb, page_kb, only_threads, only_bytes, repeat);
 
   printf("SMB %u KiB, %u KiB pages; 64 MiB ring buffer, warmed; %u cores\n", smb_kb,
          page_kb, std::thread::hardware_concurrency());
