@@ -3,8 +3,10 @@
 #     [PROTO_ROOT <dir>]             # default: CMAKE_CURRENT_SOURCE_DIR
 #     [IMPORT_DIRS <dir>...]         # extra -I paths for imports
 #     [WRAPPER_NAMESPACE <ns>]       # default: gen
-#     [DEPS <target>...])            # other zt_cppgen_library targets whose
+#     [DEPS <target>...]             # other zt_cppgen_library targets whose
 #                                    # protos these import
+#     [UNITY_BATCH <n>])             # with ZT_UNITY_BUILD off, compile the
+#                                    # files n at a time all the same
 #
 # Runs protoc with protoc-gen-pbzero (generator=cppgen) at build time,
 # writing X.gen.h, X.gen.cc and X.gen_parse.cc (the parsers, their own
@@ -27,7 +29,7 @@
 function(_zt_cppgen_run fn name generator prefix)
   cmake_parse_arguments(PARSE_ARGV 4 A
     ""
-    "PROTO_ROOT;WRAPPER_NAMESPACE"
+    "PROTO_ROOT;WRAPPER_NAMESPACE;UNITY_BATCH"
     "PROTOS;IMPORT_DIRS;DEPS;SUFFIXES")
   if(A_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "${fn}(${name}): unknown arguments ${A_UNPARSED_ARGUMENTS}")
@@ -92,7 +94,7 @@ function(_zt_cppgen_run fn name generator prefix)
 endfunction()
 
 function(zt_cppgen_library name)
-  cmake_parse_arguments(PARSE_ARGV 1 A "" "" "DEPS")
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "UNITY_BATCH" "DEPS")
   _zt_cppgen_run(zt_cppgen_library ${name} cppgen G ${ARGN}
                  SUFFIXES .gen.h .gen.cc .gen_parse.cc)
   set(headers "")
@@ -120,6 +122,12 @@ function(zt_cppgen_library name)
       PROPERTIES UNITY_GROUP classes)
     set_source_files_properties(${parsers} TARGET_DIRECTORY ${name}
       PROPERTIES UNITY_GROUP parsers)
+  elseif(A_UNITY_BATCH)
+    # Builds that compile every file on its own (the sanitizer builds, so
+    # that a missing include cannot hide) need not for a schema's generated
+    # files: the generator's own tests check its includes file by file.
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON
+      UNITY_BUILD_BATCH_SIZE ${A_UNITY_BATCH})
   endif()
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${G_OUT_DIR}>")
   target_link_libraries(${name} PUBLIC ${ZT_PBZERO_RUNTIME_TARGET} ${A_DEPS})

@@ -4,10 +4,33 @@
 # generator into a static library linked against libprotobuf, so that tests
 # can check protozero's bytes against the reference implementation. Nothing
 # that ships links this.
+#
+# ZT_PREBUILT_LIBPROTOBUF_DIR: another build directory of this same source
+# tree (tools/test passes its release build's to the sanitizer builds). A
+# library it has built already is used from there, its archive and
+# generated headers, instead of being generated and compiled again: these
+# are test oracles, not our code, and libprotobuf itself is not
+# instrumented either; they were about a tenth of each sanitizer build. A
+# library that build has not made is built here as usual.
 find_package(Protobuf REQUIRED)
+set(ZT_PREBUILT_LIBPROTOBUF_DIR "" CACHE PATH
+    "A build directory of this source tree whose libprotobuf test libraries to reuse")
 
 function(zt_libprotobuf_library name)
   cmake_parse_arguments(A "FAST_BUILD" "PROTO_ROOT" "PROTOS" ${ARGN})
+  if(ZT_PREBUILT_LIBPROTOBUF_DIR)
+    file(RELATIVE_PATH rel_dir ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR})
+    set(prebuilt ${ZT_PREBUILT_LIBPROTOBUF_DIR}/${rel_dir})
+    if(EXISTS ${prebuilt}/lib${name}.a AND IS_DIRECTORY ${prebuilt}/${name}_gen)
+      message(STATUS "${name}: reusing ${prebuilt}/lib${name}.a")
+      add_library(${name} STATIC IMPORTED GLOBAL)
+      set_target_properties(${name} PROPERTIES IMPORTED_LOCATION ${prebuilt}/lib${name}.a)
+      target_include_directories(${name} SYSTEM INTERFACE ${prebuilt}/${name}_gen)
+      target_link_libraries(${name} INTERFACE protobuf::libprotobuf)
+      return()
+    endif()
+    message(STATUS "${name}: not built in ${ZT_PREBUILT_LIBPROTOBUF_DIR}, building it here")
+  endif()
   if(NOT A_PROTO_ROOT)
     set(A_PROTO_ROOT ${CMAKE_CURRENT_SOURCE_DIR})
   endif()
