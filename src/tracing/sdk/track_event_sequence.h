@@ -72,6 +72,9 @@ struct TrackEventSequence {
   uint8_t session_tag = 0;
   // The same tag where the instance's byte of a SessionTags is.
   SessionTags session_tags = 0;
+  // 1 << the instance: what the fast paths' |instances| is when they take
+  // this sequence, for their misses to hand to the simple paths.
+  uint8_t instance_mask = 0;
   // For the one-session fast path (track_event_writer.cc): the instance
   // slot's epoch, and the value it must have for that path to write: the
   // epoch above when the timestamp unit is the default, else a value the

@@ -154,6 +154,7 @@ ZT_NOINLINE TrackEventSequence* AcquireSequenceSlow(uint32_t instance, EventCate
         seq->epoch = epoch;
         seq->session_tag = static_cast<uint8_t>(generation);
         seq->session_tags = SessionTags{seq->session_tag} << (8 * instance);
+        seq->instance_mask = static_cast<uint8_t>(1u << instance);
         seq->slot_epoch = &slot.epoch;
         seq->fast_epoch = seq->timestamp_unit == 1 ? epoch : ~epoch;
         if (seq->incremental->was_cleared)
@@ -490,20 +491,20 @@ static ZT_ALWAYS_INLINE inline void RememberHead(TrackEventIncrementalState* inc
 template <EventType kType>
 static ZT_NOINLINE SessionTags WriteNamedEventMiss(TrackEventSequence* seq, uint8_t* p,
                                                    uint64_t now, uint32_t event_key,
-                                                   uint8_t instances, const char* static_name) {
+                                                   EventBytesCache::Entry* entry_for_name,
+                                                   const char* static_name) {
   const uint32_t category = event_key & 0xFFFF;
   TraceWriter* const writer = seq->writer;
   TrackEventIncrementalState* incremental = seq->incremental;
   const InternTable::Slot* name = incremental->event_names.Lookup(static_name);
   if (ZT_UNLIKELY(name == nullptr))
-    return WriteEvent(category, instances, kType, static_name);
-  EventBytesCache::Entry& entry =
-      incremental->bytes_cache.EntryFor(static_name, EventBytesCache::kPlain);
+    return WriteEvent(category, seq->instance_mask, kType, static_name);
+  EventBytesCache::Entry& entry = *entry_for_name;
   if (ZT_LIKELY(incremental->last_head_key == event_key)) {
     ComposeCachedPlainEvent(&entry, incremental->last_head, name->varint);
   } else {
     if (ZT_UNLIKELY(!CategoryInterned(incremental, category)))
-      return WriteEvent(category, instances, kType, static_name);
+      return WriteEvent(category, seq->instance_mask, kType, static_name);
     EncodeCachedPlainEvent(&entry, kType, CategoryIid(category), name->varint);
     RememberHead(incremental, event_key);
   }
@@ -530,13 +531,14 @@ static ZT_ALWAYS_INLINE inline SessionTags WriteNamedEventFast(uint32_t event_ke
   if (TrackEventSequence* seq = FastSequence(instances, &p, &now)) {
     // Read once: the bytes written next may alias it for the compiler.
     TraceWriter* const writer = seq->writer;
-    if (const EventBytesCache::Entry* entry =
-            FastEntry(seq, static_name, EventBytesCache::kPlain, event_key)) {
+    EventBytesCache::Entry* entry =
+        &seq->incremental->bytes_cache.EntryFor(static_name, EventBytesCache::kPlain);
+    if (ZT_LIKELY(entry->name == static_name && entry->tag == event_key)) {
       p = WriteFastTimestamp(p, seq, now);
       writer->EndRawPacketAndBeginNext(WriteCachedPlainEvent(p, *entry));
       return seq->session_tags;
     }
-    return WriteNamedEventMiss<kType>(seq, p, now, event_key, instances, static_name);
+    return WriteNamedEventMiss<kType>(seq, p, now, event_key, entry, static_name);
   }
   return WriteEvent(event_key & 0xFFFF, instances, kType, static_name);
 }
