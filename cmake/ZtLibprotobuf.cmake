@@ -19,17 +19,44 @@ set(ZT_PREBUILT_LIBPROTOBUF_DIR "" CACHE PATH
 function(zt_libprotobuf_library name)
   cmake_parse_arguments(A "FAST_BUILD" "PROTO_ROOT" "PROTOS" ${ARGN})
   if(ZT_PREBUILT_LIBPROTOBUF_DIR)
-    file(RELATIVE_PATH rel_dir ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR})
+    file(RELATIVE_PATH rel_dir ${PROJECT_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR})
     set(prebuilt ${ZT_PREBUILT_LIBPROTOBUF_DIR}/${rel_dir})
-    if(EXISTS ${prebuilt}/lib${name}.a AND IS_DIRECTORY ${prebuilt}/${name}_gen)
+    # The same protobuf (headers, library) as this build, else the archive's
+    # classes would not match the headers these tests compile against.
+    set(same_protobuf FALSE)
+    set(prebuilt_cache ${ZT_PREBUILT_LIBPROTOBUF_DIR}/CMakeCache.txt)
+    if(EXISTS ${prebuilt_cache})
+      file(STRINGS ${prebuilt_cache} prebuilt_include REGEX "^Protobuf_INCLUDE_DIR:")
+      if(prebuilt_include STREQUAL "Protobuf_INCLUDE_DIR:PATH=${Protobuf_INCLUDE_DIR}")
+        set(same_protobuf TRUE)
+      endif()
+    endif()
+    if(same_protobuf AND EXISTS ${prebuilt}/lib${name}.a AND IS_DIRECTORY ${prebuilt}/${name}_gen)
       message(STATUS "${name}: reusing ${prebuilt}/lib${name}.a")
+      # Brought up to date in that build first (a .proto edited since), so
+      # that building here alone never links a stale archive. (A byproduct
+      # here, so that ninja looks at it again after; `ninja -t clean` here
+      # would remove it there too.)
+      add_custom_target(${name}_refresh
+        COMMAND ${CMAKE_COMMAND} --build ${ZT_PREBUILT_LIBPROTOBUF_DIR} --target ${name}
+        BYPRODUCTS ${prebuilt}/lib${name}.a
+        COMMENT "Bringing ${name} up to date in ${ZT_PREBUILT_LIBPROTOBUF_DIR}"
+        VERBATIM)
       add_library(${name} STATIC IMPORTED GLOBAL)
       set_target_properties(${name} PROPERTIES IMPORTED_LOCATION ${prebuilt}/lib${name}.a)
       target_include_directories(${name} SYSTEM INTERFACE ${prebuilt}/${name}_gen)
       target_link_libraries(${name} INTERFACE protobuf::libprotobuf)
+      add_dependencies(${name} ${name}_refresh)
+      # One at a time: two builds at once in that directory would race.
+      get_property(previous GLOBAL PROPERTY ZT_LAST_LIBPROTOBUF_REFRESH)
+      if(previous)
+        add_dependencies(${name}_refresh ${previous})
+      endif()
+      set_property(GLOBAL PROPERTY ZT_LAST_LIBPROTOBUF_REFRESH ${name}_refresh)
       return()
     endif()
-    message(STATUS "${name}: not built in ${ZT_PREBUILT_LIBPROTOBUF_DIR}, building it here")
+    message(STATUS "${name}: not built in ${ZT_PREBUILT_LIBPROTOBUF_DIR} "
+                   "(or with another protobuf), building it here")
   endif()
   if(NOT A_PROTO_ROOT)
     set(A_PROTO_ROOT ${CMAKE_CURRENT_SOURCE_DIR})

@@ -187,6 +187,24 @@ TEST_F(TrackEventTest, DynamicNamesAcrossManyChunksReadBack) {
   }
 }
 
+// A null StaticString names nothing: the events are written without a
+// name, on every path (the fast path's miss once found a free intern slot
+// for it and wrote a name_iid field without its value).
+TEST_F(TrackEventTest, NullStaticStringNamesNothing) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    TRACE_EVENT_INSTANT("test", "first");  // The category interned.
+    for (int i = 0; i < 3; i++) {
+      TRACE_EVENT_INSTANT("test", StaticString{nullptr});
+      TRACE_EVENT("test", StaticString{nullptr});
+    }
+  });
+  ASSERT_EQ(read.events.size(), 1u + 3 * 3);
+  for (size_t i = 1; i < read.events.size(); i++) {
+    EXPECT_EQ(read.events[i].name, "") << i;
+    EXPECT_EQ(read.events[i].category, i % 3 == 0 ? "" : "test") << i;
+  }
+}
+
 TEST_F(TrackEventTest, ConfigSelectsCategories) {
   ReadTrace read = Record(SerializeTrackEventConfig({"gfx*"}, {"*"}), [] {
     TRACE_EVENT_INSTANT("test", "no");

@@ -1,16 +1,18 @@
 // InternTable: the ids a sequence gave to what it already wrote, keyed by
 // a nonzero 64-bit value: a string's address (names are literals or
 // StaticStrings, whose address identifies their contents for the session's
-// life) or a track's uuid. Each id is also kept encoded as a varint, so
+// life) or a track's uuid. Key 0 is never interned (it marks free slots):
+// it has no id and no slot. Each id is also kept encoded as a varint, so
 // that writers that miss their bytes cache compose an event's bytes with
 // a few stores instead of encoding its ids again.
 //
 // Open addressing with linear probing, kept at most half full: a lookup
 // that hits costs a multiply, a mask and one or two compares. Ids start at
-// 1 and grow by one per new key, below 2^21 (three varint bytes; the SDK
-// clears a sequence's tables far earlier, at kMaxInternedPerSequence).
-// Memory: 16 bytes a slot, at most four slots per id. Not thread-safe: one
-// per sequence.
+// 1 and grow by one per new key; those below 2^21 (three varint bytes)
+// have their varint kept, the others 0 (the SDK clears a sequence's
+// tables far earlier, at kMaxInternedPerSequence; the C ABI's track sets
+// use no varints). Memory: 16 bytes a slot, at most four slots per id. Not
+// thread-safe: one per sequence.
 
 #ifndef ZT_SRC_TRACING_SDK_INTERN_TABLE_H_
 #define ZT_SRC_TRACING_SDK_INTERN_TABLE_H_
@@ -18,14 +20,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
-#include "zt/base/logging.h"
+#include "zt/base/compiler.h"
 
 namespace zt {
 namespace internal {
 
 // An id's varint bytes (at most 3, little-endian order) with their count in
 // the top byte: stored as is after a field's tag, it is the field's value.
+// 0: none (an id past kMaxIid).
 using IidVarint = uint32_t;
 constexpr uint32_t kMaxIid = (1u << 21) - 1;
 constexpr IidVarint EncodeIidVarint(uint32_t iid) {
@@ -46,12 +50,24 @@ class InternTable {
   };
 
   InternTable() : slots_(new Slot[kInitialSlots]), mask_(kInitialSlots - 1) {}
+  // A moved-from table is empty and usable (it takes the other's).
+  InternTable(InternTable&& other) noexcept : InternTable() { Swap(other); }
+  InternTable& operator=(InternTable&& other) noexcept {
+    Swap(other);
+    return *this;
+  }
+  InternTable(const InternTable&) = delete;
+  InternTable& operator=(const InternTable&) = delete;
 
   // The id of |key|; |*is_new| tells whether it was just given.
   uint32_t Intern(const void* key, bool* is_new) {
     return Intern(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key)), is_new);
   }
   uint32_t Intern(uint64_t key, bool* is_new) {
+    if (ZT_UNLIKELY(key == 0)) {
+      *is_new = false;
+      return 0;
+    }
     for (size_t i = Hash(key) & mask_;; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];
       if (slot.key == key) {
@@ -60,10 +76,9 @@ class InternTable {
       }
       if (slot.key == 0) {
         *is_new = true;
-        ZT_CHECK(size_ < kMaxIid);
         slot.key = key;
         slot.iid = ++size_;
-        slot.varint = EncodeIidVarint(size_);
+        slot.varint = size_ <= kMaxIid ? EncodeIidVarint(size_) : 0;
         if (size_ * 2 > mask_ + 1)
           Grow();
         return size_;
@@ -75,6 +90,8 @@ class InternTable {
   // (without giving it one).
   const Slot* Lookup(const void* key) const {
     const uint64_t k = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key));
+    if (ZT_UNLIKELY(k == 0))
+      return nullptr;
     for (size_t i = Hash(k) & mask_;; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
       if (slot.key == k)
@@ -92,6 +109,8 @@ class InternTable {
 
   // Whether |key| has an id, without giving it one.
   bool Contains(uint64_t key) const {
+    if (ZT_UNLIKELY(key == 0))
+      return false;
     for (size_t i = Hash(key) & mask_;; i = (i + 1) & mask_) {
       if (slots_[i].key == key)
         return true;
@@ -106,6 +125,12 @@ class InternTable {
 
  private:
   static constexpr size_t kInitialSlots = 64;
+
+  void Swap(InternTable& other) noexcept {
+    slots_.swap(other.slots_);
+    std::swap(mask_, other.mask_);
+    std::swap(size_, other.size_);
+  }
 
   static size_t Hash(uint64_t key) {
     const uint64_t x = (key ^ (key >> 29)) * 0x9E3779B97F4A7C15ull;

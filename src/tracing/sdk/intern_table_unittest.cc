@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "zt/protozero/proto_utils.h"
@@ -60,6 +61,49 @@ TEST(InternTableTest, IdsInOrderOfFirstUseAndLookupsGiveNone) {
   EXPECT_EQ(table.size(), keys.size()) << "lookups give no ids";
   // At most half full: 20,000 keys in 65,536 slots of 16 bytes.
   EXPECT_EQ(table.memory_bytes(), 65536u * 16u);
+}
+
+// Key 0 marks free slots: it is never interned, has no slot and no id
+// (a null StaticString once matched a free slot and wrote an empty
+// name_iid).
+TEST(InternTableTest, KeyZeroHasNoSlot) {
+  InternTable table;
+  bool is_new = true;
+  EXPECT_EQ(table.Intern(uint64_t{0}, &is_new), 0u);
+  EXPECT_FALSE(is_new);
+  EXPECT_EQ(table.Lookup(nullptr), nullptr);
+  EXPECT_EQ(table.Find(nullptr), 0u);
+  EXPECT_FALSE(table.Contains(0));
+  EXPECT_EQ(table.size(), 0u);
+}
+
+// Past 2^21 ids (the C ABI's track sets have no bound of their own) a
+// table goes on, keeping no varint for those ids.
+TEST(InternTableTest, IdsPastThreeVarintBytesKeepNoVarint) {
+  InternTable table;
+  bool is_new = false;
+  for (uint64_t key = 1; key <= kMaxIid + 2; key++)
+    ASSERT_EQ(table.Intern(key, &is_new), key);
+  EXPECT_EQ(table.Lookup(reinterpret_cast<const void*>(uintptr_t{kMaxIid}))->varint,
+            ReferenceVarint(kMaxIid));
+  EXPECT_EQ(table.Lookup(reinterpret_cast<const void*>(uintptr_t{kMaxIid + 1}))->varint, 0u);
+}
+
+TEST(InternTableTest, AMovedFromTableIsEmptyAndUsable) {
+  InternTable a;
+  int keys[3];
+  bool is_new = false;
+  a.Intern(&keys[0], &is_new);
+  a.Intern(&keys[1], &is_new);
+  InternTable b(std::move(a));
+  EXPECT_EQ(b.size(), 2u);
+  EXPECT_EQ(b.Find(&keys[1]), 2u);
+  EXPECT_EQ(a.size(), 0u);  // NOLINT(bugprone-use-after-move): the contract.
+  EXPECT_EQ(a.Intern(&keys[2], &is_new), 1u);
+  EXPECT_TRUE(is_new);
+  a = std::move(b);
+  EXPECT_EQ(a.Find(&keys[0]), 1u);
+  EXPECT_EQ(b.Find(&keys[2]), 1u);  // b holds what a held.
 }
 
 TEST(InternTableTest, UuidKeys) {

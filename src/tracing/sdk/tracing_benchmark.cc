@@ -33,6 +33,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -128,9 +129,11 @@ double CpuSeconds() {
       unsigned long long utime = 0, stime = 0;
       if (rest && sscanf(rest + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
                          &utime, &stime) == 2) {
-        seconds += static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+        return seconds +
+               static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
       }
     }
+    return std::nan("");  // ztraced gone: its share is unknown (printed "nan").
   }
   return seconds;
 }
@@ -414,7 +417,8 @@ double Median(std::vector<double> v) {
 // pairs, system first in the even ones), so that neither side always runs
 // on a warmer or quieter machine; the table gives each side's median rate,
 // the median of the pairs' ratios (with their range when there are
-// several), and the CPU each side spends per GB, ztraced's included. Each
+// several), the packets lost over all pairs, and the CPU each side spends
+// per GB, ztraced's included. Each
 // session must lose nothing, and a system session must have started our
 // data source and kept some of its packets.
 int RunSystemTable(uint64_t packets, uint32_t smb_kb, uint32_t page_kb, uint32_t only_threads,

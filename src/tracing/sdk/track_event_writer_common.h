@@ -132,6 +132,8 @@ inline TrackEventSequence* CurrentSequence(uint32_t instance) {
 // so that a writer's tables stay within a bound whatever the number of
 // names a program uses: 4 tables of at most 32,768 slots of 16 bytes.
 constexpr uint32_t kMaxInternedPerSequence = 16384;
+static_assert(kMaxInternedPerSequence < kMaxIid,
+              "every id the fast paths compose from has its varint kept");
 inline uint32_t InternedCount(const TrackEventIncrementalState* incremental) {
   return incremental->event_names.size() + incremental->annotation_names.size() +
          incremental->counter_names.size() + incremental->described_tracks.size();
