@@ -51,10 +51,10 @@ uint32_t NameCompressor::CompressAt(std::string_view name, int nesting) {
     // and, past 15 bytes, a heap block per key).
     // The blocks grow from 4 KiB to 256 KiB, doubling (a small dictionary
     // holds a few KiB).
-    constexpr size_t kBlockBytes = size_t{256} << 10;
+    constexpr size_t kKeyBlockBytes = size_t{256} << 10;
     if (name.size() > key_left_) {
       const size_t block = std::max(key_block_bytes_, name.size());
-      key_block_bytes_ = std::min(kBlockBytes, key_block_bytes_ * 2);
+      key_block_bytes_ = std::min(kKeyBlockBytes, key_block_bytes_ * 2);
       key_blocks_.emplace_back(new char[block]);
       key_next_ = key_blocks_.back().get();
       key_left_ = block;
@@ -454,10 +454,10 @@ size_t NameExpander::memory_bytes() const {
 }
 
 std::string_view NameExpander::Store(std::string_view name) {
-  constexpr size_t kBlockBytes = size_t{1} << 20;
+  constexpr size_t kArenaBlockBytes = size_t{1} << 20;
   if (name.size() > arena_left_) {
     // A long name gets a block of its own; the current block stays open.
-    if (name.size() > kBlockBytes / 4) {
+    if (name.size() > kArenaBlockBytes / 4) {
       arena_blocks_.emplace_back(new char[name.size()]);
       arena_bytes_ += name.size();
       memcpy(arena_blocks_.back().get(), name.data(), name.size());
@@ -466,7 +466,7 @@ std::string_view NameExpander::Store(std::string_view name) {
     // Blocks grow from 4 KiB to the full size, doubling (a small
     // dictionary holds a few KiB).
     const size_t block = std::max(arena_block_bytes_, name.size());
-    arena_block_bytes_ = std::min(kBlockBytes, arena_block_bytes_ * 2);
+    arena_block_bytes_ = std::min(kArenaBlockBytes, arena_block_bytes_ * 2);
     arena_blocks_.emplace_back(new char[block]);
     arena_bytes_ += block;
     arena_next_ = arena_blocks_.back().get();
