@@ -483,11 +483,13 @@ static ZT_ALWAYS_INLINE inline void RememberHead(TrackEventIncrementalState* inc
                              EventBytesCache::kLengthOffset + 1);
 }
 
-// A named event whose bytes are not in the cache (more names than its
-// entries, cycled through): when the name and category are interned on
-// the sequence already, its bytes are encoded again from their iids into
-// the entry and written, the packet begun at |p| at |now| by the fast path;
-// else (a first use) the simple path, which interns them.
+// A named event whose bytes are not in |entry_for_name|, the cache entry
+// the fast path found for its name (more names than entries, cycled
+// through): when the name and category are interned on the sequence
+// already, the entry is composed again from the name's varint and the
+// remembered head (or the category's, then remembered) and written, the
+// packet begun at |p| at |now| by the fast path; else (a first use) the
+// simple path, which interns them.
 template <EventType kType>
 static ZT_NOINLINE SessionTags WriteNamedEventMiss(TrackEventSequence* seq, uint8_t* p,
                                                    uint64_t now, uint32_t event_key,
@@ -607,12 +609,6 @@ SessionTags WriteEventWithInt(uint32_t category, uint8_t instances, EventType ty
             WriteCachedVarIntEvent(p, *entry, static_cast<uint64_t>(value)));
         return seq->session_tags;
       }
-      // The arguments again from the tag: fewer values to keep through
-      // the refill, so fewer registers for the hit path to save.
-      return WriteEventWithIntSlow(tag & 0xFFFF, instances,
-                                   static_cast<EventType>((tag >> 16) & 0xFF), static_name,
-                                   static_key, value,
-                                   (tag >> 24) == EventBytesCache::kUintAnnotation);
     }
   }
   return WriteEventWithIntSlow(category, instances, type, static_name, static_key, value,
