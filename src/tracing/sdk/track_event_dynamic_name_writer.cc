@@ -1,7 +1,8 @@
 // WriteEventWithDynamicName(): an event named by a string that lives only
 // for the call (DynamicString), without arguments, on the fast path: the
-// name written inline (TrackEvent.name), no interning. Longer names, or a
-// sequence the fast path refuses, take the general path.
+// name written inline (TrackEvent.name), no interning. Where the fast path
+// refuses (a chunk's end, several sessions, ...), names up to 64 bytes take
+// a simple path that writes the same bytes; longer ones the general path.
 
 #include <cstddef>
 #include <cstdint>
