@@ -114,6 +114,49 @@ TEST(InternTableTest, UuidKeys) {
   EXPECT_FALSE(table.Contains(42));
 }
 
+// The writers' miss paths try a key's first slot inline and probe only
+// when another key holds it, so the hash must leave few keys away from
+// their first slot for the layouts keys come in: ids that count up (the C
+// ABI's track uuids may), addresses a fixed stride apart (an array of
+// strings), and literals packed back to back. A random hash leaves about
+// 15% of 10,000 keys away in the table's 32,768 slots.
+double ShareAwayFromTheirFirstSlot(const std::vector<uint64_t>& keys) {
+  InternTable table;
+  bool is_new;
+  for (uint64_t key : keys)
+    table.Intern(key, &is_new);
+  size_t away = 0;
+  for (uint64_t key : keys) {
+    const void* address = reinterpret_cast<const void*>(static_cast<uintptr_t>(key));
+    const InternTable::Slot* slot = table.Lookup(address);
+    EXPECT_NE(slot, nullptr);
+    if (slot != &table.HomeSlot(address))
+      away++;
+    else
+      EXPECT_EQ(table.HomeSlot(address).key, key);
+  }
+  return static_cast<double>(away) / static_cast<double>(keys.size());
+}
+
+TEST(InternTableTest, FewKeysAwayFromTheirFirstSlotInTheLayoutsKeysComeIn) {
+  std::vector<uint64_t> counting, strided, packed;
+  uint64_t literal = 0x55d0c0a01230;
+  uint32_t random = 1;
+  for (uint64_t i = 0; i < 10000; i++) {
+    counting.push_back(i + 1);
+    strided.push_back(0x55d0c0a01230 + 32 * i);
+    packed.push_back(literal);
+    random = random * 1103515245 + 12345;
+    literal += 8 + (random >> 16) % 40;  // Lengths of 8 to 47 bytes.
+  }
+  // Measured: 0, 0 and 14%; the product's bits 32 and up left 29%, 21% and
+  // 41%; a sign-extended 32-bit multiplier left 62% of the counting keys
+  // away, at 3,000 probes on average.
+  EXPECT_LT(ShareAwayFromTheirFirstSlot(counting), 0.25);
+  EXPECT_LT(ShareAwayFromTheirFirstSlot(strided), 0.25);
+  EXPECT_LT(ShareAwayFromTheirFirstSlot(packed), 0.25);
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace zt
