@@ -253,7 +253,10 @@ inline uint64_t ShortCategoryEventHead(EventType type, uint64_t category_iid, si
 inline void ComposeCachedPlainEvent(EventBytesCache::Entry* entry, uint64_t head,
                                     IidVarint name) {
   const size_t size = 9 + VarintSize(name);
-  head |= uint64_t{size - (EventBytesCache::kLengthOffset + 1)} << 24;
+  // The length byte (byte 3, 0 in |head|): the varint's size is already
+  // there in |name|'s top byte, so one add places it (no carry: at most 8).
+  head += (uint64_t{name} & 0xFF000000) +
+          (uint64_t{9 - (EventBytesCache::kLengthOffset + 1)} << 24);
   const uint64_t name_field = 0x50 | uint64_t{VarintBytes(name)} << 8;  // name_iid (10).
   memcpy(entry->bytes, &head, 8);
   memcpy(entry->bytes + 8, &name_field, 8);

@@ -251,6 +251,27 @@ ZT_ALWAYS_INLINE inline const EventBytesCache::Entry* FastEntry(
   return nullptr;
 }
 
+// Whether |category| has its iid interned on the sequence (its
+// InternedData written since the last clear).
+ZT_ALWAYS_INLINE inline bool CategoryInterned(
+    const TrackEventIncrementalState* incremental, uint32_t category) {
+  return (incremental->interned_categories[category / 64] >> (category % 64)) & 1;
+}
+
+// Keeps the cached forms' first bytes for |event_key| (NamedEventKey; its
+// category interned), for the next misses (TrackEventIncrementalState::
+// last_head).
+ZT_ALWAYS_INLINE inline void RememberHead(TrackEventIncrementalState* incremental,
+                                          uint32_t event_key) {
+  const uint64_t category_iid = CategoryIid(event_key & 0xFFFF);
+  if (category_iid >= 128)
+    return;
+  incremental->last_head_key = event_key;
+  incremental->last_head =
+      ShortCategoryEventHead(static_cast<EventType>(event_key >> 16), category_iid,
+                             EventBytesCache::kLengthOffset + 1);
+}
+
 // Writes the packet's timestamp, a delta on clock 64 in ns (the fast path's
 // unit), and returns where the rest goes.
 ZT_ALWAYS_INLINE inline uint8_t* WriteFastTimestamp(uint8_t* p,
