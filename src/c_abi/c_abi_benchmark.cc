@@ -102,7 +102,7 @@ void RunBenchmark(benchmark::State& state, const Case& c) {
 
 int main(int argc, char** argv) {
   zt::TracingInitArgs init_args;
-  init_args.shmem_size_hint_kb = 256;
+  init_args.shmem_size_hint_kb = zt::base::BenchmarkSmbKb(256);
   zt::Tracing::Initialize(init_args);
   if (!ZtCDataSourceRegister(&g_c_source, "zt.bench.c_source", nullptr))
     return 1;

@@ -142,7 +142,7 @@ void RunBenchmark(benchmark::State& state, const Case& c) {
 int main(int argc, char** argv) {
   PerfettoProducerBackendInitArgs* init = PerfettoProducerBackendInitArgsCreate();
   // 256 KiB, as track_event_benchmark's figures.
-  PerfettoProducerBackendInitArgsSetShmemSizeHintKb(init, 256);
+  PerfettoProducerBackendInitArgsSetShmemSizeHintKb(init, zt::base::BenchmarkSmbKb(256));
   PerfettoProducerInProcessInit(init);
   PerfettoProducerBackendInitArgsDestroy(init);
   ZtCTrackEventInit(g_categories, 2);

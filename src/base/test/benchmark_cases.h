@@ -39,6 +39,18 @@ inline BenchmarkCaseArgs ParseBenchmarkCaseArgs(int argc, char** argv) {
   return args;
 }
 
+// The shared memory buffer's size, in KiB, a benchmark asks for:
+// $ZT_BENCH_SMB_KB when set, else |default_kb|. tools/track_event_callgrind
+// sets it to the largest (32 MiB): under valgrind the threads take turns,
+// so the service may not run before a 256 KiB buffer fills, and the
+// writer's stalls (a scan of every page per retry, yields) would be counted
+// as its own instructions, more or fewer by the scheduler's whim (issue 32:
+// +6 to +28 instructions per op from one day to the next).
+inline uint32_t BenchmarkSmbKb(uint32_t default_kb) {
+  const char* kb = getenv("ZT_BENCH_SMB_KB");
+  return kb && *kb ? static_cast<uint32_t>(strtoul(kb, nullptr, 10)) : default_kb;
+}
+
 // Prints the keys of |cases| (a map of case names) one per line.
 template <typename Cases>
 void PrintBenchmarkCases(const Cases& cases) {

@@ -73,16 +73,17 @@ using zt::test::ManyStrings;
 using zt::test::NextOf;
 // The names' characters, made before main() (no guard for a
 // function-local static at each call; the benchmark's own cost stays
-// small, the same for a case and its baseline).
+// small, the same for a case and its baseline). The static names are
+// packed as a compiler lays out literals.
 template <int64_t kCount>
-const std::vector<std::string>* const g_names =
-    &ManyStrings(kCount == 1 ? "one event " : "event ", kCount);
+const std::vector<const char*>* const g_names =
+    &zt::test::ManyPackedStrings(kCount == 1 ? "one event " : "event ", kCount);
 const std::vector<std::string>* const g_dynamic_names = &ManyStrings("dynamic ", kManyNames);
 template <int64_t kCount>
 __attribute__((noinline)) void InstantNames() {
   static size_t index = 0;
   TRACE_EVENT_INSTANT("bench",
-                      zt::StaticString{(*g_names<kCount>)[NextOf(&index, kCount)].c_str()});
+                      zt::StaticString{(*g_names<kCount>)[NextOf(&index, kCount)]});
 }
 __attribute__((noinline)) void InstantDynamicNames() {
   static size_t index = 0;
@@ -269,11 +270,9 @@ int RunOneCase(const std::string& name, int64_t iterations) {
 
 int main(int argc, char** argv) {
   zt::TracingInitArgs init_args;
-  // 256 KiB unless told otherwise: the SMB docs/benchmarks.md's figures
+  // 256 KiB unless told otherwise: the SMB docs/benchmarks.md's timings
   // were measured with (the SDK's default before it became 1 MiB).
-  init_args.shmem_size_hint_kb = 256;
-  if (const char* smb = getenv("ZT_BENCH_SMB_KB"))
-    init_args.shmem_size_hint_kb = static_cast<uint32_t>(atoi(smb));
+  init_args.shmem_size_hint_kb = zt::base::BenchmarkSmbKb(256);
   zt::Tracing::Initialize(init_args);
   const zt::base::BenchmarkCaseArgs args = zt::base::ParseBenchmarkCaseArgs(argc, argv);
   if (args.list_cases) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <utility>
@@ -54,6 +55,28 @@ inline const std::vector<std::string>& ManyStrings(const char* prefix, int64_t c
     abort();
   }
   return strings;
+}
+
+// The same strings packed back to back in one buffer, each ended by its
+// NUL, as a compiler lays out string literals: for names passed as
+// addresses (StaticString), whose spacing is then a literal's length and
+// not std::string's size.
+inline const std::vector<const char*>& ManyPackedStrings(const char* prefix, int64_t count) {
+  static auto* all = new std::map<std::string, std::vector<const char*>>();
+  std::vector<const char*>& packed = (*all)[prefix];
+  if (packed.empty()) {
+    const std::vector<std::string>& strings = ManyStrings(prefix, count);
+    size_t bytes = 0;
+    for (const std::string& s : strings)
+      bytes += s.size() + 1;
+    char* buffer = new char[bytes];  // Kept for the program's life.
+    for (const std::string& s : strings) {
+      memcpy(buffer, s.c_str(), s.size() + 1);
+      packed.push_back(buffer);
+      buffer += s.size() + 1;
+    }
+  }
+  return packed;
 }
 
 // The next of |count| in turn (no division: a benchmark's literal case to
