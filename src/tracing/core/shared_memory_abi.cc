@@ -67,12 +67,6 @@ void SharedMemoryABI::Initialize(uint8_t* start, size_t size,
     chunk_sizes_[layout] = ChunkSizeFor(page_size, layout);
 }
 
-uint32_t SharedMemoryABI::GetPageHeaderWord(size_t page_idx) const {
-  if (page_idx >= num_pages_)
-    return 0;
-  return page_header(page_idx)->header_word.load(std::memory_order_acquire);
-}
-
 SharedMemoryABI::PageLayout SharedMemoryABI::GetPageLayout(
     size_t page_idx) const {
   const uint32_t layout = LayoutOf(GetPageHeaderWord(page_idx));

@@ -502,5 +502,26 @@ TEST(SharedMemoryABITest, GarbageWordsAreValidated) {
   }
 }
 
+// The arbiter's page scan tests a page word at once for its free chunks;
+// it must agree with the chunks' states one by one, for every layout and
+// every mix of states (bits past the layout's chunks included).
+TEST(SharedMemoryABITest, FreeChunkBitsAreTheFreeChunksOfTheLayout) {
+  std::mt19937 random(7);
+  for (uint32_t layout = 0; layout < 8; layout++) {
+    for (int i = 0; i < 20000; i++) {
+      const uint32_t states = static_cast<uint32_t>(random()) & 0x0FFFFFFFu;
+      // Sparse words too: most chunks free.
+      const uint32_t word = (layout << ABI::kLayoutShift) |
+                            (i % 2 ? states : states & static_cast<uint32_t>(random()));
+      uint32_t expected = 0;
+      for (uint32_t c = 0; c < ABI::NumChunksForLayout(layout); c++) {
+        if (ABI::StateOf(word, c) == ABI::kChunkFree)
+          expected |= 1u << (2 * c);
+      }
+      ASSERT_EQ(ABI::FreeChunkBits(word), expected) << "layout " << layout << " word " << word;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace zt

@@ -128,18 +128,16 @@ ABI::Chunk SharedMemoryArbiter::TryGetChunkLocked(
       // now (or in use), so look at its chunks.
       word = abi_.GetPageHeaderWord(page);
     }
-    const uint32_t n = ABI::NumChunksForLayout(ABI::LayoutOf(word));
-    for (uint32_t c = 0; c < n; c++) {
-      if (ABI::StateOf(word, c) != ABI::kChunkFree)
-        continue;
+    // A full buffer is scanned on every retry of a stalled writer: one
+    // test per page, not one per chunk.
+    for (uint32_t free = ABI::FreeChunkBits(word); free != 0; free &= free - 1) {
+      const uint32_t c = static_cast<uint32_t>(__builtin_ctz(free)) / ABI::kStateBits;
       ABI::Chunk chunk = abi_.TryAcquireChunkForWriting(page, c, header);
       if (chunk.is_valid()) {
         ForgetIfDelivered(page, c);
         // Keep filling this page while it has free chunks: pages complete
         // sooner and the service can move them whole.
-        bool more = false;
-        for (uint32_t o = c + 1; o < n && !more; o++)
-          more = ABI::StateOf(word, o) == ABI::kChunkFree;
+        const bool more = (free & (free - 1)) != 0;
         next_page_ = more ? page : after(page);
         stats_.chunks_acquired++;
         return chunk;

@@ -270,9 +270,21 @@ class SharedMemoryABI {
                                    kStateMask);
   }
 
+  // The chunks of |word|'s layout that are free, as bit 2*i for chunk i
+  // (0 for a page not partitioned): a page scan tests a whole page with it.
+  static constexpr uint32_t FreeChunkBits(uint32_t word) {
+    // Bit 2i of (word | word >> 1) is set when chunk i's state is not 0.
+    return ~(word | (word >> 1)) & 0x55555555u & LayoutStatesMask(LayoutOf(word));
+  }
+
   // --- Queries (both sides). All return "nothing" for bad indices. ---
-  // Acquire load of the page word (0 for a bad index).
-  uint32_t GetPageHeaderWord(size_t page_idx) const;
+  // Acquire load of the page word (0 for a bad index). Inline: the
+  // arbiter's page scan calls it for every page it passes.
+  uint32_t GetPageHeaderWord(size_t page_idx) const {
+    if (page_idx >= num_pages_)
+      return 0;
+    return page_header(page_idx)->header_word.load(std::memory_order_acquire);
+  }
   // kPageNotPartitioned for a bad index or a reserved layout value.
   PageLayout GetPageLayout(size_t page_idx) const;
   // kChunkFree for a bad page/chunk index or a chunk outside the layout.
