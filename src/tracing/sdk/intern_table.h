@@ -152,7 +152,7 @@ class InternTable {
   // The product's bits 40 and up pick the slot (rotated down to bit 4, a
   // slot's offset; past 2^24 slots its low bits follow). Measured on keys
   // that count up, addresses 32 bytes apart, literals' addresses and
-  // random keys (docs/design/track_event_names_at_scale.md): as few keys
+  // random keys (intern_table_unittest.cc, FewKeysAwayFrom...): as few keys
   // away from their first slot as random keys would have or fewer, where
   // bits 32 and up left up to three times as many. A multiplier that is a
   // sign-extended 32-bit immediate would save a register, but its

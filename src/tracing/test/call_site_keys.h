@@ -76,6 +76,11 @@ inline const std::vector<const char*>& ManyPackedStrings(const char* prefix, int
       buffer += s.size() + 1;
     }
   }
+  if (packed.size() != static_cast<size_t>(count)) {  // One count per prefix.
+    fprintf(stderr, "ManyPackedStrings(\"%s\"): asked for %lld, made %zu before\n", prefix,
+            static_cast<long long>(count), packed.size());
+    abort();
+  }
   return packed;
 }
 
