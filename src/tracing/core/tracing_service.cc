@@ -17,6 +17,10 @@ void Producer::FlushWithFlags(FlushRequestId request,
 Consumer::~Consumer() = default;
 void Consumer::OnObservedEvents(const ObservedEvents&) {}
 ProducerEndpoint::~ProducerEndpoint() = default;
+ConcurrentCommitter::~ConcurrentCommitter() = default;
+std::shared_ptr<ConcurrentCommitter> ProducerEndpoint::concurrent_committer() {
+  return nullptr;
+}
 
 void ProducerEndpoint::UpdateDataSource(const protos::gen::DataSourceDescriptor& descriptor) {
   RegisterDataSource(descriptor);

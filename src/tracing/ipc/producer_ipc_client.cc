@@ -22,7 +22,7 @@
 #include "src/base/scoped_file.h"
 #include "src/ipc/client.h"
 #include "src/tracing/ipc/commit_queue.h"
-#include "src/tracing/ipc/commit_record.h"
+#include "src/tracing/ipc/commit_queue_committer.h"
 #include "zt/base/logging.h"
 #include "zt/ext/base/weak_ptr.h"
 #include "zt/ext/tracing/core/commit_data_codec.h"
@@ -69,6 +69,7 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   // The service assigns the id and never tells a remote producer; nothing
   // on the producer's side needs it (the service stamps it on its data).
   uint32_t producer_id() const override { return 0; }
+  std::shared_ptr<ConcurrentCommitter> concurrent_committer() override { return committer_; }
 
  private:
   enum class State {
@@ -138,15 +139,14 @@ class ProducerIpcClientImpl : public ProducerEndpoint {
   // file) is kept apart, for the commit queue's answer.
   base::ScopedFile received_fd_;
   base::ScopedFile received_doorbell_;
-  std::string commit_bytes_;  // CommitData()'s encoding buffer (either form), reused.
+  std::string commit_bytes_;  // CommitData()'s message encoding buffer, reused.
 
-  // The commit queue, once the service took it: commits go into its ring
-  // and only go as messages when it is full or closed.
+  // The commit queue, once the service took it: commits go into its ring,
+  // from this thread or a writer's, and only go as messages when it is
+  // full or closed. The committer also counts the messages sent.
   const bool want_commit_queue_;
-  std::unique_ptr<base::MemfdSharedMemory> queue_shm_;
-  base::ScopedFile queue_doorbell_;
-  std::unique_ptr<CommitQueueWriter> queue_;
-  uint32_t messages_sent_ = 0;  // Through Invoke(); wraps, as the service's count.
+  std::unique_ptr<base::MemfdSharedMemory> queue_shm_;  // Offered, not answered yet.
+  const std::shared_ptr<CommitQueueCommitter> committer_;
 
   // The SMB: ours while offered to the service and if it takes it, else
   // the service's once SetupTracing brings it. Kept, mapped, after a
@@ -169,7 +169,8 @@ ProducerIpcClientImpl::ProducerIpcClientImpl(Producer* producer,
       name_(options.name),
       size_hint_(options.shm_size_hint_bytes),
       page_size_hint_(options.shm_page_size_hint_bytes),
-      want_commit_queue_(options.commit_queue) {
+      want_commit_queue_(options.commit_queue),
+      committer_(std::make_shared<CommitQueueCommitter>(options.name)) {
   if (!provide_smb)
     return;
   // Sized as the service sizes an SMB for these hints, which is what it
@@ -201,6 +202,9 @@ ProducerIpcClientImpl::ProducerIpcClientImpl(Producer* producer,
 ProducerIpcClientImpl::~ProducerIpcClientImpl() {
   // The client first: no callback reaches a half-destroyed endpoint.
   client_.reset();
+  // Writers may hold the committer longer: nothing more goes to a ring
+  // nobody will read.
+  committer_->Close();
 }
 
 void ProducerIpcClientImpl::Connect(const std::string& address, base::TaskRunner* runner) {
@@ -253,7 +257,7 @@ void ProducerIpcClientImpl::Invoke(const std::string& method, const std::string&
                                    int fd) {
   // A call the client refuses (no such method) sends nothing: not counted.
   if (client_->Invoke(method, args, std::move(callback), drop_reply, fd))
-    messages_sent_++;
+    committer_->CountMessageSent();
 }
 
 void ProducerIpcClientImpl::KeepFd(base::ScopedFile fd) {
@@ -297,9 +301,7 @@ void ProducerIpcClientImpl::OnCommitQueueReply(ipc::Client::Response response) {
     queue_shm_.reset();
     return;
   }
-  queue_doorbell_ = std::move(doorbell);
-  queue_.reset(new CommitQueueWriter(queue_shm_->start(), queue_shm_->size(),
-                                     queue_doorbell_.get()));
+  committer_->Open(std::move(queue_shm_), std::move(doorbell));
 }
 
 void ProducerIpcClientImpl::OnInitialized(ipc::Client::Response response) {
@@ -509,18 +511,8 @@ void ProducerIpcClientImpl::CommitData(const zt::CommitData& data) {
   // ring's records all the same.
   // The ring's record has no place for writers' drop reports (rare: a
   // writer that dropped, at a flush): those commits go as messages.
-  if (queue_ && data.writer_drops.empty()) {
-    EncodeCommitRecord(data, &commit_bytes_);
-    if (queue_->Write(commit_bytes_.data(), commit_bytes_.size(), messages_sent_))
-      return;
-  }
-  if (queue_ && queue_->closed()) {
-    // What it had not read when it closed is lost (the service counts it).
-    ZT_WLOG("producer \"%s\": the service closed the commit queue with %llu bytes of "
-            "commits unread; committing by messages",
-            name_.c_str(), static_cast<unsigned long long>(queue_->UnreadBytes()));
-    queue_.reset();
-  }
+  if (committer_->TryCommit(data))
+    return;
   SerializeCommitData(data, &commit_bytes_);
   Send("CommitData", commit_bytes_, /*drop_reply=*/true);
 }
@@ -588,8 +580,7 @@ void ProducerIpcClientImpl::OnConnectionLost() {
   state_ = State::kDisconnected;
   queued_.clear();
   // Nobody reads the ring any more; a reconnection sets up another.
-  queue_.reset();
-  queue_doorbell_.reset();
+  committer_->Close();
   queue_shm_.reset();
   early_commands_.clear();
   set_up_.clear();

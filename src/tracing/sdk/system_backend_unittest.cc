@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@
 #include "src/base/test/wait.h"
 #include "src/base/thread_task_runner.h"
 #include "src/tracing/ipc/service_ipc_host.h"
+#include "src/tracing/sdk/tracing_muxer_impl.h"
 #include "zt/common/data_source_descriptor.gen.h"
 #include "zt/config/trace_config.gen.h"
 #include "zt/trace/test_event.pbzero.h"
@@ -33,6 +35,14 @@ std::atomic<int> g_starts{0};
 
 class SystemSource : public DataSource<SystemSource> {
  public:
+  void OnStart(const StartArgs&) override { g_starts++; }
+};
+
+// Stalls on a full SMB (for up to the arbiter's 100 ms) rather than drop.
+class StallingSource : public DataSource<StallingSource> {
+ public:
+  static constexpr BufferExhaustedPolicy kBufferExhaustedPolicy =
+      BufferExhaustedPolicy::kStallThenDrop;
   void OnStart(const StartArgs&) override { g_starts++; }
 };
 
@@ -262,6 +272,72 @@ TEST_F(SystemBackendTest, ASecondInitializeAddsTheSystemBackend) {
   TracingInitArgs both;
   both.backends = kInProcessBackend | kSystemBackend;
   EXPECT_TRUE(Tracing::Initialize(both));
+  Tracing::Shutdown();
+}
+
+// A writer's batches reach the daemon through the commit queue from the
+// writer's own thread (docs/design/commit_queue.md, "Committing from the
+// writer's thread"), not through a task of the SDK's thread: with that
+// thread held busy, one writer writes four times its SMB, stalling on it,
+// and loses nothing. Through the SDK's thread, each stall would end in a
+// drop 100 ms later (bounded here: 10 s of writing at most).
+TEST_F(SystemBackendTest, WritersCommitWhileTheSdkThreadIsBusy) {
+  Daemon daemon(producer_, consumer_);
+  ASSERT_TRUE(daemon.ok());
+  TracingInitArgs args;
+  args.backends = kSystemBackend;
+  args.shmem_size_hint_kb = 256;
+  ASSERT_TRUE(Tracing::Initialize(args));
+  protos::gen::DataSourceDescriptor descriptor;
+  descriptor.set_name("zt.test.stalling");
+  ASSERT_TRUE(StallingSource::Register(descriptor));
+  protos::gen::TraceConfig config;
+  config.add_buffers()->set_size_kb(4096);
+  config.add_data_sources()->mutable_config()->set_name("zt.test.stalling");
+  std::unique_ptr<TracingSession> session;
+  // The producer connects in the background: until it has, a session has
+  // no instance of the data source (bounded retries).
+  for (int attempt = 0; attempt < 50; attempt++) {
+    const int starts = g_starts.load();
+    session = Tracing::NewTrace(kSystemBackend);
+    ASSERT_NE(session, nullptr);
+    session->Setup(config);
+    session->StartBlocking();
+    if (g_starts.load() != starts)
+      break;
+    session.reset();
+  }
+  ASSERT_NE(session, nullptr) << "the producer never reached the daemon";
+
+  std::atomic<bool> sdk_thread_held{false};
+  std::atomic<bool> release{false};
+  internal::TracingMuxerImpl::instance()->task_runner()->PostTask([&] {
+    sdk_thread_held = true;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!release.load() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  ASSERT_TRUE(base::WaitFor([&] { return sdk_thread_held.load(); }));
+
+  constexpr int kPackets = 1024;  // 1 MiB of 1 KiB packets: four SMBs.
+  const std::string payload(1000, 'x');
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  int written = 0;
+  for (; written < kPackets && std::chrono::steady_clock::now() < give_up; written++) {
+    StallingSource::Trace([&](StallingSource::TraceContext ctx) {
+      auto packet = ctx.NewTracePacket();
+      auto* event = packet->set_for_testing();
+      event->set_counter(static_cast<uint64_t>(written));
+      event->set_str(payload);
+    });
+  }
+  StallingSource::Trace([](StallingSource::TraceContext ctx) { ctx.Flush(); });
+  release = true;
+  session->StopBlocking();
+  EXPECT_EQ(written, kPackets) << "the writer stalled for seconds";
+  EXPECT_EQ(CountTestPackets(session->ReadTraceBlocking()), static_cast<uint64_t>(written))
+      << "packets were dropped while the SDK's thread was busy";
+  session.reset();
   Tracing::Shutdown();
 }
 

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -28,21 +30,38 @@ constexpr uint32_t kDefaultSmbKb = 1024;
 // session's). Connections chain to the ones before and are never freed.
 struct TracingMuxerImpl::ProducerImpl::Connection : public CommitSink {
   Connection(ProducerImpl* p, uint64_t g) : producer(p), generation(g) {}
-  // Any writer thread: posted to the muxer thread.
+  // Any writer thread: committed on it through the endpoint's committer
+  // where it has one (the socket client's commit queue), else posted to
+  // the muxer thread. Batches stay in order across the two ways: none
+  // takes the first while one posted is not delivered yet.
   void OnCommit(CommitData data) override {
+    if (committer) {
+      std::lock_guard<std::mutex> lock(commit_order_mutex);
+      if (commits_posted == 0 && committer->TryCommit(data))
+        return;
+      commits_posted++;
+    }
     ProducerImpl* const p = producer;
     const uint64_t g = generation;
     // After Shutdown(), a writer some thread still held returns its
     // chunk: no session can read it any more, and the post is dropped.
-    p->muxer_->PostUnlessRetired([p, g, data = std::move(data)] {
+    p->muxer_->PostUnlessRetired([this, p, g, data = std::move(data)] {
       ProducerEndpoint* e = p->endpoint();
       if (e && p->connection_->generation == g)
         e->CommitData(data);
+      if (committer) {
+        std::lock_guard<std::mutex> lock(commit_order_mutex);
+        commits_posted--;
+      }
     });
   }
 
   ProducerImpl* const producer;
   const uint64_t generation;
+  // The endpoint's, set before any arbiter exists (so before any commit).
+  std::shared_ptr<ConcurrentCommitter> committer;
+  std::mutex commit_order_mutex;
+  uint32_t commits_posted = 0;  // Guarded by commit_order_mutex.
   std::shared_ptr<base::SharedMemory> smb;
   std::unique_ptr<SharedMemoryArbiter> arbiter;
   std::unique_ptr<SharedMemoryArbiter> service_smb_arbiter;
@@ -86,6 +105,7 @@ void TracingMuxerImpl::ProducerImpl::Connect(TracingBackend* backend) {
   connect_args.options = options_;
   endpoint_ = backend->ConnectProducer(connect_args);
   ZT_CHECK(endpoint_);  // Backends connect asynchronously, never refuse here.
+  connection_->committer = endpoint_->concurrent_committer();
   // The arbiter over our SMB exists from now on; a service that declines
   // the SMB (an older daemon) gets an arbiter over its own at setup.
   SetArbiter(options_.provided_shm.get(), geometry.page_size);

@@ -10,8 +10,9 @@
 // endpoint method (so a client may call its endpoint from any callback),
 // calls to one client arrive in the order they were made, and calls still
 // queued when a client's endpoint is destroyed are dropped. Producer
-// writer threads never call in directly: they commit through their
-// SharedMemoryArbiter's CommitSink, which posts to the task runner.
+// writer threads never call an endpoint directly: they commit through
+// their SharedMemoryArbiter's CommitSink, which posts to the task runner,
+// or, where the endpoint offers one, through its ConcurrentCommitter.
 
 #ifndef ZT_EXT_TRACING_CORE_TRACING_SERVICE_H_
 #define ZT_EXT_TRACING_CORE_TRACING_SERVICE_H_
@@ -131,6 +132,23 @@ class Consumer {
   virtual void OnObservedEvents(const ObservedEvents& events);
 };
 
+// A producer endpoint's way to take a commit on the calling thread, any
+// thread, without a task on the endpoint's runner: the socket client's,
+// once the service took its commit queue (docs/design/commit_queue.md,
+// "Committing from the writer's thread"). A writer that stalls on a full
+// SMB would otherwise wait for a wake-up of the producer's IPC thread
+// before the service even hears of its chunks.
+class ConcurrentCommitter {
+ public:
+  virtual ~ConcurrentCommitter();
+  // Thread-safe. True if |data| is committed (in order after every batch
+  // this committer or its endpoint took before); false, with nothing done,
+  // if it must go through the endpoint's CommitData() on the runner
+  // instead. The caller keeps its batches in order across the two ways:
+  // none goes here while one it handed to the runner is not delivered yet.
+  virtual bool TryCommit(const CommitData& data) = 0;
+};
+
 class ProducerEndpoint {
  public:
   virtual ~ProducerEndpoint();
@@ -165,6 +183,10 @@ class ProducerEndpoint {
   virtual base::SharedMemory* shared_memory() const = 0;
   virtual size_t shared_memory_page_size() const = 0;
   virtual uint32_t producer_id() const = 0;
+  // The endpoint's ConcurrentCommitter, or null (the default: every commit
+  // goes through CommitData() on the runner). Valid for as long as it is
+  // held, the endpoint's destruction included, after which it refuses.
+  virtual std::shared_ptr<ConcurrentCommitter> concurrent_committer();
 };
 
 class ConsumerEndpoint {
