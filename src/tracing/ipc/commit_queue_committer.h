@@ -9,8 +9,8 @@
 // (~400 instructions for a batch of a few chunks), two copies into the
 // ring and, when the service is idle, an eventfd write.
 
-#ifndef SRC_TRACING_IPC_COMMIT_QUEUE_COMMITTER_H_
-#define SRC_TRACING_IPC_COMMIT_QUEUE_COMMITTER_H_
+#ifndef ZT_SRC_TRACING_IPC_COMMIT_QUEUE_COMMITTER_H_
+#define ZT_SRC_TRACING_IPC_COMMIT_QUEUE_COMMITTER_H_
 
 #include <sys/types.h>
 
@@ -64,4 +64,4 @@ class CommitQueueCommitter : public ConcurrentCommitter {
 
 }  // namespace zt
 
-#endif  // SRC_TRACING_IPC_COMMIT_QUEUE_COMMITTER_H_
+#endif  // ZT_SRC_TRACING_IPC_COMMIT_QUEUE_COMMITTER_H_
