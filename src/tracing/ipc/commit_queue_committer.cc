@@ -39,7 +39,7 @@ bool CommitQueueCommitter::TryCommit(const CommitData& data) {
   if (!writer_ || getpid() != owner_pid_)
     return false;
   EncodeCommitRecord(data, &record_);
-  if (writer_->Write(record_.data(), record_.size(), messages_sent_.load(std::memory_order_seq_cst)))
+  if (writer_->Write(record_.data(), record_.size(), messages_sent_))
     return true;
   if (writer_->closed()) {
     // What it had not read when it closed is lost (the service counts it).

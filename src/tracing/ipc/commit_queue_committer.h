@@ -14,7 +14,6 @@
 
 #include <sys/types.h>
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -46,16 +45,29 @@ class CommitQueueCommitter : public ConcurrentCommitter {
   // full: the caller then sends a CommitData message.
   bool TryCommit(const CommitData& data) override;
 
-  // The IPC client counts every message it sends here: each record carries
-  // the count, by which the service orders it with the socket's messages.
-  void CountMessageSent() { messages_sent_.fetch_add(1, std::memory_order_seq_cst); }
+  // The IPC client sends every message through here: |send| (true if it
+  // sent) and the count of messages sent, which each record carries and by
+  // which the service orders records with the socket's messages, change as
+  // one step. A record written between a message going out and its count
+  // would carry the count before it, and the service, draining records
+  // before it handles that message, could take more than the ring holds
+  // and close the queue as hostile. |send| must not commit (it would wait
+  // for itself): a socket send only posts its failures.
+  template <typename Send>
+  bool SendCounted(Send&& send) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!send())
+      return false;
+    messages_sent_++;
+    return true;
+  }
 
  private:
   const std::string producer_name_;
   const pid_t owner_pid_;
-  std::atomic<uint32_t> messages_sent_{0};  // Wraps, as the service's count.
   std::mutex mutex_;
   // Guarded by mutex_.
+  uint32_t messages_sent_ = 0;  // Wraps, as the service's count.
   std::unique_ptr<base::MemfdSharedMemory> shm_;
   base::ScopedFile doorbell_;
   std::unique_ptr<CommitQueueWriter> writer_;

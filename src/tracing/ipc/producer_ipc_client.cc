@@ -256,8 +256,9 @@ void ProducerIpcClientImpl::Invoke(const std::string& method, const std::string&
                                    ipc::Client::ResponseCallback callback, bool drop_reply,
                                    int fd) {
   // A call the client refuses (no such method) sends nothing: not counted.
-  if (client_->Invoke(method, args, std::move(callback), drop_reply, fd))
-    committer_->CountMessageSent();
+  committer_->SendCounted([&] {
+    return client_->Invoke(method, args, std::move(callback), drop_reply, fd);
+  });
 }
 
 void ProducerIpcClientImpl::KeepFd(base::ScopedFile fd) {

@@ -38,7 +38,8 @@ class SystemSource : public DataSource<SystemSource> {
   void OnStart(const StartArgs&) override { g_starts++; }
 };
 
-// Stalls on a full SMB (for up to the arbiter's 100 ms) rather than drop.
+// Stalls on a full SMB (for up to the SDK's stall timeout, 1 s) rather
+// than drop.
 class StallingSource : public DataSource<StallingSource> {
  public:
   static constexpr BufferExhaustedPolicy kBufferExhaustedPolicy =
@@ -280,7 +281,7 @@ TEST_F(SystemBackendTest, ASecondInitializeAddsTheSystemBackend) {
 // writer's thread"), not through a task of the SDK's thread: with that
 // thread held busy, one writer writes four times its SMB, stalling on it,
 // and loses nothing. Through the SDK's thread, each stall would end in a
-// drop 100 ms later (bounded here: 10 s of writing at most).
+// drop a second later (bounded here: 10 s of writing at most).
 TEST_F(SystemBackendTest, WritersCommitWhileTheSdkThreadIsBusy) {
   Daemon daemon(producer_, consumer_);
   ASSERT_TRUE(daemon.ok());
@@ -309,15 +310,17 @@ TEST_F(SystemBackendTest, WritersCommitWhileTheSdkThreadIsBusy) {
   }
   ASSERT_NE(session, nullptr) << "the producer never reached the daemon";
 
-  std::atomic<bool> sdk_thread_held{false};
-  std::atomic<bool> release{false};
-  internal::TracingMuxerImpl::instance()->task_runner()->PostTask([&] {
-    sdk_thread_held = true;
+  // Shared with the task: it may outlive this test's frame if an ASSERT
+  // returns early.
+  auto sdk_thread_held = std::make_shared<std::atomic<bool>>(false);
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  internal::TracingMuxerImpl::instance()->task_runner()->PostTask([sdk_thread_held, release] {
+    *sdk_thread_held = true;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (!release.load() && std::chrono::steady_clock::now() < deadline)
+    while (!release->load() && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   });
-  ASSERT_TRUE(base::WaitFor([&] { return sdk_thread_held.load(); }));
+  ASSERT_TRUE(base::WaitFor([&] { return sdk_thread_held->load(); }));
 
   constexpr int kPackets = 1024;  // 1 MiB of 1 KiB packets: four SMBs.
   const std::string payload(1000, 'x');
@@ -332,7 +335,7 @@ TEST_F(SystemBackendTest, WritersCommitWhileTheSdkThreadIsBusy) {
     });
   }
   StallingSource::Trace([](StallingSource::TraceContext ctx) { ctx.Flush(); });
-  release = true;
+  *release = true;
   session->StopBlocking();
   EXPECT_EQ(written, kPackets) << "the writer stalled for seconds";
   EXPECT_EQ(CountTestPackets(session->ReadTraceBlocking()), static_cast<uint64_t>(written))

@@ -670,8 +670,10 @@ std::unique_ptr<TraceWriter> TracingMuxerImpl::CreateTraceWriter(
   if (!writer)
     return nullptr;
   const uint32_t writer_id = writer->writer_id();
-  // Ahead of any chunk of this writer on the same FIFO: the service knows
-  // where to scrape it to before it can see it.
+  // Tells the service where to scrape this writer's chunks (at a flush or
+  // a stop) before it can be asked to; a committed chunk names its own
+  // target buffer, and may even come first, through the commit queue from
+  // the writer's thread (docs/design/commit_queue.md).
   producer->PostToEndpoint([writer_id, target_buffer](ProducerEndpoint* e) {
     e->RegisterTraceWriter(writer_id, target_buffer);
   });

@@ -35,9 +35,12 @@ struct TracingMuxerImpl::ProducerImpl::Connection : public CommitSink {
   // the muxer thread. Batches stay in order across the two ways: none
   // takes the first while one posted is not delivered yet.
   void OnCommit(CommitData data) override {
-    if (committer) {
+    // In a forked child (no SDK thread; the ring is the parent's) the post
+    // below goes nowhere, as before; the check comes before any lock a
+    // parent's thread may have held at the fork.
+    if (committer && !producer->muxer_->forked()) {
       std::lock_guard<std::mutex> lock(commit_order_mutex);
-      if (commits_posted == 0 && committer->TryCommit(data))
+      if (commits_posted == 0 && !retired && committer->TryCommit(data))
         return;
       commits_posted++;
     }
@@ -61,7 +64,12 @@ struct TracingMuxerImpl::ProducerImpl::Connection : public CommitSink {
   // The endpoint's, set before any arbiter exists (so before any commit).
   std::shared_ptr<ConcurrentCommitter> committer;
   std::mutex commit_order_mutex;
-  uint32_t commits_posted = 0;  // Guarded by commit_order_mutex.
+  // Guarded by commit_order_mutex.
+  uint32_t commits_posted = 0;
+  // The endpoint was retired (a disconnection, Shutdown()): a writer still
+  // held commits nothing more, even if the endpoint is kept (it owns the
+  // SMB) and its connection lives on.
+  bool retired = false;
   std::shared_ptr<base::SharedMemory> smb;
   std::unique_ptr<SharedMemoryArbiter> arbiter;
   std::unique_ptr<SharedMemoryArbiter> service_smb_arbiter;
@@ -235,6 +243,10 @@ void TracingMuxerImpl::ProducerImpl::SetArbiter(base::SharedMemory* shm, size_t 
 }
 
 void TracingMuxerImpl::ProducerImpl::RetireEndpoint() {
+  if (connection_) {
+    std::lock_guard<std::mutex> lock(connection_->commit_order_mutex);
+    connection_->retired = true;
+  }
   if (endpoint_owns_smb_)
     connection_->endpoint = std::move(endpoint_);
   endpoint_.reset();
