@@ -23,6 +23,7 @@
 #include "src/ipc/client.h"
 #include "src/tracing/ipc/commit_queue.h"
 #include "src/tracing/ipc/commit_queue_committer.h"
+#include "src/tracing/ipc/commit_record.h"
 #include "zt/base/logging.h"
 #include "zt/ext/base/weak_ptr.h"
 #include "zt/ext/tracing/core/commit_data_codec.h"
