@@ -38,7 +38,8 @@ struct TracingMuxerImpl::ProducerImpl::Connection : public CommitSink {
     // In a forked child (no SDK thread; the ring is the parent's) the post
     // below goes nowhere, as before; the check comes before any lock a
     // parent's thread may have held at the fork.
-    if (committer && !producer->muxer_->forked()) {
+    const bool counted = committer && !producer->muxer_->forked();
+    if (counted) {
       std::lock_guard<std::mutex> lock(commit_order_mutex);
       if (commits_posted == 0 && !retired && committer->TryCommit(data))
         return;
@@ -48,11 +49,11 @@ struct TracingMuxerImpl::ProducerImpl::Connection : public CommitSink {
     const uint64_t g = generation;
     // After Shutdown(), a writer some thread still held returns its
     // chunk: no session can read it any more, and the post is dropped.
-    p->muxer_->PostUnlessRetired([this, p, g, data = std::move(data)] {
+    p->muxer_->PostUnlessRetired([this, p, g, counted, data = std::move(data)] {
       ProducerEndpoint* e = p->endpoint();
       if (e && p->connection_->generation == g)
         e->CommitData(data);
-      if (committer) {
+      if (counted) {
         std::lock_guard<std::mutex> lock(commit_order_mutex);
         commits_posted--;
       }
