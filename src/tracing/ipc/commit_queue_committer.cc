@@ -24,6 +24,10 @@ void CommitQueueCommitter::Open(std::unique_ptr<base::MemfdSharedMemory> shm,
 
 void CommitQueueCommitter::Close() {
   std::lock_guard<std::mutex> lock(mutex_);
+  CloseLocked();
+}
+
+void CommitQueueCommitter::CloseLocked() {
   writer_.reset();
   doorbell_.reset();
   shm_.reset();
@@ -46,9 +50,7 @@ bool CommitQueueCommitter::TryCommit(const CommitData& data) {
     ZT_WLOG("producer \"%s\": the service closed the commit queue with %llu bytes of "
             "commits unread; committing by messages",
             producer_name_.c_str(), static_cast<unsigned long long>(writer_->UnreadBytes()));
-    writer_.reset();
-    doorbell_.reset();
-    shm_.reset();
+    CloseLocked();
   }
   return false;
 }

@@ -63,6 +63,8 @@ class CommitQueueCommitter : public ConcurrentCommitter {
   }
 
  private:
+  void CloseLocked();
+
   const std::string producer_name_;
   const pid_t owner_pid_;
   std::mutex mutex_;
