@@ -174,6 +174,105 @@ TEST_F(TrackEventTest, ArgumentsReadTheSameOnEveryPath) {
     ExpectSameEvents(read.events, i);
 }
 
+// The same with the arguments spelled at each call site, as people write
+// them: such sites keep their literal name and keys in a table
+// (zt/tracing/internal/track_event_site.h) and pass only the values. The
+// values are drawn first: the macro spells them at four call sites.
+#define EMIT_SPELLED(...)                                                \
+  do {                                                                   \
+    g_emits++;                                                           \
+    for (int emit_round = 0; emit_round < 2; emit_round++)               \
+      TRACE_EVENT_INSTANT("test", "fast", __VA_ARGS__);                  \
+    TRACE_EVENT_INSTANT("test", DynamicString("general"), __VA_ARGS__);  \
+    {                                                                    \
+      TRACE_EVENT("test", "fast slice", __VA_ARGS__);                    \
+    }                                                                    \
+  } while (0)
+
+void EmitSpelledShapes(Values& v) {
+  const int64_t i = v.Int();
+  const int small = v.SmallInt();
+  const uint64_t u = v.Uint();
+  const unsigned small_u = v.SmallUint();
+  const bool b = v.Bool();
+  const double d = v.Double();
+  const float f = v.Float();
+  const Mode e = v.Enum();
+  void* const p = v.Pointer();
+  const Flow flow = v.AFlow();
+  const Flow flow2 = v.AFlow();
+  const TerminatingFlow end = v.ATerminatingFlow();
+  const char* const cstr = v.CString();
+  const std::string& s1 = v.String();
+  const std::string& s2 = v.String();
+  const std::string& s3 = v.String();
+  const std::string& s4 = v.String();
+  const StaticString static_string = v.AStaticString();
+  const DynamicString dynamic_string = v.ADynamicString();
+  const std::string_view view = v.View();
+  EMIT_SPELLED("b", b);
+  EMIT_SPELLED("d", d, "f", f);
+  EMIT_SPELLED("e", e, "p", p);
+  EMIT_SPELLED("cstr", cstr, "std", s1);
+  EMIT_SPELLED("static", static_string, "dynamic", dynamic_string, "view", view);
+  EMIT_SPELLED(flow);
+  EMIT_SPELLED(end);
+  EMIT_SPELLED("i", i, "b", b);
+  EMIT_SPELLED("s", s1, "t", s2);
+  EMIT_SPELLED(flow, "d", d);
+  EMIT_SPELLED("p", p, end, "u", u);
+  // A literal past 64 bytes: the table's long-string path.
+  EMIT_SPELLED("i", small, "u", small_u, "lit", "literal", "long",
+               "0123456789012345678901234567890123456789012345678901234567890123456789");
+  EMIT_SPELLED("i", i, "b", b, "d", d, "s", "text");
+  EMIT_SPELLED("a", s1, "b", s2, "c", s3, "d", s4);
+  EMIT_SPELLED("a", i, "b", i / 2, "c", i % 1000, "d", -(i / 3));
+  EMIT_SPELLED(flow, flow2, end, "x", cstr);
+  EMIT_SPELLED("i", i, "b", b, "d", d, "s", "text", "e", e);
+  EMIT_SPELLED("j", i, "c", b);
+}
+
+TEST_F(TrackEventTest, SpelledArgumentsReadTheSameOnEveryPath) {
+  constexpr int kRounds = 40;
+  Values values(20261202);
+  g_emits = 0;
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [&] {
+    for (int round = 0; round < kRounds; round++)
+      EmitSpelledShapes(values);
+  });
+  ASSERT_EQ(read.events.size(), g_emits * kEventsPerEmit);
+  for (size_t i = 0; i < read.events.size(); i += kEventsPerEmit)
+    ExpectSameEvents(read.events, i);
+}
+
+// Keys as people spell them: the scanner reads some (escapes, literals
+// concatenated or from a macro, digit separators and braces around), leaves
+// others to the path that passes the keys; every one reads back.
+#define KEY_FROM_A_MACRO "from a macro"
+TEST_F(TrackEventTest, KeysReadBackHoweverTheyAreSpelled) {
+  static const char kKey[] = "named";
+  struct Point {
+    int x, y;
+  };
+  std::vector<std::map<std::string, std::string>> expected = {
+      {{"esc\"aped", "int:1"}, {"tab\there", "double:2.000000"}},
+      {{"concat", "int:1000"}, {"from a macro", "uint:7"}},
+      {{"k", "int:2"}, {"comma", "int:44"}},
+      {{"named", "int:1"}, {"raw", "int:2"}, {"octA", "bool:1"}},
+  };
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    for (int round = 0; round < 2; round++) {
+      TRACE_EVENT_INSTANT("test", "escapes", "esc\"aped", 1, "tab\there", 2.0);
+      TRACE_EVENT_INSTANT("test", "joined", "con" "cat", 1'000, KEY_FROM_A_MACRO, 7u);
+      TRACE_EVENT_INSTANT("test", "grouped", "k", Point{1, 2}.y, "comma", ',');
+      TRACE_EVENT_INSTANT("test", "left", kKey, 1, R"(raw)", 2, "oct\101", true);
+    }
+  });
+  ASSERT_EQ(read.events.size(), 2 * expected.size());
+  for (size_t i = 0; i < read.events.size(); i++)
+    EXPECT_EQ(read.events[i].args, expected[i % expected.size()]) << "event " << i;
+}
+
 // What the fast path writes, as readers see it: each kind's value.
 TEST_F(TrackEventTest, FastArgumentsReadBack) {
   static const char kKey[] = "key";

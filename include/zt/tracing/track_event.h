@@ -31,7 +31,11 @@
 // byte and a branch at the call site; arguments are not evaluated. Enabled:
 // one out-of-line call per event, which writes straight into the shared
 // memory buffer; it allocates only for a thread's first event in a session
-// (and when new names grow its intern tables). Figures: docs/benchmarks.md.
+// (and when new names grow its intern tables). A call site with up to four
+// annotations whose name and keys are literals spelled in the macro keeps
+// them in a small table of its own (read-only data: 8 bytes and the
+// names) and passes its address, not each literal's
+// (zt/tracing/internal/track_event_site.h). Figures: docs/benchmarks.md.
 //
 // Thread-safety: any thread, any time, including while sessions start and
 // stop. Not from a signal handler.
@@ -71,8 +75,11 @@
                            __VA_ARGS__)
 
 // A zero-duration event.
-#define TRACE_EVENT_INSTANT(category, ...) \
-  ZT_INTERNAL_TRACK_EVENT_(EmitInstant, category, category, __VA_ARGS__)
+#define TRACE_EVENT_INSTANT(category, ...)                                     \
+  ZT_INTERNAL_TRACK_EVENT_SITE_(                                               \
+      ZT_INTERNAL_CONCAT(zt_internal_category_, __COUNTER__),                  \
+      ZT_INTERNAL_CONCAT(zt_internal_instances_, __COUNTER__), category, category, \
+      __VA_ARGS__)
 
 // TRACE_STATE(category, track, state[, timestamp][, arguments...]): sets
 // the state of |track| (a zt::StateTrack or a string literal naming one)
@@ -126,6 +133,22 @@
       ::zt::internal::emit(id, instances, __VA_ARGS__);                            \
   } while (0)
 
+// The same for an instant, which also passes the site's spelling of its
+// arguments (from the category on) and its category id, for the table that
+// holds its literal name and keys (zt/tracing/internal/track_event_site.h).
+#define ZT_INTERNAL_TRACK_EVENT_SITE_(id, instances, category, ...)                  \
+  do {                                                                               \
+    constexpr uint32_t id = ZT_INTERNAL_CATEGORY_ID(category);                       \
+    const uint8_t instances = ::zt::internal::CategoryInstances(id, category);       \
+    if (ZT_UNLIKELY(instances != 0))                                                 \
+      ::zt::internal::EmitInstant(ZT_INTERNAL_SITE_SPELLING_(id, __VA_ARGS__), id,   \
+                                  instances, __VA_ARGS__);                           \
+  } while (0)
+#define ZT_INTERNAL_SITE_SPELLING_(id, ...)                                     \
+  [] {                                                                          \
+    return ::zt::internal::SiteSpelling{#__VA_ARGS__, sizeof(#__VA_ARGS__) - 1, id}; \
+  }
+
 // Evaluates to what the begin went to, for ScopedSlice.
 #define ZT_INTERNAL_TRACK_EVENT_BEGIN_(category, ...)                  \
   ZT_INTERNAL_TRACK_EVENT_BEGIN_NAMED_(                                \
@@ -139,7 +162,8 @@
     if (ZT_LIKELY(instances == 0))                                                   \
       return ::zt::internal::SliceBeginResult{};                                     \
     return ::zt::internal::SliceBeginResult{                                         \
-        instances, ::zt::internal::EmitSliceBegin(id, instances, category, __VA_ARGS__)}; \
+        instances, ::zt::internal::EmitSliceBegin(ZT_INTERNAL_SITE_SPELLING_(id, __VA_ARGS__), \
+                                                  id, instances, category, __VA_ARGS__)};   \
   }()
 
 #endif  // ZT_TRACING_TRACK_EVENT_H_

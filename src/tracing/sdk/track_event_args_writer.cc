@@ -27,7 +27,7 @@ inline bool KeysMatch(const ArgsEventCache::Entry& entry, const FastArgs& args) 
 // them: the caller's own check (EmitFastArgs) makes this hold; a breach
 // would write past the packet's room.
 inline void CheckStringRoom(const ArgsEventCache::Entry& entry, const FastArgs& args) {
-  uint32_t strings = 0;
+  size_t strings = 0;
   for (uint32_t mask = entry.string_mask; mask != 0; mask &= mask - 1)
     strings += args.sizes[__builtin_ctz(mask)];
   ZT_CHECK(strings <= entry.string_room);
@@ -105,6 +105,80 @@ SessionTags WriteEventWithArgs(uint32_t category, uint8_t instances, EventType t
     }
   }
   return WriteEventWithArgsSlow(category, instances, type, static_name, args);
+}
+
+SessionTags WriteSiteEventWithArgs(uint8_t instances, EventType type, const char* table,
+                                   FastArgs* args) {
+  const uint32_t category = FastSiteCategory(table);
+  const char* const name = table + kFastSiteNameOffset;
+  uint8_t* p;
+  uint64_t now;
+  if (TrackEventSequence* seq = FastSequence<kMaxArgsEventBytes>(instances, &p, &now)) {
+    TraceWriter* const writer = seq->writer;
+    const ArgsEventCache::Entry& entry =
+        seq->incremental->args_cache.EntryFor(name, args->shape);
+    // No key to compare: the name is the table's own, which only its call
+    // site passes, always with the table's keys; an entry with this name
+    // and shape was filled from them.
+    if (ZT_LIKELY(entry.name == name &&
+                  entry.tag == ArgsEventCache::Tag(category, type, args->shape))) {
+      CheckStringRoom(entry, *args);
+      p = WriteFastTimestamp(p, seq, now);
+      writer->EndRawPacketAndBeginNext(WriteCachedArgsEvent(p, entry, *args));
+      return seq->session_tags;
+    }
+  }
+  FillFastSiteKeys(table, args);
+  return WriteEventWithArgsSlow(category, instances, type, name, *args);
+}
+
+SessionTags WriteEventWithLongArgs(uint32_t category, uint8_t instances, EventType type,
+                                   const char* static_name, const FastArgs& args) {
+  ZT_CHECK(args.count <= kMaxFastArgs && args.shape >> (4 * args.count) == 0);
+  EventSpec spec;
+  spec.category = category;
+  spec.type = type;
+  spec.name = EventName{static_name, 0, EventName::kStatic};
+  auto write_args = [&args](EventContext& ctx) {
+    for (uint32_t i = 0; i < args.count; i++) {
+      const uint64_t value = args.values[i];
+      const char* key = args.keys[i];
+      switch (static_cast<FastArgKind>(args.shape >> (4 * i) & 0xf)) {
+        case FastArgKind::kInt:
+          ctx.AddDebugAnnotation(key, static_cast<int64_t>(value));
+          break;
+        case FastArgKind::kUint:
+          ctx.AddDebugAnnotation(key, value);
+          break;
+        case FastArgKind::kBool:
+          ctx.AddDebugAnnotation(key, value != 0);
+          break;
+        case FastArgKind::kDouble: {
+          double d;
+          __builtin_memcpy(&d, &value, sizeof(d));
+          ctx.AddDebugAnnotation(key, d);
+          break;
+        }
+        case FastArgKind::kPointer:
+          ctx.AddDebugAnnotation(key, reinterpret_cast<const void*>(value));
+          break;
+        case FastArgKind::kString:
+          ctx.AddDebugAnnotation(
+              key, DynamicString(reinterpret_cast<const char*>(value), args.sizes[i]));
+          break;
+        case FastArgKind::kFlow:
+          ctx.AddFlow(Flow{value});
+          break;
+        case FastArgKind::kTerminatingFlow:
+          ctx.AddTerminatingFlow(TerminatingFlow{value});
+          break;
+        case FastArgKind::kNone:
+          ZT_CHECK(false && "a FastArgs shape names no kind for an argument");
+      }
+    }
+  };
+  // No track among these arguments: the thread's (a track uuid of 0).
+  return EmitBody(spec, instances, write_args).sessions;
 }
 
 }  // namespace internal

@@ -205,7 +205,7 @@ inline uint8_t* WriteCachedArgsEvent(uint8_t* p, const ArgsEventCache::Entry& en
         q += 8;
         break;
       case FastArgKind::kString: {
-        const uint32_t size = args.sizes[i];
+        const uint32_t size = static_cast<uint32_t>(args.sizes[i]);
         *length = static_cast<uint8_t>(*length + size);  // The prefix has the rest.
         *q++ = static_cast<uint8_t>(size);
         CopyShortString(q, reinterpret_cast<const char*>(args.values[i]), size);

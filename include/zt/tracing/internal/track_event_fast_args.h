@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "zt/base/compiler.h"
 #include "zt/tracing/internal/type_traits.h"
 #include "zt/tracing/traced_value.h"
 #include "zt/tracing/track_event_args.h"
@@ -42,7 +43,7 @@ struct FastArgs {
   uint32_t count;
   const char* keys[kMaxFastArgs];  // Null for flows and past |count|.
   uint64_t values[kMaxFastArgs];   // Bits of a double; a string's address.
-  uint32_t sizes[kMaxFastArgs];    // A string's length.
+  size_t sizes[kMaxFastArgs];      // A string's length.
 };
 
 // The packet a fast event makes is at most 127 bytes (one-byte lengths):
@@ -71,6 +72,19 @@ constexpr FastArgKind FastKindOf() {
     return FastArgKind::kPointer;
   } else {
     return FastArgKind::kNone;
+  }
+}
+
+// A flow's kind, or a value's.
+template <typename T>
+constexpr FastArgKind FastFlowOrValueKind() {
+  using V = RemoveCvRef<T>;
+  if constexpr (IsSame<V, Flow>::value) {
+    return FastArgKind::kFlow;
+  } else if constexpr (IsSame<V, TerminatingFlow>::value) {
+    return FastArgKind::kTerminatingFlow;
+  } else {
+    return FastKindOf<V>();
   }
 }
 
@@ -151,6 +165,25 @@ struct IsFastArgList {
   static constexpr bool value = shape.ok && shape.count != 0;
 };
 
+// The shape of the same list without its keys (FastSiteTable holds them):
+// every argument a flow or a value of a fast kind.
+template <typename... Values>
+constexpr FastShape FastShapeOfValues() {
+  FastShape shape{true, 0, 0, kFastEventHeadBytes};
+  const FastArgKind kinds[] = {FastArgKind::kNone, FastFlowOrValueKind<Values>()...};
+  const size_t count = sizeof...(Values);
+  for (size_t i = count; i >= 1; i--) {
+    const FastArgKind kind = kinds[i];
+    const bool flow = kind == FastArgKind::kFlow || kind == FastArgKind::kTerminatingFlow;
+    shape.ok = shape.ok && kind != FastArgKind::kNone;
+    shape.code = static_cast<uint32_t>(kind) | shape.code << 4;
+    shape.fixed_bytes += (flow ? 2 : kFastArgPrefixBytes) + FastValueBytes(kind);
+  }
+  shape.count = static_cast<uint32_t>(count);
+  shape.ok = shape.ok && count != 0 && count <= kMaxFastArgs;
+  return shape;
+}
+
 // A string value's bytes and exact length (the caller sends a string
 // past kMaxFastString to the general path).
 struct FastString {
@@ -202,17 +235,18 @@ inline size_t PackFastArgs(FastArgs* args, uint32_t i) {
 template <typename First, typename... Rest>
 size_t PackFastArgs(FastArgs* args, uint32_t i, const First& first, const Rest&... rest);
 
-template <typename Value, typename... Rest>
-size_t PackFastAnnotation(FastArgs* args, uint32_t i, const char* key, const Value& value,
-                          const Rest&... rest) {
-  args->keys[i] = key;
-  size_t strings = 0;
-  constexpr FastArgKind kind = FastKindOf<Value>();
-  if constexpr (kind == FastArgKind::kString) {
+// Stores argument |i|'s value (not its key); returns its string's length,
+// more than the room if it is longer than kMaxFastString.
+template <typename Value>
+ZT_ALWAYS_INLINE inline size_t PackFastValue(FastArgs* args, uint32_t i, const Value& value) {
+  constexpr FastArgKind kind = FastFlowOrValueKind<Value>();
+  if constexpr (kind == FastArgKind::kFlow || kind == FastArgKind::kTerminatingFlow) {
+    args->values[i] = value.id;
+  } else if constexpr (kind == FastArgKind::kString) {
     const FastString str = FastStringOf(value);
     args->values[i] = reinterpret_cast<uintptr_t>(str.data);
-    args->sizes[i] = static_cast<uint32_t>(str.size <= kMaxFastString ? str.size : 0);
-    strings = str.size <= kMaxFastString ? str.size : kFastEventRoom + 1;
+    args->sizes[i] = str.size;
+    return str.size <= kMaxFastString ? str.size : kFastEventRoom + 1;
   } else if constexpr (kind == FastArgKind::kDouble) {
     const double d = static_cast<double>(value);
     __builtin_memcpy(&args->values[i], &d, sizeof(d));
@@ -225,6 +259,24 @@ size_t PackFastAnnotation(FastArgs* args, uint32_t i, const char* key, const Val
   } else {
     args->values[i] = static_cast<uint64_t>(value);
   }
+  return 0;
+}
+
+// The values of a list without keys, from index 0; returns the bytes of
+// their strings as PackFastValue counts them.
+template <typename... Values>
+ZT_ALWAYS_INLINE inline size_t PackFastValues(FastArgs* args, const Values&... values) {
+  uint32_t i = 0;
+  size_t strings = 0;
+  ((strings += PackFastValue(args, i++, values)), ...);
+  return strings;
+}
+
+template <typename Value, typename... Rest>
+size_t PackFastAnnotation(FastArgs* args, uint32_t i, const char* key, const Value& value,
+                          const Rest&... rest) {
+  args->keys[i] = key;
+  const size_t strings = PackFastValue(args, i, value);
   return strings + PackFastArgs(args, i + 1, rest...);
 }
 
@@ -233,7 +285,7 @@ size_t PackFastArgs(FastArgs* args, uint32_t i, const First& first, const Rest&.
   using F = RemoveCvRef<First>;
   if constexpr (IsSame<F, Flow>::value || IsSame<F, TerminatingFlow>::value) {
     args->keys[i] = nullptr;
-    args->values[i] = first.id;
+    PackFastValue(args, i, first);
     return PackFastArgs(args, i + 1, rest...);
   } else {
     return PackFastAnnotation(args, i, first, rest...);

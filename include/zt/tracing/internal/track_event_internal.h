@@ -12,6 +12,7 @@
 #include "zt/base/compiler.h"
 #include "zt/tracing/category.h"
 #include "zt/tracing/internal/track_event_fast_args.h"
+#include "zt/tracing/internal/track_event_site.h"
 #include "zt/tracing/internal/type_traits.h"
 #include "zt/tracing/track.h"
 #include "zt/tracing/track_event_args.h"
@@ -183,6 +184,16 @@ SessionTags WriteEventWithDynamicName(uint32_t category, uint8_t instances, Even
 // known to fit (at most kFastEventRoom bytes).
 SessionTags WriteEventWithArgs(uint32_t category, uint8_t instances, EventType type,
                                const char* static_name, const FastArgs& args);
+// The same for a call site with a FastSiteTable (track_event_site.h),
+// which gives the category, the name and the keys: |args| comes without
+// keys (they are filled from the table when needed).
+SessionTags WriteSiteEventWithArgs(uint8_t instances, EventType type, const char* table,
+                                   FastArgs* args);
+// The same arguments when they do not fit one fast packet (a string longer
+// than kMaxFastString, or too many string bytes): written as the general
+// path writes them, from the same FastArgs (strings at their full length).
+SessionTags WriteEventWithLongArgs(uint32_t category, uint8_t instances, EventType type,
+                                   const char* static_name, const FastArgs& args);
 void WriteCounter(uint32_t category, uint8_t instances, const CounterTrack& track,
                   bool is_double, int64_t int_value, double double_value);
 // The same on the track a literal names, without other arguments: the
@@ -368,7 +379,7 @@ SliceBegun EmitWithSpec(EventSpec& spec, uint8_t instances, First&& first,
 // The fast path of the argument lists IsFastArgList takes: one function
 // per list of argument types, shared by every call site with that list
 // (the call site passes the arguments; the packing is here). Too long for
-// one packet (long strings): the general path.
+// one packet (long strings): written from the same packed arguments.
 template <EventType kType, typename... Ts>
 ZT_NOINLINE SessionTags EmitFastArgs(uint32_t category, uint8_t instances, const char* name,
                                      FastParam<Ts>... args) {
@@ -380,12 +391,50 @@ ZT_NOINLINE SessionTags EmitFastArgs(uint32_t category, uint8_t instances, const
   const size_t strings = PackFastArgs(&packed, 0, args...);
   if (ZT_LIKELY(strings <= kFastEventRoom - shape.fixed_bytes))
     return WriteEventWithArgs(category, instances, kType, name, packed);
-  EventSpec spec;
-  spec.category = category;
-  spec.type = kType;
-  spec.name = EventName{name, 0, EventName::kStatic};
-  // No track among these arguments: the thread's (a track uuid of 0).
-  return EmitWithSpec(spec, instances, args...).sessions;
+  return WriteEventWithLongArgs(category, instances, kType, name, packed);
+}
+
+// The same for a call site with a FastSiteTable (track_event_site.h): the
+// table gives the category, the name and the keys; the call passes the
+// values and flows only.
+template <EventType kType, typename... Values>
+ZT_NOINLINE SessionTags EmitFastSite(uint8_t instances, const char* table,
+                                     FastParam<Values>... values) {
+  constexpr FastShape shape = FastShapeOfValues<Values...>();
+  static_assert(shape.ok && shape.fixed_bytes <= kFastEventRoom, "four varints fit");
+  FastArgs packed;
+  packed.shape = shape.code;
+  packed.count = shape.count;
+  const size_t strings = PackFastValues(&packed, values...);
+  if (ZT_LIKELY(strings <= kFastEventRoom - shape.fixed_bytes))
+    return WriteSiteEventWithArgs(instances, kType, table, &packed);
+  FillFastSiteKeys(table, &packed);
+  return WriteEventWithLongArgs(FastSiteCategory(table), instances, kType,
+                                table + kFastSiteNameOffset, packed);
+}
+
+// Calls EmitFastSite with a call site's arguments but the keys. Each step
+// takes the first of the kLeft arguments not yet sorted: a flow or a value
+// moves behind the others, a key is dropped; the kept ones end up in order.
+template <EventType kType, size_t kLeft, typename First, typename... Rest>
+ZT_ALWAYS_INLINE inline SessionTags CallFastSite(uint8_t instances, const char* table,
+                                                 const First& first, const Rest&... rest);
+template <EventType kType, size_t kLeft, typename Value, typename... Rest>
+ZT_ALWAYS_INLINE inline SessionTags CallFastSiteAfterKey(uint8_t instances, const char* table,
+                                                         const Value& value,
+                                                         const Rest&... rest) {
+  return CallFastSite<kType, kLeft>(instances, table, rest..., value);
+}
+template <EventType kType, size_t kLeft, typename First, typename... Rest>
+ZT_ALWAYS_INLINE inline SessionTags CallFastSite(uint8_t instances, const char* table,
+                                                 const First& first, const Rest&... rest) {
+  if constexpr (kLeft == 0) {
+    return EmitFastSite<kType, First, Rest...>(instances, table, first, rest...);
+  } else if constexpr (IsSame<First, Flow>::value || IsSame<First, TerminatingFlow>::value) {
+    return CallFastSite<kType, kLeft - 1>(instances, table, rest..., first);
+  } else {
+    return CallFastSiteAfterKey<kType, kLeft - 2>(instances, table, rest...);
+  }
 }
 
 // An end's name: none.
@@ -424,12 +473,18 @@ ZT_NOINLINE SliceBegun EmitGeneral(uint32_t category, uint8_t instances,
   return EmitWithSpec(spec, instances, static_cast<Args&&>(args)...);
 }
 
+// A call site without a spelling of its arguments (see SiteSpelling).
+struct NoSiteSpelling {};
+
 // Picks the event's form at compile time; inlined into the call site,
-// which then holds only the chosen call.
-template <EventType type, typename C, typename N, typename... Args>
-ZT_ALWAYS_INLINE inline SliceBegun EmitEvent(uint32_t category, uint8_t instances,
+// which then holds only the chosen call. |site| returns the site's
+// SiteSpelling (from kSkip pieces before the name), or is NoSiteSpelling.
+template <EventType type, size_t kSkip, typename Site, typename C, typename N,
+          typename... Args>
+ZT_ALWAYS_INLINE inline SliceBegun EmitEvent(Site site, uint32_t category, uint8_t instances,
                                              const C& category_value, N&& name,
                                              Args&&... args) {
+  (void)site;
   if constexpr (!IsDynamicCategory<C>::value && IsStaticEventName<N>::value) {
     const char* static_name = StaticNameOf(name);
     if constexpr (sizeof...(Args) == 0) {
@@ -441,6 +496,15 @@ ZT_ALWAYS_INLINE inline SliceBegun EmitEvent(uint32_t category, uint8_t instance
       return SliceBegun{0, WriteStringAnnotated(category, instances, type, static_name,
                                                 static_cast<Args&&>(args)...)};
     } else if constexpr (type != EventType::kSliceEnd && IsFastArgList<Args...>::value) {
+      if constexpr (!IsSame<Site, NoSiteSpelling>::value && IsConstCharArray<RemoveRef<N>>::value) {
+        constexpr FastSiteLayout layout = FastSiteLayoutOf<kSkip, N, Args...>(site);
+        if constexpr (layout.ok) {
+          static constexpr FastSiteTable<layout.size> table =
+              BuildFastSiteTable<layout.size>(site(), kSkip, SiteLiteralSizesFor<N, Args...>());
+          return SliceBegun{
+              0, CallFastSite<type, sizeof...(Args)>(instances, table.bytes, args...)};
+        }
+      }
       return SliceBegun{
           0, EmitFastArgs<type, RemoveRef<Args>...>(category, instances, static_name, args...)};
     }
@@ -470,44 +534,47 @@ struct IsPlainStaticStringEvent {
                                 IsSame<RemoveCvRef<N>, StaticString>::value;
 };
 
-template <typename C, typename N, typename... Args>
-ZT_ALWAYS_INLINE inline SliceBegun EmitSliceBegin(uint32_t category, uint8_t instances,
+template <typename Site, typename C, typename N, typename... Args>
+ZT_ALWAYS_INLINE inline SliceBegun EmitSliceBegin(Site site, uint32_t category, uint8_t instances,
                                                   const C& category_value, N&& name,
                                                   Args&&... args) {
   if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
+    (void)site;
     (void)category_value;
     return SliceBegun{
         0, WriteNamedSliceBegin(NamedEventKey(category, EventType::kSliceBegin), instances, name)};
   } else if constexpr (IsPlainStaticStringEvent<C, N, Args...>::value) {
+    (void)site;
     (void)category_value;
     return SliceBegun{0, WriteNamedSliceBegin(NamedEventKey(category, EventType::kSliceBegin),
                                               instances, name.value)};
   } else {
-    return EmitEvent<EventType::kSliceBegin>(category, instances, category_value,
-                                             static_cast<N&&>(name),
-                                             static_cast<Args&&>(args)...);
+    return EmitEvent<EventType::kSliceBegin, 0>(site, category, instances, category_value,
+                                                static_cast<N&&>(name),
+                                                static_cast<Args&&>(args)...);
   }
 }
-template <typename C, typename N, typename... Args>
-ZT_ALWAYS_INLINE inline void EmitInstant(uint32_t category, uint8_t instances,
+template <typename Site, typename C, typename N, typename... Args>
+ZT_ALWAYS_INLINE inline void EmitInstant(Site site, uint32_t category, uint8_t instances,
                                          const C& category_value, N&& name, Args&&... args) {
   if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
+    (void)site;
     (void)category_value;
     WriteNamedInstant(NamedEventKey(category, EventType::kInstant), instances, name);
   } else if constexpr (IsPlainStaticStringEvent<C, N, Args...>::value) {
+    (void)site;
     (void)category_value;
     WriteNamedInstant(NamedEventKey(category, EventType::kInstant), instances, name.value);
   } else {
-    EmitEvent<EventType::kInstant>(category, instances, category_value,
-                                   static_cast<N&&>(name),
-                                   static_cast<Args&&>(args)...);
+    EmitEvent<EventType::kInstant, 1>(site, category, instances, category_value,
+                                      static_cast<N&&>(name), static_cast<Args&&>(args)...);
   }
 }
 template <typename C, typename... Args>
 ZT_ALWAYS_INLINE inline void EmitSliceEnd(uint32_t category, uint8_t instances,
                                           const C& category_value, Args&&... args) {
-  EmitEvent<EventType::kSliceEnd>(category, instances, category_value, NoEventName(),
-                                  static_cast<Args&&>(args)...);
+  EmitEvent<EventType::kSliceEnd, 0>(NoSiteSpelling(), category, instances, category_value,
+                                     NoEventName(), static_cast<Args&&>(args)...);
 }
 
 inline const StateTrack& MakeStateTrack(const StateTrack& track) { return track; }
