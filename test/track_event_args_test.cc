@@ -257,20 +257,47 @@ TEST_F(TrackEventTest, KeysReadBackHoweverTheyAreSpelled) {
   std::vector<std::map<std::string, std::string>> expected = {
       {{"esc\"aped", "int:1"}, {"tab\there", "double:2.000000"}},
       {{"concat", "int:1000"}, {"from a macro", "uint:7"}},
-      {{"k", "int:2"}, {"comma", "int:44"}},
+      {{"k", "int:2"}, {"comma", "int:44"}, {"ellipsis", "uint:4"}},
       {{"named", "int:1"}, {"raw", "int:2"}, {"octA", "bool:1"}},
   };
   ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
     for (int round = 0; round < 2; round++) {
       TRACE_EVENT_INSTANT("test", "escapes", "esc\"aped", 1, "tab\there", 2.0);
       TRACE_EVENT_INSTANT("test", "joined", "con" "cat", 1'000, KEY_FROM_A_MACRO, 7u);
-      TRACE_EVENT_INSTANT("test", "grouped", "k", Point{1, 2}.y, "comma", ',');
+      TRACE_EVENT_INSTANT("test", "grouped", "k", Point{1, 2}.y, "comma", int{','},
+                          "ellipsis", sizeof("..."));
       TRACE_EVENT_INSTANT("test", "left", kKey, 1, R"(raw)", 2, "oct\101", true);
     }
   });
   ASSERT_EQ(read.events.size(), 2 * expected.size());
   for (size_t i = 0; i < read.events.size(); i++)
     EXPECT_EQ(read.events[i].args, expected[i % expected.size()]) << "event " << i;
+}
+
+// A call site that spells its literal keys keeps them in a table of its
+// own and interns its own copies: two such sites with the same keys show
+// two iids for each. One site whose arguments come through a function
+// (spelled `args...`: no table) shows the same iids each time: so this
+// sees which path the sites took.
+template <typename... Args>
+void EmitForwarded(const Args&... args) {
+  TRACE_EVENT_INSTANT("test", "forwarded", args...);
+}
+TEST_F(TrackEventTest, SitesSpellingTheirKeysInternTheirOwn) {
+  ReadTrace read = Record(SerializeTrackEventConfig({"*"}), [] {
+    TRACE_EVENT_INSTANT("test", "one", "k", 1, "j", 2.0);
+    TRACE_EVENT_INSTANT("test", "two", "k", 1, "j", 2.0);
+    for (int i = 0; i < 2; i++)
+      EmitForwarded("k", 1, "j", 2.0);
+  });
+  ASSERT_EQ(read.events.size(), 4u);
+  for (const Event& e : read.events) {
+    EXPECT_EQ(e.args, (std::map<std::string, std::string>{{"k", "int:1"}, {"j", "double:2.000000"}}));
+    ASSERT_EQ(e.key_iids.size(), 2u);
+  }
+  EXPECT_NE(read.events[0].key_iids[0], read.events[1].key_iids[0]);
+  EXPECT_NE(read.events[0].key_iids[1], read.events[1].key_iids[1]);
+  EXPECT_EQ(read.events[2].key_iids, read.events[3].key_iids);
 }
 
 // What the fast path writes, as readers see it: each kind's value.

@@ -50,6 +50,7 @@ struct Event {
   // Each annotation's key and its value's exact bytes (the DebugAnnotation
   // serialized without its name), in order.
   std::vector<std::pair<std::string, std::string>> exact_args;
+  std::vector<uint64_t> key_iids;  // Each annotation's name_iid (0: inline).
   std::vector<uint64_t> flows;
   std::vector<uint64_t> terminating_flows;
   bool has_counter = false;
@@ -218,6 +219,7 @@ inline ReadTrace Read(const std::vector<char>& bytes) {
       value.clear_name();
       value.clear_name_iid();
       event.exact_args.emplace_back(key, value.SerializeAsString());
+      event.key_iids.push_back(a.name_iid());
     }
     event.flows.assign(te.flow_ids().begin(), te.flow_ids().end());
     event.terminating_flows.assign(te.terminating_flow_ids().begin(),

@@ -144,9 +144,13 @@
       ::zt::internal::EmitInstant(ZT_INTERNAL_SITE_SPELLING_(id, __VA_ARGS__), id,   \
                                   instances, __VA_ARGS__);                           \
   } while (0)
-#define ZT_INTERNAL_SITE_SPELLING_(id, ...)                                     \
-  [] {                                                                          \
-    return ::zt::internal::SiteSpelling{#__VA_ARGS__, sizeof(#__VA_ARGS__) - 1, id}; \
+// A captureless lambda returning the call site's spelling of its arguments
+// (from the category on) and its category id. Only sites that may keep a
+// table take it as its own type (and instantiate templates for it alone);
+// the others take it converted to a function pointer, which they ignore.
+#define ZT_INTERNAL_SITE_SPELLING_(id, ...)                                          \
+  [] {                                                                               \
+    return ::zt::internal::SiteSpelling{#__VA_ARGS__, sizeof(#__VA_ARGS__) - 1, id};  \
   }
 
 // Evaluates to what the begin went to, for ScopedSlice.
@@ -162,7 +166,8 @@
     if (ZT_LIKELY(instances == 0))                                                   \
       return ::zt::internal::SliceBeginResult{};                                     \
     return ::zt::internal::SliceBeginResult{                                         \
-        instances, ::zt::internal::EmitSliceBegin(ZT_INTERNAL_SITE_SPELLING_(id, __VA_ARGS__), \
+        instances, ::zt::internal::EmitSliceBegin(                                    \
+                       ZT_INTERNAL_SITE_SPELLING_(id, category, __VA_ARGS__),          \
                                                   id, instances, category, __VA_ARGS__)};   \
   }()
 

@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   ZT_CHECK(layout.size <= zt::internal::kMaxFastSiteBytes);
   const auto table = zt::internal::BuildFastSiteTable<zt::internal::kMaxFastSiteBytes>(
-      spelling, 1, sizes);
+      spelling, layout, 1, sizes);
   for (size_t i = layout.size; i < zt::internal::kMaxFastSiteBytes; i++)
     ZT_CHECK(table.bytes[i] == 0);
   ZT_CHECK(zt::internal::FastSiteCategory(table.bytes) == 0x01020304);

@@ -1,8 +1,9 @@
 // The scanner that reads a track event call site's spelling of its
 // arguments (zt/tracing/internal/track_event_site.h): where it splits, which
 // literals it decodes, and which spellings it leaves to the path that passes
-// the keys. The same checks run at compile time (static_assert) and at run
-// time, so that a failure names the case.
+// the keys. Checked at run time, so that a failure names the case; a few
+// static_asserts show the scanner runs in constant expressions, as the
+// macros need.
 
 #include "zt/tracing/internal/track_event_site.h"
 
@@ -43,9 +44,17 @@ TEST(TrackEventSiteTest, SplitsAtTopLevelCommasOnly) {
   EXPECT_EQ(Pieces("\"n\", u8\"k\", L'x'"), (Strings{"\"n\"", " u8\"k\"", " L'x'"}));
   EXPECT_EQ(Pieces("\"n\", [&](EventContext ctx) { int a, b; }"),
             (Strings{"\"n\"", " [&](EventContext ctx) { int a, b; }"}));
-  // Template arguments are not grouped: more pieces, so never fewer.
+  // Template arguments are not grouped: more pieces than arguments (never
+  // fewer: what could merge arguments fails the split, below).
   EXPECT_EQ(Pieces("\"n\", \"k\", Get<int, 2>()").size(), 4u);
 }
+
+constexpr size_t PieceCount(const char* text, size_t size) {
+  return SplitSiteSpelling(text, size).ok ? SplitSiteSpelling(text, size).count : 0;
+}
+static_assert(PieceCount("\"n\", \"k\", f(a, b)", 18) == 3, "splits in constant expressions");
+static_assert(PieceCount("\"n\", \"k\", a[0:>", 16) == 0, "a digraph fails the split");
+static_assert(DecodeSiteLiteral("\"a\\tb\"", 0, 6, nullptr) == 3, "decodes a tab");
 
 TEST(TrackEventSiteTest, LeavesWhatItDoesNotRead) {
   EXPECT_EQ(Pieces("\"n\", R\"(raw)\", 1"), Strings{"<not split>"});
@@ -54,6 +63,16 @@ TEST(TrackEventSiteTest, LeavesWhatItDoesNotRead) {
   EXPECT_EQ(Pieces("\"n\", x)"), Strings{"<not split>"});
   EXPECT_EQ(Pieces("a, b, c, d, e, f, g, h, i, j, k"), Strings{"<not split>"});
   EXPECT_EQ(Pieces("a, b, c, d, e, f, g, h, i, j").size(), 10u);
+  // A piece that could stand for several arguments or none: a pack
+  // expansion; digraphs, which are brackets the scanner would not pair
+  // (here one piece would span three arguments); brackets closed by
+  // another kind.
+  EXPECT_EQ(Pieces("\"n\", \"k\", as..., \"j\", 1"), Strings{"<not split>"});
+  EXPECT_EQ(Pieces("\"n\", \"k\", a[0:>, \"j\", b<:0]"), Strings{"<not split>"});
+  EXPECT_EQ(Pieces("\"n\", \"k\", S<%0, \"j\", 3%>.v"), Strings{"<not split>"});
+  EXPECT_EQ(Pieces("\"n\", %:x"), Strings{"<not split>"});
+  EXPECT_EQ(Pieces("\"n\", f(x]"), Strings{"<not split>"});
+  EXPECT_EQ(Pieces("\"n\", x, 0.5, .5"), (Strings{"\"n\"", " x", " 0.5", " .5"}));
 }
 
 std::string Decoded(const char* piece) {
@@ -85,11 +104,7 @@ TEST(TrackEventSiteTest, DecodesPlainLiteralsOnly) {
 // take the table; the category first, as TRACE_EVENT_INSTANT spells them.
 template <typename Site, typename C, typename N, typename... Args>
 bool TakesTable(Site site, const C&, const N&, const Args&...) {
-  if constexpr (IsFastArgList<const Args&...>::value && IsCharArray<N>::value) {
-    return FastSiteLayoutOf<1, const N&, const Args&...>(site).ok;
-  } else {
-    return false;
-  }
+  return TakesFastSiteTable<1, C, const N&, const Args&...>(site);
 }
 #define EXPECT_TABLE(expected, ...) \
   EXPECT_EQ(expected, TakesTable(ZT_INTERNAL_SITE_SPELLING_(0, __VA_ARGS__), __VA_ARGS__))
@@ -109,8 +124,23 @@ TEST(TrackEventSiteTest, TakesTheTableWhereTheSpellingAgreesWithTheTypes) {
   EXPECT_TABLE(true, "c", "n", "con" "cat", x, "j", x);
   EXPECT_TABLE(true, "c", "n", KEY_FROM_A_MACRO, x, "j", x);
   EXPECT_TABLE(true, "c", "n", "k", Point{1, 2}.y, "j", ',');
+  EXPECT_TABLE(true, "c", "n", "k", int{','}, "e", sizeof("..."));
   // Left to the path that passes the keys.
   EXPECT_TABLE(false, "c", "n", kKey, x, "j", x);
+  // Digraphs: unread, the first piece here would span three arguments and
+  // the other argument make three pieces, so that the table would hold "CC"
+  // for the key "BB".
+  int a[1] = {0};
+  struct S {
+    int x;
+    const char* s;
+    int v;
+  };
+  EXPECT_TABLE(false, "c", "n", "AA", a[0:>, "BB", a<:0], "CC", S<%0, "ZZ", 3%>.v);
+  // Forms with writers of their own, and a name that is not a literal.
+  EXPECT_TABLE(false, "c", "n", "i", x);
+  EXPECT_TABLE(false, "c", "n", "s", "lit");
+  EXPECT_TABLE(false, "c", StaticString{"n"}, "i", x, "j", x);
   EXPECT_TABLE(false, "c", "n", R"(raw)", x, "j", x);
   EXPECT_TABLE(false, "c", "n", "oct\101", x, "j", x);
   EXPECT_TABLE(false, "c",

@@ -473,18 +473,12 @@ ZT_NOINLINE SliceBegun EmitGeneral(uint32_t category, uint8_t instances,
   return EmitWithSpec(spec, instances, static_cast<Args&&>(args)...);
 }
 
-// A call site without a spelling of its arguments (see SiteSpelling).
-struct NoSiteSpelling {};
-
 // Picks the event's form at compile time; inlined into the call site,
-// which then holds only the chosen call. |site| returns the site's
-// SiteSpelling (from kSkip pieces before the name), or is NoSiteSpelling.
-template <EventType type, size_t kSkip, typename Site, typename C, typename N,
-          typename... Args>
-ZT_ALWAYS_INLINE inline SliceBegun EmitEvent(Site site, uint32_t category, uint8_t instances,
+// which then holds only the chosen call.
+template <EventType type, typename C, typename N, typename... Args>
+ZT_ALWAYS_INLINE inline SliceBegun EmitEvent(uint32_t category, uint8_t instances,
                                              const C& category_value, N&& name,
                                              Args&&... args) {
-  (void)site;
   if constexpr (!IsDynamicCategory<C>::value && IsStaticEventName<N>::value) {
     const char* static_name = StaticNameOf(name);
     if constexpr (sizeof...(Args) == 0) {
@@ -496,15 +490,6 @@ ZT_ALWAYS_INLINE inline SliceBegun EmitEvent(Site site, uint32_t category, uint8
       return SliceBegun{0, WriteStringAnnotated(category, instances, type, static_name,
                                                 static_cast<Args&&>(args)...)};
     } else if constexpr (type != EventType::kSliceEnd && IsFastArgList<Args...>::value) {
-      if constexpr (!IsSame<Site, NoSiteSpelling>::value && IsConstCharArray<RemoveRef<N>>::value) {
-        constexpr FastSiteLayout layout = FastSiteLayoutOf<kSkip, N, Args...>(site);
-        if constexpr (layout.ok) {
-          static constexpr FastSiteTable<layout.size> table =
-              BuildFastSiteTable<layout.size>(site(), kSkip, SiteLiteralSizesFor<N, Args...>());
-          return SliceBegun{
-              0, CallFastSite<type, sizeof...(Args)>(instances, table.bytes, args...)};
-        }
-      }
       return SliceBegun{
           0, EmitFastArgs<type, RemoveRef<Args>...>(category, instances, static_name, args...)};
     }
@@ -518,6 +503,55 @@ ZT_ALWAYS_INLINE inline SliceBegun EmitEvent(Site site, uint32_t category, uint8
   return EmitGeneral<type>(category, instances, category_value, static_cast<N&&>(name),
                            static_cast<Args&&>(args)...);
 }
+
+// Whether a call site's arguments may take a FastSiteTable
+// (track_event_site.h): a literal name and a fast argument list, not one
+// of the single-annotation forms, which have writers of their own. Only
+// such sites instantiate anything of their own; the others share
+// EmitEvent's instantiations with every site of the same types.
+template <typename C, typename N, typename... Args>
+struct UsesFastSite {
+  static constexpr bool value =
+      !IsDynamicCategory<C>::value && IsConstCharArray<RemoveRef<N>>::value &&
+      !IsLiteralIntAnnotation<Args...>::value && !IsLiteralStringAnnotation<Args...>::value &&
+      IsFastArgList<Args...>::value;
+};
+
+// Whether such a site keeps a table: its spelling (from kSkip pieces before
+// the name), as |site| returns it, agrees with its types.
+template <size_t kSkip, typename C, typename N, typename... Args, typename Site>
+constexpr bool TakesFastSiteTable(Site site) {
+  if constexpr (UsesFastSite<C, N, Args...>::value) {
+    return LayOutFastSite(site(), kSkip, SiteLiteralSizesFor<N, Args...>()).ok;
+  } else {
+    return false;
+  }
+}
+
+// A site that may keep a table: the table (the spelling read once, at
+// compile time, for this site alone), or the path that passes the keys
+// when the spelling does not agree with the types.
+template <EventType type, typename Site, typename C, typename N, typename... Args>
+ZT_ALWAYS_INLINE inline SliceBegun EmitSiteEvent(Site site, uint32_t category, uint8_t instances,
+                                                 const C& category_value, N&& name,
+                                                 Args&&... args) {
+  constexpr SiteLiteralSizes sizes = SiteLiteralSizesFor<N, Args...>();
+  constexpr FastSiteLayout layout = LayOutFastSite(site(), 1, sizes);
+  if constexpr (layout.ok) {
+    (void)category;
+    (void)category_value;
+    (void)name;
+    static constexpr FastSiteTable<layout.size> table =
+        BuildFastSiteTable<layout.size>(site(), layout, 1, sizes);
+    return SliceBegun{0, CallFastSite<type, sizeof...(Args)>(instances, table.bytes, args...)};
+  } else {
+    return EmitEvent<type>(category, instances, category_value, static_cast<N&&>(name),
+                           static_cast<Args&&>(args)...);
+  }
+}
+
+// The site lambda converted to this, by the sites that keep no table.
+using SiteSpellingFunction = SiteSpelling (*)();
 
 // What the macros call (see ZT_INTERNAL_TRACK_EVENT_ in track_event.h).
 // A literal name and no arguments: the fast path's call, decided here at
@@ -534,47 +568,66 @@ struct IsPlainStaticStringEvent {
                                 IsSame<RemoveCvRef<N>, StaticString>::value;
 };
 
-template <typename Site, typename C, typename N, typename... Args>
+// Each macro's call takes one of two overloads: a site that may keep a
+// table takes its lambda as its own type; the others convert it to a
+// function pointer (SiteSpellingFunction), so that their instantiations
+// are shared by every site with the same argument types.
+template <typename Site, typename C, typename N, typename... Args,
+          typename = EnableIf<UsesFastSite<C, N, Args...>::value>>
 ZT_ALWAYS_INLINE inline SliceBegun EmitSliceBegin(Site site, uint32_t category, uint8_t instances,
                                                   const C& category_value, N&& name,
                                                   Args&&... args) {
+  return EmitSiteEvent<EventType::kSliceBegin>(site, category, instances, category_value,
+                                               static_cast<N&&>(name),
+                                               static_cast<Args&&>(args)...);
+}
+template <typename C, typename N, typename... Args,
+          typename = EnableIf<!UsesFastSite<C, N, Args...>::value>>
+ZT_ALWAYS_INLINE inline SliceBegun EmitSliceBegin(SiteSpellingFunction, uint32_t category,
+                                                  uint8_t instances, const C& category_value,
+                                                  N&& name, Args&&... args) {
   if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
-    (void)site;
     (void)category_value;
     return SliceBegun{
         0, WriteNamedSliceBegin(NamedEventKey(category, EventType::kSliceBegin), instances, name)};
   } else if constexpr (IsPlainStaticStringEvent<C, N, Args...>::value) {
-    (void)site;
     (void)category_value;
     return SliceBegun{0, WriteNamedSliceBegin(NamedEventKey(category, EventType::kSliceBegin),
                                               instances, name.value)};
   } else {
-    return EmitEvent<EventType::kSliceBegin, 0>(site, category, instances, category_value,
-                                                static_cast<N&&>(name),
-                                                static_cast<Args&&>(args)...);
+    return EmitEvent<EventType::kSliceBegin>(category, instances, category_value,
+                                             static_cast<N&&>(name),
+                                             static_cast<Args&&>(args)...);
   }
 }
-template <typename Site, typename C, typename N, typename... Args>
+template <typename Site, typename C, typename N, typename... Args,
+          typename = EnableIf<UsesFastSite<C, N, Args...>::value>>
 ZT_ALWAYS_INLINE inline void EmitInstant(Site site, uint32_t category, uint8_t instances,
                                          const C& category_value, N&& name, Args&&... args) {
+  EmitSiteEvent<EventType::kInstant>(site, category, instances, category_value,
+                                     static_cast<N&&>(name), static_cast<Args&&>(args)...);
+}
+template <typename C, typename N, typename... Args,
+          typename = EnableIf<!UsesFastSite<C, N, Args...>::value>>
+ZT_ALWAYS_INLINE inline void EmitInstant(SiteSpellingFunction, uint32_t category,
+                                         uint8_t instances, const C& category_value, N&& name,
+                                         Args&&... args) {
   if constexpr (IsPlainLiteralEvent<C, N, Args...>::value) {
-    (void)site;
     (void)category_value;
     WriteNamedInstant(NamedEventKey(category, EventType::kInstant), instances, name);
   } else if constexpr (IsPlainStaticStringEvent<C, N, Args...>::value) {
-    (void)site;
     (void)category_value;
     WriteNamedInstant(NamedEventKey(category, EventType::kInstant), instances, name.value);
   } else {
-    EmitEvent<EventType::kInstant, 1>(site, category, instances, category_value,
-                                      static_cast<N&&>(name), static_cast<Args&&>(args)...);
+    EmitEvent<EventType::kInstant>(category, instances, category_value,
+                                   static_cast<N&&>(name), static_cast<Args&&>(args)...);
   }
 }
 template <typename C, typename... Args>
 ZT_ALWAYS_INLINE inline void EmitSliceEnd(uint32_t category, uint8_t instances,
                                           const C& category_value, Args&&... args) {
-  EmitEvent<EventType::kSliceEnd, 0>(NoSiteSpelling(), category, instances, category_value,
-                                     NoEventName(), static_cast<Args&&>(args)...);
+  EmitEvent<EventType::kSliceEnd>(category, instances, category_value, NoEventName(),
+                                  static_cast<Args&&>(args)...);
 }
 
 inline const StateTrack& MakeStateTrack(const StateTrack& track) { return track; }

@@ -16,11 +16,14 @@
 // The table is used only where the spelling agrees with the types: as many
 // pieces as arguments, and each literal's decoded length one less than its
 // array's. The scanner groups only what C++ groups (parentheses, brackets,
-// braces, string and character literals), so every argument is one or more
-// whole pieces; as many pieces as arguments means one piece each, in order.
+// braces, string and character literals), and fails on what could make one
+// piece stand for several arguments or none (a pack expansion, digraphs),
+// so every argument is one or more whole pieces; as many pieces as
+// arguments means one piece each, in order.
 // A spelling the scanner does not read (a raw string, an escape other than
 // the simple ones, a key named by a constant, more than 255 bytes of names)
-// leaves the site on the path that passes the keys: slower, never wrong.
+// leaves the site on the path that passes the keys: a few more bytes of
+// text, the same event.
 
 #ifndef ZT_TRACING_INTERNAL_TRACK_EVENT_SITE_H_
 #define ZT_TRACING_INTERNAL_TRACK_EVENT_SITE_H_
@@ -69,95 +72,103 @@ inline void FillFastSiteKeys(const char* table, FastArgs* args) {
   }
 }
 
+// A longer spelling (a long lambda or literal among the arguments) is not
+// scanned: compilers bound the steps of a constant evaluation, and a
+// scanner that ran out of them would fail the build, not fall back.
+constexpr size_t kMaxSiteSpelling = 4096;
+
 // The spelling of at most this many arguments (a category, a name, four
 // annotations) is split; a longer one is not for the table.
 constexpr size_t kMaxSitePieces = 2 + 2 * kMaxFastArgs;
 
 struct SitePieces {
   bool ok;
-  size_t count;
-  size_t begin[kMaxSitePieces];
-  size_t end[kMaxSitePieces];
+  // Offsets in the spelling (at most kMaxSiteSpelling bytes are split):
+  // small types, as a constant evaluation copies these structs whole.
+  uint16_t count;
+  uint16_t begin[kMaxSitePieces];
+  uint16_t end[kMaxSitePieces];
 };
 
-constexpr bool IsSiteDigit(char c) { return c >= '0' && c <= '9'; }
-constexpr bool IsSiteIdentChar(char c) {
-  return c == '_' || c == '$' || IsSiteDigit(c) || (c >= 'a' && c <= 'z') ||
-         (c >= 'A' && c <= 'Z');
-}
-
-// Past the string or character literal whose opening quote is at |i|; 0 if
-// it does not close.
-constexpr size_t SkipSiteQuoted(const char* text, size_t size, size_t i) {
-  const char quote = text[i];
-  for (i++; i < size; i++) {
-    if (text[i] == '\\') {
-      i++;
-    } else if (text[i] == quote) {
-      return i + 1;
-    }
-  }
-  return 0;
-}
-
-// Past the number (a pp-number: digit separators, exponents' signs) at |i|.
-constexpr size_t SkipSiteNumber(const char* text, size_t size, size_t i) {
-  for (i++; i < size; i++) {
-    const char c = text[i];
-    const char previous = text[i - 1];
-    const bool separator = c == '\'' && i + 1 < size && IsSiteIdentChar(text[i + 1]);
-    const bool exponent_sign = (c == '+' || c == '-') && (previous == 'e' || previous == 'E' ||
-                                                          previous == 'p' || previous == 'P');
-    if (!IsSiteIdentChar(c) && c != '.' && !separator && !exponent_sign)
-      break;
-  }
-  return i;
-}
-
-// Splits a spelling at its top-level commas.
+// Splits a spelling at its top-level commas. What could make one piece
+// stand for several arguments, or for none, fails the split: a pack
+// expansion (`...`), digraphs (`<:` is a bracket the scanner would not
+// pair), brackets not closed by their own kind. One loop and no calls: a
+// compiler evaluates this for every call site that may keep a table, and
+// its constant evaluator pays for each step.
 constexpr SitePieces SplitSiteSpelling(const char* text, size_t size) {
   SitePieces pieces{};
-  const SitePieces failed{};
+  if (size > kMaxSiteSpelling)
+    return pieces;
+  constexpr size_t kMaxDepth = 32;
+  char open[kMaxDepth] = {};
   size_t depth = 0;
   size_t start = 0;
-  size_t i = 0;
-  while (i < size) {
+  char quote = 0;        // Inside a string or character literal.
+  bool number = false;   // Inside a number (where ' separates digits).
+  bool word = false;     // Inside an identifier or a number.
+  for (size_t i = 0; i < size; i++) {
     const char c = text[i];
-    if (c == '"' || c == '\'') {
-      i = SkipSiteQuoted(text, size, i);
-      if (i == 0)
-        return failed;
-    } else if (IsSiteDigit(c) || (c == '.' && i + 1 < size && IsSiteDigit(text[i + 1]))) {
-      i = SkipSiteNumber(text, size, i);
-    } else if (IsSiteIdentChar(c)) {
-      while (i < size && IsSiteIdentChar(text[i]))
+    if (quote) {
+      if (c == '\\')
         i++;
-      // A raw string literal (R"delim(...)delim") is not scanned.
-      if (i < size && text[i] == '"' && text[i - 1] == 'R')
-        return failed;
+      else if (c == quote)
+        quote = 0;
+      continue;
+    }
+    const bool ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                       (c >= '0' && c <= '9') || c == '_' || c == '$';
+    if (ident) {
+      if (!word)
+        number = c >= '0' && c <= '9';
+      word = true;
+      continue;
+    }
+    const char next = i + 1 < size ? text[i + 1] : '\0';
+    if (number) {
+      if (c == '.')
+        continue;  // A decimal point.
+      if (c == '\'' && (next == '_' || (next >= '0' && next <= '9') ||
+                        (next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z')))
+        continue;  // A digit separator.
+      const char previous = text[i - 1];
+      if ((c == '+' || c == '-') &&
+          (previous == 'e' || previous == 'E' || previous == 'p' || previous == 'P'))
+        continue;  // An exponent's sign.
+    }
+    if (c == '.' && !word && next >= '0' && next <= '9') {
+      number = word = true;  // .5
+      continue;
+    }
+    if (c == '"' && word && text[i - 1] == 'R')
+      return SitePieces{};  // A raw string literal is not scanned.
+    word = number = false;
+    if (c == '"' || c == '\'') {
+      quote = c;
+    } else if ((c == '.' && next == '.') || (c == '<' && (next == ':' || next == '%')) ||
+               (c == ':' && next == '>') || (c == '%' && (next == '>' || next == ':'))) {
+      return SitePieces{};
     } else if (c == '(' || c == '[' || c == '{') {
-      depth++;
-      i++;
+      if (depth == kMaxDepth)
+        return SitePieces{};
+      open[depth++] = c;
     } else if (c == ')' || c == ']' || c == '}') {
-      if (depth == 0)
-        return failed;
+      if (depth == 0 || open[depth - 1] != (c == ')' ? '(' : c == ']' ? '[' : '{'))
+        return SitePieces{};
       depth--;
-      i++;
     } else if (c == ',' && depth == 0) {
-      if (pieces.count == kMaxSitePieces)
-        return failed;
-      pieces.begin[pieces.count] = start;
-      pieces.end[pieces.count] = i;
+      if (pieces.count == kMaxSitePieces - 1)
+        return SitePieces{};
+      pieces.begin[pieces.count] = static_cast<uint16_t>(start);
+      pieces.end[pieces.count] = static_cast<uint16_t>(i);
       pieces.count++;
-      start = ++i;
-    } else {
-      i++;
+      start = i + 1;
     }
   }
-  if (depth != 0 || pieces.count == kMaxSitePieces)
-    return failed;
-  pieces.begin[pieces.count] = start;
-  pieces.end[pieces.count] = size;
+  if (quote || depth != 0)
+    return SitePieces{};
+  pieces.begin[pieces.count] = static_cast<uint16_t>(start);
+  pieces.end[pieces.count] = static_cast<uint16_t>(size);
   pieces.count++;
   pieces.ok = true;
   return pieces;
@@ -220,10 +231,16 @@ constexpr long DecodeSiteLiteral(const char* text, size_t begin, size_t end, cha
 // each key (0 at a value or flow), by argument position from the name on;
 // and each key's slot in FastArgs (a flow takes a slot, no key).
 struct SiteLiteralSizes {
-  size_t count;
-  size_t size[1 + 2 * kMaxFastArgs];
-  size_t slot[1 + 2 * kMaxFastArgs];
+  uint8_t count;
+  uint8_t size[1 + 2 * kMaxFastArgs];  // 0, or at most kMaxFastSiteBytes.
+  uint8_t slot[1 + 2 * kMaxFastArgs];
 };
+
+// An array's size as SiteLiteralSizes keeps it: one too long for any table
+// stays too long (255 and a name make more than kMaxFastSiteBytes).
+constexpr uint8_t SiteLiteralSize(size_t size) {
+  return static_cast<uint8_t>(size < kMaxFastSiteBytes ? size : kMaxFastSiteBytes);
+}
 
 template <typename... Args>
 struct SiteLiteralSizesOf;
@@ -243,8 +260,8 @@ struct SiteLiteralSizesOf<First, Rest...> {
     if constexpr (IsSame<F, Flow>::value || IsSame<F, TerminatingFlow>::value) {
       SiteLiteralSizesOf<Rest...>::Fill(sizes, position + 1, slot + 1);
     } else {
-      sizes.size[position] = sizeof(RemoveRef<First>);
-      sizes.slot[position] = slot;
+      sizes.size[position] = SiteLiteralSize(sizeof(RemoveRef<First>));
+      sizes.slot[position] = static_cast<uint8_t>(slot);
       FillAfterKey<Rest...>(sizes, position, slot);
     }
   }
@@ -254,23 +271,27 @@ struct SiteLiteralSizesOf<First, Rest...> {
 template <typename Name, typename... Args>
 constexpr SiteLiteralSizes SiteLiteralSizesFor() {
   SiteLiteralSizes sizes{};
-  sizes.count = 1 + sizeof...(Args);
-  sizes.size[0] = sizeof(RemoveRef<Name>);
+  sizes.count = static_cast<uint8_t>(1 + sizeof...(Args));
+  sizes.size[0] = SiteLiteralSize(sizeof(RemoveRef<Name>));
   SiteLiteralSizesOf<Args...>::Fill(sizes, 1, 0);
   return sizes;
 }
 
-// Whether a site may keep a table, and its size.
+// Whether a site may keep a table, its size, and where the spelling's
+// pieces are (BuildFastSiteTable does not split again).
 struct FastSiteLayout {
   bool ok;
   size_t size;
+  SitePieces pieces;
 };
 
 // |skip|: the pieces before the name (the category's, when the spelling
 // starts with it).
 constexpr FastSiteLayout LayOutFastSite(const SiteSpelling& spelling, size_t skip,
                                         const SiteLiteralSizes& sizes) {
-  const FastSiteLayout failed{false, 0};
+  const FastSiteLayout failed{};
+  if (spelling.size > kMaxSiteSpelling)
+    return failed;
   const SitePieces pieces = SplitSiteSpelling(spelling.text, spelling.size);
   if (!pieces.ok || pieces.count != skip + sizes.count)
     return failed;
@@ -286,31 +307,24 @@ constexpr FastSiteLayout LayOutFastSite(const SiteSpelling& spelling, size_t ski
   }
   if (size > kMaxFastSiteBytes)
     return failed;
-  return FastSiteLayout{true, size};
-}
-
-// The same from a site's lambda, for a literal name of type Name and
-// arguments IsFastArgList takes.
-template <size_t kSkip, typename Name, typename... Args, typename Site>
-constexpr FastSiteLayout FastSiteLayoutOf(Site site) {
-  return LayOutFastSite(site(), kSkip, SiteLiteralSizesFor<Name, Args...>());
+  return FastSiteLayout{true, size, pieces};
 }
 
 template <size_t N>
-constexpr FastSiteTable<N> BuildFastSiteTable(const SiteSpelling& spelling, size_t skip,
+constexpr FastSiteTable<N> BuildFastSiteTable(const SiteSpelling& spelling,
+                                              const FastSiteLayout& layout, size_t skip,
                                               const SiteLiteralSizes& sizes) {
   FastSiteTable<N> table{};
   for (size_t i = 0; i < 4; i++)
     table.bytes[i] = static_cast<char>(spelling.category >> (8 * i) & 0xff);
-  const SitePieces pieces = SplitSiteSpelling(spelling.text, spelling.size);
   size_t offset = kFastSiteNameOffset;
   for (size_t i = 0; i < sizes.count; i++) {
     if (sizes.size[i] == 0)
       continue;
     if (i != 0)
       table.bytes[kFastSiteKeyOffsets + sizes.slot[i]] = static_cast<char>(offset);
-    DecodeSiteLiteral(spelling.text, pieces.begin[skip + i], pieces.end[skip + i],
-                      table.bytes + offset);
+    DecodeSiteLiteral(spelling.text, layout.pieces.begin[skip + i],
+                      layout.pieces.end[skip + i], table.bytes + offset);
     offset += sizes.size[i];  // The NUL is there already.
   }
   return table;

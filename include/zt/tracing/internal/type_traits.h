@@ -71,6 +71,11 @@ template <typename T, typename F> struct ConditionalImpl<false, T, F> { using ty
 template <bool B, typename T, typename F>
 using Conditional = typename ConditionalImpl<B, T, F>::type;
 
+template <bool B, typename T = void> struct EnableIfImpl {};
+template <typename T> struct EnableIfImpl<true, T> { using type = T; };
+template <bool B, typename T = void>
+using EnableIf = typename EnableIfImpl<B, T>::type;
+
 template <typename T> struct IsArray { static constexpr bool value = false; };
 template <typename T, decltype(sizeof(0)) N> struct IsArray<T[N]> { static constexpr bool value = true; };
 
