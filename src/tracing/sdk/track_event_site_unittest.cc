@@ -104,7 +104,7 @@ TEST(TrackEventSiteTest, DecodesPlainLiteralsOnly) {
 // take the table; the category first, as TRACE_EVENT_INSTANT spells them.
 template <typename Site, typename C, typename N, typename... Args>
 bool TakesTable(Site site, const C&, const N&, const Args&...) {
-  return TakesFastSiteTable<1, C, const N&, const Args&...>(site);
+  return TakesFastSiteTable<C, const N&, const Args&...>(site);
 }
 #define EXPECT_TABLE(expected, ...) \
   EXPECT_EQ(expected, TakesTable(ZT_INTERNAL_SITE_SPELLING_(0, __VA_ARGS__), __VA_ARGS__))

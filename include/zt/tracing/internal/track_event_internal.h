@@ -517,12 +517,18 @@ struct UsesFastSite {
       IsFastArgList<Args...>::value;
 };
 
-// Whether such a site keeps a table: its spelling (from kSkip pieces before
-// the name), as |site| returns it, agrees with its types.
-template <size_t kSkip, typename C, typename N, typename... Args, typename Site>
+// The macros spell a site's arguments from the category on: one piece
+// before the name.
+constexpr size_t kSiteSpellingPiecesBeforeName = 1;
+
+// Whether such a site keeps a table: its spelling, as |site| returns it,
+// agrees with its types.
+template <typename C, typename N, typename... Args, typename Site>
 constexpr bool TakesFastSiteTable(Site site) {
   if constexpr (UsesFastSite<C, N, Args...>::value) {
-    return LayOutFastSite(site(), kSkip, SiteLiteralSizesFor<N, Args...>()).ok;
+    return LayOutFastSite(site(), kSiteSpellingPiecesBeforeName,
+                          SiteLiteralSizesFor<N, Args...>())
+        .ok;
   } else {
     return false;
   }
@@ -536,13 +542,13 @@ ZT_ALWAYS_INLINE inline SliceBegun EmitSiteEvent(Site site, uint32_t category, u
                                                  const C& category_value, N&& name,
                                                  Args&&... args) {
   constexpr SiteLiteralSizes sizes = SiteLiteralSizesFor<N, Args...>();
-  constexpr FastSiteLayout layout = LayOutFastSite(site(), 1, sizes);
+  constexpr FastSiteLayout layout = LayOutFastSite(site(), kSiteSpellingPiecesBeforeName, sizes);
   if constexpr (layout.ok) {
     (void)category;
     (void)category_value;
     (void)name;
     static constexpr FastSiteTable<layout.size> table =
-        BuildFastSiteTable<layout.size>(site(), layout, 1, sizes);
+        BuildFastSiteTable<layout.size>(site(), layout, kSiteSpellingPiecesBeforeName, sizes);
     return SliceBegun{0, CallFastSite<type, sizeof...(Args)>(instances, table.bytes, args...)};
   } else {
     return EmitEvent<type>(category, instances, category_value, static_cast<N&&>(name),
