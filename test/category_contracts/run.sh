@@ -110,4 +110,11 @@ else
   pass "$case_e"
 fi
 
+case_f="f. a use sees the slots declared above it, not below"
+if ! build -fsyntax-only "$here/declared_later.cc"; then
+  fail "$case_f" "declared_later.cc does not compile (its static_asserts)"
+else
+  pass "$case_f"
+fi
+
 exit $((failures > 0))

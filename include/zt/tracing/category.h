@@ -39,13 +39,13 @@
 // initialization (or when a shared library is loaded); sessions already
 // running enable its categories at once.
 //
-// Cost of including: <cstddef> and <cstdint>.
+// Cost of including: <stddef.h> and <stdint.h>.
 
 #ifndef ZT_TRACING_CATEGORY_H_
 #define ZT_TRACING_CATEGORY_H_
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
 namespace zt {
 
@@ -130,18 +130,45 @@ struct SlotView {
   uint32_t count;
 };
 
-// Whether slot S is declared at the point of use. |Unique| differs at every
-// use (__COUNTER__), so the answer is worked out again at each one rather
-// than remembered from the first: a slot declared later in the file is
-// seen by the uses after it.
-template <int Slot, int Unique, typename T = CategoryDeclarationSlot<Slot>,
-          size_t = sizeof(T)>
-constexpr SlotView DeclaredSlot(int) {
-  return SlotView{T::kCategories, T::kCount};
+// The slots declared so far in this file. Each ZT_DECLARE_CATEGORIES adds
+// an overload of VisibleCategorySlots that returns what the one before it
+// returns plus its own slot, taking a pointer to a rank one higher. A
+// DeclarationRank<N>* converts to a pointer to every lower rank, the nearer
+// the better, so a call with kLatestDeclaration takes the latest
+// declaration visible where the call is, and a slot declared later in the
+// file is seen by the uses after it. (Inside a template, the call is bound
+// where the template is defined.) Why a chain of overloads: finding the
+// latest is one overload resolution per use; asking each of the 16 slots
+// whether it is declared yet cost a use ~7x more compile time, and the
+// uses are every event macro in a file. The overloads live in the file's
+// unnamed namespace: what they return depends on what it includes, and in
+// what order.
+template <int N>
+struct DeclarationRank : DeclarationRank<N - 1> {};
+template <>
+struct DeclarationRank<0> {};
+// A slot is declared at most once in a file: at most 16 declarations.
+constexpr const DeclarationRank<kCategorySlots>* kLatestDeclaration = nullptr;
+
+struct VisibleSlots {
+  SlotView slots[kCategorySlots];
+  int declarations;
+};
+
+namespace {
+constexpr VisibleSlots VisibleCategorySlots(const DeclarationRank<0>*) {
+  return VisibleSlots{};
 }
-template <int Slot, int Unique>
-constexpr SlotView DeclaredSlot(...) {
-  return SlotView{nullptr, 0};
+// Specialized for each declared slot: its declaration's rank.
+template <int Slot>
+constexpr int kDeclarationRank = 0;
+}  // namespace
+
+constexpr VisibleSlots WithSlot(VisibleSlots visible, int slot, const Category* categories,
+                                uint32_t count) {
+  visible.slots[slot] = SlotView{categories, count};
+  visible.declarations++;
+  return visible;
 }
 
 constexpr bool StringsEqual(const char* a, const char* b) {
@@ -157,20 +184,10 @@ constexpr bool StringsEqual(const char* a, const char* b) {
 // call with the name.
 uint32_t category_not_declared(const char* name);
 
-template <int Unique>
-constexpr uint32_t FindCategoryId(const char* name) {
-  const SlotView slots[kCategorySlots] = {
-      DeclaredSlot<0, Unique>(0),  DeclaredSlot<1, Unique>(0),
-      DeclaredSlot<2, Unique>(0),  DeclaredSlot<3, Unique>(0),
-      DeclaredSlot<4, Unique>(0),  DeclaredSlot<5, Unique>(0),
-      DeclaredSlot<6, Unique>(0),  DeclaredSlot<7, Unique>(0),
-      DeclaredSlot<8, Unique>(0),  DeclaredSlot<9, Unique>(0),
-      DeclaredSlot<10, Unique>(0), DeclaredSlot<11, Unique>(0),
-      DeclaredSlot<12, Unique>(0), DeclaredSlot<13, Unique>(0),
-      DeclaredSlot<14, Unique>(0), DeclaredSlot<15, Unique>(0)};
+constexpr uint32_t FindCategoryId(const VisibleSlots& visible, const char* name) {
   for (uint32_t slot = 0; slot < kCategorySlots; slot++) {
-    for (uint32_t index = 0; index < slots[slot].count; index++) {
-      if (StringsEqual(slots[slot].categories[index].name, name))
+    for (uint32_t index = 0; index < visible.slots[slot].count; index++) {
+      if (StringsEqual(visible.slots[slot].categories[index].name, name))
         return (index << 4) | slot;
     }
   }
@@ -178,8 +195,7 @@ constexpr uint32_t FindCategoryId(const char* name) {
 }
 // A dynamic category has no compile-time id; the macros never evaluate
 // this overload (they test IsDynamicCategory first) but need it to exist.
-template <int Unique>
-constexpr uint32_t FindCategoryId(const DynamicCategory&) {
+constexpr uint32_t FindCategoryId(const VisibleSlots&, const DynamicCategory&) {
   return kDynamicCategoryId;
 }
 
@@ -214,7 +230,10 @@ constexpr bool HasDuplicateNames(const Category* categories, uint32_t count) {
 #define ZT_INTERNAL_CATEGORY_ID(cat)                                        \
   (::zt::internal::IsDynamicCategory<decltype(cat)>::value                  \
        ? ::zt::internal::kDynamicCategoryId                                 \
-       : ::zt::internal::FindCategoryId<__COUNTER__>(cat))
+       : ::zt::internal::FindCategoryId(                                     \
+             ::zt::internal::VisibleCategorySlots(                           \
+                 ::zt::internal::kLatestDeclaration),                        \
+             cat))
 
 #define ZT_CATEGORY_SLOT(n) n
 
@@ -243,6 +262,21 @@ constexpr bool HasDuplicateNames(const Category* categories, uint32_t count) {
     __attribute__((used)) static constexpr const char* kDefinitionRef =      \
         &SlotDefinition<(slot)>::kDefined;                                   \
   };                                                                         \
+  namespace {                                                                \
+  template <>                                                                \
+  constexpr int kDeclarationRank<(slot)> =                                   \
+      VisibleCategorySlots(kLatestDeclaration).declarations + 1;             \
+  /* Unused in a file with no use of a category after it. */                \
+  [[maybe_unused]] constexpr VisibleSlots VisibleCategorySlots(              \
+      const DeclarationRank<kDeclarationRank<(slot)>>*) {                    \
+    return WithSlot(                                                         \
+        VisibleCategorySlots(                                                \
+            static_cast<const DeclarationRank<kDeclarationRank<(slot)> - 1>*>( \
+                nullptr)),                                                   \
+        (slot), CategoryDeclarationSlot<(slot)>::kCategories,                \
+        CategoryDeclarationSlot<(slot)>::kCount);                            \
+  }                                                                          \
+  }                                                                          \
   }                                                                          \
   }                                                                          \
   static_assert(true, "")

@@ -22,13 +22,13 @@
 //
 // Thread-compatible: valid on the event's thread, during the callback.
 //
-// Cost of including: <cstddef> and <cstdint>.
+// Cost of including: <stddef.h> and <stdint.h>.
 
 #ifndef ZT_TRACING_TRACED_VALUE_H_
 #define ZT_TRACING_TRACED_VALUE_H_
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "zt/tracing/internal/type_traits.h"
 

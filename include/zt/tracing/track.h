@@ -12,12 +12,12 @@
 // pass them by value. Constructing one costs a few instructions (a name's
 // hash is computed at compile time when the name is a literal).
 //
-// Cost of including: <cstdint>.
+// Cost of including: <stdint.h>.
 
 #ifndef ZT_TRACING_TRACK_H_
 #define ZT_TRACING_TRACK_H_
 
-#include <cstdint>
+#include <stdint.h>
 
 namespace zt {
 namespace internal {

@@ -40,13 +40,13 @@
 // Thread-safety: any thread, any time, including while sessions start and
 // stop. Not from a signal handler.
 //
-// Cost of including: <cstddef>, <cstdint> and a few hundred lines.
+// Cost of including: <stddef.h>, <stdint.h> and a few hundred lines.
 
 #ifndef ZT_TRACING_TRACK_EVENT_H_
 #define ZT_TRACING_TRACK_EVENT_H_
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "zt/base/compiler.h"
 #include "zt/tracing/category.h"

@@ -2,13 +2,13 @@
 // timestamps, flows and the EventContext a callback receives
 // (zt/tracing/track_event.h explains the macros).
 //
-// Cost of including: <cstddef> and <cstdint>.
+// Cost of including: <stddef.h> and <stdint.h>.
 
 #ifndef ZT_TRACING_TRACK_EVENT_ARGS_H_
 #define ZT_TRACING_TRACK_EVENT_ARGS_H_
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "zt/tracing/internal/type_traits.h"
 #include "zt/tracing/traced_value.h"

@@ -8,8 +8,8 @@
 #ifndef ZT_TRACING_INTERNAL_TRACK_EVENT_FAST_ARGS_H_
 #define ZT_TRACING_INTERNAL_TRACK_EVENT_FAST_ARGS_H_
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "zt/base/compiler.h"
 #include "zt/tracing/internal/type_traits.h"

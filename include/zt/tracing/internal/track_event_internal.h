@@ -6,8 +6,8 @@
 #ifndef ZT_TRACING_INTERNAL_TRACK_EVENT_INTERNAL_H_
 #define ZT_TRACING_INTERNAL_TRACK_EVENT_INTERNAL_H_
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "zt/base/compiler.h"
 #include "zt/tracing/category.h"

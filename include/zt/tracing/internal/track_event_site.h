@@ -28,8 +28,8 @@
 #ifndef ZT_TRACING_INTERNAL_TRACK_EVENT_SITE_H_
 #define ZT_TRACING_INTERNAL_TRACK_EVENT_SITE_H_
 
-#include <cstddef>
-#include <cstdint>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "zt/tracing/internal/track_event_fast_args.h"
 #include "zt/tracing/internal/type_traits.h"
