@@ -46,19 +46,26 @@ fail() {
   failures=$((failures + 1))
 }
 
-case_a="a. an undeclared category is a compile error naming it"
-if ! build -fsyntax-only -DDECLARE_THE_CATEGORY "$here/undeclared_category.cc"; then
-  fail "$case_a" "the control (category declared) does not compile"
-elif build -fsyntax-only "$here/undeclared_category.cc"; then
-  fail "$case_a" "compiles with \"never.declared\" undeclared"
-elif ! grep -q 'category_not_declared' "$out"; then
-  fail "$case_a" "no mention of category_not_declared"
-# A diagnostic (file:line:col:), not an echoed source line, names the string.
-elif ! grep -Eq ':[0-9]+:[0-9]+:.*"never\.declared"' "$out"; then
-  fail "$case_a" "no diagnostic names \"never.declared\""
-else
-  pass "$case_a"
-fi
+# Case a for one macro: $1 names it, $2 is an extra flag (or empty).
+undeclared_case() {
+  local case_a="a. an undeclared category is a compile error naming it ($1)"
+  local extra=()
+  [ -n "$2" ] && extra=("$2")
+  if ! build -fsyntax-only -DDECLARE_THE_CATEGORY "${extra[@]}" "$here/undeclared_category.cc"; then
+    fail "$case_a" "the control (category declared) does not compile"
+  elif build -fsyntax-only "${extra[@]}" "$here/undeclared_category.cc"; then
+    fail "$case_a" "compiles with \"never.declared\" undeclared"
+  elif ! grep -q 'category_not_declared' "$out"; then
+    fail "$case_a" "no mention of category_not_declared"
+  # A diagnostic (file:line:col:), not an echoed source line, names the string.
+  elif ! grep -Eq ':[0-9]+:[0-9]+:.*"never\.declared"' "$out"; then
+    fail "$case_a" "no diagnostic names \"never.declared\""
+  else
+    pass "$case_a"
+  fi
+}
+undeclared_case TRACE_EVENT ""
+undeclared_case TRACE_EVENT_CATEGORY_ENABLED -DASK_ENABLED
 
 case_b="b. one slot declared by two headers in one file is a compile error"
 if ! build -fsyntax-only -DLIB_ONE_SLOT=3 -DLIB_TWO_SLOT=4 "$here/uses_both_libraries.cc"; then

@@ -1,5 +1,6 @@
-// TRACE_EVENT with a category no visible slot declares: a compile error.
-// -DDECLARE_THE_CATEGORY is the control, the same file with it declared.
+// TRACE_EVENT (or, with -DASK_ENABLED, TRACE_EVENT_CATEGORY_ENABLED) with a
+// category no visible slot declares: a compile error. -DDECLARE_THE_CATEGORY
+// is the control, the same file with it declared.
 #include "zt/tracing/track_event.h"
 
 #ifdef DECLARE_THE_CATEGORY
@@ -11,5 +12,10 @@ ZT_DECLARE_CATEGORIES(ZT_CATEGORY_SLOT(1), zt::Category{"declared"});
 
 void Work() {
   TRACE_EVENT("declared", "Fine");
+#ifdef ASK_ENABLED
+  if (TRACE_EVENT_CATEGORY_ENABLED("never.declared"))
+    TRACE_EVENT("declared", "Enabled");
+#else
   TRACE_EVENT("never.declared", "Work");
+#endif
 }
