@@ -1,9 +1,10 @@
 // A use sees the slots declared above it, not those declared further down:
 // a file may include a library's category header after using another's.
 // A name that depends on a template's parameters is looked up where the
-// template is instantiated. (Where a template's use with a literal name is
-// bound differs: g++ where the template is first instantiated, clang++
-// where it is defined. Not checked here.)
+// template is first instantiated for that name's type (later instantiations
+// reuse the answer). Where a template's use with a literal name is bound
+// differs: g++ where the template is first instantiated, clang++ where it
+// is defined. Not checked here.
 #define LIB_ONE_SLOT 5
 #define LIB_TWO_SLOT 2
 #include <lib_one_categories.h>

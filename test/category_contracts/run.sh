@@ -124,4 +124,32 @@ else
   pass "$case_f"
 fi
 
+case_h="h. TRACE_EVENT_CATEGORY_ENABLED is an expression wherever one may be"
+if ! build -fsyntax-only "$here/enabled_anywhere.cc"; then
+  fail "$case_h" "enabled_anywhere.cc does not compile"
+else
+  pass "$case_h"
+fi
+
+case_g="g. files seeing different slots keep their own ids at run time"
+# Unoptimized, where a lookup left as code would be called, not folded; in
+# both link orders, as the linker keeps the first of two weak definitions.
+if ! { object link_stub.cc main.o -DCHECK_RUNTIME_IDS -O0 &&
+       object id_seen_by_both.cc both.o -DLIB_ONE_SLOT=5 -DLIB_TWO_SLOT=2 -O0 &&
+       object id_seen_by_one.cc one.o -DLIB_ONE_SLOT=5 -O0 &&
+       object lib_one.cc one5.o -DLIB_ONE_SLOT=5 -O0 &&
+       object lib_two.cc two2.o -DLIB_TWO_SLOT=2 -O0; }; then
+  fail "$case_g" "a source does not compile"
+elif ! build "$work/main.o" "$work/both.o" "$work/one.o" "$work/one5.o" "$work/two2.o" \
+       -o "$work/ids_both_first" ||
+     ! build "$work/main.o" "$work/one.o" "$work/both.o" "$work/one5.o" "$work/two2.o" \
+       -o "$work/ids_one_first"; then
+  fail "$case_g" "does not link"
+elif ! timeout 60 "$work/ids_both_first" >"$out" 2>&1 ||
+     ! timeout 60 "$work/ids_one_first" >>"$out" 2>&1; then
+  fail "$case_g" "an id read at run time is another file's"
+else
+  pass "$case_g"
+fi
+
 exit $((failures > 0))

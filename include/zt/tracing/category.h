@@ -159,9 +159,11 @@ constexpr VisibleSlots VisibleSlotsBelow(const SlotRank<0>*) {
   return VisibleSlots{};
 }
 
-// The macro's entry. It depends on the name's type too: a name that
-// depends on a template's parameters is looked up where the template is
-// instantiated, as before.
+// The macro's entry. It depends on the name's type too, so that a name
+// that depends on a template's parameters is looked up where the template
+// is first instantiated for that type (not where it is defined). Later
+// instantiations with the same type reuse that answer: a template's use
+// has one __COUNTER__ value.
 template <int Unique, typename Name>
 constexpr VisibleSlots VisibleSlotsAt(const Name&) {
   return VisibleSlotsBelow<Unique>(kHighestSlotRank);
@@ -195,6 +197,11 @@ constexpr uint32_t FindCategoryId(const VisibleSlots&, const DynamicCategory&) {
   return kDynamicCategoryId;
 }
 
+template <uint32_t Id>
+struct CategoryIdConstant {
+  static constexpr uint32_t value = Id;
+};
+
 template <typename T>
 struct IsDynamicCategory {
   static constexpr bool value = false;
@@ -223,11 +230,15 @@ constexpr bool HasDuplicateNames(const Category* categories, uint32_t count) {
 
 // The id of category |cat| (a string literal or a zt::DynamicCategory) as
 // a constant expression; kDynamicCategoryId for a dynamic one.
-#define ZT_INTERNAL_CATEGORY_ID(cat)                                        \
-  (::zt::internal::IsDynamicCategory<decltype(cat)>::value                  \
-       ? ::zt::internal::kDynamicCategoryId                                 \
-       : ::zt::internal::FindCategoryId(                                     \
-             ::zt::internal::VisibleSlotsAt<__COUNTER__>(cat), cat))
+// A template argument, so that it is a constant wherever it is used: the
+// lookup never runs (nor is emitted as code) at run time, where another
+// file's instantiation with the same __COUNTER__ value could answer.
+#define ZT_INTERNAL_CATEGORY_ID(cat)                                            \
+  (::zt::internal::CategoryIdConstant<(                                         \
+       ::zt::internal::IsDynamicCategory<decltype(cat)>::value                  \
+           ? ::zt::internal::kDynamicCategoryId                                 \
+           : ::zt::internal::FindCategoryId(                                    \
+                 ::zt::internal::VisibleSlotsAt<__COUNTER__>(cat), cat))>::value)
 
 #define ZT_CATEGORY_SLOT(n) n
 

@@ -109,14 +109,10 @@
   const char* const variable = function_name;                          \
   TRACE_EVENT(category, ::zt::StaticString{variable})
 
-// Whether any session records |category| now. (The id is a constant here
-// as in every macro: an undeclared name does not compile, and the lookup
-// is never code.)
-#define TRACE_EVENT_CATEGORY_ENABLED(category)                                  \
-  ([&]() ZT_ALWAYS_INLINE -> bool {                                             \
-    constexpr uint32_t zt_internal_id = ZT_INTERNAL_CATEGORY_ID(category);      \
-    return ::zt::internal::CategoryInstances(zt_internal_id, category) != 0;    \
-  }())
+// Whether any session records |category| now.
+#define TRACE_EVENT_CATEGORY_ENABLED(category)                          \
+  (::zt::internal::CategoryInstances(ZT_INTERNAL_CATEGORY_ID(category), \
+                                     category) != 0)
 
 // Internals. The category check is inline; everything else is out of line.
 #define ZT_INTERNAL_FIRST_(...) ZT_INTERNAL_FIRST_HELPER_(__VA_ARGS__, unused)
